@@ -1,0 +1,52 @@
+/* Shared pieces of the sslat command: exit codes, space loading, number parsing. */
+#ifndef SSLAT_CLI_H
+#define SSLAT_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sslat.h"
+
+/* Exit codes of every verb (docs/cli.md). */
+enum {
+    CLI_OK = 0,
+    CLI_FAILURE = 1,     /* a run-time failure: I/O, out of memory */
+    CLI_BAD_INPUT = 2,   /* bad usage, a malformed or invalid search-space file */
+    CLI_UNAVAILABLE = 3, /* the calculator cannot run in this build or on this machine */
+};
+
+int cli_exit_code(sslat_status status);
+
+/* Options every verb that loads a space accepts. */
+typedef struct cli_space_args {
+    const char *path; /* NULL: the built-in default space */
+    sslat_space_options options;
+} cli_space_args;
+
+/* Handle --batch / --resolution; returns true when opt was one of them (and
+ * sets *exit_code non-zero on a bad value). */
+bool cli_space_option(int opt, const char *value, cli_space_args *args, int *exit_code);
+
+/* Load the space, printing the error on failure; returns an exit code. */
+int cli_load_space(const cli_space_args *args, sslat_space **space);
+
+/* Parse a whole decimal number in lo..hi; prints an error naming what. */
+bool cli_parse_int(const char *text, const char *what, int64_t lo, int64_t hi, int32_t *out);
+
+/* Long options of the space arguments, for getopt_long tables. */
+#define CLI_OPT_BATCH 1001
+#define CLI_OPT_RESOLUTION 1002
+#define CLI_SPACE_LONG_OPTIONS                                  \
+    {"batch", required_argument, NULL, CLI_OPT_BATCH},          \
+    {"resolution", required_argument, NULL, CLI_OPT_RESOLUTION}
+
+#define CLI_SPACE_HELP                                                                     \
+    "  SPACE              search-space file (JSON); omitted: the built-in default space\n" \
+    "  --batch N          override the input batch (N of every tensor)\n"                  \
+    "  --resolution R     override the input resolution: R (square) or HxW\n"
+
+int cmd_show(int argc, char **argv);
+int cmd_measure(int argc, char **argv);
+int cmd_calculators(int argc, char **argv);
+
+#endif

@@ -1,0 +1,239 @@
+/* sslat show: a torchinfo-like table of a search space. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calculator.h"
+#include "cli.h"
+#include "mac.h"
+#include "limits.h"
+#include "space.h"
+
+typedef struct show_options {
+    sslat_mac_rule rule;
+    sslat_ignore_set ignore;
+    bool ops; /* list primitives under each candidate */
+} show_options;
+
+typedef struct graph_totals {
+    double params, macs;
+} graph_totals;
+
+static graph_totals totals_of(const sslat_graph *graph, const show_options *o)
+{
+    graph_totals t = {0, sslat_mac_graph(graph, o->rule, &o->ignore)};
+    for (int32_t i = 0; i < graph->count; i++)
+        t.params += (double)sslat_node_param_count(graph, &graph->nodes[i]);
+    return t;
+}
+
+static const char *shape_text(sslat_shape s, char *buffer, size_t size)
+{
+    snprintf(buffer, size, "%dx%dx%dx%d", s.n, s.c, s.h, s.w);
+    return buffer;
+}
+
+/* 25557032 → "25,557,032" */
+static const char *grouped(double value, char *buffer, size_t size)
+{
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.0f", value);
+    size_t n = strlen(digits), out = 0;
+    for (size_t i = 0; i < n && out + 2 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0) buffer[out++] = ',';
+        buffer[out++] = digits[i];
+    }
+    buffer[out] = '\0';
+    return buffer;
+}
+
+static void print_ops(const sslat_graph *graph, const show_options *o)
+{
+    for (int32_t i = 0; i < graph->count; i++) {
+        const sslat_node *node = &graph->nodes[i];
+        char shape[48], detail[64] = "", params[32];
+        if (node->op == SSLAT_OP_CONV2D) {
+            const sslat_conv_params *c = sslat_node_conv(node);
+            snprintf(detail, sizeof detail, "k%d s%d p%d g%d%s", c->kernel, c->stride, c->padding,
+                     c->groups, c->bias ? " bias" : "");
+        } else if (node->op == SSLAT_OP_ACT) {
+            snprintf(detail, sizeof detail, "%s", sslat_act_name(sslat_node_act(node)));
+        } else if (node->op == SSLAT_OP_MAXPOOL || node->op == SSLAT_OP_AVGPOOL) {
+            const sslat_pool_params *p = sslat_node_pool(node);
+            snprintf(detail, sizeof detail, "k%d s%d p%d", p->kernel, p->stride, p->padding);
+        }
+        printf("%6s %-15s %-14s %-18s %-16s %12s %10.3f\n", "", sslat_op_name(node->op),
+               node->name, detail, shape_text(node->shape, shape, sizeof shape),
+               grouped((double)sslat_node_param_count(graph, node), params, sizeof params),
+               sslat_ignore_contains(&o->ignore, node) ? 0.0
+                                                       : sslat_mac_node(graph, node, o->rule) / 1e6);
+    }
+}
+
+static void print_candidate_line(const char *index, const char *name, const char *label,
+                                 const sslat_graph *graph, const show_options *o, bool marked)
+{
+    char shape[48], params[32];
+    graph_totals t = totals_of(graph, o);
+    printf("%4s %c %-18s %-26s %-16s %12s %10.2f\n", index, marked ? '*' : ' ', name, label,
+           shape_text(sslat_graph_output(graph), shape, sizeof shape),
+           grouped(t.params, params, sizeof params), t.macs / 1e6);
+    if (o->ops) print_ops(graph, o);
+}
+
+/* "6^6 x 7^15": the architecture count as powers of each candidate count. */
+static void print_factorised(const sslat_space *space)
+{
+    int32_t powers[SSLAT_MAX_CANDIDATES + 1] = {0};
+    for (int32_t b = 0; b < space->n_blocks; b++) {
+        int32_t n = sslat_space_block_layer(space, b)->n_candidates;
+        if (n < SSLAT_MAX_CANDIDATES + 1) powers[n]++;
+    }
+    bool first = true;
+    for (int32_t n = 2; n < SSLAT_MAX_CANDIDATES + 1; n++) {
+        if (!powers[n]) continue;
+        printf("%s%d^%d", first ? "" : " x ", n, powers[n]);
+        first = false;
+    }
+}
+
+static void print_space(const sslat_space *space, const char *source, const show_options *o)
+{
+    printf("space   %s (%s)\n", space->name, source);
+    printf("input   %dx%dx%dx%d (NxCxHxW)   layers %d   NAS blocks %d   hash %016llx\n",
+           space->input.n, space->input.c, space->input.h, space->input.w, space->n_layers,
+           space->n_blocks, (unsigned long long)space->hash);
+    printf("MACs    %s, millions, whole batch\n\n", sslat_mac_rule_name(o->rule));
+    printf("%4s   %-18s %-26s %-16s %12s %10s\n", "#", "layer / block", "candidate", "output",
+           "params", "MMACs");
+
+    graph_totals constant = {0, 0}, low = {0, 0}, high = {0, 0}, chosen = {0, 0};
+    for (int32_t i = 0; i < space->n_layers; i++) {
+        const sslat_layer *layer = &space->layers[i];
+        char index[16];
+        snprintf(index, sizeof index, "%d", i);
+        if (layer->block < 0) {
+            const sslat_graph *graph = &layer->candidates[0].graph;
+            print_candidate_line(index, layer->name, "", graph, o, false);
+            graph_totals t = totals_of(graph, o);
+            constant.params += t.params;
+            constant.macs += t.macs;
+            continue;
+        }
+        graph_totals lo = {INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY};
+        for (int32_t c = 0; c < layer->n_candidates; c++) {
+            char label[112];
+            snprintf(label, sizeof label, "%d %s", c, layer->candidates[c].label);
+            bool marked = space->arch && space->arch[layer->block] == c;
+            print_candidate_line(c == 0 ? index : "", c == 0 ? layer->name : "", label,
+                                 &layer->candidates[c].graph, o, marked);
+            graph_totals t = totals_of(&layer->candidates[c].graph, o);
+            lo.params = fmin(lo.params, t.params);
+            lo.macs = fmin(lo.macs, t.macs);
+            hi.params = fmax(hi.params, t.params);
+            hi.macs = fmax(hi.macs, t.macs);
+            if (marked) {
+                chosen.params += t.params;
+                chosen.macs += t.macs;
+            }
+        }
+        low.params += lo.params;
+        low.macs += lo.macs;
+        high.params += hi.params;
+        high.macs += hi.macs;
+    }
+
+    char a[32], b[32];
+    printf("\nconstant part    params %s   MMACs %.2f\n", grouped(constant.params, a, sizeof a),
+           constant.macs / 1e6);
+    if (space->n_blocks == 0) {
+        printf("total            params %s   MMACs %.2f   (a fixed network: 1 architecture)\n",
+               grouped(constant.params, a, sizeof a), constant.macs / 1e6);
+        return;
+    }
+    printf("network min      params %s   MMACs %.2f   (each block at its minimum)\n",
+           grouped(constant.params + low.params, a, sizeof a), (constant.macs + low.macs) / 1e6);
+    printf("network max      params %s   MMACs %.2f   (each block at its maximum)\n",
+           grouped(constant.params + high.params, b, sizeof b), (constant.macs + high.macs) / 1e6);
+    if (space->arch)
+        printf("arch (* above)   params %s   MMACs %.2f\n",
+               grouped(constant.params + chosen.params, a, sizeof a),
+               (constant.macs + chosen.macs) / 1e6);
+    size_t need = sslat_space_architecture_count_string(space, NULL, 0) + 1;
+    char *count = malloc(need);
+    if (count) {
+        sslat_space_architecture_count_string(space, count, need);
+        printf("architectures    %s = ", count);
+        print_factorised(space);
+        printf("\n");
+        free(count);
+    }
+}
+
+static void show_usage(void)
+{
+    printf("usage: sslat show [SPACE] [options]\n\n"
+           "Prints every layer and NAS block with each candidate's output shape, parameters\n"
+           "and MACs, the totals, and the number of architectures. '*' marks the file's arch.\n\n"
+           CLI_SPACE_HELP
+           "  -c, --calculator T MAC rule for the MMACs column: mac (default), mac_thop,\n"
+           "                     mac_fvcore, mac_pthflops\n"
+           "  --ignore LIST      op kinds or activations left out of the MACs (batchnorm,act)\n"
+           "  --ops              list the primitive operations of every candidate\n"
+           "  -h, --help         this help\n");
+}
+
+int cmd_show(int argc, char **argv)
+{
+    enum { OPT_IGNORE = 2001, OPT_OPS };
+    static const struct option LONG[] = {
+        {"calculator", required_argument, NULL, 'c'}, {"ignore", required_argument, NULL, OPT_IGNORE},
+        {"ops", no_argument, NULL, OPT_OPS},           {"help", no_argument, NULL, 'h'},
+        CLI_SPACE_LONG_OPTIONS,                        {NULL, 0, NULL, 0}};
+    cli_space_args args = {0};
+    show_options o = {SSLAT_MAC_PLAIN, {0, 0}, false};
+    int opt, code = CLI_OK;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "c:h", LONG, NULL)) != -1) {
+        if (cli_space_option(opt, optarg, &args, &code)) {
+            if (code) return code;
+            continue;
+        }
+        switch (opt) {
+        case 'c': {
+            int rule = sslat_mac_rule_from_name(optarg);
+            if (rule < 0) {
+                fprintf(stderr, "sslat show: -c takes a MAC rule (mac, mac_thop, mac_fvcore, "
+                                "mac_pthflops), got '%s'\n", optarg);
+                return CLI_BAD_INPUT;
+            }
+            o.rule = (sslat_mac_rule)rule;
+            break;
+        }
+        case OPT_IGNORE: {
+            sslat_error err;
+            if (sslat_ignore_parse(optarg, &o.ignore, &err) != SSLAT_OK) {
+                fprintf(stderr, "sslat show: %s\n", err.message);
+                return CLI_BAD_INPUT;
+            }
+            break;
+        }
+        case OPT_OPS: o.ops = true; break;
+        case 'h': show_usage(); return CLI_OK;
+        default: return CLI_BAD_INPUT;
+        }
+    }
+    if (optind < argc) args.path = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "sslat show: unexpected argument '%s'\n", argv[optind]);
+        return CLI_BAD_INPUT;
+    }
+    sslat_space *space = NULL;
+    code = cli_load_space(&args, &space);
+    if (code != CLI_OK) return code;
+    print_space(space, args.path ? args.path : "built-in default", &o);
+    sslat_space_free(space);
+    return CLI_OK;
+}

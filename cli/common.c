@@ -1,0 +1,77 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_exit_code(sslat_status status)
+{
+    switch (status) {
+    case SSLAT_OK: return CLI_OK;
+    case SSLAT_ERR_INVALID_ARGUMENT:
+    case SSLAT_ERR_PARSE:
+    case SSLAT_ERR_SPACE:
+    case SSLAT_ERR_LIMIT: return CLI_BAD_INPUT;
+    case SSLAT_ERR_UNSUPPORTED:
+    case SSLAT_ERR_NO_DEVICE: return CLI_UNAVAILABLE;
+    case SSLAT_ERR_IO:
+    case SSLAT_ERR_NOMEM: return CLI_FAILURE;
+    }
+    return CLI_FAILURE;
+}
+
+bool cli_parse_int(const char *text, const char *what, int64_t lo, int64_t hi, int32_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long value = strtoll(text, &end, 10);
+    if (errno || end == text || *end || value < lo || value > hi) {
+        fprintf(stderr, "sslat: %s must be a whole number in %lld..%lld, got '%s'\n", what,
+                (long long)lo, (long long)hi, text);
+        return false;
+    }
+    *out = (int32_t)value;
+    return true;
+}
+
+bool cli_space_option(int opt, const char *value, cli_space_args *args, int *exit_code)
+{
+    if (opt == CLI_OPT_BATCH) {
+        if (!cli_parse_int(value, "--batch", 1, 65536, &args->options.batch))
+            *exit_code = CLI_BAD_INPUT;
+        return true;
+    }
+    if (opt == CLI_OPT_RESOLUTION) {
+        char height[32], width[32];
+        const char *x = strchr(value, 'x');
+        if (x && (size_t)(x - value) < sizeof height && strlen(x + 1) < sizeof width) {
+            memcpy(height, value, (size_t)(x - value));
+            height[x - value] = '\0';
+            strcpy(width, x + 1);
+        } else if (!x && strlen(value) < sizeof height) {
+            strcpy(height, value);
+            strcpy(width, value);
+        } else {
+            height[0] = width[0] = '\0';
+        }
+        if (!cli_parse_int(height, "--resolution height", 1, 65536, &args->options.height) ||
+            !cli_parse_int(width, "--resolution width", 1, 65536, &args->options.width))
+            *exit_code = CLI_BAD_INPUT;
+        return true;
+    }
+    return false;
+}
+
+int cli_load_space(const cli_space_args *args, sslat_space **space)
+{
+    sslat_error err;
+    sslat_status status = args->path
+                              ? sslat_space_load_file(args->path, &args->options, space, &err)
+                              : sslat_space_load_default(&args->options, space, &err);
+    if (status != SSLAT_OK) {
+        fprintf(stderr, "sslat: %s\n", err.message);
+        return cli_exit_code(status);
+    }
+    return CLI_OK;
+}

@@ -1,0 +1,47 @@
+/* The sslat command: one verb per file under cli/. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} VERBS[] = {
+    {"show", cmd_show, "print a search space as a table: layers, candidates, shapes, params, MACs"},
+    {"measure", cmd_measure, "compute a latency table (constant part + per-candidate values)"},
+    {"calculators", cmd_calculators, "list the calculators (latency types) and which can run here"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: sslat VERB [options]   (sslat VERB --help for a verb's options)\n\n"
+                 "sslat %s builds latency lookup tables for NAS search spaces.\n\nverbs:\n",
+            sslat_version());
+    for (size_t i = 0; i < sizeof VERBS / sizeof VERBS[0]; i++)
+        fprintf(out, "  %-12s %s\n", VERBS[i].name, VERBS[i].summary);
+    fprintf(out, "\nexit codes: 0 ok, 1 run-time failure, 2 bad input, 3 calculator unavailable\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_BAD_INPUT;
+    }
+    const char *verb = argv[1];
+    if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(verb, "--version") || !strcmp(verb, "version")) {
+        printf("sslat %s\n", sslat_version());
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof VERBS / sizeof VERBS[0]; i++)
+        if (!strcmp(verb, VERBS[i].name)) return VERBS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "sslat: unknown verb '%s'\n\n", verb);
+    usage(stderr);
+    return CLI_BAD_INPUT;
+}

@@ -1,0 +1,55 @@
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *sslat_version(void) { return SSLAT_VERSION_STRING; }
+
+const char *sslat_status_string(sslat_status status)
+{
+    switch (status) {
+    case SSLAT_OK: return "ok";
+    case SSLAT_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case SSLAT_ERR_IO: return "input/output error";
+    case SSLAT_ERR_PARSE: return "parse error";
+    case SSLAT_ERR_SPACE: return "invalid search space";
+    case SSLAT_ERR_LIMIT: return "safety limit exceeded";
+    case SSLAT_ERR_NOMEM: return "out of memory";
+    case SSLAT_ERR_UNSUPPORTED: return "not supported in this build";
+    case SSLAT_ERR_NO_DEVICE: return "no device";
+    }
+    return "unknown status";
+}
+
+sslat_status sslat_fail(sslat_error *err, sslat_status status, const char *format, ...)
+{
+    if (err) {
+        err->status = status;
+        va_list args;
+        va_start(args, format);
+        vsnprintf(err->message, sizeof err->message, format, args);
+        va_end(args);
+    }
+    return status;
+}
+
+void sslat_error_prefix(sslat_error *err, const char *format, ...)
+{
+    if (!err) return;
+    char prefix[sizeof err->message];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(prefix, sizeof prefix, format, args);
+    va_end(args);
+    char joined[sizeof err->message];
+    snprintf(joined, sizeof joined, "%s%s", prefix, err->message);
+    memcpy(err->message, joined, sizeof joined);
+}
+
+void sslat_error_clear(sslat_error *err)
+{
+    if (!err) return;
+    err->status = SSLAT_OK;
+    err->message[0] = '\0';
+}

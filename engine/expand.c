@@ -1,0 +1,291 @@
+#include "expand.h"
+
+#include <math.h>
+
+#include "error.h"
+#include "limits.h"
+
+int32_t sslat_make_divisible(double value, int32_t divisor)
+{
+    double rounded = floor((value + divisor / 2.0) / divisor) * divisor;
+    if (rounded < divisor) rounded = divisor;
+    if (rounded < 0.9 * value) rounded += divisor;
+    return rounded > SSLAT_MAX_CHANNELS ? SSLAT_MAX_CHANNELS + 1 : (int32_t)rounded;
+}
+
+/* Options resolved with their defaults. */
+typedef struct resolved {
+    int32_t in_channels, out_channels, kernel, stride, padding, dilation, groups;
+    double expansion, se_ratio;
+    sslat_act_kind act;
+    bool residual_allowed;
+} resolved;
+
+static resolved resolve(const sslat_layer_spec *spec, int32_t in_channels)
+{
+    resolved r;
+    bool pool = spec->type == SSLAT_LAYER_MAXPOOL || spec->type == SSLAT_LAYER_AVGPOOL;
+    r.in_channels = in_channels;
+    r.out_channels = (spec->set & SSLAT_OPT_C) ? spec->channels : in_channels;
+    r.kernel = (spec->set & SSLAT_OPT_K) ? spec->kernel : (pool ? 2 : 3);
+    r.stride = (spec->set & SSLAT_OPT_S) ? spec->stride : (pool ? r.kernel : 1);
+    r.dilation = (spec->set & SSLAT_OPT_D) ? spec->dilation : 1;
+    /* "same" padding; for even kernels the smaller half, as PyTorch pads symmetrically */
+    r.padding = (spec->set & SSLAT_OPT_P) ? spec->padding : r.dilation * (r.kernel - 1) / 2;
+    r.groups = (spec->set & SSLAT_OPT_G) ? spec->groups : 1;
+    r.expansion = (spec->set & SSLAT_OPT_E) ? spec->expansion
+                  : spec->type == SSLAT_LAYER_BOTTLENECK ? 0.25
+                                                          : 1.0;
+    r.se_ratio = (spec->set & SSLAT_OPT_SE) ? spec->se_ratio : 0.0;
+    r.act = (spec->set & SSLAT_OPT_N) ? spec->act : SSLAT_ACT_RELU;
+    r.residual_allowed = !(spec->set & SSLAT_OPT_NOSKIP);
+    return r;
+}
+
+/* Small helpers that append one op to the current chain. `at` is the node
+ * the op reads and becomes the op's own index. */
+typedef struct builder {
+    sslat_graph *graph;
+    sslat_error *err;
+    sslat_status status;
+} builder;
+
+static void add_op(builder *b, int32_t *at, sslat_op_kind op, const sslat_op_params *params,
+                   int32_t second, const char *name)
+{
+    if (b->status != SSLAT_OK) return;
+    b->status = sslat_graph_add(b->graph, op, params, *at, second, name, at, b->err);
+}
+
+static void conv(builder *b, int32_t *at, int32_t out, int32_t kernel, int32_t stride,
+                 int32_t padding, int32_t dilation, int32_t groups, bool bias, const char *name)
+{
+    sslat_op_params p = {.conv = {out, kernel, stride, padding, dilation, groups, bias}};
+    add_op(b, at, SSLAT_OP_CONV2D, &p, SSLAT_NO_INPUT, name);
+}
+
+/* conv with "same" padding, no dilation, no bias: the 1x1 and kxk of blocks */
+static void conv_plain(builder *b, int32_t *at, int32_t out, int32_t kernel, int32_t stride,
+                       int32_t groups, const char *name)
+{
+    conv(b, at, out, kernel, stride, (kernel - 1) / 2, 1, groups, false, name);
+}
+
+static void unary(builder *b, int32_t *at, sslat_op_kind op, const char *name)
+{
+    add_op(b, at, op, NULL, SSLAT_NO_INPUT, name);
+}
+
+static void act(builder *b, int32_t *at, sslat_act_kind kind, const char *name)
+{
+    sslat_op_params p = {.act = kind};
+    add_op(b, at, SSLAT_OP_ACT, &p, SSLAT_NO_INPUT, name);
+}
+
+static void binary(builder *b, int32_t *at, sslat_op_kind op, int32_t other, const char *name)
+{
+    add_op(b, at, op, NULL, other, name);
+}
+
+static int32_t channels_at(const builder *b, int32_t at)
+{
+    return sslat_graph_shape_of(b->graph, at).c;
+}
+
+/* Squeeze-excite on `at`: gap, 1x1 reduce + relu, 1x1 expand + gate, x * s.
+ * Reduced channels: make_divisible(channels * ratio, 8) (OFA / MobileNetV3). */
+static void squeeze_excite(builder *b, int32_t *at, double ratio, sslat_act_kind gate)
+{
+    int32_t channels = channels_at(b, *at);
+    int32_t reduced = sslat_make_divisible(channels * ratio, 8);
+    int32_t x = *at;
+    unary(b, at, SSLAT_OP_GLOBAL_AVGPOOL, "se_pool");
+    conv(b, at, reduced, 1, 1, 0, 1, 1, true, "se_reduce");
+    act(b, at, SSLAT_ACT_RELU, "se_relu");
+    conv(b, at, channels, 1, 1, 0, 1, 1, true, "se_expand");
+    act(b, at, gate, "se_gate");
+    int32_t scale = *at;
+    *at = x;
+    binary(b, at, SSLAT_OP_MUL_CHANNEL, scale, "se_mul");
+}
+
+static void residual(builder *b, int32_t *at, int32_t block_input, const resolved *r)
+{
+    if (r->residual_allowed && r->stride == 1 && r->in_channels == r->out_channels)
+        binary(b, at, SSLAT_OP_ADD, block_input, "residual");
+}
+
+static int32_t expanded_channels(const resolved *r)
+{
+    return sslat_make_divisible(r->in_channels * r->expansion, 8);
+}
+
+static void expand_ir(builder *b, int32_t *at, const resolved *r, sslat_act_kind gate)
+{
+    int32_t input = *at;
+    /* with grouped pointwise convs (FBNet's g2) the 1x1 expansion stays even at e1 */
+    bool expand = r->expansion != 1.0 || r->groups > 1;
+    int32_t mid = expand ? expanded_channels(r) : r->in_channels;
+    if (expand) {
+        conv_plain(b, at, mid, 1, 1, r->groups, "expand");
+        unary(b, at, SSLAT_OP_BATCHNORM, "expand_bn");
+        act(b, at, r->act, "expand_act");
+        if (r->groups > 1) {
+            sslat_op_params p = {.shuffle_groups = r->groups};
+            add_op(b, at, SSLAT_OP_CHANNEL_SHUFFLE, &p, SSLAT_NO_INPUT, "shuffle");
+        }
+    }
+    conv(b, at, mid, r->kernel, r->stride, r->padding, r->dilation, mid, false, "dw");
+    unary(b, at, SSLAT_OP_BATCHNORM, "dw_bn");
+    act(b, at, r->act, "dw_act");
+    if (r->se_ratio > 0) squeeze_excite(b, at, r->se_ratio, gate);
+    conv_plain(b, at, r->out_channels, 1, 1, r->groups, "project");
+    unary(b, at, SSLAT_OP_BATCHNORM, "project_bn");
+    residual(b, at, input, r);
+}
+
+static void expand_ds(builder *b, int32_t *at, const resolved *r, sslat_act_kind gate)
+{
+    int32_t input = *at;
+    conv(b, at, r->in_channels, r->kernel, r->stride, r->padding, r->dilation, r->in_channels,
+         false, "dw");
+    unary(b, at, SSLAT_OP_BATCHNORM, "dw_bn");
+    act(b, at, r->act, "dw_act");
+    if (r->se_ratio > 0) squeeze_excite(b, at, r->se_ratio, gate);
+    conv_plain(b, at, r->out_channels, 1, 1, 1, "pw");
+    unary(b, at, SSLAT_OP_BATCHNORM, "pw_bn");
+    residual(b, at, input, r);
+}
+
+static void expand_er(builder *b, int32_t *at, const resolved *r, sslat_act_kind gate)
+{
+    int32_t input = *at;
+    int32_t mid = expanded_channels(r);
+    conv(b, at, mid, r->kernel, r->stride, r->padding, r->dilation, 1, false, "conv_exp");
+    unary(b, at, SSLAT_OP_BATCHNORM, "exp_bn");
+    act(b, at, r->act, "exp_act");
+    if (r->se_ratio > 0) squeeze_excite(b, at, r->se_ratio, gate);
+    conv_plain(b, at, r->out_channels, 1, 1, 1, "project");
+    unary(b, at, SSLAT_OP_BATCHNORM, "project_bn");
+    residual(b, at, input, r);
+}
+
+/* torchvision's shortcut: identity, or 1x1 conv (stride) + bn when the shape changes */
+static void shortcut_and_join(builder *b, int32_t *at, int32_t input, const resolved *r)
+{
+    int32_t main_path = *at;
+    int32_t shortcut = input;
+    if (r->stride != 1 || r->in_channels != r->out_channels) {
+        conv_plain(b, &shortcut, r->out_channels, 1, r->stride, 1, "downsample");
+        unary(b, &shortcut, SSLAT_OP_BATCHNORM, "downsample_bn");
+    }
+    *at = main_path;
+    binary(b, at, SSLAT_OP_ADD, shortcut, "residual");
+    act(b, at, r->act, "out_act");
+}
+
+static void expand_basic(builder *b, int32_t *at, const resolved *r)
+{
+    int32_t input = *at;
+    conv_plain(b, at, r->out_channels, r->kernel, r->stride, 1, "conv1");
+    unary(b, at, SSLAT_OP_BATCHNORM, "bn1");
+    act(b, at, r->act, "act1");
+    conv_plain(b, at, r->out_channels, r->kernel, 1, 1, "conv2");
+    unary(b, at, SSLAT_OP_BATCHNORM, "bn2");
+    shortcut_and_join(b, at, input, r);
+}
+
+static void expand_bottleneck(builder *b, int32_t *at, const resolved *r)
+{
+    int32_t input = *at;
+    /* torchvision: out = planes * 4 and width = planes for ResNet; e = width / out
+     * (default 0.25), so ResNeXt-50 32x4d's first stage is bottleneck_c256_e0.5_g32 */
+    int32_t width = (int32_t)lround(r->out_channels * r->expansion);
+    if (width < 1) width = 1;
+    conv_plain(b, at, width, 1, 1, 1, "conv1");
+    unary(b, at, SSLAT_OP_BATCHNORM, "bn1");
+    act(b, at, r->act, "act1");
+    conv_plain(b, at, width, r->kernel, r->stride, r->groups, "conv2"); /* stride on 3x3 (v1.5) */
+    unary(b, at, SSLAT_OP_BATCHNORM, "bn2");
+    act(b, at, r->act, "act2");
+    conv_plain(b, at, r->out_channels, 1, 1, 1, "conv3");
+    unary(b, at, SSLAT_OP_BATCHNORM, "bn3");
+    shortcut_and_join(b, at, input, r);
+}
+
+static void expand_fc(builder *b, int32_t *at, const sslat_layer_spec *spec)
+{
+    sslat_shape in = sslat_graph_shape_of(b->graph, *at);
+    if (in.h != 1 || in.w != 1) unary(b, at, SSLAT_OP_FLATTEN, "flatten");
+    sslat_op_params p = {.linear = {spec->channels, true}};
+    add_op(b, at, SSLAT_OP_LINEAR, &p, SSLAT_NO_INPUT, "fc");
+}
+
+static sslat_status check_skip(builder *b, int32_t at, const resolved *r)
+{
+    sslat_shape in = sslat_graph_shape_of(b->graph, at);
+    if (r->stride != 1 || r->out_channels != in.c)
+        return sslat_fail(b->err, SSLAT_ERR_SPACE,
+                          "skip where shapes differ: input %dx%dx%dx%d, block output needs "
+                          "%d channels at stride %d",
+                          in.n, in.c, in.h, in.w, r->out_channels, r->stride);
+    return SSLAT_OK;
+}
+
+sslat_status sslat_spec_expand(const sslat_layer_spec *spec, const sslat_expand_context *context,
+                               sslat_graph *graph, sslat_error *err)
+{
+    builder b = {graph, err, SSLAT_OK};
+    int32_t at = sslat_graph_output_index(graph);
+    resolved r = resolve(spec, channels_at(&b, at));
+    if (spec->type == SSLAT_LAYER_IR || spec->type == SSLAT_LAYER_ER) {
+        int32_t mid = expanded_channels(&r);
+        if (mid > SSLAT_MAX_CHANNELS)
+            return sslat_fail(err, SSLAT_ERR_LIMIT, "expanded channels exceed %d",
+                              SSLAT_MAX_CHANNELS);
+    }
+    switch (spec->type) {
+    case SSLAT_LAYER_CN:
+        conv(&b, &at, r.out_channels, r.kernel, r.stride, r.padding, r.dilation, r.groups, false,
+             "conv");
+        unary(&b, &at, SSLAT_OP_BATCHNORM, "bn");
+        act(&b, &at, r.act, "act");
+        break;
+    case SSLAT_LAYER_CONV:
+        conv(&b, &at, r.out_channels, r.kernel, r.stride, r.padding, r.dilation, r.groups,
+             (spec->set & SSLAT_OPT_BIAS) != 0, "conv");
+        break;
+    case SSLAT_LAYER_DS: expand_ds(&b, &at, &r, context->se_gate); break;
+    case SSLAT_LAYER_IR: expand_ir(&b, &at, &r, context->se_gate); break;
+    case SSLAT_LAYER_ER: expand_er(&b, &at, &r, context->se_gate); break;
+    case SSLAT_LAYER_BASIC: expand_basic(&b, &at, &r); break;
+    case SSLAT_LAYER_BOTTLENECK: expand_bottleneck(&b, &at, &r); break;
+    case SSLAT_LAYER_SKIP:
+        if (check_skip(&b, at, &r) != SSLAT_OK) return err ? err->status : SSLAT_ERR_SPACE;
+        unary(&b, &at, SSLAT_OP_IDENTITY, "skip");
+        break;
+    case SSLAT_LAYER_GAP: unary(&b, &at, SSLAT_OP_GLOBAL_AVGPOOL, "gap"); break;
+    case SSLAT_LAYER_MAXPOOL:
+    case SSLAT_LAYER_AVGPOOL: {
+        sslat_op_params p = {.pool = {r.kernel, r.stride, r.padding}};
+        sslat_op_kind op = spec->type == SSLAT_LAYER_MAXPOOL ? SSLAT_OP_MAXPOOL : SSLAT_OP_AVGPOOL;
+        add_op(&b, &at, op, &p, SSLAT_NO_INPUT, sslat_op_name(op));
+        break;
+    }
+    case SSLAT_LAYER_FLATTEN: unary(&b, &at, SSLAT_OP_FLATTEN, "flatten"); break;
+    case SSLAT_LAYER_FC:
+        if (!(spec->set & SSLAT_OPT_C))
+            return sslat_fail(err, SSLAT_ERR_SPACE, "fc needs an output size (fc1000 or \"c\")");
+        expand_fc(&b, &at, spec);
+        break;
+    case SSLAT_LAYER_BN: unary(&b, &at, SSLAT_OP_BATCHNORM, "bn"); break;
+    case SSLAT_LAYER_ACT: act(&b, &at, r.act, sslat_act_name(r.act)); break;
+    case SSLAT_LAYER_SHUFFLE: {
+        sslat_op_params p = {.shuffle_groups = r.groups};
+        add_op(&b, &at, SSLAT_OP_CHANNEL_SHUFFLE, &p, SSLAT_NO_INPUT, "shuffle");
+        break;
+    }
+    case SSLAT_LAYER_TYPE_COUNT: SSLAT_ASSERT(!"unreachable layer type");
+    }
+    return b.status;
+}

@@ -1,0 +1,21 @@
+/* Expansion of a layer spec into primitive ops, as timm / torchvision build
+ * the same layer (see docs/space-format.md for each composite). */
+#ifndef SSLAT_EXPAND_H
+#define SSLAT_EXPAND_H
+
+#include "graph.h"
+#include "spec.h"
+
+typedef struct sslat_expand_context {
+    sslat_act_kind se_gate; /* gate of squeeze-excite: hsigmoid in hswish nets, else sigmoid */
+} sslat_expand_context;
+
+/* Append spec's primitives to graph, reading from its current output. */
+sslat_status sslat_spec_expand(const sslat_layer_spec *spec, const sslat_expand_context *context,
+                               sslat_graph *graph, sslat_error *err);
+
+/* timm's / torchvision's make_divisible(v, 8): round to a multiple of 8, never
+ * below 8 and never more than 10% under v. */
+int32_t sslat_make_divisible(double value, int32_t divisor);
+
+#endif

@@ -1,0 +1,313 @@
+#include "graph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "hash.h"
+#include "limits.h"
+
+void sslat_graph_init(sslat_graph *graph, sslat_shape input)
+{
+    memset(graph, 0, sizeof *graph);
+    graph->input = input;
+}
+
+void sslat_graph_release(sslat_graph *graph)
+{
+    free(graph->nodes);
+    graph->nodes = NULL;
+    graph->count = graph->capacity = 0;
+}
+
+int32_t sslat_graph_output_index(const sslat_graph *graph)
+{
+    return graph->count > 0 ? graph->count - 1 : SSLAT_GRAPH_INPUT;
+}
+
+sslat_shape sslat_graph_shape_of(const sslat_graph *graph, int32_t index)
+{
+    SSLAT_ASSERT(index == SSLAT_GRAPH_INPUT || (index >= 0 && index < graph->count));
+    return index == SSLAT_GRAPH_INPUT ? graph->input : graph->nodes[index].shape;
+}
+
+sslat_shape sslat_graph_output(const sslat_graph *graph)
+{
+    return sslat_graph_shape_of(graph, sslat_graph_output_index(graph));
+}
+
+/* floor((in + 2p - d(k-1) - 1) / s) + 1, as PyTorch computes it; < 1 is an error. */
+static int32_t window_output(int32_t in, int32_t kernel, int32_t stride, int32_t padding,
+                             int32_t dilation)
+{
+    int64_t span = (int64_t)dilation * (kernel - 1) + 1;
+    int64_t room = (int64_t)in + 2 * (int64_t)padding - span;
+    if (room < 0) return 0;
+    return (int32_t)(room / stride + 1);
+}
+
+static bool check_window(int32_t kernel, int32_t stride, int32_t padding, int32_t dilation,
+                         char *why, size_t why_size)
+{
+    if (kernel < 1 || kernel > SSLAT_MAX_KERNEL) {
+        snprintf(why, why_size, "kernel %d is outside 1..%d", kernel, SSLAT_MAX_KERNEL);
+        return false;
+    }
+    if (stride < 1 || stride > SSLAT_MAX_STRIDE) {
+        snprintf(why, why_size, "stride %d is outside 1..%d", stride, SSLAT_MAX_STRIDE);
+        return false;
+    }
+    if (dilation < 1 || dilation > SSLAT_MAX_KERNEL) {
+        snprintf(why, why_size, "dilation %d is outside 1..%d", dilation, SSLAT_MAX_KERNEL);
+        return false;
+    }
+    if (padding < 0 || padding > SSLAT_MAX_KERNEL * SSLAT_MAX_KERNEL) {
+        snprintf(why, why_size, "padding %d is negative or too large", padding);
+        return false;
+    }
+    return true;
+}
+
+static bool same_shape(sslat_shape a, sslat_shape b)
+{
+    return a.n == b.n && a.c == b.c && a.h == b.h && a.w == b.w;
+}
+
+static bool infer_window(sslat_shape in, int32_t channels, int32_t kernel, int32_t stride,
+                         int32_t padding, int32_t dilation, sslat_shape *out, char *why,
+                         size_t why_size)
+{
+    if (!check_window(kernel, stride, padding, dilation, why, why_size)) return false;
+    out->n = in.n;
+    out->c = channels;
+    out->h = window_output(in.h, kernel, stride, padding, dilation);
+    out->w = window_output(in.w, kernel, stride, padding, dilation);
+    if (out->h < 1 || out->w < 1) {
+        snprintf(why, why_size, "kernel %d (dilation %d, padding %d) does not fit input %dx%d",
+                 kernel, dilation, padding, in.h, in.w);
+        return false;
+    }
+    return true;
+}
+
+bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape in0,
+                       sslat_shape in1, sslat_shape *out, char *why, size_t why_size)
+{
+    *out = in0;
+    switch (op) {
+    case SSLAT_OP_CONV2D: {
+        const sslat_conv_params *c = &p->conv;
+        if (c->out_channels < 1 || c->out_channels > SSLAT_MAX_CHANNELS) {
+            snprintf(why, why_size, "output channels %d are outside 1..%d", c->out_channels,
+                     SSLAT_MAX_CHANNELS);
+            return false;
+        }
+        if (c->groups < 1 || in0.c % c->groups != 0 || c->out_channels % c->groups != 0) {
+            snprintf(why, why_size, "groups %d must divide input channels %d and output channels %d",
+                     c->groups, in0.c, c->out_channels);
+            return false;
+        }
+        return infer_window(in0, c->out_channels, c->kernel, c->stride, c->padding, c->dilation,
+                            out, why, why_size);
+    }
+    case SSLAT_OP_MAXPOOL:
+    case SSLAT_OP_AVGPOOL: {
+        const sslat_pool_params *pool = &p->pool;
+        if (pool->padding * 2 > pool->kernel) {
+            /* PyTorch's rule: padding at most half the kernel. */
+            snprintf(why, why_size, "padding %d exceeds half of kernel %d", pool->padding,
+                     pool->kernel);
+            return false;
+        }
+        return infer_window(in0, in0.c, pool->kernel, pool->stride, pool->padding, 1, out, why,
+                            why_size);
+    }
+    case SSLAT_OP_GLOBAL_AVGPOOL:
+        out->h = out->w = 1;
+        return true;
+    case SSLAT_OP_FLATTEN: {
+        int64_t features = (int64_t)in0.c * in0.h * in0.w;
+        if (features > SSLAT_MAX_CHANNELS) {
+            snprintf(why, why_size, "flatten gives %lld features, over the limit of %d",
+                     (long long)features, SSLAT_MAX_CHANNELS);
+            return false;
+        }
+        out->c = (int32_t)features;
+        out->h = out->w = 1;
+        return true;
+    }
+    case SSLAT_OP_LINEAR:
+        if (in0.h != 1 || in0.w != 1) {
+            snprintf(why, why_size, "linear needs a flattened input, got %dx%dx%d", in0.c, in0.h,
+                     in0.w);
+            return false;
+        }
+        if (p->linear.out_features < 1 || p->linear.out_features > SSLAT_MAX_CHANNELS) {
+            snprintf(why, why_size, "output features %d are outside 1..%d",
+                     p->linear.out_features, SSLAT_MAX_CHANNELS);
+            return false;
+        }
+        out->c = p->linear.out_features;
+        return true;
+    case SSLAT_OP_ADD:
+        if (!same_shape(in0, in1)) {
+            snprintf(why, why_size, "add of different shapes %dx%dx%dx%d and %dx%dx%dx%d", in0.n,
+                     in0.c, in0.h, in0.w, in1.n, in1.c, in1.h, in1.w);
+            return false;
+        }
+        return true;
+    case SSLAT_OP_MUL_CHANNEL:
+        if (in1.n != in0.n || in1.c != in0.c || in1.h != 1 || in1.w != 1) {
+            snprintf(why, why_size, "channel scale must be %dx%dx1x1, got %dx%dx%dx%d", in0.n,
+                     in0.c, in1.n, in1.c, in1.h, in1.w);
+            return false;
+        }
+        return true;
+    case SSLAT_OP_CHANNEL_SHUFFLE:
+        if (p->shuffle_groups < 1 || in0.c % p->shuffle_groups != 0) {
+            snprintf(why, why_size, "shuffle groups %d must divide channels %d", p->shuffle_groups,
+                     in0.c);
+            return false;
+        }
+        return true;
+    case SSLAT_OP_ACT:
+        if (p->act < 0 || p->act >= SSLAT_ACT_COUNT) {
+            snprintf(why, why_size, "unknown activation %d", (int)p->act);
+            return false;
+        }
+        return true;
+    case SSLAT_OP_BATCHNORM:
+    case SSLAT_OP_IDENTITY:
+        return true;
+    case SSLAT_OP_COUNT:
+        break;
+    }
+    snprintf(why, why_size, "unknown op %d", (int)op);
+    return false;
+}
+
+static bool valid_input(const sslat_graph *graph, int32_t index)
+{
+    return index == SSLAT_GRAPH_INPUT || (index >= 0 && index < graph->count);
+}
+
+sslat_status sslat_graph_add(sslat_graph *graph, sslat_op_kind op, const sslat_op_params *params,
+                             int32_t in0, int32_t in1, const char *name, int32_t *index,
+                             sslat_error *err)
+{
+    SSLAT_ASSERT(op >= 0 && op < SSLAT_OP_COUNT);
+    SSLAT_ASSERT(valid_input(graph, in0));
+    SSLAT_ASSERT(sslat_op_arity(op) == 2 ? valid_input(graph, in1) : in1 == SSLAT_NO_INPUT);
+    if (graph->count >= SSLAT_MAX_GRAPH_NODES)
+        return sslat_fail(err, SSLAT_ERR_LIMIT, "subgraph has more than %d operations",
+                          SSLAT_MAX_GRAPH_NODES);
+
+    sslat_node node;
+    memset(&node, 0, sizeof node); /* zeroed params keep hashes canonical */
+    node.op = op;
+    node.input[0] = in0;
+    node.input[1] = in1;
+    if (params) node.params = *params;
+    snprintf(node.name, sizeof node.name, "%s", name ? name : sslat_op_name(op));
+
+    sslat_shape s1 = in1 == SSLAT_NO_INPUT ? (sslat_shape){0, 0, 0, 0}
+                                           : sslat_graph_shape_of(graph, in1);
+    char why[256];
+    if (!sslat_infer_shape(op, &node.params, sslat_graph_shape_of(graph, in0), s1, &node.shape,
+                           why, sizeof why))
+        return sslat_fail(err, SSLAT_ERR_SPACE, "%s '%s': %s", sslat_op_name(op), node.name, why);
+    if (sslat_shape_elements(node.shape) > SSLAT_MAX_ELEMENTS)
+        return sslat_fail(err, SSLAT_ERR_LIMIT, "%s '%s': output %dx%dx%dx%d has more than 2^40 elements",
+                          sslat_op_name(op), node.name, node.shape.n, node.shape.c, node.shape.h,
+                          node.shape.w);
+
+    if (graph->count == graph->capacity) {
+        int32_t capacity = graph->capacity ? graph->capacity * 2 : 8;
+        sslat_node *grown = realloc(graph->nodes, (size_t)capacity * sizeof *grown);
+        if (!grown) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory growing a subgraph");
+        graph->nodes = grown;
+        graph->capacity = capacity;
+    }
+    graph->nodes[graph->count] = node;
+    if (index) *index = graph->count;
+    graph->count++;
+    return SSLAT_OK;
+}
+
+static void hash_shape(sslat_hasher *h, sslat_shape s)
+{
+    sslat_hash_i32(h, s.n);
+    sslat_hash_i32(h, s.c);
+    sslat_hash_i32(h, s.h);
+    sslat_hash_i32(h, s.w);
+}
+
+/* Only the fields an op uses are hashed, field by field, so padding bytes and
+ * unused union members never leak into the hash. */
+static void hash_params(sslat_hasher *h, const sslat_node *node)
+{
+    switch (node->op) {
+    case SSLAT_OP_CONV2D: {
+        const sslat_conv_params *c = sslat_node_conv(node);
+        sslat_hash_i32(h, c->out_channels);
+        sslat_hash_i32(h, c->kernel);
+        sslat_hash_i32(h, c->stride);
+        sslat_hash_i32(h, c->padding);
+        sslat_hash_i32(h, c->dilation);
+        sslat_hash_i32(h, c->groups);
+        sslat_hash_i32(h, c->bias);
+        break;
+    }
+    case SSLAT_OP_MAXPOOL:
+    case SSLAT_OP_AVGPOOL: {
+        const sslat_pool_params *pool = sslat_node_pool(node);
+        sslat_hash_i32(h, pool->kernel);
+        sslat_hash_i32(h, pool->stride);
+        sslat_hash_i32(h, pool->padding);
+        break;
+    }
+    case SSLAT_OP_ACT: sslat_hash_i32(h, sslat_node_act(node)); break;
+    case SSLAT_OP_LINEAR:
+        sslat_hash_i32(h, sslat_node_linear(node)->out_features);
+        sslat_hash_i32(h, sslat_node_linear(node)->bias);
+        break;
+    case SSLAT_OP_CHANNEL_SHUFFLE: sslat_hash_i32(h, sslat_node_shuffle_groups(node)); break;
+    default: break;
+    }
+}
+
+uint64_t sslat_graph_hash(const sslat_graph *graph)
+{
+    sslat_hasher h;
+    sslat_hash_begin(&h);
+    hash_shape(&h, graph->input);
+    sslat_hash_i32(&h, graph->count);
+    for (int32_t i = 0; i < graph->count; i++) {
+        const sslat_node *node = &graph->nodes[i];
+        sslat_hash_i32(&h, node->op);
+        sslat_hash_i32(&h, node->input[0]);
+        sslat_hash_i32(&h, node->input[1]);
+        hash_params(&h, node);
+        hash_shape(&h, node->shape);
+    }
+    return h.state;
+}
+
+int64_t sslat_node_param_count(const sslat_graph *graph, const sslat_node *node)
+{
+    sslat_shape in = sslat_graph_shape_of(graph, node->input[0]);
+    switch (node->op) {
+    case SSLAT_OP_CONV2D: {
+        const sslat_conv_params *c = sslat_node_conv(node);
+        int64_t weights = (int64_t)c->out_channels * (in.c / c->groups) * c->kernel * c->kernel;
+        return weights + (c->bias ? c->out_channels : 0);
+    }
+    case SSLAT_OP_BATCHNORM: return 2 * (int64_t)in.c; /* affine weight and bias */
+    case SSLAT_OP_LINEAR: {
+        const sslat_linear_params *l = sslat_node_linear(node);
+        return (int64_t)in.c * l->out_features + (l->bias ? l->out_features : 0);
+    }
+    default: return 0;
+    }
+}

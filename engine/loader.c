@@ -1,0 +1,655 @@
+/* Search-space loader: JSON file → declarations → expanded sslat_space.
+ * Two phases so that nothing is half-loaded: every layer is parsed and
+ * checked first, then expanded; any failure frees everything. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "expand.h"
+#include "limits.h"
+#include "space.h"
+
+/* One candidate: a sequence of layer specs (usually one). */
+typedef struct candidate_decl {
+    int32_t n_specs;
+    sslat_layer_spec specs[SSLAT_MAX_SEQUENCE];
+    char label[96];
+} candidate_decl;
+
+/* One entry of "layers": a fixed layer (one candidate) or a choice. */
+typedef struct layer_decl {
+    bool is_choice;
+    int32_t repeat;
+    char name[48];
+    char path[32];
+    int32_t n_candidates;
+    candidate_decl *candidates;
+} layer_decl;
+
+typedef struct loader {
+    const char *source;
+    sslat_error *err;
+    layer_decl *decls;
+    int32_t n_decls;
+} loader;
+
+typedef char json_path[96];
+
+static sslat_status fail_at(loader *L, const char *path, sslat_status status, const char *format,
+                            ...) __attribute__((format(printf, 4, 5)));
+
+static sslat_status fail_at(loader *L, const char *path, sslat_status status, const char *format,
+                            ...)
+{
+    char what[400];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(what, sizeof what, format, args);
+    va_end(args);
+    if (path && *path) return sslat_fail(L->err, status, "%s: %s: %s", L->source, path, what);
+    return sslat_fail(L->err, status, "%s: %s", L->source, what);
+}
+
+static const char *json_type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "a value";
+}
+
+static void join_label(char *label, size_t size, const char *part)
+{
+    size_t used = strlen(label);
+    snprintf(label + used, used < size ? size - used : 0, "%s%s", used ? "+" : "", part);
+}
+
+/* ---- Layer objects ({"op": "ir", "k": 5, …}) --------------------------------- */
+
+static sslat_status set_object_option(loader *L, const char *path, sslat_layer_spec *spec,
+                                      const char *key, json_t *value)
+{
+    char why[200];
+    bool ok;
+    if (strcmp(key, "act") == 0) {
+        int act = json_is_string(value) ? sslat_act_from_name(json_string_value(value)) : -1;
+        if (act < 0)
+            return fail_at(L, path, SSLAT_ERR_SPACE,
+                           "\"act\" must be one of relu, relu6, hswish, hsigmoid, sigmoid, silu, "
+                           "gelu, tanh");
+        ok = sslat_spec_set_act(spec, (sslat_act_kind)act, why, sizeof why);
+    } else if (strcmp(key, "noskip") == 0 || strcmp(key, "bias") == 0) {
+        if (!json_is_boolean(value))
+            return fail_at(L, path, SSLAT_ERR_PARSE, "\"%s\" must be true or false, got %s", key,
+                           json_type_name(value));
+        ok = sslat_spec_set_int(spec, key, json_is_true(value), why, sizeof why);
+    } else if (strcmp(key, "e") == 0 || strcmp(key, "se") == 0) {
+        if (!json_is_number(value))
+            return fail_at(L, path, SSLAT_ERR_PARSE, "\"%s\" must be a number, got %s", key,
+                           json_type_name(value));
+        ok = sslat_spec_set_real(spec, key, json_number_value(value), why, sizeof why);
+    } else {
+        if (!json_is_integer(value))
+            return fail_at(L, path, SSLAT_ERR_PARSE, "\"%s\" must be an integer, got %s", key,
+                           json_type_name(value));
+        ok = sslat_spec_set_int(spec, key, json_integer_value(value), why, sizeof why);
+    }
+    return ok ? SSLAT_OK : fail_at(L, path, SSLAT_ERR_SPACE, "%s", why);
+}
+
+static sslat_status parse_object_spec(loader *L, const char *path, json_t *object,
+                                      sslat_layer_spec *spec, char *name, size_t name_size)
+{
+    json_t *op = json_object_get(object, "op");
+    if (!json_is_string(op))
+        return fail_at(L, path, SSLAT_ERR_PARSE, "a layer object needs \"op\" (a layer type) or "
+                                                 "\"choice\"");
+    if (!sslat_spec_parse_type(json_string_value(op), spec))
+        return fail_at(L, path, SSLAT_ERR_SPACE, "unknown layer type '%s'",
+                       json_string_value(op));
+    const char *key;
+    json_t *value;
+    json_object_foreach(object, key, value) {
+        if (strcmp(key, "op") == 0) continue;
+        if (strcmp(key, "name") == 0) {
+            if (!name || !json_is_string(value))
+                return fail_at(L, path, SSLAT_ERR_PARSE, "\"name\" %s",
+                               name ? "must be a string" : "is not allowed inside a candidate");
+            snprintf(name, name_size, "%s", json_string_value(value));
+            continue;
+        }
+        const char *option = strcmp(key, "repeat") == 0 ? "r" : key;
+        static const char *const KNOWN[] = {"r", "k", "s", "c", "e", "se", "g", "p", "d",
+                                            "act", "noskip", "bias"};
+        bool known = false;
+        for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++)
+            known |= strcmp(KNOWN[i], option) == 0 && strcmp(key, "r") != 0;
+        if (!known) return fail_at(L, path, SSLAT_ERR_PARSE, "unknown key \"%s\"", key);
+        sslat_status status = set_object_option(L, path, spec, option, value);
+        if (status != SSLAT_OK) return status;
+    }
+    return SSLAT_OK;
+}
+
+/* A token or object as a spec. Repeats are for layers and choices, not candidates. */
+static sslat_status parse_spec(loader *L, const char *path, json_t *value, bool in_candidate,
+                               sslat_layer_spec *spec, char *name, size_t name_size)
+{
+    if (json_is_string(value)) {
+        char why[300];
+        if (!sslat_spec_parse_token(json_string_value(value), spec, why, sizeof why))
+            return fail_at(L, path, SSLAT_ERR_SPACE, "%s", why);
+    } else if (json_is_object(value)) {
+        sslat_status status = parse_object_spec(L, path, value, spec, in_candidate ? NULL : name,
+                                                name_size);
+        if (status != SSLAT_OK) return status;
+    } else {
+        return fail_at(L, path, SSLAT_ERR_PARSE, "expected a token string or a layer object, got %s",
+                       json_type_name(value));
+    }
+    if (in_candidate && (spec->set & SSLAT_OPT_R))
+        return fail_at(L, path, SSLAT_ERR_SPACE,
+                       "a candidate cannot repeat; put \"repeat\" on the choice");
+    return SSLAT_OK;
+}
+
+/* ---- Choices ---------------------------------------------------------------- */
+
+static sslat_status parse_candidate(loader *L, const char *path, json_t *value,
+                                    candidate_decl *cand)
+{
+    memset(cand, 0, sizeof *cand);
+    char label[96];
+    if (!json_is_array(value)) {
+        cand->n_specs = 1;
+        sslat_status status = parse_spec(L, path, value, true, &cand->specs[0], NULL, 0);
+        if (status != SSLAT_OK) return status;
+        sslat_spec_format(&cand->specs[0], cand->label, sizeof cand->label);
+        return SSLAT_OK;
+    }
+    size_t count = json_array_size(value);
+    if (count == 0) return fail_at(L, path, SSLAT_ERR_SPACE, "empty sequence");
+    if (count > SSLAT_MAX_SEQUENCE)
+        return fail_at(L, path, SSLAT_ERR_LIMIT, "sequence of %zu layers (limit %d)", count,
+                       SSLAT_MAX_SEQUENCE);
+    for (size_t i = 0; i < count; i++) {
+        json_path element;
+        snprintf(element, sizeof element, "%s[%zu]", path, i);
+        json_t *item = json_array_get(value, i);
+        if (json_is_array(item))
+            return fail_at(L, element, SSLAT_ERR_PARSE, "nested sequences are not allowed");
+        sslat_status status = parse_spec(L, element, item, true, &cand->specs[i], NULL, 0);
+        if (status != SSLAT_OK) return status;
+        sslat_spec_format(&cand->specs[i], label, sizeof label);
+        join_label(cand->label, sizeof cand->label, label);
+    }
+    cand->n_specs = (int32_t)count;
+    return SSLAT_OK;
+}
+
+/* The choice's defaults, held in an "ir" spec because ir accepts c, s, act, se. */
+static sslat_status parse_choice_defaults(loader *L, const char *path, json_t *object,
+                                          sslat_layer_spec *defaults, layer_decl *decl)
+{
+    *defaults = sslat_spec_new(SSLAT_LAYER_IR);
+    const char *key;
+    json_t *value;
+    json_object_foreach(object, key, value) {
+        if (strcmp(key, "choice") == 0) continue;
+        if (strcmp(key, "name") == 0) {
+            if (!json_is_string(value))
+                return fail_at(L, path, SSLAT_ERR_PARSE, "\"name\" must be a string");
+            snprintf(decl->name, sizeof decl->name, "%s", json_string_value(value));
+        } else if (strcmp(key, "repeat") == 0 || strcmp(key, "c") == 0 || strcmp(key, "s") == 0 ||
+                   strcmp(key, "act") == 0 || strcmp(key, "se") == 0) {
+            const char *option = strcmp(key, "repeat") == 0 ? "r" : key;
+            sslat_status status = set_object_option(L, path, defaults, option, value);
+            if (status != SSLAT_OK) return status;
+        } else {
+            return fail_at(L, path, SSLAT_ERR_PARSE,
+                           "unknown key \"%s\" in a choice (allowed: choice, c, s, act, se, "
+                           "repeat, name)",
+                           key);
+        }
+    }
+    decl->repeat = defaults->repeat;
+    return SSLAT_OK;
+}
+
+static sslat_status parse_choice(loader *L, const char *path, json_t *object, layer_decl *decl)
+{
+    json_t *choices = json_object_get(object, "choice");
+    if (!json_is_array(choices))
+        return fail_at(L, path, SSLAT_ERR_PARSE, "\"choice\" must be an array of candidates");
+    size_t count = json_array_size(choices);
+    if (count == 0) return fail_at(L, path, SSLAT_ERR_SPACE, "a choice needs at least one candidate");
+    if (count > SSLAT_MAX_CANDIDATES)
+        return fail_at(L, path, SSLAT_ERR_LIMIT, "%zu candidates (limit %d)", count,
+                       SSLAT_MAX_CANDIDATES);
+    sslat_layer_spec defaults;
+    sslat_status status = parse_choice_defaults(L, path, object, &defaults, decl);
+    if (status != SSLAT_OK) return status;
+
+    decl->is_choice = true;
+    decl->candidates = calloc(count, sizeof *decl->candidates);
+    if (!decl->candidates) return fail_at(L, path, SSLAT_ERR_NOMEM, "out of memory");
+    decl->n_candidates = (int32_t)count;
+    for (size_t i = 0; i < count; i++) {
+        json_path cand_path;
+        snprintf(cand_path, sizeof cand_path, "%s.choice[%zu]", path, i);
+        candidate_decl *cand = &decl->candidates[i];
+        status = parse_candidate(L, cand_path, json_array_get(choices, i), cand);
+        if (status != SSLAT_OK) return status;
+        /* defaults fill every element; the stride only the first one */
+        sslat_layer_spec rest = defaults;
+        rest.set &= ~SSLAT_OPT_S;
+        for (int32_t s = 0; s < cand->n_specs; s++)
+            sslat_spec_apply_defaults(&cand->specs[s], s == 0 ? &defaults : &rest);
+    }
+    return SSLAT_OK;
+}
+
+/* ---- Layers ----------------------------------------------------------------- */
+
+static sslat_status parse_layer(loader *L, const char *path, json_t *value, layer_decl *decl)
+{
+    memset(decl, 0, sizeof *decl);
+    snprintf(decl->path, sizeof decl->path, "%s", path);
+    if (json_is_object(value) && json_object_get(value, "choice"))
+        return parse_choice(L, path, value, decl);
+    if (json_is_array(value))
+        return fail_at(L, path, SSLAT_ERR_PARSE,
+                       "a layer is a token, an object or a choice; arrays (sequences) belong "
+                       "inside \"choice\"");
+    decl->candidates = calloc(1, sizeof *decl->candidates);
+    if (!decl->candidates) return fail_at(L, path, SSLAT_ERR_NOMEM, "out of memory");
+    decl->n_candidates = 1;
+    candidate_decl *cand = &decl->candidates[0];
+    cand->n_specs = 1;
+    sslat_status status =
+        parse_spec(L, path, value, false, &cand->specs[0], decl->name, sizeof decl->name);
+    if (status != SSLAT_OK) return status;
+    decl->repeat = cand->specs[0].repeat;
+    cand->specs[0].set &= ~SSLAT_OPT_R;
+    cand->specs[0].repeat = 1;
+    sslat_spec_format(&cand->specs[0], cand->label, sizeof cand->label);
+    return SSLAT_OK;
+}
+
+static void free_decls(loader *L)
+{
+    for (int32_t i = 0; i < L->n_decls; i++) free(L->decls[i].candidates);
+    free(L->decls);
+    L->decls = NULL;
+    L->n_decls = 0;
+}
+
+/* ---- Top level ---------------------------------------------------------------- */
+
+static sslat_status read_int(loader *L, const char *path, json_t *value, int64_t lo, int64_t hi,
+                             int32_t *out)
+{
+    if (!json_is_integer(value))
+        return fail_at(L, path, SSLAT_ERR_PARSE, "must be an integer, got %s",
+                       value ? json_type_name(value) : "nothing");
+    json_int_t v = json_integer_value(value);
+    if (v < lo || v > hi)
+        return fail_at(L, path, v < lo ? SSLAT_ERR_SPACE : SSLAT_ERR_LIMIT,
+                       "%lld is outside %lld..%lld", (long long)v, (long long)lo, (long long)hi);
+    *out = (int32_t)v;
+    return SSLAT_OK;
+}
+
+static sslat_status parse_input(loader *L, json_t *input, const sslat_space_options *options,
+                                sslat_shape *shape)
+{
+    if (!json_is_object(input))
+        return fail_at(L, "input", SSLAT_ERR_PARSE,
+                       "must be an object like {\"shape\": [3, 224, 224], \"batch\": 1}");
+    const char *key;
+    json_t *value;
+    json_object_foreach(input, key, value) {
+        if (strcmp(key, "shape") != 0 && strcmp(key, "batch") != 0)
+            return fail_at(L, "input", SSLAT_ERR_PARSE, "unknown key \"%s\"", key);
+    }
+    json_t *dims = json_object_get(input, "shape");
+    if (!json_is_array(dims) || json_array_size(dims) != 3)
+        return fail_at(L, "input.shape", SSLAT_ERR_PARSE,
+                       "must be [channels, height, width] (three integers)");
+    sslat_status status = read_int(L, "input.shape[0]", json_array_get(dims, 0), 1,
+                                   SSLAT_MAX_CHANNELS, &shape->c);
+    if (status == SSLAT_OK)
+        status = read_int(L, "input.shape[1]", json_array_get(dims, 1), 1, SSLAT_MAX_SPATIAL,
+                          &shape->h);
+    if (status == SSLAT_OK)
+        status = read_int(L, "input.shape[2]", json_array_get(dims, 2), 1, SSLAT_MAX_SPATIAL,
+                          &shape->w);
+    shape->n = 1;
+    json_t *batch = json_object_get(input, "batch");
+    if (status == SSLAT_OK && batch)
+        status = read_int(L, "input.batch", batch, 1, SSLAT_MAX_BATCH, &shape->n);
+    if (status != SSLAT_OK || !options) return status;
+    if (options->batch < 0 || options->batch > SSLAT_MAX_BATCH || options->height < 0 ||
+        options->height > SSLAT_MAX_SPATIAL || options->width < 0 ||
+        options->width > SSLAT_MAX_SPATIAL)
+        return fail_at(L, "", SSLAT_ERR_INVALID_ARGUMENT,
+                       "batch or resolution override out of range (batch ≤ %d, H and W ≤ %d)",
+                       SSLAT_MAX_BATCH, SSLAT_MAX_SPATIAL);
+    if (options->batch) shape->n = options->batch;
+    if (options->height) shape->h = options->height;
+    if (options->width) shape->w = options->width;
+    return SSLAT_OK;
+}
+
+static sslat_status parse_layers(loader *L, json_t *layers)
+{
+    if (!json_is_array(layers) || json_array_size(layers) == 0)
+        return fail_at(L, "layers", SSLAT_ERR_PARSE, "must be a non-empty array of layers");
+    size_t count = json_array_size(layers);
+    if (count > SSLAT_MAX_LAYERS)
+        return fail_at(L, "layers", SSLAT_ERR_LIMIT, "%zu layers (limit %d)", count,
+                       SSLAT_MAX_LAYERS);
+    L->decls = calloc(count, sizeof *L->decls);
+    if (!L->decls) return fail_at(L, "layers", SSLAT_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        json_path path;
+        snprintf(path, sizeof path, "layers[%zu]", i);
+        L->n_decls = (int32_t)i + 1;
+        sslat_status status = parse_layer(L, path, json_array_get(layers, i), &L->decls[i]);
+        if (status != SSLAT_OK) return status;
+    }
+    return SSLAT_OK;
+}
+
+/* hsigmoid gates in hswish nets (MobileNetV3, OFA), sigmoid elsewhere (EfficientNet). */
+static sslat_act_kind default_se_gate(const loader *L)
+{
+    for (int32_t i = 0; i < L->n_decls; i++)
+        for (int32_t c = 0; c < L->decls[i].n_candidates; c++)
+            for (int32_t s = 0; s < L->decls[i].candidates[c].n_specs; s++) {
+                const sslat_layer_spec *spec = &L->decls[i].candidates[c].specs[s];
+                if ((spec->set & SSLAT_OPT_N) && spec->act == SSLAT_ACT_HSWISH)
+                    return SSLAT_ACT_HSIGMOID;
+            }
+    return SSLAT_ACT_SIGMOID;
+}
+
+/* ---- Expansion ------------------------------------------------------------------ */
+
+static const char *shape_text(sslat_shape s, char *buffer, size_t size)
+{
+    snprintf(buffer, size, "%dx%dx%dx%d", s.n, s.c, s.h, s.w);
+    return buffer;
+}
+
+static sslat_status expand_candidate(loader *L, const char *path, const candidate_decl *cand,
+                                     bool later_copy, bool relabel,
+                                     const sslat_expand_context *context,
+                                     sslat_shape input, sslat_candidate *out)
+{
+    sslat_graph_init(&out->graph, input);
+    snprintf(out->label, sizeof out->label, "%s", cand->label);
+    for (int32_t s = 0; s < cand->n_specs; s++) {
+        sslat_layer_spec spec = cand->specs[s];
+        if (later_copy && s == 0) { /* timm: the stride applies to the first copy only */
+            spec.stride = 1;
+            spec.set |= SSLAT_OPT_S;
+        }
+        if (later_copy && relabel) sslat_spec_format(&spec, out->label, sizeof out->label);
+        sslat_status status = sslat_spec_expand(&spec, context, &out->graph, L->err);
+        if (status != SSLAT_OK) {
+            char where[160];
+            if (cand->n_specs > 1) snprintf(where, sizeof where, "%s[%d]", path, s);
+            else snprintf(where, sizeof where, "%s", path);
+            sslat_error_prefix(L->err, "%s: %s: '%s': ", L->source, where, cand->label);
+            return status;
+        }
+    }
+    return SSLAT_OK;
+}
+
+static sslat_status expand_decl(loader *L, const layer_decl *decl, int32_t copy,
+                                const sslat_expand_context *context, sslat_space *space,
+                                sslat_shape *shape, int64_t *total_nodes)
+{
+    sslat_layer *layer = &space->layers[space->n_layers];
+    layer->block = decl->is_choice ? space->n_blocks : -1;
+    layer->candidates = calloc((size_t)decl->n_candidates, sizeof *layer->candidates);
+    if (!layer->candidates) return fail_at(L, decl->path, SSLAT_ERR_NOMEM, "out of memory");
+    space->n_layers++; /* counted now so that a failure below frees what was built */
+    for (int32_t c = 0; c < decl->n_candidates; c++) {
+        json_path path;
+        if (decl->is_choice) snprintf(path, sizeof path, "%s.choice[%d]", decl->path, c);
+        else snprintf(path, sizeof path, "%s", decl->path);
+        layer->n_candidates = c + 1;
+        sslat_status status = expand_candidate(L, path, &decl->candidates[c], copy > 0,
+                                               !decl->is_choice, context,
+                                               *shape, &layer->candidates[c]);
+        if (status != SSLAT_OK) return status;
+        *total_nodes += layer->candidates[c].graph.count;
+        if (*total_nodes > SSLAT_MAX_TOTAL_NODES)
+            return fail_at(L, path, SSLAT_ERR_LIMIT, "the space has more than %d operations",
+                           SSLAT_MAX_TOTAL_NODES);
+    }
+    /* every candidate must give the same output shape */
+    sslat_shape first = sslat_graph_output(&layer->candidates[0].graph);
+    for (int32_t c = 1; c < decl->n_candidates; c++) {
+        sslat_shape other = sslat_graph_output(&layer->candidates[c].graph);
+        if (memcmp(&first, &other, sizeof first) != 0) {
+            char a[48], b[48];
+            return fail_at(L, decl->path, SSLAT_ERR_SPACE,
+                           "candidates of block %d give different shapes: choice[0] '%s' gives "
+                           "%s, choice[%d] '%s' gives %s",
+                           space->n_blocks, layer->candidates[0].label, shape_text(first, a, 48),
+                           c, layer->candidates[c].label, shape_text(other, b, 48));
+        }
+    }
+    if (decl->is_choice) {
+        if (decl->name[0] && decl->repeat > 1)
+            snprintf(layer->name, sizeof layer->name, "%s.%d", decl->name, copy);
+        else if (decl->name[0])
+            snprintf(layer->name, sizeof layer->name, "%s", decl->name);
+        else
+            snprintf(layer->name, sizeof layer->name, "blk%02d", space->n_blocks);
+        space->block_layer[space->n_blocks++] = space->n_layers - 1;
+    } else {
+        snprintf(layer->name, sizeof layer->name, "%s",
+                 decl->name[0] ? decl->name : layer->candidates[0].label);
+    }
+    *shape = first;
+    return SSLAT_OK;
+}
+
+static sslat_status expand_all(loader *L, const sslat_expand_context *context, sslat_space *space)
+{
+    int64_t total_layers = 0;
+    for (int32_t i = 0; i < L->n_decls; i++) total_layers += L->decls[i].repeat;
+    if (total_layers > SSLAT_MAX_LAYERS)
+        return fail_at(L, "layers", SSLAT_ERR_LIMIT, "%lld layers after repeats (limit %d)",
+                       (long long)total_layers, SSLAT_MAX_LAYERS);
+    space->layers = calloc((size_t)total_layers, sizeof *space->layers);
+    space->block_layer = calloc((size_t)total_layers, sizeof *space->block_layer);
+    if (!space->layers || !space->block_layer)
+        return fail_at(L, "layers", SSLAT_ERR_NOMEM, "out of memory");
+    sslat_shape shape = space->input;
+    int64_t total_nodes = 0;
+    for (int32_t i = 0; i < L->n_decls; i++)
+        for (int32_t copy = 0; copy < L->decls[i].repeat; copy++) {
+            sslat_status status =
+                expand_decl(L, &L->decls[i], copy, context, space, &shape, &total_nodes);
+            if (status != SSLAT_OK) return status;
+        }
+    return SSLAT_OK;
+}
+
+static sslat_status parse_arch(loader *L, json_t *arch, sslat_space *space)
+{
+    if (!json_is_array(arch))
+        return fail_at(L, "arch", SSLAT_ERR_PARSE, "must be an array of candidate indices");
+    if ((int64_t)json_array_size(arch) != space->n_blocks)
+        return fail_at(L, "arch", SSLAT_ERR_SPACE, "has %zu entries but the space has %d NAS blocks",
+                       json_array_size(arch), space->n_blocks);
+    space->arch = calloc((size_t)space->n_blocks + 1, sizeof *space->arch);
+    if (!space->arch) return fail_at(L, "arch", SSLAT_ERR_NOMEM, "out of memory");
+    for (int32_t b = 0; b < space->n_blocks; b++) {
+        json_path path;
+        snprintf(path, sizeof path, "arch[%d]", b);
+        int32_t count = sslat_space_block_layer(space, b)->n_candidates;
+        json_t *v = json_array_get(arch, (size_t)b);
+        if (!json_is_integer(v))
+            return fail_at(L, path, SSLAT_ERR_PARSE, "must be an integer, got %s", json_type_name(v));
+        if (json_integer_value(v) < 0 || json_integer_value(v) >= count)
+            return fail_at(L, path, SSLAT_ERR_SPACE,
+                           "candidate %lld is out of range: block '%s' has %d candidates (0..%d)",
+                           (long long)json_integer_value(v), sslat_space_block_layer(space, b)->name,
+                           count, count - 1);
+        space->arch[b] = (int32_t)json_integer_value(v);
+    }
+    return SSLAT_OK;
+}
+
+static sslat_status check_top_level(loader *L, json_t *root)
+{
+    if (!json_is_object(root))
+        return fail_at(L, "", SSLAT_ERR_PARSE, "the top level must be an object, got %s",
+                       json_type_name(root));
+    static const char *const KEYS[] = {"sslat", "name", "description", "input", "layers", "arch",
+                                       "se_gate"};
+    const char *key;
+    json_t *value;
+    json_object_foreach(root, key, value) {
+        bool known = false;
+        for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) known |= !strcmp(KEYS[i], key);
+        if (!known) return fail_at(L, "", SSLAT_ERR_PARSE, "unknown top-level key \"%s\"", key);
+    }
+    json_t *version = json_object_get(root, "sslat");
+    if (!json_is_integer(version))
+        return fail_at(L, "sslat", SSLAT_ERR_PARSE,
+                       "missing or not an integer: a search-space file starts with \"sslat\": 1");
+    if (json_integer_value(version) != 1)
+        return fail_at(L, "sslat", SSLAT_ERR_PARSE, "format version %lld; this build reads 1",
+                       (long long)json_integer_value(version));
+    json_t *name = json_object_get(root, "name");
+    if (name && !json_is_string(name))
+        return fail_at(L, "name", SSLAT_ERR_PARSE, "must be a string");
+    json_t *gate = json_object_get(root, "se_gate");
+    if (gate && !(json_is_string(gate) && (!strcmp(json_string_value(gate), "hsigmoid") ||
+                                           !strcmp(json_string_value(gate), "sigmoid"))))
+        return fail_at(L, "se_gate", SSLAT_ERR_PARSE, "must be \"hsigmoid\" or \"sigmoid\"");
+    return SSLAT_OK;
+}
+
+static void default_name(const char *source, char *name, size_t size)
+{
+    const char *base = strrchr(source, '/');
+    base = base ? base + 1 : source;
+    snprintf(name, size, "%s", base);
+    char *dot = strrchr(name, '.');
+    if (dot && dot != name) *dot = '\0';
+}
+
+static sslat_status build_space(loader *L, json_t *root, const sslat_space_options *options,
+                                sslat_space *space)
+{
+    sslat_status status = check_top_level(L, root);
+    if (status != SSLAT_OK) return status;
+    json_t *name = json_object_get(root, "name");
+    if (name) snprintf(space->name, sizeof space->name, "%s", json_string_value(name));
+    else default_name(L->source, space->name, sizeof space->name);
+
+    status = parse_input(L, json_object_get(root, "input"), options, &space->input);
+    if (status == SSLAT_OK) status = parse_layers(L, json_object_get(root, "layers"));
+    if (status != SSLAT_OK) return status;
+
+    json_t *gate = json_object_get(root, "se_gate");
+    sslat_expand_context context = {default_se_gate(L)};
+    if (gate) context.se_gate = strcmp(json_string_value(gate), "hsigmoid") == 0
+                                    ? SSLAT_ACT_HSIGMOID
+                                    : SSLAT_ACT_SIGMOID;
+    space->se_gate = context.se_gate;
+    status = expand_all(L, &context, space);
+    if (status != SSLAT_OK) return status;
+    json_t *arch = json_object_get(root, "arch");
+    if (arch) status = parse_arch(L, arch, space);
+    if (status == SSLAT_OK) sslat_space_compute_hash(space);
+    return status;
+}
+
+sslat_status sslat_space_load_string(const char *text, size_t length, const char *source_name,
+                                     const sslat_space_options *options, sslat_space **out,
+                                     sslat_error *error)
+{
+    sslat_error_clear(error);
+    if (!out) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "out must not be NULL");
+    *out = NULL;
+    if (!text) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "text must not be NULL");
+    loader L = {source_name ? source_name : "<string>", error, NULL, 0};
+    if (length > (size_t)SSLAT_MAX_FILE_BYTES)
+        return fail_at(&L, "", SSLAT_ERR_LIMIT, "%zu bytes (limit %ld)", length,
+                       SSLAT_MAX_FILE_BYTES);
+
+    json_error_t jerr;
+    json_t *root = json_loadb(text, length, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root)
+        return sslat_fail(error, SSLAT_ERR_PARSE, "%s:%d:%d: JSON syntax error: %s", L.source,
+                          jerr.line, jerr.column, jerr.text);
+    sslat_space *space = calloc(1, sizeof *space);
+    sslat_status status = space ? build_space(&L, root, options, space)
+                                : fail_at(&L, "", SSLAT_ERR_NOMEM, "out of memory");
+    json_decref(root);
+    free_decls(&L);
+    if (status != SSLAT_OK) {
+        sslat_space_free(space);
+        return status;
+    }
+    *out = space;
+    return SSLAT_OK;
+}
+
+sslat_status sslat_space_load_file(const char *path, const sslat_space_options *options,
+                                   sslat_space **out, sslat_error *error)
+{
+    sslat_error_clear(error);
+    if (!out || !path)
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "path and out must not be NULL");
+    *out = NULL;
+    FILE *file = fopen(path, "rb");
+    if (!file) return sslat_fail(error, SSLAT_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char *text = malloc((size_t)SSLAT_MAX_FILE_BYTES + 1);
+    if (!text) {
+        fclose(file);
+        return sslat_fail(error, SSLAT_ERR_NOMEM, "%s: out of memory", path);
+    }
+    size_t length = fread(text, 1, (size_t)SSLAT_MAX_FILE_BYTES + 1, file);
+    int read_error = ferror(file) ? errno : 0;
+    fclose(file);
+    sslat_status status;
+    if (read_error)
+        status = sslat_fail(error, SSLAT_ERR_IO, "%s: cannot read: %s", path, strerror(read_error));
+    else if (length > (size_t)SSLAT_MAX_FILE_BYTES)
+        status = sslat_fail(error, SSLAT_ERR_LIMIT, "%s: larger than the %ld-byte limit", path,
+                            SSLAT_MAX_FILE_BYTES);
+    else
+        status = sslat_space_load_string(text, length, path, options, out, error);
+    free(text);
+    return status;
+}
+
+sslat_status sslat_space_load_default(const sslat_space_options *options, sslat_space **out,
+                                      sslat_error *error)
+{
+    const char *text = sslat_default_space_json();
+    return sslat_space_load_string(text, strlen(text), "<built-in default space>", options, out,
+                                   error);
+}

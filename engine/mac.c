@@ -1,0 +1,177 @@
+/* Each rule is what the library's code counts per module / aten op; sources and
+ * the reasoning per op are in docs/calculators.md. Symbols: M = conv MACs
+ * N·Cout·Ho·Wo·(Cin/g)·k², B = N·Cout·Ho·Wo, Nin / Nout element counts. */
+#include "mac.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "calculator.h"
+#include "space.h"
+
+static const char *const RULE_NAMES[] = {"mac", "mac_thop", "mac_fvcore", "mac_pthflops"};
+_Static_assert(sizeof(RULE_NAMES) / sizeof(RULE_NAMES[0]) == SSLAT_MAC_RULE_COUNT,
+               "RULE_NAMES must name every sslat_mac_rule");
+
+const char *sslat_mac_rule_name(sslat_mac_rule rule)
+{
+    SSLAT_ASSERT(rule >= 0 && rule < SSLAT_MAC_RULE_COUNT);
+    return RULE_NAMES[rule];
+}
+
+int sslat_mac_rule_from_name(const char *name)
+{
+    for (int i = 0; i < SSLAT_MAC_RULE_COUNT; i++)
+        if (name && strcmp(RULE_NAMES[i], name) == 0) return i;
+    return -1;
+}
+
+sslat_status sslat_ignore_parse(const char *list, sslat_ignore_set *out, sslat_error *err)
+{
+    out->ops = out->acts = 0;
+    if (!list) return SSLAT_OK;
+    char copy[512];
+    if (strlen(list) >= sizeof copy)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "ignore list is too long");
+    strcpy(copy, list);
+    char *save = NULL;
+    for (char *name = strtok_r(copy, ", ", &save); name; name = strtok_r(NULL, ", ", &save)) {
+        int op = sslat_op_from_name(name);
+        int act = sslat_act_from_name(name);
+        if (op >= 0) out->ops |= 1u << op;
+        else if (act >= 0) out->acts |= 1u << act;
+        else
+            return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                              "ignore: '%s' is neither an op kind (conv2d, batchnorm, act, add, "
+                              "mul_channel, global_avgpool, maxpool, avgpool, linear, flatten, "
+                              "identity, channel_shuffle) nor an activation (relu, relu6, …)",
+                              name);
+    }
+    return SSLAT_OK;
+}
+
+static double conv_macs(sslat_shape in, const sslat_node *node)
+{
+    const sslat_conv_params *c = sslat_node_conv(node);
+    return (double)sslat_shape_elements(node->shape) * (in.c / c->groups) * c->kernel * c->kernel;
+}
+
+static double conv_bias_adds(const sslat_node *node)
+{
+    return sslat_node_conv(node)->bias ? (double)sslat_shape_elements(node->shape) : 0.0;
+}
+
+/* rows × in × out: every library counts the product the same way */
+static double linear_macs(sslat_shape in, const sslat_node *node)
+{
+    return (double)in.n * in.c * sslat_node_linear(node)->out_features;
+}
+
+static double pool_area(const sslat_node *node)
+{
+    const sslat_pool_params *p = sslat_node_pool(node);
+    return (double)p->kernel * p->kernel;
+}
+
+static double count_plain(sslat_shape in, const sslat_node *node)
+{
+    if (node->op == SSLAT_OP_CONV2D) return conv_macs(in, node);
+    if (node->op == SSLAT_OP_LINEAR) return linear_macs(in, node);
+    return 0.0;
+}
+
+/* thop 0.1.1 register_hooks: BN 2·Nin ×2 (affine); AvgPool Nout; AdaptiveAvgPool
+ * (Hi·Wi/(Ho·Wo) + 1)·Nout; ReLU/ReLU6/MaxPool zero; no hook (Hardswish, SiLU,
+ * Sigmoid, Hardsigmoid, ChannelShuffle, functional + and *) counts nothing. */
+static double count_thop(sslat_shape in, const sslat_node *node)
+{
+    double n_in = (double)sslat_shape_elements(in), n_out = (double)sslat_shape_elements(node->shape);
+    switch (node->op) {
+    case SSLAT_OP_BATCHNORM: return 4.0 * n_in;
+    case SSLAT_OP_AVGPOOL: return n_out;
+    case SSLAT_OP_GLOBAL_AVGPOOL: return ((double)in.h * in.w + 1.0) * n_out;
+    default: return count_plain(in, node);
+    }
+}
+
+/* fvcore default handles: aten::batch_norm in eval = Nin·2 with affine;
+ * aten::adaptive_avg_pool2d = Nin; element-wise ops, pools, activations ignored. */
+static double count_fvcore(sslat_shape in, const sslat_node *node)
+{
+    double n_in = (double)sslat_shape_elements(in);
+    switch (node->op) {
+    case SSLAT_OP_BATCHNORM: return 2.0 * n_in;
+    case SSLAT_OP_GLOBAL_AVGPOOL: return n_in;
+    default: return count_plain(in, node);
+    }
+}
+
+/* pthflops ops_fx: conv M + bias B; nn.ReLU 2·Nout (other activations 0);
+ * BN 2·Nout; MaxPool (K−1)·Nout; AvgPool K·Nout; AdaptiveAvgPool Hi·Wi·Nout;
+ * Linear rows·in·out + out; operator + and * : Nout · 2 arguments. */
+static double count_pthflops(sslat_shape in, const sslat_node *node)
+{
+    double n_out = (double)sslat_shape_elements(node->shape);
+    switch (node->op) {
+    case SSLAT_OP_CONV2D: return conv_macs(in, node) + conv_bias_adds(node);
+    case SSLAT_OP_ACT: return sslat_node_act(node) == SSLAT_ACT_RELU ? 2.0 * n_out : 0.0;
+    case SSLAT_OP_BATCHNORM: return 2.0 * n_out;
+    case SSLAT_OP_MAXPOOL: return (pool_area(node) - 1.0) * n_out;
+    case SSLAT_OP_AVGPOOL: return pool_area(node) * n_out;
+    case SSLAT_OP_GLOBAL_AVGPOOL: return (double)in.h * in.w * n_out;
+    case SSLAT_OP_LINEAR: {
+        const sslat_linear_params *l = sslat_node_linear(node);
+        return linear_macs(in, node) + (l->bias ? l->out_features : 0);
+    }
+    case SSLAT_OP_ADD:
+    case SSLAT_OP_MUL_CHANNEL: return 2.0 * n_out;
+    default: return 0.0;
+    }
+}
+
+double sslat_mac_node(const sslat_graph *graph, const sslat_node *node, sslat_mac_rule rule)
+{
+    sslat_shape in = sslat_graph_shape_of(graph, node->input[0]);
+    switch (rule) {
+    case SSLAT_MAC_PLAIN: return count_plain(in, node);
+    case SSLAT_MAC_THOP: return count_thop(in, node);
+    case SSLAT_MAC_FVCORE: return count_fvcore(in, node);
+    case SSLAT_MAC_PTHFLOPS: return count_pthflops(in, node);
+    case SSLAT_MAC_RULE_COUNT: break;
+    }
+    SSLAT_ASSERT(!"unknown MAC rule");
+}
+
+bool sslat_ignore_contains(const sslat_ignore_set *ignore, const sslat_node *node)
+{
+    if (!ignore) return false;
+    if (ignore->ops & (1u << node->op)) return true;
+    return node->op == SSLAT_OP_ACT && (ignore->acts & (1u << sslat_node_act(node)));
+}
+
+double sslat_mac_graph(const sslat_graph *graph, sslat_mac_rule rule,
+                       const sslat_ignore_set *ignore)
+{
+    double total = 0.0;
+    for (int32_t i = 0; i < graph->count; i++)
+        if (!sslat_ignore_contains(ignore, &graph->nodes[i]))
+            total += sslat_mac_node(graph, &graph->nodes[i], rule);
+    return total;
+}
+
+sslat_status sslat_mac_count(const sslat_space *space, const char *latency_type,
+                             const char *ignore, double *constant, double *per_op,
+                             size_t per_op_capacity, sslat_error *error)
+{
+    sslat_error_clear(error);
+    if (sslat_mac_rule_from_name(latency_type) < 0)
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
+                          "'%s' is not a MAC latency type (mac, mac_thop, mac_fvcore, mac_pthflops)",
+                          latency_type ? latency_type : "(null)");
+    sslat_calc_options options;
+    sslat_status status = sslat_ignore_parse(ignore, &options.ignore, error);
+    if (status != SSLAT_OK) return status;
+    return sslat_calculate_space(sslat_calculator_find(latency_type), space, &options, constant,
+                                 per_op, per_op_capacity, error);
+}

@@ -1,0 +1,87 @@
+#include "op.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const OP_NAMES[] = {
+    "conv2d",  "batchnorm", "act",    "add",     "mul_channel", "global_avgpool",
+    "maxpool", "avgpool",   "linear", "flatten", "identity",    "channel_shuffle",
+};
+static_assert(sizeof(OP_NAMES) / sizeof(OP_NAMES[0]) == SSLAT_OP_COUNT,
+              "OP_NAMES must name every sslat_op_kind");
+
+static const char *const ACT_NAMES[] = {
+    "relu", "relu6", "hswish", "hsigmoid", "sigmoid", "silu", "gelu", "tanh",
+};
+static_assert(sizeof(ACT_NAMES) / sizeof(ACT_NAMES[0]) == SSLAT_ACT_COUNT,
+              "ACT_NAMES must name every sslat_act_kind");
+
+_Noreturn void sslat_abort(const char *file, int line, const char *what)
+{
+    fprintf(stderr, "sslat: internal error at %s:%d: assertion '%s' failed\n", file, line, what);
+    abort();
+}
+
+const char *sslat_op_name(sslat_op_kind op)
+{
+    SSLAT_ASSERT(op >= 0 && op < SSLAT_OP_COUNT);
+    return OP_NAMES[op];
+}
+
+const char *sslat_act_name(sslat_act_kind act)
+{
+    SSLAT_ASSERT(act >= 0 && act < SSLAT_ACT_COUNT);
+    return ACT_NAMES[act];
+}
+
+static int index_of(const char *const *names, int count, const char *name)
+{
+    for (int i = 0; i < count; i++)
+        if (strcmp(names[i], name) == 0) return i;
+    return -1;
+}
+
+int sslat_op_from_name(const char *name) { return index_of(OP_NAMES, SSLAT_OP_COUNT, name); }
+int sslat_act_from_name(const char *name) { return index_of(ACT_NAMES, SSLAT_ACT_COUNT, name); }
+
+int sslat_op_arity(sslat_op_kind op)
+{
+    return (op == SSLAT_OP_ADD || op == SSLAT_OP_MUL_CHANNEL) ? 2 : 1;
+}
+
+const sslat_conv_params *sslat_node_conv(const sslat_node *node)
+{
+    SSLAT_ASSERT(node->op == SSLAT_OP_CONV2D);
+    return &node->params.conv;
+}
+
+const sslat_pool_params *sslat_node_pool(const sslat_node *node)
+{
+    SSLAT_ASSERT(node->op == SSLAT_OP_MAXPOOL || node->op == SSLAT_OP_AVGPOOL);
+    return &node->params.pool;
+}
+
+sslat_act_kind sslat_node_act(const sslat_node *node)
+{
+    SSLAT_ASSERT(node->op == SSLAT_OP_ACT);
+    return node->params.act;
+}
+
+const sslat_linear_params *sslat_node_linear(const sslat_node *node)
+{
+    SSLAT_ASSERT(node->op == SSLAT_OP_LINEAR);
+    return &node->params.linear;
+}
+
+int32_t sslat_node_shuffle_groups(const sslat_node *node)
+{
+    SSLAT_ASSERT(node->op == SSLAT_OP_CHANNEL_SHUFFLE);
+    return node->params.shuffle_groups;
+}
+
+int64_t sslat_shape_elements(sslat_shape s)
+{
+    return (int64_t)s.n * s.c * s.h * s.w;
+}

@@ -1,0 +1,108 @@
+/* The operation IR: primitive ops, their typed parameters, and graph nodes. */
+#ifndef SSLAT_OP_H
+#define SSLAT_OP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Primitive ops. Serialized in containers and hashes: append only. */
+typedef enum sslat_op_kind {
+    SSLAT_OP_CONV2D,
+    SSLAT_OP_BATCHNORM,
+    SSLAT_OP_ACT,
+    SSLAT_OP_ADD,
+    SSLAT_OP_MUL_CHANNEL,
+    SSLAT_OP_GLOBAL_AVGPOOL,
+    SSLAT_OP_MAXPOOL,
+    SSLAT_OP_AVGPOOL,
+    SSLAT_OP_LINEAR,
+    SSLAT_OP_FLATTEN,
+    SSLAT_OP_IDENTITY,
+    SSLAT_OP_CHANNEL_SHUFFLE,
+    SSLAT_OP_COUNT
+} sslat_op_kind;
+
+/* Activation functions of SSLAT_OP_ACT. Append only. */
+typedef enum sslat_act_kind {
+    SSLAT_ACT_RELU,
+    SSLAT_ACT_RELU6,
+    SSLAT_ACT_HSWISH,
+    SSLAT_ACT_HSIGMOID,
+    SSLAT_ACT_SIGMOID,
+    SSLAT_ACT_SILU,
+    SSLAT_ACT_GELU,
+    SSLAT_ACT_TANH,
+    SSLAT_ACT_COUNT
+} sslat_act_kind;
+
+/* Tensor shape N, C, H, W. Vectors (after flatten / linear) are N×C×1×1. */
+typedef struct sslat_shape {
+    int32_t n, c, h, w;
+} sslat_shape;
+
+typedef struct sslat_conv_params {
+    int32_t out_channels;
+    int32_t kernel;   /* square kernel */
+    int32_t stride;
+    int32_t padding;  /* symmetric */
+    int32_t dilation;
+    int32_t groups;
+    bool bias;
+} sslat_conv_params;
+
+typedef struct sslat_pool_params {
+    int32_t kernel, stride, padding;
+} sslat_pool_params;
+
+typedef struct sslat_linear_params {
+    int32_t out_features;
+    bool bias;
+} sslat_linear_params;
+
+typedef union sslat_op_params {
+    sslat_conv_params conv;     /* CONV2D */
+    sslat_pool_params pool;     /* MAXPOOL, AVGPOOL */
+    sslat_act_kind act;         /* ACT */
+    sslat_linear_params linear; /* LINEAR */
+    int32_t shuffle_groups;     /* CHANNEL_SHUFFLE */
+} sslat_op_params;
+
+/* Index of a node's input that means "the subgraph's input". */
+#define SSLAT_GRAPH_INPUT (-1)
+/* Unused second input. */
+#define SSLAT_NO_INPUT (-2)
+
+typedef struct sslat_node {
+    sslat_op_kind op;
+    int32_t input[2];      /* earlier node indices or SSLAT_GRAPH_INPUT / SSLAT_NO_INPUT */
+    sslat_op_params params; /* read through the accessors below */
+    sslat_shape shape;      /* output, from shape inference */
+    char name[24];          /* role inside its composite layer, e.g. "dw", "se_reduce" */
+} sslat_node;
+
+const char *sslat_op_name(sslat_op_kind op);
+const char *sslat_act_name(sslat_act_kind act);
+/* Lookup by name; -1 when unknown. */
+int sslat_op_from_name(const char *name);
+int sslat_act_from_name(const char *name);
+/* Number of inputs an op takes (1 or 2). */
+int sslat_op_arity(sslat_op_kind op);
+
+/* Typed, checked accessors: asking a node for the wrong params aborts. */
+const sslat_conv_params *sslat_node_conv(const sslat_node *node);
+const sslat_pool_params *sslat_node_pool(const sslat_node *node);
+sslat_act_kind sslat_node_act(const sslat_node *node);
+const sslat_linear_params *sslat_node_linear(const sslat_node *node);
+int32_t sslat_node_shuffle_groups(const sslat_node *node);
+
+/* Element count of a shape (fits: shapes are limit-checked on creation). */
+int64_t sslat_shape_elements(sslat_shape shape);
+
+/* Programmer errors abort with file:line; runtime outcomes return a status. */
+#define SSLAT_ASSERT(cond)                                                        \
+    do {                                                                          \
+        if (!(cond)) sslat_abort(__FILE__, __LINE__, #cond);                      \
+    } while (0)
+_Noreturn void sslat_abort(const char *file, int line, const char *what);
+
+#endif

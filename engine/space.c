@@ -1,0 +1,125 @@
+#include "space.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+
+void sslat_space_free(sslat_space *space)
+{
+    if (!space) return;
+    for (int32_t i = 0; i < space->n_layers; i++) {
+        sslat_layer *layer = &space->layers[i];
+        for (int32_t c = 0; c < layer->n_candidates; c++)
+            sslat_graph_release(&layer->candidates[c].graph);
+        free(layer->candidates);
+    }
+    free(space->layers);
+    free(space->block_layer);
+    free(space->arch);
+    free(space);
+}
+
+const sslat_layer *sslat_space_block_layer(const sslat_space *space, int32_t block)
+{
+    SSLAT_ASSERT(block >= 0 && block < space->n_blocks);
+    return &space->layers[space->block_layer[block]];
+}
+
+void sslat_space_compute_hash(sslat_space *space)
+{
+    sslat_hasher h;
+    sslat_hash_begin(&h);
+    sslat_hash_i32(&h, space->n_layers);
+    for (int32_t i = 0; i < space->n_layers; i++) {
+        const sslat_layer *layer = &space->layers[i];
+        sslat_hash_i32(&h, layer->block >= 0);
+        sslat_hash_i32(&h, layer->n_candidates);
+        for (int32_t c = 0; c < layer->n_candidates; c++)
+            sslat_hash_u64(&h, sslat_graph_hash(&layer->candidates[c].graph));
+    }
+    space->hash = h.state;
+}
+
+const char *sslat_space_name(const sslat_space *space) { return space->name; }
+uint64_t sslat_space_hash(const sslat_space *space) { return space->hash; }
+int32_t sslat_space_block_count(const sslat_space *space) { return space->n_blocks; }
+
+void sslat_space_input_shape(const sslat_space *space, int32_t nchw[4])
+{
+    nchw[0] = space->input.n;
+    nchw[1] = space->input.c;
+    nchw[2] = space->input.h;
+    nchw[3] = space->input.w;
+}
+
+int32_t sslat_space_candidate_count(const sslat_space *space, int32_t block)
+{
+    if (!space || block < 0 || block >= space->n_blocks) return -1;
+    return sslat_space_block_layer(space, block)->n_candidates;
+}
+
+const char *sslat_space_block_name(const sslat_space *space, int32_t block)
+{
+    if (!space || block < 0 || block >= space->n_blocks) return NULL;
+    return sslat_space_block_layer(space, block)->name;
+}
+
+const char *sslat_space_candidate_label(const sslat_space *space, int32_t block,
+                                        int32_t candidate)
+{
+    if (!space || block < 0 || block >= space->n_blocks) return NULL;
+    const sslat_layer *layer = sslat_space_block_layer(space, block);
+    if (candidate < 0 || candidate >= layer->n_candidates) return NULL;
+    return layer->candidates[candidate].label;
+}
+
+double sslat_space_architecture_count(const sslat_space *space)
+{
+    double count = 1.0;
+    for (int32_t b = 0; b < space->n_blocks; b++)
+        count *= sslat_space_block_layer(space, b)->n_candidates;
+    return count;
+}
+
+/* Exact product of candidate counts: base-1e9 limbs, least significant first. */
+size_t sslat_space_architecture_count_string(const sslat_space *space, char *buffer,
+                                             size_t capacity)
+{
+    enum { BASE = 1000000000 };
+    size_t cap_limbs = 2 + (size_t)space->n_blocks; /* each factor ≤ 256 adds < 1 limb */
+    uint32_t *limbs = calloc(cap_limbs, sizeof *limbs);
+    if (!limbs) {
+        if (capacity) buffer[0] = '\0';
+        return 0;
+    }
+    size_t used = 1;
+    limbs[0] = 1;
+    for (int32_t b = 0; b < space->n_blocks; b++) {
+        uint64_t factor = (uint64_t)sslat_space_block_layer(space, b)->n_candidates, carry = 0;
+        for (size_t i = 0; i < used; i++) {
+            uint64_t v = limbs[i] * factor + carry;
+            limbs[i] = (uint32_t)(v % BASE);
+            carry = v / BASE;
+        }
+        if (carry) limbs[used++] = (uint32_t)carry;
+    }
+    size_t length = (size_t)snprintf(buffer, capacity, "%u", limbs[used - 1]);
+    for (size_t i = used - 1; i-- > 0;) {
+        char part[16];
+        snprintf(part, sizeof part, "%09u", limbs[i]);
+        if (length + 9 < capacity) memcpy(buffer + length, part, 10);
+        length += 9;
+    }
+    if (capacity && length >= capacity) buffer[capacity - 1] = '\0';
+    free(limbs);
+    return length;
+}
+
+int32_t sslat_space_arch(const sslat_space *space, int32_t *arch, int32_t capacity)
+{
+    if (!space->arch) return 0;
+    for (int32_t b = 0; b < space->n_blocks && b < capacity; b++) arch[b] = space->arch[b];
+    return space->n_blocks;
+}

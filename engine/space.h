@@ -1,0 +1,39 @@
+/* The search-space model: layers in order; a fixed layer has one candidate and
+ * belongs to the constant part, a NAS block has several. */
+#ifndef SSLAT_SPACE_H
+#define SSLAT_SPACE_H
+
+#include "graph.h"
+#include "sslat.h"
+
+typedef struct sslat_candidate {
+    char label[96];    /* the candidate as a token, e.g. "ir_k5_e6" */
+    sslat_graph graph; /* its primitives, input = the layer's input shape */
+} sslat_candidate;
+
+typedef struct sslat_layer {
+    char name[64];    /* a block's name ("blk03", "stage1.2") or a fixed layer's token */
+    int32_t block;    /* index among NAS blocks, or -1 for a fixed layer */
+    int32_t n_candidates;
+    sslat_candidate *candidates;
+} sslat_layer;
+
+struct sslat_space {
+    char name[128];
+    sslat_shape input;
+    int32_t n_layers;
+    sslat_layer *layers;
+    int32_t n_blocks;
+    int32_t *block_layer; /* layer index of each NAS block */
+    int32_t *arch;        /* the file's "arch" (n_blocks entries) or NULL */
+    sslat_act_kind se_gate;
+    uint64_t hash;
+};
+
+/* The layer of NAS block `block` (asserts the index is valid). */
+const sslat_layer *sslat_space_block_layer(const sslat_space *space, int32_t block);
+
+/* Compute space->hash from every candidate graph, in order. */
+void sslat_space_compute_hash(sslat_space *space);
+
+#endif

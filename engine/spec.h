@@ -1,0 +1,89 @@
+/* Layer specs: one parsed layer of a search-space file (a timm-style token
+ * like "ir_k5_e6_c40_nhs" or its object form), before expansion. */
+#ifndef SSLAT_SPEC_H
+#define SSLAT_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "op.h"
+
+typedef enum sslat_layer_type {
+    SSLAT_LAYER_CN,         /* conv-bn-act */
+    SSLAT_LAYER_DS,         /* depthwise-separable */
+    SSLAT_LAYER_IR,         /* MBConv / inverted residual */
+    SSLAT_LAYER_ER,         /* fused MBConv (edge residual) */
+    SSLAT_LAYER_BASIC,      /* ResNet basic block */
+    SSLAT_LAYER_BOTTLENECK, /* ResNet bottleneck block */
+    SSLAT_LAYER_CONV,       /* a bare convolution, no BN, no activation */
+    SSLAT_LAYER_SKIP,       /* identity */
+    SSLAT_LAYER_GAP,        /* global average pooling */
+    SSLAT_LAYER_MAXPOOL,
+    SSLAT_LAYER_AVGPOOL,
+    SSLAT_LAYER_FLATTEN,
+    SSLAT_LAYER_FC,         /* fcN: flatten if needed, linear with bias */
+    SSLAT_LAYER_BN,
+    SSLAT_LAYER_ACT,        /* relu, relu6, hswish, … as a layer */
+    SSLAT_LAYER_SHUFFLE,    /* channel shuffle */
+    SSLAT_LAYER_TYPE_COUNT
+} sslat_layer_type;
+
+/* One bit per option; spec.set records which were given explicitly. */
+enum {
+    SSLAT_OPT_R = 1u << 0,  /* repeat */
+    SSLAT_OPT_K = 1u << 1,  /* kernel */
+    SSLAT_OPT_S = 1u << 2,  /* stride */
+    SSLAT_OPT_C = 1u << 3,  /* output channels (fcN: features) */
+    SSLAT_OPT_E = 1u << 4,  /* expansion ratio */
+    SSLAT_OPT_SE = 1u << 5, /* squeeze-excite ratio */
+    SSLAT_OPT_G = 1u << 6,  /* groups */
+    SSLAT_OPT_P = 1u << 7,  /* padding */
+    SSLAT_OPT_D = 1u << 8,  /* dilation */
+    SSLAT_OPT_N = 1u << 9,  /* activation */
+    SSLAT_OPT_NOSKIP = 1u << 10,
+    SSLAT_OPT_BIAS = 1u << 11, /* conv: with a bias */
+};
+
+typedef struct sslat_layer_spec {
+    sslat_layer_type type;
+    uint32_t set;
+    int32_t repeat, kernel, stride, channels, groups, padding, dilation;
+    double expansion, se_ratio;
+    sslat_act_kind act;
+} sslat_layer_spec;
+
+const char *sslat_layer_type_name(sslat_layer_type type);
+/* Options a layer type accepts (SSLAT_OPT_* bits). */
+uint32_t sslat_layer_type_options(sslat_layer_type type);
+
+/* A spec of the given type with nothing set. */
+sslat_layer_spec sslat_spec_new(sslat_layer_type type);
+
+/* Parse a layer type word ("ir", "fc1000", "relu6"); false when unknown. */
+bool sslat_spec_parse_type(const char *word, sslat_layer_spec *spec);
+
+/* Parse a whole token such as "ir_r2_k5_s2_e6_c40_se0.25_nhs".
+ * On failure writes a one-line reason to why and returns false. */
+bool sslat_spec_parse_token(const char *token, sslat_layer_spec *spec, char *why,
+                            size_t why_size);
+
+/* Set one option by its key ("k", "se", "act", "noskip", …) to an integer or
+ * real value, checking that the type accepts it and the value is in range. */
+bool sslat_spec_set_int(sslat_layer_spec *spec, const char *key, int64_t value, char *why,
+                        size_t why_size);
+bool sslat_spec_set_real(sslat_layer_spec *spec, const char *key, double value, char *why,
+                         size_t why_size);
+bool sslat_spec_set_act(sslat_layer_spec *spec, sslat_act_kind act, char *why, size_t why_size);
+
+/* Fill options not set in spec from defaults (a choice's c, s, act, se) where
+ * the type accepts them. */
+void sslat_spec_apply_defaults(sslat_layer_spec *spec, const sslat_layer_spec *defaults);
+
+/* Write the spec back as a canonical token (only the options that are set). */
+void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size);
+
+/* Activation by its token code ("re", "r6", "hs", "sw", "sg"); -1 if unknown. */
+int sslat_act_from_code(const char *code);
+
+#endif

@@ -1,0 +1,49 @@
+// The device random fill against its host twin. Skips without a CUDA device.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "fill.h"
+
+namespace {
+
+bool have_device()
+{
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+TEST(GpuFill, MatchesHostValuesAndIsNeverAllZero)
+{
+    if (!have_device()) GTEST_SKIP() << "no CUDA device";
+    const size_t count = 1 << 20;
+    float *device = nullptr;
+    ASSERT_EQ(cudaMalloc(&device, count * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(sslat_cuda_fill_uniform(device, count, 42, -1.0f, 1.0f, nullptr), 0);
+    std::vector<float> host(count);
+    ASSERT_EQ(cudaMemcpy(host.data(), device, count * sizeof(float), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    cudaFree(device);
+    size_t zeros = 0;
+    for (size_t i = 0; i < count; i += 997) {
+        EXPECT_EQ(host[i], sslat_fill_value(42, i, -1.0f, 1.0f)) << "index " << i;
+    }
+    for (float v : host) zeros += v == 0.0f;
+    EXPECT_LT(zeros, count / 1000);
+}
+
+TEST(GpuFill, HostValuesAreInRangeAndSeedDependent)
+{
+    // Runs without a device: the host twin is plain code.
+    int differ = 0;
+    for (uint64_t i = 0; i < 1000; i++) {
+        float a = sslat_fill_value(1, i, 0.5f, 2.0f);
+        EXPECT_GE(a, 0.5f);
+        EXPECT_LT(a, 2.0f);
+        differ += a != sslat_fill_value(2, i, 0.5f, 2.0f);
+    }
+    EXPECT_GT(differ, 990);
+}
+
+}  // namespace
