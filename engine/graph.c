@@ -217,7 +217,7 @@ sslat_status sslat_graph_add(sslat_graph *graph, sslat_op_kind op, const sslat_o
     if (!sslat_infer_shape(op, &node.params, sslat_graph_shape_of(graph, in0), s1, &node.shape,
                            why, sizeof why))
         return sslat_fail(err, SSLAT_ERR_SPACE, "%s '%s': %s", sslat_op_name(op), node.name, why);
-    if (sslat_shape_elements(node.shape) > SSLAT_MAX_ELEMENTS)
+    if (!sslat_shape_fits(node.shape))
         return sslat_fail(err, SSLAT_ERR_LIMIT, "%s '%s': output %dx%dx%dx%d has more than 2^40 elements",
                           sslat_op_name(op), node.name, node.shape.n, node.shape.c, node.shape.h,
                           node.shape.w);

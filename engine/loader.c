@@ -569,6 +569,8 @@ static sslat_status build_space(loader *L, json_t *root, const sslat_space_optio
     else default_name(L->source, space->name, sizeof space->name);
 
     status = parse_input(L, json_object_get(root, "input"), options, &space->input);
+    if (status == SSLAT_OK && !sslat_shape_fits(space->input))
+        status = fail_at(L, "input", SSLAT_ERR_LIMIT, "the input has more than 2^40 elements");
     if (status == SSLAT_OK) status = parse_layers(L, json_object_get(root, "layers"));
     if (status != SSLAT_OK) return status;
 

@@ -1,5 +1,7 @@
 #include "op.h"
 
+#include "limits.h"
+
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@ static const char *const ACT_NAMES[] = {
 static_assert(sizeof(ACT_NAMES) / sizeof(ACT_NAMES[0]) == SSLAT_ACT_COUNT,
               "ACT_NAMES must name every sslat_act_kind");
 
-_Noreturn void sslat_abort(const char *file, int line, const char *what)
+void sslat_abort(const char *file, int line, const char *what)
 {
     fprintf(stderr, "sslat: internal error at %s:%d: assertion '%s' failed\n", file, line, what);
     abort();
@@ -81,7 +83,14 @@ int32_t sslat_node_shuffle_groups(const sslat_node *node)
     return node->params.shuffle_groups;
 }
 
+bool sslat_shape_fits(sslat_shape s)
+{
+    /* each factor is below 2^21, so the product in double is exact enough to compare */
+    return (double)s.n * s.c * s.h * s.w <= (double)SSLAT_MAX_ELEMENTS;
+}
+
 int64_t sslat_shape_elements(sslat_shape s)
 {
+    SSLAT_ASSERT(sslat_shape_fits(s));
     return (int64_t)s.n * s.c * s.h * s.w;
 }

@@ -95,14 +95,16 @@ sslat_act_kind sslat_node_act(const sslat_node *node);
 const sslat_linear_params *sslat_node_linear(const sslat_node *node);
 int32_t sslat_node_shuffle_groups(const sslat_node *node);
 
-/* Element count of a shape (fits: shapes are limit-checked on creation). */
+/* Element count of a shape; only for shapes that passed sslat_shape_fits. */
 int64_t sslat_shape_elements(sslat_shape shape);
+/* Whether the element count is within SSLAT_MAX_ELEMENTS (computed without overflow). */
+bool sslat_shape_fits(sslat_shape shape);
 
 /* Programmer errors abort with file:line; runtime outcomes return a status. */
 #define SSLAT_ASSERT(cond)                                                        \
     do {                                                                          \
         if (!(cond)) sslat_abort(__FILE__, __LINE__, #cond);                      \
     } while (0)
-_Noreturn void sslat_abort(const char *file, int line, const char *what);
+__attribute__((noreturn)) void sslat_abort(const char *file, int line, const char *what);
 
 #endif

@@ -1,1 +1,127 @@
+// Malformed and hostile search-space files: each gets one clear line naming
+// where and what, the right status, and nothing half-loaded.
 #include <gtest/gtest.h>
+
+#include <string>
+
+#include "helpers.h"
+
+namespace {
+
+struct BadInput {
+    const char *what;
+    std::string text;
+    sslat_status status;
+    const char *message;  // a part of the error message that must appear
+};
+
+std::string repeat_text(const std::string &piece, int times)
+{
+    std::string out;
+    for (int i = 0; i < times; i++) out += piece;
+    return out;
+}
+
+std::string many_repeated_layers()
+{
+    std::string layers = "\"cn_c8\"";
+    for (int i = 0; i < 20; i++) layers += ", \"cn_c8_r256\"";
+    return space_json(layers);
+}
+
+const std::string CHOICE_16 = "{\"choice\": [\"ir_k3_e3\", \"ir_k5_e3\"], \"c\": 16}";
+
+std::vector<BadInput> bad_inputs()
+{
+    return {
+        {"syntax error", "{\"sslat\": 1, \"layers\": [", SSLAT_ERR_PARSE, "test:1:"},
+        {"syntax error on line 3", "{\n\"sslat\": 1,\n \"input\": {,}\n}", SSLAT_ERR_PARSE, "test:3:"},
+        {"empty file", "", SSLAT_ERR_PARSE, "JSON syntax error"},
+        {"top level not an object", "[1, 2]", SSLAT_ERR_PARSE, "top level must be an object"},
+        {"missing version", "{\"input\": {\"shape\": [3, 8, 8]}, \"layers\": [\"gap\"]}", SSLAT_ERR_PARSE, "sslat"},
+        {"wrong version", "{\"sslat\": 2, \"input\": {\"shape\": [3, 8, 8]}, \"layers\": [\"gap\"]}", SSLAT_ERR_PARSE, "format version 2"},
+        {"unknown top-level key", space_json("\"gap\"", ", \"layer\": []"), SSLAT_ERR_PARSE, "unknown top-level key \"layer\""},
+        {"duplicate key", space_json("\"gap\"", ", \"name\": \"a\", \"name\": \"b\""), SSLAT_ERR_PARSE, "duplicate"},
+        {"missing input", "{\"sslat\": 1, \"layers\": [\"gap\"]}", SSLAT_ERR_PARSE, "input"},
+        {"input shape of two dims", space_json("\"gap\"", "", "{\"shape\": [3, 8]}"), SSLAT_ERR_PARSE, "input.shape"},
+        {"negative height", space_json("\"gap\"", "", "{\"shape\": [3, -1, 8]}"), SSLAT_ERR_SPACE, "input.shape[1]"},
+        {"zero channels", space_json("\"gap\"", "", "{\"shape\": [0, 8, 8]}"), SSLAT_ERR_SPACE, "input.shape[0]"},
+        {"huge width", space_json("\"gap\"", "", "{\"shape\": [3, 8, 100000000]}"), SSLAT_ERR_LIMIT, "input.shape[2]"},
+        {"zero batch", space_json("\"gap\"", "", "{\"shape\": [3, 8, 8], \"batch\": 0}"), SSLAT_ERR_SPACE, "input.batch"},
+        {"real-valued dimension", space_json("\"gap\"", "", "{\"shape\": [3, 8.5, 8]}"), SSLAT_ERR_PARSE, "must be an integer"},
+        {"no layers", space_json(""), SSLAT_ERR_PARSE, "layers: must be a non-empty array"},
+        {"unknown token", space_json("\"cn_c16\", \"xx_k3\""), SSLAT_ERR_SPACE, "layers[1]: unknown layer type 'xx'"},
+        {"unknown option", space_json("\"ir_k3_z5\""), SSLAT_ERR_SPACE, "unknown option 'z5'"},
+        {"option that does not apply", space_json("\"gap_k3\""), SSLAT_ERR_SPACE, "does not apply to 'gap'"},
+        {"option given twice", space_json("\"ir_k3_k5\""), SSLAT_ERR_SPACE, "given twice"},
+        {"zero kernel", space_json("\"cn_k0\""), SSLAT_ERR_SPACE, "outside"},
+        {"negative stride in object", space_json("{\"op\": \"cn\", \"s\": -2}"), SSLAT_ERR_SPACE, "outside"},
+        {"huge channels", space_json("\"cn_c2000000\""), SSLAT_ERR_SPACE, "outside 1..1048576"},
+        {"layer of the wrong type", space_json("\"cn_c16\", 42"), SSLAT_ERR_PARSE, "layers[1]: expected a token string or a layer object, got an integer"},
+        {"object without op", space_json("{\"k\": 3}"), SSLAT_ERR_PARSE, "needs \"op\""},
+        {"object with unknown key", space_json("{\"op\": \"ir\", \"kernel\": 3}"), SSLAT_ERR_PARSE, "unknown key \"kernel\""},
+        {"option of the wrong type", space_json("{\"op\": \"ir\", \"k\": \"3\"}"), SSLAT_ERR_PARSE, "\"k\" must be an integer, got a string"},
+        {"unknown activation name", space_json("{\"op\": \"ir\", \"act\": \"swishy\"}"), SSLAT_ERR_SPACE, "\"act\" must be one of"},
+        {"empty choice", space_json("{\"choice\": []}"), SSLAT_ERR_SPACE, "at least one candidate"},
+        {"choice not an array", space_json("{\"choice\": \"ir_k3\"}"), SSLAT_ERR_PARSE, "\"choice\" must be an array"},
+        {"unknown key in choice", space_json("{\"choice\": [\"ir_k3\"], \"k\": 3}"), SSLAT_ERR_PARSE, "unknown key \"k\" in a choice"},
+        {"mismatched candidate shapes", space_json("\"cn_c16\", {\"choice\": [\"ir_k3_c16\", \"ir_k3_c24\"]}"), SSLAT_ERR_SPACE, "layers[1]: candidates of block 0 give different shapes: choice[0] 'ir_k3_c16' gives 1x16x32x32, choice[1] 'ir_k3_c24' gives 1x24x32x32"},
+        {"skip where shapes differ", space_json("\"cn_c16\", {\"choice\": [\"ir_k3_e3\", \"skip\"], \"c\": 24, \"s\": 2}"), SSLAT_ERR_SPACE, "layers[1].choice[1]: 'skip': skip where shapes differ"},
+        {"candidate that repeats", space_json("{\"choice\": [\"ir_k3_r2\"]}"), SSLAT_ERR_SPACE, "cannot repeat"},
+        {"nested sequence", space_json("{\"choice\": [[[\"ir_k3\"]]]}"), SSLAT_ERR_PARSE, "layers[0].choice[0][0]: nested sequences"},
+        {"sequence at the top level", space_json("[\"ir_k3\", \"ir_k5\"]"), SSLAT_ERR_PARSE, "sequences"},
+        {"kernel larger than the input", space_json("\"cn_k7_p0\"", "", "{\"shape\": [3, 4, 4]}"), SSLAT_ERR_SPACE, "does not fit input 4x4"},
+        {"groups that do not divide", space_json("\"cn_c10_g3\""), SSLAT_ERR_SPACE, "groups 3 must divide"},
+        {"fc without size", space_json("{\"op\": \"fc\"}"), SSLAT_ERR_SPACE, "fc needs an output size"},
+        {"arch of wrong length", space_json("\"cn_c16\", " + CHOICE_16, ", \"arch\": [0, 1]"), SSLAT_ERR_SPACE, "arch: has 2 entries but the space has 1 NAS blocks"},
+        {"arch out of range", space_json("\"cn_c16\", " + CHOICE_16, ", \"arch\": [2]"), SSLAT_ERR_SPACE, "arch[0]: candidate 2 is out of range"},
+        {"arch negative", space_json("\"cn_c16\", " + CHOICE_16, ", \"arch\": [-1]"), SSLAT_ERR_SPACE, "out of range"},
+        {"arch not integers", space_json("\"cn_c16\", " + CHOICE_16, ", \"arch\": [\"0\"]"), SSLAT_ERR_PARSE, "arch[0]: must be an integer"},
+        {"repeat too large", space_json("{\"choice\": [\"cn\"], \"repeat\": 100000}"), SSLAT_ERR_SPACE, "outside 1..256"},
+        {"too many layers after repeats", many_repeated_layers(), SSLAT_ERR_LIMIT, "layers after repeats"},
+        {"input over 2^40 elements", space_json("\"gap\"", "", "{\"shape\": [3, 65536, 65536], \"batch\": 65536}"), SSLAT_ERR_LIMIT, "input: the input has more than 2^40"},
+        {"tensor over 2^40 elements", space_json("\"cn_c1048576\"", "", "{\"shape\": [3, 65536, 65536]}"), SSLAT_ERR_LIMIT, "layers[0]: 'cn_c1048576': conv2d 'conv': output 1x1048576x65536x65536 has more than 2^40"},
+        {"deep nesting", repeat_text("[", 100000), SSLAT_ERR_PARSE, "JSON syntax error"},
+        {"deeply nested layer object", space_json(repeat_text("{\"op\": ", 3000) + "\"ir\"" + repeat_text("}", 3000)), SSLAT_ERR_PARSE, "JSON syntax error"},
+        {"bad se_gate", space_json("\"gap\"", ", \"se_gate\": \"relu\""), SSLAT_ERR_PARSE, "se_gate"},
+        {"NUL inside a string", std::string("{\"sslat\": 1, \"name\": \"a\\u0000b\"}"), SSLAT_ERR_PARSE, "JSON syntax error"},
+    };
+}
+
+TEST(BadInputs, EachGetsOneClearLineAndNothingLoaded)
+{
+    std::vector<BadInput> cases = bad_inputs();
+    EXPECT_GE(cases.size(), 25u);
+    for (const BadInput &c : cases) {
+        sslat_space *space = reinterpret_cast<sslat_space *>(0x1);
+        sslat_error err;
+        sslat_status status =
+            sslat_space_load_string(c.text.data(), c.text.size(), "test", nullptr, &space, &err);
+        EXPECT_EQ(status, c.status) << c.what << ": " << err.message;
+        EXPECT_EQ(err.status, status) << c.what;
+        EXPECT_EQ(space, nullptr) << c.what;
+        std::string message = err.message;
+        EXPECT_NE(message.find(c.message), std::string::npos)
+            << c.what << ": expected '" << c.message << "' in: " << message;
+        EXPECT_EQ(message.find('\n'), std::string::npos) << c.what << ": " << message;
+        EXPECT_EQ(message.rfind("test", 0), 0u) << c.what << ": names the source: " << message;
+    }
+}
+
+TEST(BadInputs, BadOverridesAreRejected)
+{
+    std::string text = space_json("\"gap\"");
+    sslat_space_options options = {100000, 0, 0};
+    sslat_space *space = nullptr;
+    sslat_error err;
+    EXPECT_EQ(sslat_space_load_string(text.data(), text.size(), "test", &options, &space, &err),
+              SSLAT_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(space, nullptr);
+    options = {1, 2, 2};  // a 3x3 conv with padding 1 still fits 2x2; a 7x7 without padding does not
+    text = space_json("\"cn_k7_p0\"");
+    EXPECT_EQ(sslat_space_load_string(text.data(), text.size(), "test", &options, &space, &err),
+              SSLAT_ERR_SPACE);
+    EXPECT_NE(std::string(err.message).find("does not fit"), std::string::npos) << err.message;
+}
+
+}  // namespace

@@ -1,1 +1,177 @@
+// The sslat command, run as a user would: output, exit codes, files it writes.
 #include <gtest/gtest.h>
+#include <jansson.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "helpers.h"
+
+namespace {
+
+struct Result {
+    int code;
+    std::string out, err;
+};
+
+std::string read_all(const std::string &path)
+{
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+class Cli : public ::testing::Test {
+  protected:
+    void SetUp() override
+    {
+        char pattern[] = "/tmp/sslat-cli-XXXXXX";
+        ASSERT_NE(mkdtemp(pattern), nullptr);
+        dir = pattern;
+    }
+    void TearDown() override { std::system(("rm -rf '" + dir + "'").c_str()); }
+
+    Result run(const std::string &args)
+    {
+        std::string out = dir + "/stdout", err = dir + "/stderr";
+        std::string command = std::string(SSLAT_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
+        int status = std::system(command.c_str());
+        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out), read_all(err)};
+    }
+
+    std::string write(const char *name, const std::string &text)
+    {
+        std::string path = dir + "/" + name;
+        std::ofstream(path) << text;
+        return path;
+    }
+
+    std::string dir;
+};
+
+TEST_F(Cli, HelpOnEveryVerb)
+{
+    for (const char *verb : {"show", "measure", "calculators"}) {
+        Result r = run(std::string(verb) + " --help");
+        EXPECT_EQ(r.code, 0) << verb;
+        EXPECT_NE(r.out.find("usage: sslat " + std::string(verb)), std::string::npos) << r.out;
+    }
+    Result r = run("--help");
+    EXPECT_EQ(r.code, 0);
+    EXPECT_NE(r.out.find("measure"), std::string::npos);
+    EXPECT_EQ(run("").code, 2);
+    EXPECT_EQ(run("frobnicate").code, 2);
+    EXPECT_EQ(run("show --no-such-option").code, 2);
+    EXPECT_NE(run("--version").out.find(sslat_version()), std::string::npos);
+}
+
+TEST_F(Cli, ShowPrintsTotalsAndArchitectureCount)
+{
+    Result r = run("show " + example_path("fbnet.json"));
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("architectures    984770902183611232881 = 9^22"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("ir_k5_e1_g2"), std::string::npos);
+    r = run("show " + example_path("resnet50.json"));
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("total            params 25,557,032   MMACs 4089.18"), std::string::npos)
+        << r.out;
+    r = run("show -c mac_fvcore " + example_path("resnet50.json"));
+    EXPECT_NE(r.out.find("MMACs 4111.51"), std::string::npos) << r.out;
+    r = run("show --batch 2 --resolution 112 " + example_path("resnet50.json"));
+    EXPECT_NE(r.out.find("input   2x3x112x112"), std::string::npos) << r.out;
+    r = run("show --ops");  // the built-in default space, with primitives
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("mobilenet_v2_space (built-in default)"), std::string::npos);
+    EXPECT_NE(r.out.find("dw_bn"), std::string::npos);
+    EXPECT_NE(r.out.find("arch (* above)"), std::string::npos);
+}
+
+TEST_F(Cli, BadFileGivesOneLineAndExitCodeTwo)
+{
+    std::string path = write("bad.json", "{\"sslat\": 1,\n \"input\": {\"shape\": [3, 8, 8]},\n"
+                                         " \"layers\": [\"cn_c16\", \"ir_k3_zz\"]}");
+    Result r = run("show " + path);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, "sslat: " + path + ": layers[1]: unknown option 'zz' in 'ir_k3_zz'\n");
+    r = run("show " + write("syntax.json", "{\"sslat\": 1,\n  \"layers\": ]\n}"));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("syntax.json:2:"), std::string::npos) << r.err;
+    r = run("show " + dir + "/missing.json");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("cannot open"), std::string::npos) << r.err;
+    EXPECT_EQ(run("show --batch 0").code, 2);
+    EXPECT_EQ(run("show --resolution 12y").code, 2);
+}
+
+TEST_F(Cli, MeasureWritesJsonEqualToTheLibrary)
+{
+    std::string out = dir + "/out.json";
+    Result r = run("measure -c mac_fvcore " + example_path("proxylessnas.json") + " -o " + out);
+    ASSERT_EQ(r.code, 0) << r.err;
+    json_error_t jerr;
+    json_t *root = json_load_file(out.c_str(), 0, &jerr);
+    ASSERT_NE(root, nullptr) << jerr.text;
+    EXPECT_STREQ(json_string_value(json_object_get(root, "latency_type")), "mac_fvcore");
+    EXPECT_STREQ(json_string_value(json_object_get(root, "unit")), "MMAC");
+    json_t *ops = json_object_get(root, "operations_latencies");
+    ASSERT_EQ(json_array_size(ops), 21u);
+
+    sslat_space *space = load_example("proxylessnas.json");
+    ASSERT_NE(space, nullptr);
+    std::vector<double> per_op(21 * 7);
+    double constant = 0;
+    sslat_error err;
+    ASSERT_EQ(sslat_mac_count(space, "mac_fvcore", nullptr, &constant, per_op.data(), per_op.size(), &err), SSLAT_OK);
+    EXPECT_EQ(json_real_value(json_object_get(root, "constant_latency")), constant);  // 17 digits
+    size_t at = 0;
+    for (size_t b = 0; b < 21; b++) {
+        json_t *row = json_array_get(ops, b);
+        ASSERT_EQ((int32_t)json_array_size(row), sslat_space_candidate_count(space, (int32_t)b));
+        for (size_t c = 0; c < json_array_size(row); c++)
+            EXPECT_EQ(json_number_value(json_array_get(row, c)), per_op[at++]);
+    }
+    char hash[24];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)sslat_space_hash(space));
+    EXPECT_STREQ(json_string_value(json_object_get(json_object_get(root, "space"), "hash")), hash);
+    sslat_space_free(space);
+    json_decref(root);
+}
+
+TEST_F(Cli, MeasureDefaultsAndUnavailableCalculators)
+{
+    Result r = run("measure");  // built-in space, best calculator here
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"operations_latencies\""), std::string::npos);
+    EXPECT_NE(r.err.find("calculator mac_pthflops (the best available here"), std::string::npos) << r.err;
+
+    std::string out = dir + "/never.json";
+    r = run("measure -c cuda -o " + out);
+    EXPECT_EQ(r.code, 3);
+    EXPECT_NE(r.err.find("calculator 'cuda' cannot run"), std::string::npos) << r.err;
+    struct stat st;
+    EXPECT_NE(stat(out.c_str(), &st), 0) << "no file for a failed run";
+    EXPECT_EQ(run("measure -c nope").code, 2);
+    EXPECT_EQ(run("measure --ignore softmax").code, 2);
+
+    // an unwritable target: exit 1, and no temp file left behind
+    r = run("measure -o " + dir + "/no/such/dir/out.json");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("cannot create"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, CalculatorsListsAllSix)
+{
+    Result r = run("calculators");
+    EXPECT_EQ(r.code, 0);
+    for (const char *name : {"mac ", "mac_thop", "mac_fvcore", "mac_pthflops", "cpu ", "cuda "})
+        EXPECT_NE(r.out.find(name), std::string::npos) << name;
+    EXPECT_NE(r.out.find("not implemented in this build yet"), std::string::npos);
+}
+
+}  // namespace

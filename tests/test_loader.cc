@@ -1,1 +1,238 @@
+// The loader: expansions of composite layers, choices, repeats, arch, overrides.
 #include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "helpers.h"
+
+extern "C" {
+#include "space.h"
+}
+
+namespace {
+
+// The op sequence of a graph, as "conv2d batchnorm act …".
+std::string ops_of(const sslat_graph &g)
+{
+    std::string text;
+    for (int32_t i = 0; i < g.count; i++) {
+        if (i) text += ' ';
+        text += sslat_op_name(g.nodes[i].op);
+    }
+    return text;
+}
+
+const sslat_graph &fixed_layer(const sslat_space *s, int layer)
+{
+    return s->layers[layer].candidates[0].graph;
+}
+
+TEST(Loader, MBConvExpandsLikeTimm)
+{
+    sslat_space *s = load_text(space_json("\"cn_c16\", \"ir_k5_e6_c16\", \"ir_k3_e1_c24_s2\""));
+    ASSERT_NE(s, nullptr);
+    const sslat_graph &mb = fixed_layer(s, 1);
+    EXPECT_EQ(ops_of(mb), "conv2d batchnorm act conv2d batchnorm act conv2d batchnorm add");
+    EXPECT_EQ(mb.nodes[0].shape.c, 96);           // expand 16 · 6
+    EXPECT_EQ(mb.nodes[3].params.conv.groups, 96);  // depthwise
+    EXPECT_EQ(mb.nodes[3].params.conv.kernel, 5);
+    EXPECT_EQ(mb.nodes[3].params.conv.padding, 2);
+    EXPECT_EQ(mb.nodes[8].input[1], SSLAT_GRAPH_INPUT);  // residual from the block input
+    // e == 1: no expansion conv; stride 2 and 16 → 24 channels: no residual
+    EXPECT_EQ(ops_of(fixed_layer(s, 2)), "conv2d batchnorm act conv2d batchnorm");
+    EXPECT_EQ(sslat_graph_output(&fixed_layer(s, 2)).h, 16);
+    sslat_space_free(s);
+}
+
+TEST(Loader, SqueezeExciteGateFollowsTheNet)
+{
+    // a hswish net gets hsigmoid gates, reduce = make_divisible(mid · se, 8)
+    sslat_space *s = load_text(space_json("\"cn_c16_nhs\", \"ir_k3_e4_se0.25_nhs\""));
+    ASSERT_NE(s, nullptr);
+    const sslat_graph &g = fixed_layer(s, 1);
+    EXPECT_EQ(ops_of(g), "conv2d batchnorm act conv2d batchnorm act global_avgpool conv2d act "
+                         "conv2d act mul_channel conv2d batchnorm add");
+    EXPECT_EQ(g.nodes[7].shape.c, 16);  // 64 · 0.25
+    EXPECT_TRUE(g.nodes[7].params.conv.bias);
+    EXPECT_EQ(g.nodes[8].params.act, SSLAT_ACT_RELU);
+    EXPECT_EQ(g.nodes[10].params.act, SSLAT_ACT_HSIGMOID);
+    EXPECT_EQ(g.nodes[11].input[0], 5);  // x · s: x is the dw activation
+    sslat_space_free(s);
+    // a relu net gets sigmoid, unless the file says otherwise
+    s = load_text(space_json("\"ir_k3_e4_se0.25\""));
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(fixed_layer(s, 0).nodes[10].params.act, SSLAT_ACT_SIGMOID);
+    sslat_space_free(s);
+    s = load_text(space_json("\"ir_k3_e4_se0.25\"", ", \"se_gate\": \"hsigmoid\""));
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(fixed_layer(s, 0).nodes[10].params.act, SSLAT_ACT_HSIGMOID);
+    sslat_space_free(s);
+}
+
+TEST(Loader, DepthwiseSeparableFusedAndGroupedBlocks)
+{
+    sslat_space *s = load_text(space_json(
+        "\"cn_c32\", \"ds_k3_c16\", \"ds_k3\", \"er_k3_e4_c16\", \"ir_k3_e1_g2_c24\""));
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(ops_of(fixed_layer(s, 1)), "conv2d batchnorm act conv2d batchnorm");
+    EXPECT_EQ(ops_of(fixed_layer(s, 2)), "conv2d batchnorm act conv2d batchnorm add");
+    const sslat_graph &er = fixed_layer(s, 3);
+    EXPECT_EQ(ops_of(er), "conv2d batchnorm act conv2d batchnorm add");
+    EXPECT_EQ(er.nodes[0].params.conv.kernel, 3);
+    EXPECT_EQ(er.nodes[0].shape.c, 64);
+    // FBNet's g2: grouped 1x1s around a channel shuffle, kept even at e1
+    const sslat_graph &g2 = fixed_layer(s, 4);
+    EXPECT_EQ(ops_of(g2), "conv2d batchnorm act channel_shuffle conv2d batchnorm act conv2d batchnorm");
+    EXPECT_EQ(g2.nodes[0].params.conv.groups, 2);
+    EXPECT_EQ(g2.nodes[7].params.conv.groups, 2);
+    sslat_space_free(s);
+}
+
+TEST(Loader, ResNetBlocksLikeTorchvision)
+{
+    sslat_space *s = load_text(space_json(
+        "\"cn_k7_s2_c64_nre\", \"maxpool_k3_s2\", \"basic_c64\", \"basic_s2_c128\", "
+        "\"bottleneck_c256\", \"gap\", \"fc10\"",
+        "", "{\"shape\": [3, 64, 64]}"));
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(sslat_graph_output(&fixed_layer(s, 1)).h, 16);  // stem: 64 → 32 → 16
+    EXPECT_EQ(ops_of(fixed_layer(s, 2)), "conv2d batchnorm act conv2d batchnorm add act");
+    const sslat_graph &down = fixed_layer(s, 3);
+    EXPECT_EQ(ops_of(down), "conv2d batchnorm act conv2d batchnorm conv2d batchnorm add act");
+    EXPECT_EQ(down.nodes[5].params.conv.kernel, 1);  // projection shortcut
+    EXPECT_EQ(down.nodes[5].params.conv.stride, 2);
+    EXPECT_EQ(down.nodes[5].input[0], SSLAT_GRAPH_INPUT);
+    const sslat_graph &bottle = fixed_layer(s, 4);
+    EXPECT_EQ(bottle.nodes[0].shape.c, 64);  // width = 256 / 4
+    EXPECT_EQ(bottle.nodes[3].params.conv.kernel, 3);
+    EXPECT_EQ(sslat_graph_output(&bottle).c, 256);
+    const sslat_graph &fc = fixed_layer(s, 6);
+    EXPECT_EQ(ops_of(fc), "linear");  // already 1x1 after gap: no flatten needed
+    EXPECT_TRUE(fc.nodes[0].params.linear.bias);
+    sslat_space_free(s);
+    s = load_text(space_json("\"fc10\""));
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(ops_of(fixed_layer(s, 0)), "flatten linear");
+    sslat_space_free(s);
+}
+
+TEST(Loader, RepeatAppliesTheStrideToTheFirstCopyOnly)
+{
+    sslat_space *s = load_text(space_json(
+        "\"cn_c16\", \"ir_r3_s2_e6_c24\", "
+        "{\"choice\": [\"ir_k3_e3\", \"skip\"], \"c\": 24, \"s\": 1, \"repeat\": 2, \"name\": \"st\"}, "
+        "{\"choice\": [\"ir_k3_e3\", \"ir_k5_e6\"], \"c\": 32, \"s\": 2, \"repeat\": 2}"));
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->n_layers, 1 + 3 + 2 + 2);
+    EXPECT_EQ(sslat_graph_output(&fixed_layer(s, 1)).h, 16);
+    EXPECT_EQ(sslat_graph_output(&fixed_layer(s, 2)).h, 16);
+    EXPECT_EQ(std::string(s->layers[2].name), "ir_s1_e6_c24");  // label shows the stride used
+    EXPECT_EQ(s->n_blocks, 4);
+    EXPECT_STREQ(sslat_space_block_name(s, 0), "st.0");
+    EXPECT_STREQ(sslat_space_block_name(s, 1), "st.1");
+    EXPECT_STREQ(sslat_space_block_name(s, 2), "blk02");
+    EXPECT_EQ(sslat_graph_output(&sslat_space_block_layer(s, 2)->candidates[1].graph).h, 8);
+    EXPECT_EQ(sslat_graph_output(&sslat_space_block_layer(s, 3)->candidates[1].graph).h, 8);
+    EXPECT_STREQ(sslat_space_candidate_label(s, 3, 1), "ir_k5_e6");
+    EXPECT_EQ(sslat_space_candidate_label(s, 3, 2), nullptr);
+    EXPECT_EQ(sslat_space_candidate_count(s, 9), -1);
+    sslat_space_free(s);
+}
+
+TEST(Loader, ChoiceDefaultsObjectsAndSequences)
+{
+    sslat_space *s = load_text(space_json(
+        "\"cn_c16\", {\"choice\": [\"ir_k3_e3\", {\"op\": \"ir\", \"k\": 5, \"e\": 6, \"act\": \"hswish\"},"
+        " [\"ir_k3_e3\", \"ir_k3_e3\"], \"cn_k1_nre\"], \"c\": 24, \"s\": 2, \"act\": \"relu6\"}"));
+    ASSERT_NE(s, nullptr);
+    const sslat_layer *block = sslat_space_block_layer(s, 0);
+    ASSERT_EQ(block->n_candidates, 4);
+    EXPECT_EQ(block->candidates[0].graph.nodes[2].params.act, SSLAT_ACT_RELU6);  // default act
+    EXPECT_EQ(block->candidates[1].graph.nodes[2].params.act, SSLAT_ACT_HSWISH);  // its own
+    EXPECT_STREQ(block->candidates[1].label, "ir_k5_e6_nhs");
+    EXPECT_STREQ(block->candidates[2].label, "ir_k3_e3+ir_k3_e3");
+    // a sequence: stride on its first element only, channels on both, residual on the second
+    const sslat_graph &seq = block->candidates[2].graph;
+    EXPECT_EQ(seq.nodes[3].params.conv.stride, 2);
+    EXPECT_EQ(seq.nodes[11].params.conv.stride, 1);
+    EXPECT_EQ(seq.nodes[seq.count - 1].op, SSLAT_OP_ADD);
+    for (int c = 0; c < 4; c++) EXPECT_EQ(sslat_graph_output(&block->candidates[c].graph).c, 24);
+    sslat_space_free(s);
+}
+
+TEST(Loader, ArchNameHashAndOverrides)
+{
+    std::string text = space_json(
+        "\"cn_c16\", {\"choice\": [\"ir_k3_e3\", \"ir_k5_e6\", \"skip\"], \"c\": 16}",
+        ", \"name\": \"tiny\", \"arch\": [2]");
+    sslat_space *a = load_text(text);
+    sslat_space *b = load_text(text);
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    EXPECT_STREQ(sslat_space_name(a), "tiny");
+    int32_t arch[4] = {-1, -1, -1, -1};
+    EXPECT_EQ(sslat_space_arch(a, arch, 4), 1);
+    EXPECT_EQ(arch[0], 2);
+    EXPECT_EQ(sslat_space_hash(a), sslat_space_hash(b));
+    EXPECT_DOUBLE_EQ(sslat_space_architecture_count(a), 3.0);
+    sslat_space_options options = {8, 64, 48};
+    sslat_space *big = load_text(text, &options);
+    ASSERT_NE(big, nullptr);
+    int32_t nchw[4];
+    sslat_space_input_shape(big, nchw);
+    EXPECT_EQ(nchw[0], 8);
+    EXPECT_EQ(nchw[2], 64);
+    EXPECT_EQ(nchw[3], 48);
+    EXPECT_EQ(sslat_graph_output(&fixed_layer(big, 0)).n, 8);
+    EXPECT_NE(sslat_space_hash(a), sslat_space_hash(big));
+    sslat_space_free(a);
+    sslat_space_free(b);
+    sslat_space_free(big);
+    sslat_space_free(nullptr);  // allowed
+}
+
+TEST(Loader, ArchitectureCountIsExact)
+{
+    std::string layers = "\"cn_c16\"";
+    for (int i = 0; i < 30; i++)
+        layers += ", {\"choice\": [\"ir_k3_e3\", \"ir_k5_e3\", \"ir_k7_e3\", \"skip\", \"ir_k3_e6\", "
+                  "\"ir_k5_e6\", \"ir_k7_e6\"], \"c\": 16}";
+    sslat_space *s = load_text(space_json(layers));
+    ASSERT_NE(s, nullptr);
+    char text[64];
+    size_t length = sslat_space_architecture_count_string(s, text, sizeof text);
+    EXPECT_STREQ(text, "22539340290692258087863249");  // 7^30
+    EXPECT_EQ(length, 26u);
+    char small[8];
+    EXPECT_EQ(sslat_space_architecture_count_string(s, small, sizeof small), 26u);  // snprintf-like
+    EXPECT_EQ(strlen(small), 7u);
+    sslat_space_free(s);
+}
+
+TEST(Loader, DefaultSpaceIsTheShippedMobileNetV2Space)
+{
+    sslat_space *builtin = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_space_load_default(nullptr, &builtin, &err), SSLAT_OK) << err.message;
+    sslat_space *file = load_example("mobilenet_v2_space.json");
+    ASSERT_NE(file, nullptr);
+    EXPECT_EQ(sslat_space_hash(builtin), sslat_space_hash(file));
+    EXPECT_EQ(sslat_space_block_count(builtin), 16);
+    sslat_space_free(builtin);
+    sslat_space_free(file);
+}
+
+TEST(Loader, MissingFileIsAnIoError)
+{
+    sslat_space *s = reinterpret_cast<sslat_space *>(0x1);
+    sslat_error err;
+    EXPECT_EQ(sslat_space_load_file("/nonexistent/space.json", nullptr, &s, &err), SSLAT_ERR_IO);
+    EXPECT_EQ(s, nullptr);
+    EXPECT_NE(std::string(err.message).find("/nonexistent/space.json"), std::string::npos);
+    EXPECT_EQ(sslat_space_load_file("/tmp", nullptr, &s, &err), SSLAT_ERR_IO) << err.message;
+    EXPECT_EQ(sslat_space_load_string(nullptr, 0, "x", nullptr, &s, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    EXPECT_STREQ(sslat_status_string(SSLAT_ERR_SPACE), "invalid search space");
+}
+
+}  // namespace
