@@ -16,7 +16,7 @@
 /* One candidate: a sequence of layer specs (usually one). */
 typedef struct candidate_decl {
     int32_t n_specs;
-    sslat_layer_spec specs[SSLAT_MAX_SEQUENCE];
+    sslat_layer_spec *specs;
     char label[96];
 } candidate_decl;
 
@@ -35,6 +35,7 @@ typedef struct loader {
     sslat_error *err;
     layer_decl *decls;
     int32_t n_decls;
+    int64_t total_candidates; /* after repeats, checked against the limit while parsing */
 } loader;
 
 typedef char json_path[96];
@@ -171,6 +172,13 @@ static sslat_status parse_candidate(loader *L, const char *path, json_t *value,
 {
     memset(cand, 0, sizeof *cand);
     char label[96];
+    size_t count = json_is_array(value) ? json_array_size(value) : 1;
+    if (count == 0) return fail_at(L, path, SSLAT_ERR_SPACE, "empty sequence");
+    if (count > SSLAT_MAX_SEQUENCE)
+        return fail_at(L, path, SSLAT_ERR_LIMIT, "sequence of %zu layers (limit %d)", count,
+                       SSLAT_MAX_SEQUENCE);
+    cand->specs = calloc(count, sizeof *cand->specs);
+    if (!cand->specs) return fail_at(L, path, SSLAT_ERR_NOMEM, "out of memory");
     if (!json_is_array(value)) {
         cand->n_specs = 1;
         sslat_status status = parse_spec(L, path, value, true, &cand->specs[0], NULL, 0);
@@ -178,11 +186,6 @@ static sslat_status parse_candidate(loader *L, const char *path, json_t *value,
         sslat_spec_format(&cand->specs[0], cand->label, sizeof cand->label);
         return SSLAT_OK;
     }
-    size_t count = json_array_size(value);
-    if (count == 0) return fail_at(L, path, SSLAT_ERR_SPACE, "empty sequence");
-    if (count > SSLAT_MAX_SEQUENCE)
-        return fail_at(L, path, SSLAT_ERR_LIMIT, "sequence of %zu layers (limit %d)", count,
-                       SSLAT_MAX_SEQUENCE);
     for (size_t i = 0; i < count; i++) {
         json_path element;
         snprintf(element, sizeof element, "%s[%zu]", path, i);
@@ -276,6 +279,8 @@ static sslat_status parse_layer(loader *L, const char *path, json_t *value, laye
     if (!decl->candidates) return fail_at(L, path, SSLAT_ERR_NOMEM, "out of memory");
     decl->n_candidates = 1;
     candidate_decl *cand = &decl->candidates[0];
+    cand->specs = calloc(1, sizeof *cand->specs);
+    if (!cand->specs) return fail_at(L, path, SSLAT_ERR_NOMEM, "out of memory");
     cand->n_specs = 1;
     sslat_status status =
         parse_spec(L, path, value, false, &cand->specs[0], decl->name, sizeof decl->name);
@@ -289,7 +294,10 @@ static sslat_status parse_layer(loader *L, const char *path, json_t *value, laye
 
 static void free_decls(loader *L)
 {
-    for (int32_t i = 0; i < L->n_decls; i++) free(L->decls[i].candidates);
+    for (int32_t i = 0; i < L->n_decls; i++) {
+        for (int32_t c = 0; c < L->decls[i].n_candidates; c++) free(L->decls[i].candidates[c].specs);
+        free(L->decls[i].candidates);
+    }
     free(L->decls);
     L->decls = NULL;
     L->n_decls = 0;
@@ -368,6 +376,11 @@ static sslat_status parse_layers(loader *L, json_t *layers)
         L->n_decls = (int32_t)i + 1;
         sslat_status status = parse_layer(L, path, json_array_get(layers, i), &L->decls[i]);
         if (status != SSLAT_OK) return status;
+        L->total_candidates += (int64_t)L->decls[i].n_candidates * L->decls[i].repeat;
+        if (L->total_candidates > SSLAT_MAX_TOTAL_CANDIDATES)
+            return fail_at(L, path, SSLAT_ERR_LIMIT,
+                           "the space has more than %d candidates after repeats",
+                           SSLAT_MAX_TOTAL_CANDIDATES);
     }
     return SSLAT_OK;
 }
@@ -596,7 +609,7 @@ sslat_status sslat_space_load_string(const char *text, size_t length, const char
     if (!out) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "out must not be NULL");
     *out = NULL;
     if (!text) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "text must not be NULL");
-    loader L = {source_name ? source_name : "<string>", error, NULL, 0};
+    loader L = {source_name ? source_name : "<string>", error, NULL, 0, 0};
     if (length > (size_t)SSLAT_MAX_FILE_BYTES)
         return fail_at(&L, "", SSLAT_ERR_LIMIT, "%zu bytes (limit %ld)", length,
                        SSLAT_MAX_FILE_BYTES);

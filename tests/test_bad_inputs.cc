@@ -29,6 +29,12 @@ std::string many_repeated_layers()
     return space_json(layers);
 }
 
+std::string too_many_candidates()
+{
+    std::string choice = "{\"choice\": [\"skip\"" + repeat_text(", \"skip\"", 255) + "], \"repeat\": 256}";
+    return space_json("\"cn_c8\", " + choice + ", " + choice);
+}
+
 const std::string CHOICE_16 = "{\"choice\": [\"ir_k3_e3\", \"ir_k5_e3\"], \"c\": 16}";
 
 std::vector<BadInput> bad_inputs()
@@ -78,6 +84,7 @@ std::vector<BadInput> bad_inputs()
         {"arch negative", space_json("\"cn_c16\", " + CHOICE_16, ", \"arch\": [-1]"), SSLAT_ERR_SPACE, "out of range"},
         {"arch not integers", space_json("\"cn_c16\", " + CHOICE_16, ", \"arch\": [\"0\"]"), SSLAT_ERR_PARSE, "arch[0]: must be an integer"},
         {"repeat too large", space_json("{\"choice\": [\"cn\"], \"repeat\": 100000}"), SSLAT_ERR_SPACE, "outside 1..256"},
+        {"too many candidates after repeats", too_many_candidates(), SSLAT_ERR_LIMIT, "layers[1]: the space has more than 65536 candidates"},
         {"too many layers after repeats", many_repeated_layers(), SSLAT_ERR_LIMIT, "layers after repeats"},
         {"input over 2^40 elements", space_json("\"gap\"", "", "{\"shape\": [3, 65536, 65536], \"batch\": 65536}"), SSLAT_ERR_LIMIT, "input: the input has more than 2^40"},
         {"tensor over 2^40 elements", space_json("\"cn_c1048576\"", "", "{\"shape\": [3, 65536, 65536]}"), SSLAT_ERR_LIMIT, "layers[0]: 'cn_c1048576': conv2d 'conv': output 1x1048576x65536x65536 has more than 2^40"},

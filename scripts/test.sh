@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The whole test suite: install and build (scripts/setup.sh), then ctest.
+#   bash scripts/test.sh            the normal build in build/
+#   bash scripts/test.sh --sanitize a second build in build-asan/ with ASan + UBSan
+#   bash scripts/test.sh --fuzz S   build the libFuzzer target with clang and fuzz S seconds
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-normal}
+
+case "$mode" in
+  normal)
+    bash scripts/setup.sh
+    ctest --test-dir build --output-on-failure -j2
+    ;;
+  --sanitize)
+    bash scripts/setup.sh >/dev/null  # packages
+    # CUDA off: sanitizers and the static CUDA runtime do not mix, and nothing CUDA runs here
+    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSSLAT_SANITIZE=ON -DSSLAT_CUDA=OFF >/dev/null
+    cmake --build build-asan -j"$(nproc)"
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      ctest --test-dir build-asan --output-on-failure -j2
+    ;;
+  --fuzz)
+    seconds=${2:-60}
+    bash scripts/setup.sh >/dev/null
+    CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSSLAT_FUZZ=ON \
+      -DSSLAT_SANITIZE=ON -DSSLAT_CUDA=OFF -DSSLAT_TESTS=OFF >/dev/null
+    cmake --build build-fuzz --target fuzz_loader -j"$(nproc)"
+    corpus=build-fuzz/corpus
+    mkdir -p "$corpus"
+    cp examples/*.json tests/data/*.json "$corpus"/
+    build-fuzz/fuzz_loader -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+      -print_final_stats=1 -dict=tests/fuzz_loader.dict "$corpus" 2>&1 | tail -n 15
+    echo "fuzz: no crash in ${seconds}s"
+    ;;
+  *)
+    echo "usage: bash scripts/test.sh [--sanitize | --fuzz SECONDS]" >&2
+    exit 2
+    ;;
+esac
