@@ -120,6 +120,25 @@ static int32_t expanded_channels(const resolved *r)
     return sslat_make_divisible(r->in_channels * r->expansion, 8);
 }
 
+/* depthwise k×k (stride) → BN → act → optional squeeze-excite: the middle of ir and ds */
+static void depthwise_stage(builder *b, int32_t *at, int32_t channels, const resolved *r,
+                            sslat_act_kind gate)
+{
+    conv(b, at, channels, r->kernel, r->stride, r->padding, r->dilation, channels, false, "dw");
+    unary(b, at, SSLAT_OP_BATCHNORM, "dw_bn");
+    act(b, at, r->act, "dw_act");
+    if (r->se_ratio > 0) squeeze_excite(b, at, r->se_ratio, gate);
+}
+
+/* linear 1×1 projection → BN → residual: the end of ir, ds and er */
+static void project_stage(builder *b, int32_t *at, int32_t block_input, int32_t groups,
+                          const resolved *r)
+{
+    conv_plain(b, at, r->out_channels, 1, 1, groups, "project");
+    unary(b, at, SSLAT_OP_BATCHNORM, "project_bn");
+    residual(b, at, block_input, r);
+}
+
 static void expand_ir(builder *b, int32_t *at, const resolved *r, sslat_act_kind gate)
 {
     int32_t input = *at;
@@ -135,26 +154,15 @@ static void expand_ir(builder *b, int32_t *at, const resolved *r, sslat_act_kind
             add_op(b, at, SSLAT_OP_CHANNEL_SHUFFLE, &p, SSLAT_NO_INPUT, "shuffle");
         }
     }
-    conv(b, at, mid, r->kernel, r->stride, r->padding, r->dilation, mid, false, "dw");
-    unary(b, at, SSLAT_OP_BATCHNORM, "dw_bn");
-    act(b, at, r->act, "dw_act");
-    if (r->se_ratio > 0) squeeze_excite(b, at, r->se_ratio, gate);
-    conv_plain(b, at, r->out_channels, 1, 1, r->groups, "project");
-    unary(b, at, SSLAT_OP_BATCHNORM, "project_bn");
-    residual(b, at, input, r);
+    depthwise_stage(b, at, mid, r, gate);
+    project_stage(b, at, input, r->groups, r);
 }
 
 static void expand_ds(builder *b, int32_t *at, const resolved *r, sslat_act_kind gate)
 {
     int32_t input = *at;
-    conv(b, at, r->in_channels, r->kernel, r->stride, r->padding, r->dilation, r->in_channels,
-         false, "dw");
-    unary(b, at, SSLAT_OP_BATCHNORM, "dw_bn");
-    act(b, at, r->act, "dw_act");
-    if (r->se_ratio > 0) squeeze_excite(b, at, r->se_ratio, gate);
-    conv_plain(b, at, r->out_channels, 1, 1, 1, "pw");
-    unary(b, at, SSLAT_OP_BATCHNORM, "pw_bn");
-    residual(b, at, input, r);
+    depthwise_stage(b, at, r->in_channels, r, gate);
+    project_stage(b, at, input, 1, r);
 }
 
 static void expand_er(builder *b, int32_t *at, const resolved *r, sslat_act_kind gate)
@@ -165,9 +173,7 @@ static void expand_er(builder *b, int32_t *at, const resolved *r, sslat_act_kind
     unary(b, at, SSLAT_OP_BATCHNORM, "exp_bn");
     act(b, at, r->act, "exp_act");
     if (r->se_ratio > 0) squeeze_excite(b, at, r->se_ratio, gate);
-    conv_plain(b, at, r->out_channels, 1, 1, 1, "project");
-    unary(b, at, SSLAT_OP_BATCHNORM, "project_bn");
-    residual(b, at, input, r);
+    project_stage(b, at, input, 1, r);
 }
 
 /* torchvision's shortcut: identity, or 1x1 conv (stride) + bn when the shape changes */
