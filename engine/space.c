@@ -18,6 +18,7 @@ void sslat_space_free(sslat_space *space)
     free(space->layers);
     free(space->block_layer);
     free(space->arch);
+    sslat_container_free(space->latency);
     free(space);
 }
 

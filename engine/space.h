@@ -28,6 +28,7 @@ struct sslat_space {
     int32_t *arch;        /* the file's "arch" (n_blocks entries) or NULL */
     sslat_act_kind se_gate;
     uint64_t hash;
+    sslat_container *latency; /* attached by sslat_initialize_latency, owned; or NULL */
 };
 
 /* The layer of NAS block `block` (asserts the index is valid). */

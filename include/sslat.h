@@ -116,6 +116,190 @@ sslat_status sslat_mac_count(const sslat_space *space, const char *latency_type,
                              const char *ignore, double *constant, double *per_op,
                              size_t per_op_capacity, sslat_error *error);
 
+/* ---- Containers (latency tables) ------------------------------------------- */
+
+/* One latency table: the constant part and one entry per candidate of every
+ * NAS block, with statistics and metadata. File format: docs/format.md. */
+typedef struct sslat_container sslat_container;
+
+/* Statistics of one entry. For analytic calculators every figure equals value
+ * and samples is 1. All reals are finite and >= 0. */
+typedef struct sslat_entry {
+    double value;  /* the figure statistics use (timed: the median, per sample) */
+    double median, mean, stddev, min, max;
+    uint32_t samples;
+} sslat_entry;
+
+/* The seed's constructor: latency_type ("mac", "cuda", …), the constant part,
+ * and block_count blocks of candidate_counts[b] values each, flattened block
+ * after block in operations_latencies. The unit follows the type. */
+sslat_status sslat_container_create(const char *latency_type, double constant_latency,
+                                    const double *operations_latencies,
+                                    const int32_t *candidate_counts, int32_t block_count,
+                                    sslat_container **out, sslat_error *error);
+sslat_status sslat_container_clone(const sslat_container *container, sslat_container **out,
+                                   sslat_error *error);
+void sslat_container_free(sslat_container *container);
+
+/* Serialisation. save_to_bytes returns a buffer the caller frees with sslat_free. */
+sslat_status sslat_container_save_to_bytes(const sslat_container *container, uint8_t **bytes,
+                                           size_t *size, sslat_error *error);
+sslat_status sslat_container_load_from_bytes(const uint8_t *bytes, size_t size,
+                                             sslat_container **out, sslat_error *error);
+/* Atomic: temp file, fsync, rename. */
+sslat_status sslat_container_save_to_file(const sslat_container *container, const char *path,
+                                          sslat_error *error);
+sslat_status sslat_container_load_from_file(const char *path, sslat_container **out,
+                                            sslat_error *error);
+/* JSON (every field, exact round trip) and CSV (one row per block × candidate).
+ * *text is NUL-terminated; the caller frees it with sslat_free. */
+sslat_status sslat_container_export_json(const sslat_container *container, char **text,
+                                         sslat_error *error);
+sslat_status sslat_container_import_json(const char *text, size_t length,
+                                         sslat_container **out, sslat_error *error);
+sslat_status sslat_container_export_csv(const sslat_container *container, char **text,
+                                        sslat_error *error);
+/* Frees memory the library handed over (bytes, text). Accepts NULL. */
+void sslat_free(void *pointer);
+
+/* Accessors. Strings belong to the container. */
+const char *sslat_container_latency_type(const sslat_container *container);
+const char *sslat_container_unit(const sslat_container *container);
+double sslat_container_constant_latency(const sslat_container *container);
+sslat_entry sslat_container_constant_entry(const sslat_container *container);
+int32_t sslat_container_block_count(const sslat_container *container);
+/* -1 when block is out of range. */
+int32_t sslat_container_candidate_count(const sslat_container *container, int32_t block);
+/* The value of one candidate; NaN when out of range. */
+double sslat_container_latency(const sslat_container *container, int32_t block,
+                               int32_t candidate);
+sslat_status sslat_container_entry(const sslat_container *container, int32_t block,
+                                   int32_t candidate, sslat_entry *entry, sslat_error *error);
+/* "" when the container has no labels. NULL when out of range. */
+const char *sslat_container_block_name(const sslat_container *container, int32_t block);
+const char *sslat_container_candidate_label(const sslat_container *container, int32_t block,
+                                            int32_t candidate);
+const char *sslat_container_space_name(const sslat_container *container);
+uint64_t sslat_container_space_hash(const sslat_container *container);
+/* N, C, H, W of the measured input (zeros when not bound to a space). */
+void sslat_container_input_shape(const sslat_container *container, int32_t nchw[4]);
+int32_t sslat_container_batch(const sslat_container *container);
+const char *sslat_container_dtype(const sslat_container *container);
+const char *sslat_container_layout(const sslat_container *container);
+const char *sslat_container_tool_version(const sslat_container *container);
+const char *sslat_container_created(const sslat_container *container);
+/* Every metadata pair (latency_type and unit included), in a stable order. */
+int32_t sslat_container_metadata_count(const sslat_container *container);
+sslat_status sslat_container_metadata_at(const sslat_container *container, int32_t index,
+                                         const char **key, const char **value);
+/* NULL when absent. */
+const char *sslat_container_metadata(const sslat_container *container, const char *key);
+
+/* Setters, used by calculators and importers. */
+sslat_status sslat_container_set_entry(sslat_container *container, int32_t block,
+                                       int32_t candidate, const sslat_entry *entry,
+                                       sslat_error *error);
+sslat_status sslat_container_set_constant_entry(sslat_container *container,
+                                                const sslat_entry *entry, sslat_error *error);
+/* Keys must not be latency_type or unit (fixed at creation). */
+sslat_status sslat_container_set_metadata(sslat_container *container, const char *key,
+                                          const char *value, sslat_error *error);
+/* Record the space: name, hash, input shape, block names and candidate labels.
+ * Fails when the space's blocks do not match the table's shape. */
+sslat_status sslat_container_bind_space(sslat_container *container, const sslat_space *space,
+                                        sslat_error *error);
+
+/* ---- The reference API: latency attached to a space --------------------------- */
+
+/* Options of sslat_initialize_latency (zero = defaults). */
+typedef struct sslat_latency_options {
+    const char *ignore;   /* analytic calculators: op kinds left out ("batchnorm,act") */
+} sslat_latency_options;
+
+/* Compute a latency table of latency_type for the space and attach it to the
+ * space (replacing any earlier one). inputs must be NULL or equal the space's
+ * input (load the space with sslat_space_options to measure other inputs);
+ * options may be NULL. *out is owned by the space: valid until
+ * sslat_reset_latency or sslat_space_free; clone it to keep it longer. */
+sslat_status sslat_initialize_latency(const char *latency_type, sslat_space *space,
+                                      const sslat_space_options *inputs,
+                                      const sslat_latency_options *options,
+                                      sslat_container **out, sslat_error *error);
+/* Attach a copy of a container (e.g. loaded from a file): its space hash must match. */
+sslat_status sslat_attach_latency(sslat_space *space, const sslat_container *container,
+                                  sslat_error *error);
+/* The attached container, or NULL. */
+sslat_container *sslat_space_latency(const sslat_space *space);
+/* Drop the attached container. */
+void sslat_reset_latency(sslat_space *space);
+
+/* ---- Statistics over a container --------------------------------------------- */
+
+/* constant + Σ per-block min / max / mean. */
+sslat_status sslat_min_latency(const sslat_container *container, double *latency,
+                               sslat_error *error);
+sslat_status sslat_max_latency(const sslat_container *container, double *latency,
+                               sslat_error *error);
+sslat_status sslat_mean_latency(const sslat_container *container, double *latency,
+                                sslat_error *error);
+/* Latencies of n uniformly random architectures (each block's candidate drawn
+ * uniformly and independently), reproducible from seed. */
+sslat_status sslat_sample_latencies(const sslat_container *container, size_t n, uint64_t seed,
+                                    double *latencies, sslat_error *error);
+/* Median of sample_latencies(n, seed) (the seed's median_latency). */
+sslat_status sslat_median_latency(const sslat_container *container, size_t n, uint64_t seed,
+                                  double *latency, sslat_error *error);
+/* Latency of one architecture (length must equal the block count). */
+sslat_status sslat_current_latency(const sslat_container *container, const int32_t *arch,
+                                   int32_t length, double *latency, sslat_error *error);
+/* Latency of the space's "arch"; refused when the space is not the container's. */
+sslat_status sslat_best_arch_latency(const sslat_container *container, const sslat_space *space,
+                                     double *latency, sslat_error *error);
+/* The fastest / slowest architecture (capacity ≥ block count). */
+sslat_status sslat_argmin_arch(const sslat_container *container, int32_t *arch, int32_t capacity,
+                               sslat_error *error);
+sslat_status sslat_argmax_arch(const sslat_container *container, int32_t *arch, int32_t capacity,
+                               sslat_error *error);
+
+/* Distribution of a uniformly random architecture's latency, computed exactly
+ * on a grid of `bins` steps over [min, max] (0 = 65536): each candidate's value
+ * is rounded down and up to the grid, giving distributions that bracket the true
+ * one. Every figure comes with a bound the true value is guaranteed within. */
+typedef struct sslat_distribution_options {
+    int32_t bins;
+} sslat_distribution_options;
+
+/* Quantile p in [0, 1]: the smallest latency L with P(latency ≤ L) ≥ p.
+ * *estimate ± *bound contains the exact quantile. */
+sslat_status sslat_latency_quantile(const sslat_container *container, double p,
+                                    const sslat_distribution_options *options, double *estimate,
+                                    double *bound, sslat_error *error);
+/* P(latency ≤ budget), bracketed: low ≤ exact ≤ high. */
+sslat_status sslat_latency_cdf(const sslat_container *container, double budget,
+                               const sslat_distribution_options *options, double *low,
+                               double *high, sslat_error *error);
+/* Number of architectures with latency ≤ budget, bracketed (as reals: counts
+ * exceed 2^64 in large spaces). */
+sslat_status sslat_count_under_budget(const sslat_container *container, double budget,
+                                      const sslat_distribution_options *options, double *low,
+                                      double *high, sslat_error *error);
+
+/* The architecture maximising value's total (e.g. a MAC container of the same
+ * space) subject to latency ≤ budget: multiple-choice knapsack, exact on a grid
+ * of `bins` steps (0 = 32768) over [0, budget − min]. Latencies are rounded up,
+ * so the answer always fits the budget; it is at least as good as the best
+ * architecture within budget − grid_slack (reported). Fails with SSLAT_ERR_SPACE
+ * when no architecture fits. */
+typedef struct sslat_budget_result {
+    double latency;     /* of the chosen architecture (exact, not rounded) */
+    double value;       /* its total in the value container */
+    double grid_slack;  /* block_count × grid step */
+} sslat_budget_result;
+
+sslat_status sslat_budget_maximize(const sslat_container *latency, const sslat_container *value,
+                                   double budget, int32_t bins, int32_t *arch, int32_t capacity,
+                                   sslat_budget_result *result, sslat_error *error);
+
 #ifdef __cplusplus
 }
 #endif

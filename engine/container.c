@@ -1,0 +1,399 @@
+/* Container construction, validation, accessors and setters. */
+#include "container.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "calculator.h"
+#include "error.h"
+#include "limits.h"
+#include "space.h"
+
+char *sslat_strdup(const char *text)
+{
+    size_t size = strlen(text) + 1;
+    char *copy = malloc(size);
+    if (copy) memcpy(copy, text, size);
+    return copy;
+}
+
+void sslat_free(void *pointer) { free(pointer); }
+
+const char *sslat_latency_type_unit(const char *latency_type)
+{
+    const sslat_calculator *calculator = sslat_calculator_find(latency_type);
+    return calculator ? calculator->unit : NULL;
+}
+
+sslat_entry sslat_entry_of_value(double value)
+{
+    sslat_entry entry = {value, value, value, 0.0, value, value, 1};
+    return entry;
+}
+
+bool sslat_entry_valid(const sslat_entry *entry, char *why, size_t why_size)
+{
+    const struct { const char *name; double v; } figures[] = {
+        {"value", entry->value}, {"median", entry->median}, {"mean", entry->mean},
+        {"stddev", entry->stddev}, {"min", entry->min},     {"max", entry->max},
+    };
+    for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
+        if (!isfinite(figures[i].v) || figures[i].v < 0) {
+            snprintf(why, why_size, "%s is %g (must be finite and >= 0)", figures[i].name,
+                     figures[i].v);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void free_labels(sslat_container *c)
+{
+    if (c->block_names)
+        for (int32_t b = 0; b < c->n_blocks; b++) free(c->block_names[b]);
+    if (c->labels)
+        for (int32_t i = 0; i < c->offset[c->n_blocks]; i++) free(c->labels[i]);
+    free(c->block_names);
+    free(c->labels);
+    c->block_names = c->labels = NULL;
+}
+
+void sslat_container_free(sslat_container *c)
+{
+    if (!c) return;
+    free_labels(c);
+    for (int32_t i = 0; i < c->n_meta; i++) {
+        free(c->meta[i].key);
+        free(c->meta[i].value);
+    }
+    free(c->meta);
+    free(c->n_candidates);
+    free(c->offset);
+    free(c->entries);
+    free(c->space_name);
+    free(c);
+}
+
+static void utc_now(char *buffer, size_t size)
+{
+    time_t now = time(NULL);
+    struct tm utc;
+    gmtime_r(&now, &utc);
+    strftime(buffer, size, "%Y-%m-%dT%H:%M:%SZ", &utc);
+}
+
+/* Add or replace a pair without the latency_type / unit guard. */
+static sslat_status put_meta(sslat_container *c, const char *key, const char *value,
+                             sslat_error *err)
+{
+    if (strlen(key) == 0 || strlen(key) > SSLAT_MAX_STRING || strlen(value) > SSLAT_MAX_STRING)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "metadata key '%.40s' or its value is empty or too long", key);
+    for (int32_t i = 0; i < c->n_meta; i++) {
+        if (strcmp(c->meta[i].key, key) != 0) continue;
+        char *copy = sslat_strdup(value);
+        if (!copy) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+        free(c->meta[i].value);
+        c->meta[i].value = copy;
+        return SSLAT_OK;
+    }
+    if (c->n_meta >= SSLAT_MAX_META)
+        return sslat_fail(err, SSLAT_ERR_LIMIT, "more than %d metadata pairs", SSLAT_MAX_META);
+    sslat_meta_pair *grown = realloc(c->meta, (size_t)(c->n_meta + 1) * sizeof *grown);
+    if (!grown) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    c->meta = grown;
+    char *k = sslat_strdup(key), *v = sslat_strdup(value);
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    }
+    c->meta[c->n_meta++] = (sslat_meta_pair){k, v};
+    return SSLAT_OK;
+}
+
+sslat_status sslat_container_new(const char *latency_type, const int32_t *candidate_counts,
+                                 int32_t block_count, sslat_container **out, sslat_error *err)
+{
+    *out = NULL;
+    const char *unit = latency_type ? sslat_latency_type_unit(latency_type) : NULL;
+    if (!unit)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                          "unknown latency type '%s' (sslat calculators lists them)",
+                          latency_type ? latency_type : "(null)");
+    if (block_count < 0 || block_count > SSLAT_MAX_LAYERS || (block_count > 0 && !candidate_counts))
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "block count %d is outside 0..%d",
+                          block_count, SSLAT_MAX_LAYERS);
+    int64_t total = 0;
+    for (int32_t b = 0; b < block_count; b++) {
+        if (candidate_counts[b] < 1 || candidate_counts[b] > SSLAT_MAX_CANDIDATES)
+            return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                              "block %d has %d candidates (must be 1..%d: no empty blocks)", b,
+                              candidate_counts[b], SSLAT_MAX_CANDIDATES);
+        total += candidate_counts[b];
+    }
+    if (total > SSLAT_MAX_TOTAL_CANDIDATES)
+        return sslat_fail(err, SSLAT_ERR_LIMIT, "%lld candidates (limit %d)", (long long)total,
+                          SSLAT_MAX_TOTAL_CANDIDATES);
+    sslat_container *c = calloc(1, sizeof *c);
+    if (!c) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    c->n_blocks = block_count;
+    c->n_candidates = calloc((size_t)block_count + 1, sizeof *c->n_candidates);
+    c->offset = calloc((size_t)block_count + 1, sizeof *c->offset);
+    c->entries = calloc((size_t)total + 1, sizeof *c->entries);
+    c->space_name = sslat_strdup("");
+    if (!c->n_candidates || !c->offset || !c->entries || !c->space_name) {
+        sslat_container_free(c);
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    }
+    for (int32_t b = 0; b < block_count; b++) {
+        c->n_candidates[b] = candidate_counts[b];
+        c->offset[b + 1] = c->offset[b] + candidate_counts[b];
+    }
+    char created[32];
+    utc_now(created, sizeof created);
+    sslat_status status = put_meta(c, "latency_type", latency_type, err);
+    if (status == SSLAT_OK) status = put_meta(c, "unit", unit, err);
+    if (status == SSLAT_OK) status = put_meta(c, "tool_version", sslat_version(), err);
+    if (status == SSLAT_OK) status = put_meta(c, "created", created, err);
+    if (status != SSLAT_OK) {
+        sslat_container_free(c);
+        return status;
+    }
+    *out = c;
+    return SSLAT_OK;
+}
+
+sslat_status sslat_container_create(const char *latency_type, double constant_latency,
+                                    const double *operations_latencies,
+                                    const int32_t *candidate_counts, int32_t block_count,
+                                    sslat_container **out, sslat_error *error)
+{
+    sslat_error_clear(error);
+    if (!out) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "out must not be NULL");
+    sslat_container *c = NULL;
+    sslat_status status = sslat_container_new(latency_type, candidate_counts, block_count, &c, error);
+    if (status != SSLAT_OK) return status;
+    sslat_entry constant = sslat_entry_of_value(constant_latency);
+    status = sslat_container_set_constant_entry(c, &constant, error);
+    for (int32_t b = 0; status == SSLAT_OK && b < block_count; b++)
+        for (int32_t i = 0; status == SSLAT_OK && i < c->n_candidates[b]; i++) {
+            if (!operations_latencies) {
+                status = sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "operations_latencies is NULL");
+                break;
+            }
+            sslat_entry e = sslat_entry_of_value(operations_latencies[c->offset[b] + i]);
+            status = sslat_container_set_entry(c, b, i, &e, error);
+        }
+    if (status != SSLAT_OK) {
+        sslat_container_free(c);
+        return status;
+    }
+    *out = c;
+    return SSLAT_OK;
+}
+
+sslat_status sslat_container_set_labels(sslat_container *c, char **block_names, char **labels,
+                                        sslat_error *err)
+{
+    int32_t total = c->offset[c->n_blocks];
+    char **names = calloc((size_t)c->n_blocks + 1, sizeof *names);
+    char **cands = calloc((size_t)total + 1, sizeof *cands);
+    bool ok = names && cands;
+    for (int32_t b = 0; ok && b < c->n_blocks; b++)
+        ok = (names[b] = sslat_strdup(block_names && block_names[b] ? block_names[b] : "")) != NULL;
+    for (int32_t i = 0; ok && i < total; i++)
+        ok = (cands[i] = sslat_strdup(labels && labels[i] ? labels[i] : "")) != NULL;
+    if (!ok) {
+        for (int32_t b = 0; names && b < c->n_blocks; b++) free(names[b]);
+        for (int32_t i = 0; cands && i < total; i++) free(cands[i]);
+        free(names);
+        free(cands);
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    }
+    free_labels(c);
+    c->block_names = names;
+    c->labels = cands;
+    return SSLAT_OK;
+}
+
+sslat_status sslat_container_clone(const sslat_container *src, sslat_container **out,
+                                   sslat_error *error)
+{
+    /* one serialisation path: the clone is what a save and load would give */
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    sslat_status status = sslat_container_save_to_bytes(src, &bytes, &size, error);
+    if (status == SSLAT_OK) status = sslat_container_load_from_bytes(bytes, size, out, error);
+    free(bytes);
+    return status;
+}
+
+/* ---- accessors ------------------------------------------------------------------ */
+
+const char *sslat_container_metadata(const sslat_container *c, const char *key)
+{
+    for (int32_t i = 0; c && key && i < c->n_meta; i++)
+        if (strcmp(c->meta[i].key, key) == 0) return c->meta[i].value;
+    return NULL;
+}
+
+static const char *meta_or_empty(const sslat_container *c, const char *key)
+{
+    const char *value = sslat_container_metadata(c, key);
+    return value ? value : "";
+}
+
+const char *sslat_container_latency_type(const sslat_container *c) { return meta_or_empty(c, "latency_type"); }
+const char *sslat_container_unit(const sslat_container *c) { return meta_or_empty(c, "unit"); }
+const char *sslat_container_dtype(const sslat_container *c) { return meta_or_empty(c, "dtype"); }
+const char *sslat_container_layout(const sslat_container *c) { return meta_or_empty(c, "layout"); }
+const char *sslat_container_tool_version(const sslat_container *c) { return meta_or_empty(c, "tool_version"); }
+const char *sslat_container_created(const sslat_container *c) { return meta_or_empty(c, "created"); }
+double sslat_container_constant_latency(const sslat_container *c) { return c->constant.value; }
+sslat_entry sslat_container_constant_entry(const sslat_container *c) { return c->constant; }
+int32_t sslat_container_block_count(const sslat_container *c) { return c->n_blocks; }
+const char *sslat_container_space_name(const sslat_container *c) { return c->space_name; }
+uint64_t sslat_container_space_hash(const sslat_container *c) { return c->space_hash; }
+int32_t sslat_container_batch(const sslat_container *c) { return c->input[0]; }
+int32_t sslat_container_metadata_count(const sslat_container *c) { return c->n_meta; }
+
+void sslat_container_input_shape(const sslat_container *c, int32_t nchw[4])
+{
+    memcpy(nchw, c->input, sizeof c->input);
+}
+
+int32_t sslat_container_candidate_count(const sslat_container *c, int32_t block)
+{
+    return c && block >= 0 && block < c->n_blocks ? c->n_candidates[block] : -1;
+}
+
+static bool in_range(const sslat_container *c, int32_t block, int32_t candidate)
+{
+    return c && block >= 0 && block < c->n_blocks && candidate >= 0 &&
+           candidate < c->n_candidates[block];
+}
+
+double sslat_container_latency(const sslat_container *c, int32_t block, int32_t candidate)
+{
+    return in_range(c, block, candidate) ? c->entries[c->offset[block] + candidate].value : NAN;
+}
+
+static sslat_status out_of_range(const sslat_container *c, int32_t block, int32_t candidate,
+                                 sslat_error *error)
+{
+    return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
+                      "block %d candidate %d is out of range (%d blocks%s)", block, candidate,
+                      c ? c->n_blocks : 0, c && block >= 0 && block < c->n_blocks ? "" : "; no such block");
+}
+
+sslat_status sslat_container_entry(const sslat_container *c, int32_t block, int32_t candidate,
+                                   sslat_entry *entry, sslat_error *error)
+{
+    if (!in_range(c, block, candidate) || !entry) return out_of_range(c, block, candidate, error);
+    *entry = c->entries[c->offset[block] + candidate];
+    return SSLAT_OK;
+}
+
+const char *sslat_container_block_name(const sslat_container *c, int32_t block)
+{
+    if (!c || block < 0 || block >= c->n_blocks) return NULL;
+    return c->block_names ? c->block_names[block] : "";
+}
+
+const char *sslat_container_candidate_label(const sslat_container *c, int32_t block,
+                                            int32_t candidate)
+{
+    if (!in_range(c, block, candidate)) return NULL;
+    return c->labels ? c->labels[c->offset[block] + candidate] : "";
+}
+
+sslat_status sslat_container_metadata_at(const sslat_container *c, int32_t index,
+                                         const char **key, const char **value)
+{
+    if (!c || index < 0 || index >= c->n_meta || !key || !value) return SSLAT_ERR_INVALID_ARGUMENT;
+    *key = c->meta[index].key;
+    *value = c->meta[index].value;
+    return SSLAT_OK;
+}
+
+/* ---- setters --------------------------------------------------------------------- */
+
+sslat_status sslat_container_set_entry(sslat_container *c, int32_t block, int32_t candidate,
+                                       const sslat_entry *entry, sslat_error *error)
+{
+    if (!in_range(c, block, candidate) || !entry) return out_of_range(c, block, candidate, error);
+    char why[96];
+    if (!sslat_entry_valid(entry, why, sizeof why))
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "operations_latencies[%d][%d]: %s",
+                          block, candidate, why);
+    c->entries[c->offset[block] + candidate] = *entry;
+    return SSLAT_OK;
+}
+
+sslat_status sslat_container_set_constant_entry(sslat_container *c, const sslat_entry *entry,
+                                                sslat_error *error)
+{
+    char why[96];
+    if (!c || !entry) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
+    if (!sslat_entry_valid(entry, why, sizeof why))
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "constant_latency: %s", why);
+    c->constant = *entry;
+    return SSLAT_OK;
+}
+
+sslat_status sslat_container_set_metadata(sslat_container *c, const char *key, const char *value,
+                                          sslat_error *error)
+{
+    if (!c || !key || !value) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
+    if (!strcmp(key, "latency_type") || !strcmp(key, "unit"))
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
+                          "'%s' is fixed when the container is created", key);
+    return put_meta(c, key, value, error);
+}
+
+sslat_status sslat_container_bind_space(sslat_container *c, const sslat_space *space,
+                                        sslat_error *error)
+{
+    if (!c || !space) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
+    if (space->n_blocks != c->n_blocks)
+        return sslat_fail(error, SSLAT_ERR_SPACE, "space '%s' has %d NAS blocks, the table %d",
+                          space->name, space->n_blocks, c->n_blocks);
+    for (int32_t b = 0; b < c->n_blocks; b++)
+        if (sslat_space_block_layer(space, b)->n_candidates != c->n_candidates[b])
+            return sslat_fail(error, SSLAT_ERR_SPACE,
+                              "block %d: space '%s' has %d candidates, the table %d", b,
+                              space->name, sslat_space_block_layer(space, b)->n_candidates,
+                              c->n_candidates[b]);
+    char **names = calloc((size_t)c->n_blocks + 1, sizeof *names);
+    char **labels = calloc((size_t)c->offset[c->n_blocks] + 1, sizeof *labels);
+    char *name = sslat_strdup(space->name);
+    sslat_status status = SSLAT_OK;
+    if (!names || !labels || !name) {
+        status = sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory");
+    } else {
+        for (int32_t b = 0; b < c->n_blocks; b++) {
+            const sslat_layer *layer = sslat_space_block_layer(space, b);
+            names[b] = (char *)layer->name;
+            for (int32_t i = 0; i < layer->n_candidates; i++)
+                labels[c->offset[b] + i] = (char *)layer->candidates[i].label;
+        }
+        status = sslat_container_set_labels(c, names, labels, error);
+    }
+    if (status == SSLAT_OK) {
+        free(c->space_name);
+        c->space_name = name;
+        name = NULL;
+        c->space_hash = space->hash;
+        c->input[0] = space->input.n;
+        c->input[1] = space->input.c;
+        c->input[2] = space->input.h;
+        c->input[3] = space->input.w;
+    }
+    free(name);
+    free(names);
+    free(labels);
+    return status;
+}

@@ -1,0 +1,53 @@
+/* The latency container in memory (format on disk: docs/format.md). */
+#ifndef SSLAT_CONTAINER_H
+#define SSLAT_CONTAINER_H
+
+#include <stdbool.h>
+
+#include "sslat.h"
+
+#define SSLAT_MAX_META 1024
+#define SSLAT_MAX_STRING 65536
+#define SSLAT_MAX_CONTAINER_BYTES (256L * 1024 * 1024)
+
+typedef struct sslat_meta_pair {
+    char *key, *value;
+} sslat_meta_pair;
+
+struct sslat_container {
+    sslat_entry constant;
+    int32_t n_blocks;
+    int32_t *n_candidates; /* per block */
+    int32_t *offset;       /* n_blocks + 1: first entry of each block */
+    sslat_entry *entries;  /* offset[n_blocks] entries, block after block */
+    char *space_name;
+    uint64_t space_hash;
+    int32_t input[4]; /* N, C, H, W */
+    int32_t n_meta;
+    sslat_meta_pair *meta; /* latency_type and unit first */
+    char **block_names;    /* n_blocks, or NULL without labels */
+    char **labels;         /* offset[n_blocks], or NULL */
+};
+
+/* An empty table of the given shape: every entry zero, metadata holding the
+ * type, its unit, tool_version and created. Checks the type and the counts. */
+sslat_status sslat_container_new(const char *latency_type, const int32_t *candidate_counts,
+                                 int32_t block_count, sslat_container **out, sslat_error *err);
+
+/* An analytic entry: every figure = value, one sample. */
+sslat_entry sslat_entry_of_value(double value);
+
+/* Finite and >= 0 everywhere; otherwise writes which figure to why. */
+bool sslat_entry_valid(const sslat_entry *entry, char *why, size_t why_size);
+
+/* Duplicate of a string (NULL on allocation failure). */
+char *sslat_strdup(const char *text);
+
+/* Replace the labels (block names, candidate labels); NULL names keep "". */
+sslat_status sslat_container_set_labels(sslat_container *container, char **block_names,
+                                        char **labels, sslat_error *err);
+
+/* Unit of a latency type ("MMAC", "ms"), or NULL when the type is unknown. */
+const char *sslat_latency_type_unit(const char *latency_type);
+
+#endif

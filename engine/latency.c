@@ -1,0 +1,108 @@
+/* The reference API: a latency table attached to its space. */
+#include "latency.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "space.h"
+
+sslat_status sslat_measure_space(const sslat_calculator *calculator, const sslat_space *space,
+                                 const sslat_calc_options *options, const char *ignore_text,
+                                 sslat_container **out, sslat_error *err)
+{
+    *out = NULL;
+    size_t total = sslat_space_total_candidates(space);
+    int32_t *counts = calloc((size_t)space->n_blocks + 1, sizeof *counts);
+    double *per_op = calloc(total + 1, sizeof *per_op);
+    double constant = 0;
+    sslat_status status = counts && per_op ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    for (int32_t b = 0; status == SSLAT_OK && b < space->n_blocks; b++)
+        counts[b] = sslat_space_block_layer(space, b)->n_candidates;
+    if (status == SSLAT_OK)
+        status = sslat_calculate_space(calculator, space, options, &constant, per_op, total, err);
+    sslat_container *c = NULL;
+    if (status == SSLAT_OK)
+        status = sslat_container_create(calculator->name, constant, per_op, counts, space->n_blocks, &c, err);
+    if (status == SSLAT_OK) status = sslat_container_bind_space(c, space, err);
+    if (status == SSLAT_OK && calculator->rule >= 0)
+        status = sslat_container_set_metadata(c, "calculator.ignore", ignore_text ? ignore_text : "", err);
+    if (status == SSLAT_OK)
+        status = sslat_container_set_metadata(c, "calculator.summary", calculator->summary, err);
+    free(counts);
+    free(per_op);
+    if (status != SSLAT_OK) {
+        sslat_container_free(c);
+        return status;
+    }
+    *out = c;
+    return SSLAT_OK;
+}
+
+static bool same_inputs(const sslat_space *space, const sslat_space_options *inputs)
+{
+    return (!inputs->batch || inputs->batch == space->input.n) &&
+           (!inputs->height || inputs->height == space->input.h) &&
+           (!inputs->width || inputs->width == space->input.w);
+}
+
+sslat_status sslat_initialize_latency(const char *latency_type, sslat_space *space,
+                                      const sslat_space_options *inputs,
+                                      const sslat_latency_options *options,
+                                      sslat_container **out, sslat_error *error)
+{
+    sslat_error_clear(error);
+    if (!space || !out) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "space and out are required");
+    *out = NULL;
+    const sslat_calculator *calculator = sslat_calculator_find(latency_type);
+    if (!calculator)
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
+                          "unknown latency type '%s' (sslat_available_calculators lists them)",
+                          latency_type ? latency_type : "(null)");
+    if (inputs && !same_inputs(space, inputs))
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
+                          "inputs differ from the space's %dx%dx%dx%d: load the space with these "
+                          "sslat_space_options to measure them",
+                          space->input.n, space->input.c, space->input.h, space->input.w);
+    sslat_calc_options calc = {{0, 0}};
+    const char *ignore = options ? options->ignore : NULL;
+    sslat_status status = sslat_ignore_parse(ignore, &calc.ignore, error);
+    sslat_container *c = NULL;
+    if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &calc, ignore, &c, error);
+    if (status != SSLAT_OK) return status;
+    sslat_container_free(space->latency);
+    space->latency = c;
+    *out = c;
+    return SSLAT_OK;
+}
+
+sslat_status sslat_attach_latency(sslat_space *space, const sslat_container *container,
+                                  sslat_error *error)
+{
+    sslat_error_clear(error);
+    if (!space || !container) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
+    if (sslat_container_space_hash(container) != space->hash)
+        return sslat_fail(error, SSLAT_ERR_SPACE,
+                          "the container was made for space '%s' (hash %016llx), not '%s' (hash %016llx)",
+                          sslat_container_space_name(container),
+                          (unsigned long long)sslat_container_space_hash(container), space->name,
+                          (unsigned long long)space->hash);
+    sslat_container *copy = NULL;
+    sslat_status status = sslat_container_clone(container, &copy, error);
+    if (status != SSLAT_OK) return status;
+    sslat_container_free(space->latency);
+    space->latency = copy;
+    return SSLAT_OK;
+}
+
+sslat_container *sslat_space_latency(const sslat_space *space)
+{
+    return space ? space->latency : NULL;
+}
+
+void sslat_reset_latency(sslat_space *space)
+{
+    if (!space) return;
+    sslat_container_free(space->latency);
+    space->latency = NULL;
+}

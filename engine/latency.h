@@ -1,0 +1,14 @@
+/* Building a container from a calculator run over a space. */
+#ifndef SSLAT_LATENCY_H
+#define SSLAT_LATENCY_H
+
+#include "calculator.h"
+#include "container.h"
+
+/* Run the calculator over the space and return a container bound to it, with
+ * the calculator's options in the metadata (ignore_text as given, may be NULL). */
+sslat_status sslat_measure_space(const sslat_calculator *calculator, const sslat_space *space,
+                                 const sslat_calc_options *options, const char *ignore_text,
+                                 sslat_container **out, sslat_error *err);
+
+#endif
