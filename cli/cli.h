@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sslat.h"
 
@@ -45,7 +46,25 @@ bool cli_parse_int(const char *text, const char *what, int64_t lo, int64_t hi, i
     "  --batch N          override the input batch (N of every tensor)\n"                  \
     "  --resolution R     override the input resolution: R (square) or HxW\n"
 
+/* Load a container file, printing the error on failure; returns an exit code. */
+int cli_load_container(const char *path, sslat_container **container);
+
+/* Parse "0,3,1" (or "[0, 3, 1]") into arch (capacity entries); returns the
+ * length, or -1 after printing what is wrong. */
+int32_t cli_parse_arch(const char *text, int32_t *arch, int32_t capacity);
+
+/* Print an architecture as "0,3,1". */
+void cli_print_arch(FILE *out, const int32_t *arch, int32_t length);
+
+/* Write text to path atomically, or to stdout when path is "-"; returns an exit code. */
+int cli_write_text(const char *path, const char *text, const char *verb);
+
 int cmd_show(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_arch(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_budget(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
 int cmd_calculators(int argc, char **argv);
 

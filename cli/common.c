@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "cli.h"
 
 int cli_exit_code(sslat_status status)
@@ -74,4 +75,58 @@ int cli_load_space(const cli_space_args *args, sslat_space **space)
         return cli_exit_code(status);
     }
     return CLI_OK;
+}
+
+int cli_load_container(const char *path, sslat_container **container)
+{
+    sslat_error err;
+    sslat_status status = sslat_container_load_from_file(path, container, &err);
+    if (status != SSLAT_OK) {
+        fprintf(stderr, "sslat: %s\n", err.message);
+        return cli_exit_code(status);
+    }
+    return CLI_OK;
+}
+
+int32_t cli_parse_arch(const char *text, int32_t *arch, int32_t capacity)
+{
+    int32_t length = 0;
+    const char *p = text;
+    while (*p == '[' || *p == ' ') p++;
+    while (*p && *p != ']') {
+        char *end = NULL;
+        errno = 0;
+        long value = strtol(p, &end, 10);
+        if (end == p || errno || value < 0 || value > 1000000) {
+            fprintf(stderr, "sslat: architecture '%s': expected comma-separated candidate indices\n", text);
+            return -1;
+        }
+        if (length >= capacity) {
+            fprintf(stderr, "sslat: architecture '%s' has more than %d indices\n", text, capacity);
+            return -1;
+        }
+        arch[length++] = (int32_t)value;
+        p = end;
+        while (*p == ' ') p++;
+        if (*p == ',') p++;
+        while (*p == ' ') p++;
+    }
+    return length;
+}
+
+void cli_print_arch(FILE *out, const int32_t *arch, int32_t length)
+{
+    for (int32_t b = 0; b < length; b++) fprintf(out, "%s%d", b ? "," : "", arch[b]);
+}
+
+int cli_write_text(const char *path, const char *text, const char *verb)
+{
+    if (strcmp(path, "-") == 0) {
+        fputs(text, stdout);
+        return CLI_OK;
+    }
+    sslat_error err;
+    sslat_status status = sslat_write_file_atomic(path, text, strlen(text), &err);
+    if (status != SSLAT_OK) fprintf(stderr, "sslat %s: %s\n", verb, err.message);
+    return cli_exit_code(status);
 }

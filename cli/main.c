@@ -11,6 +11,11 @@ static const struct {
 } VERBS[] = {
     {"show", cmd_show, "print a search space as a table: layers, candidates, shapes, params, MACs"},
     {"measure", cmd_measure, "compute a latency table (constant part + per-candidate values)"},
+    {"stats", cmd_stats, "statistics of a latency table over its whole search space"},
+    {"arch", cmd_arch, "one architecture's latency with its per-block breakdown"},
+    {"budget", cmd_budget, "architectures under a latency budget; the best one by a second table"},
+    {"export", cmd_export, "a container as JSON or CSV"},
+    {"import", cmd_import, "a JSON export back into a binary container"},
     {"calculators", cmd_calculators, "list the calculators (latency types) and which can run here"},
 };
 

@@ -112,7 +112,7 @@ TEST_F(Cli, BadFileGivesOneLineAndExitCodeTwo)
 TEST_F(Cli, MeasureWritesJsonEqualToTheLibrary)
 {
     std::string out = dir + "/out.json";
-    Result r = run("measure -c mac_fvcore " + example_path("proxylessnas.json") + " -o " + out);
+    Result r = run("measure -c mac_fvcore " + example_path("proxylessnas.json") + " --json " + out);
     ASSERT_EQ(r.code, 0) << r.err;
     json_error_t jerr;
     json_t *root = json_load_file(out.c_str(), 0, &jerr);

@@ -1,0 +1,178 @@
+/* sslat stats: every statistic of a container over its search space. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "error.h"
+#include "limits.h"
+
+static const double QUANTILES[] = {0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99};
+enum { N_QUANTILES = sizeof QUANTILES / sizeof QUANTILES[0] };
+
+typedef struct stats_report {
+    double min, max, mean, median_sampled;
+    double quantile[N_QUANTILES], bound[N_QUANTILES];
+    int32_t argmin[SSLAT_MAX_LAYERS], argmax[SSLAT_MAX_LAYERS];
+    bool has_current;
+    double current;
+    int32_t arch[SSLAT_MAX_LAYERS];
+    double architectures;
+} stats_report;
+
+static sslat_status compute(const sslat_container *c, const sslat_space *space, size_t n,
+                            uint64_t seed, int32_t bins, stats_report *r, sslat_error *err)
+{
+    sslat_distribution_options grid = {bins};
+    int32_t blocks = sslat_container_block_count(c);
+    sslat_status s = sslat_min_latency(c, &r->min, err);
+    if (s == SSLAT_OK) s = sslat_max_latency(c, &r->max, err);
+    if (s == SSLAT_OK) s = sslat_mean_latency(c, &r->mean, err);
+    if (s == SSLAT_OK) s = sslat_median_latency(c, n, seed, &r->median_sampled, err);
+    if (s == SSLAT_OK) s = sslat_argmin_arch(c, r->argmin, SSLAT_MAX_LAYERS, err);
+    if (s == SSLAT_OK) s = sslat_argmax_arch(c, r->argmax, SSLAT_MAX_LAYERS, err);
+    for (int q = 0; s == SSLAT_OK && q < N_QUANTILES; q++)
+        s = sslat_latency_quantile(c, QUANTILES[q], &grid, &r->quantile[q], &r->bound[q], err);
+    r->architectures = 1;
+    for (int32_t b = 0; b < blocks; b++) r->architectures *= sslat_container_candidate_count(c, b);
+    r->has_current = false;
+    if (s == SSLAT_OK && space && sslat_space_hash(space) != sslat_container_space_hash(c))
+        s = sslat_fail(err, SSLAT_ERR_SPACE,
+                       "refusing statistics: space '%s' (hash %016" PRIx64 ") is not the "
+                       "container's space '%s' (hash %016" PRIx64 ")",
+                       sslat_space_name(space), sslat_space_hash(space),
+                       sslat_container_space_name(c), sslat_container_space_hash(c));
+    if (s == SSLAT_OK && space && sslat_space_arch(space, r->arch, SSLAT_MAX_LAYERS) > 0) {
+        s = sslat_best_arch_latency(c, space, &r->current, err);
+        r->has_current = s == SSLAT_OK;
+    }
+    return s;
+}
+
+static json_t *arch_json(const int32_t *arch, int32_t length)
+{
+    json_t *a = json_array();
+    for (int32_t b = 0; b < length; b++) json_array_append_new(a, json_integer(arch[b]));
+    return a;
+}
+
+static void print_json(const sslat_container *c, const stats_report *r, size_t n, uint64_t seed)
+{
+    int32_t blocks = sslat_container_block_count(c);
+    json_t *quantiles = json_array();
+    for (int q = 0; q < N_QUANTILES; q++)
+        json_array_append_new(quantiles, json_pack("{s:f, s:f, s:f}", "p", QUANTILES[q], "latency",
+                                                   r->quantile[q], "bound", r->bound[q]));
+    json_t *root = json_pack("{s:s, s:s, s:s, s:i, s:f, s:f, s:f, s:f, s:{s:f, s:I, s:I}, s:o, s:o, s:o}",
+                             "latency_type", sslat_container_latency_type(c), "unit",
+                             sslat_container_unit(c), "space", sslat_container_space_name(c),
+                             "blocks", blocks, "architectures", r->architectures, "min", r->min,
+                             "max", r->max, "mean", r->mean, "median_sampled", "value",
+                             r->median_sampled, "n", (json_int_t)n, "seed", (json_int_t)seed,
+                             "quantiles", quantiles, "argmin", arch_json(r->argmin, blocks),
+                             "argmax", arch_json(r->argmax, blocks));
+    if (r->has_current) {
+        json_object_set_new(root, "current", json_real(r->current));
+        json_object_set_new(root, "current_arch", arch_json(r->arch, blocks));
+    }
+    char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+    if (text) printf("%s\n", text);
+    free(text);
+    json_decref(root);
+}
+
+static void print_text(const sslat_container *c, const stats_report *r, size_t n, uint64_t seed,
+                       int32_t bins)
+{
+    int32_t blocks = sslat_container_block_count(c);
+    const char *unit = sslat_container_unit(c);
+    printf("table         %s (%s), space %s (hash %016" PRIx64 "), batch %d\n",
+           sslat_container_latency_type(c), unit, sslat_container_space_name(c),
+           sslat_container_space_hash(c), sslat_container_batch(c));
+    printf("blocks        %d, architectures %.6g\n", blocks, r->architectures);
+    printf("constant      %.6g %s\n", sslat_container_constant_latency(c), unit);
+    printf("min           %.6g %s   argmin ", r->min, unit);
+    cli_print_arch(stdout, r->argmin, blocks);
+    printf("\nmax           %.6g %s   argmax ", r->max, unit);
+    cli_print_arch(stdout, r->argmax, blocks);
+    printf("\nmean          %.6g %s\n", r->mean, unit);
+    printf("median        %.6g %s   (sampled: %zu random architectures, seed %" PRIu64 ")\n",
+           r->median_sampled, unit, n, seed);
+    printf("quantiles     exact on a %d-bin grid; the true value lies within ± bound\n",
+           bins ? bins : 65536);
+    for (int q = 0; q < N_QUANTILES; q++)
+        printf("  p%-4g       %.6g ± %.2g %s\n", QUANTILES[q] * 100, r->quantile[q], r->bound[q], unit);
+    if (r->has_current) {
+        printf("current arch  %.6g %s   (", r->current, unit);
+        cli_print_arch(stdout, r->arch, blocks);
+        printf(")\n");
+    }
+}
+
+static void stats_usage(void)
+{
+    printf("usage: sslat stats FILE [--space SPACE] [-n N] [--seed S] [--bins B] [--json]\n\n"
+           "Prints min / max / mean (constant + per-block min / max / mean), the median of N\n"
+           "random architectures, exact quantiles of a random architecture's latency with\n"
+           "their bound, the argmin / argmax architectures, and with --space the latency of\n"
+           "the space's arch (the space must be the container's).\n\n"
+           "  --space SPACE   the search-space file the table was made for\n"
+           "  -n N            random architectures for the sampled median (default 1000)\n"
+           "  --seed S        their seed (default 0)\n"
+           "  --bins B        grid of the exact distribution (default 65536)\n"
+           "  --json          machine-readable output\n");
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    enum { OPT_SPACE = 2001, OPT_SEED, OPT_BINS, OPT_JSON };
+    static const struct option LONG[] = {
+        {"space", required_argument, NULL, OPT_SPACE}, {"seed", required_argument, NULL, OPT_SEED},
+        {"bins", required_argument, NULL, OPT_BINS},   {"json", no_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
+    cli_space_args space_args = {0};
+    int32_t n = 1000, bins = 0, seed32 = 0;
+    bool json = false;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "n:h", LONG, NULL)) != -1) {
+        switch (opt) {
+        case OPT_SPACE: space_args.path = optarg; break;
+        case 'n': if (!cli_parse_int(optarg, "-n", 1, 100000000, &n)) return CLI_BAD_INPUT; break;
+        case OPT_SEED: if (!cli_parse_int(optarg, "--seed", 0, INT32_MAX, &seed32)) return CLI_BAD_INPUT; break;
+        case OPT_BINS: if (!cli_parse_int(optarg, "--bins", 16, 1 << 22, &bins)) return CLI_BAD_INPUT; break;
+        case OPT_JSON: json = true; break;
+        case 'h': stats_usage(); return CLI_OK;
+        default: return CLI_BAD_INPUT;
+        }
+    }
+    if (optind + 1 != argc) {
+        fprintf(stderr, "sslat stats: expects one container file (sslat stats --help)\n");
+        return CLI_BAD_INPUT;
+    }
+    sslat_container *c = NULL;
+    sslat_space *space = NULL;
+    int code = cli_load_container(argv[optind], &c);
+    if (code == CLI_OK && space_args.path) code = cli_load_space(&space_args, &space);
+    stats_report *report = calloc(1, sizeof *report);
+    if (code == CLI_OK && !report) code = CLI_FAILURE;
+    if (code == CLI_OK) {
+        sslat_error err;
+        sslat_status status = compute(c, space, (size_t)n, (uint64_t)seed32, bins, report, &err);
+        if (status != SSLAT_OK) {
+            fprintf(stderr, "sslat stats: %s\n", err.message);
+            code = cli_exit_code(status);
+        } else if (json) {
+            print_json(c, report, (size_t)n, (uint64_t)seed32);
+        } else {
+            print_text(c, report, (size_t)n, (uint64_t)seed32, bins);
+        }
+    }
+    free(report);
+    sslat_space_free(space);
+    sslat_container_free(c);
+    return code;
+}
