@@ -33,7 +33,7 @@ static int32_t bins_of(const sslat_container *c, const sslat_distribution_option
     if (bins > MAX_BINS) bins = MAX_BINS;
     double candidates = c->offset[c->n_blocks] > 0 ? c->offset[c->n_blocks] : 1;
     if ((double)bins * candidates > MAX_WORK) bins = (int32_t)(MAX_WORK / candidates);
-    return bins < 16 ? 16 : bins;
+    return bins < 1 ? 1 : bins;
 }
 
 static double block_min(const sslat_container *c, int32_t b)

@@ -1,0 +1,79 @@
+// The reference API: initialize_latency attaches a table to its space.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "helpers.h"
+
+namespace {
+
+TEST(Api, InitializeAttachesAndResetDrops)
+{
+    sslat_space *space = load_example("mobilenet_v2_space.json");
+    ASSERT_NE(space, nullptr);
+    EXPECT_EQ(sslat_space_latency(space), nullptr);
+    sslat_container *c = nullptr;
+    sslat_error err;
+    sslat_latency_options options = {"batchnorm"};
+    ASSERT_EQ(sslat_initialize_latency("mac_thop", space, nullptr, &options, &c, &err), SSLAT_OK) << err.message;
+    EXPECT_EQ(sslat_space_latency(space), c);
+    EXPECT_STREQ(sslat_container_latency_type(c), "mac_thop");
+    EXPECT_STREQ(sslat_container_metadata(c, "calculator.ignore"), "batchnorm");
+    EXPECT_EQ(sslat_container_space_hash(c), sslat_space_hash(space));
+    EXPECT_EQ(sslat_container_block_count(c), 16);
+    EXPECT_STREQ(sslat_container_candidate_label(c, 0, 5), "ir_k7_e6");
+    double best = 0, min = 0;
+    ASSERT_EQ(sslat_best_arch_latency(c, space, &best, &err), SSLAT_OK) << err.message;
+    ASSERT_EQ(sslat_min_latency(c, &min, &err), SSLAT_OK);
+    EXPECT_GT(best, min);
+    // the MAC table equals sslat_mac_count's figures
+    double constant = 0;
+    std::vector<double> per_op(16 * 7);
+    ASSERT_EQ(sslat_mac_count(space, "mac_thop", "batchnorm", &constant, per_op.data(), per_op.size(), &err), SSLAT_OK);
+    EXPECT_EQ(sslat_container_constant_latency(c), constant);
+    EXPECT_EQ(sslat_container_latency(c, 3, 2), per_op[6 + 7 + 6 + 2]);  // blocks of 6, 7, 6 candidates first
+    sslat_reset_latency(space);
+    EXPECT_EQ(sslat_space_latency(space), nullptr);
+    sslat_reset_latency(space);  // twice is fine
+    sslat_space_free(space);
+}
+
+TEST(Api, ErrorsNameTheProblem)
+{
+    sslat_space *space = load_example("fbnet.json");
+    ASSERT_NE(space, nullptr);
+    sslat_container *c = nullptr;
+    sslat_error err;
+    EXPECT_EQ(sslat_initialize_latency("cuda", space, nullptr, nullptr, &c, &err), SSLAT_ERR_UNSUPPORTED);
+    EXPECT_EQ(c, nullptr);
+    EXPECT_EQ(sslat_space_latency(space), nullptr);  // nothing attached on failure
+    EXPECT_EQ(sslat_initialize_latency("gpu", space, nullptr, nullptr, &c, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    sslat_space_options other = {4, 0, 0};
+    EXPECT_EQ(sslat_initialize_latency("mac", space, &other, nullptr, &c, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(err.message).find("load the space with these"), std::string::npos);
+    sslat_space_options same = {1, 224, 224};
+    EXPECT_EQ(sslat_initialize_latency("mac", space, &same, nullptr, &c, &err), SSLAT_OK) << err.message;
+    sslat_latency_options bad = {"softmax"};
+    EXPECT_EQ(sslat_initialize_latency("mac", space, nullptr, &bad, &c, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(sslat_space_latency(space), nullptr);  // the earlier table stays
+
+    // a table of another space is refused
+    sslat_space *other_space = load_example("proxylessnas.json");
+    sslat_container *theirs = nullptr;
+    ASSERT_EQ(sslat_initialize_latency("mac", other_space, nullptr, nullptr, &theirs, &err), SSLAT_OK);
+    EXPECT_EQ(sslat_attach_latency(space, theirs, &err), SSLAT_ERR_SPACE);
+    EXPECT_NE(std::string(err.message).find("not 'fbnet'"), std::string::npos) << err.message;
+    double l;
+    EXPECT_EQ(sslat_best_arch_latency(theirs, space, &l, &err), SSLAT_ERR_SPACE);
+    // and a copy of its own is accepted
+    sslat_container *copy = nullptr;
+    ASSERT_EQ(sslat_container_clone(sslat_space_latency(space), &copy, &err), SSLAT_OK);
+    sslat_reset_latency(space);
+    EXPECT_EQ(sslat_attach_latency(space, copy, &err), SSLAT_OK) << err.message;
+    EXPECT_NE(sslat_space_latency(space), copy);  // attached as a copy
+    sslat_container_free(copy);
+    sslat_space_free(other_space);
+    sslat_space_free(space);
+}
+
+}  // namespace
