@@ -25,13 +25,18 @@ case "$mode" in
     bash scripts/setup.sh >/dev/null
     CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSSLAT_FUZZ=ON \
       -DSSLAT_SANITIZE=ON -DSSLAT_CUDA=OFF -DSSLAT_TESTS=OFF >/dev/null
-    cmake --build build-fuzz --target fuzz_loader -j"$(nproc)"
-    corpus=build-fuzz/corpus
-    mkdir -p "$corpus"
-    cp examples/*.json tests/data/*.json "$corpus"/
+    cmake --build build-fuzz --target fuzz_loader fuzz_container -j"$(nproc)"
+    # the loader: seeded with every example space
+    mkdir -p build-fuzz/corpus-loader build-fuzz/corpus-container
+    cp examples/*.json tests/data/*.json build-fuzz/corpus-loader/
     build-fuzz/fuzz_loader -max_total_time="$seconds" -max_len=65536 -timeout=10 \
-      -print_final_stats=1 -dict=tests/fuzz_loader.dict "$corpus" 2>&1 | tail -n 15
-    echo "fuzz: no crash in ${seconds}s"
+      -print_final_stats=1 -dict=tests/fuzz_loader.dict build-fuzz/corpus-loader 2>&1 | tail -n 6
+    # the container reader: seeded with real containers of two spaces
+    build/sslat measure -c mac examples/fbnet.json -o build-fuzz/corpus-container/fbnet.sslat 2>/dev/null
+    build/sslat measure -c mac_thop tests/data/probe.json -o build-fuzz/corpus-container/probe.sslat 2>/dev/null
+    build-fuzz/fuzz_container -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+      -print_final_stats=1 build-fuzz/corpus-container 2>&1 | tail -n 6
+    echo "fuzz: no crash in ${seconds}s per target"
     ;;
   *)
     echo "usage: bash scripts/test.sh [--sanitize | --fuzz SECONDS]" >&2

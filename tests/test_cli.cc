@@ -165,6 +165,64 @@ TEST_F(Cli, MeasureDefaultsAndUnavailableCalculators)
     EXPECT_NE(r.err.find("cannot create"), std::string::npos) << r.err;
 }
 
+TEST_F(Cli, ContainerVerbsWorkTogether)
+{
+    std::string space = example_path("proxylessnas.json");
+    std::string lat = dir + "/lat.sslat", json = dir + "/lat.json", csv = dir + "/lat.csv";
+    Result r = run("measure -c mac " + space + " -o " + lat + " --json " + json + " --csv " + csv);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(read_all(csv).rfind("block,block_name,candidate,label,value", 0), 0u);
+
+    r = run("stats " + lat + " --space " + space + " -n 500 --seed 3");
+    EXPECT_EQ(r.code, 0) << r.err;
+    for (const char *line : {"min ", "max ", "mean ", "median ", "p50 ", "argmin ", "architectures 2.21502e+17"})
+        EXPECT_NE(r.out.find(line), std::string::npos) << line << " in " << r.out;
+    r = run("stats --json " + lat);
+    json_error_t jerr;
+    json_t *stats = json_loads(r.out.c_str(), 0, &jerr);
+    ASSERT_NE(stats, nullptr) << r.out;
+    EXPECT_EQ(json_array_size(json_object_get(stats, "argmin")), 21u);
+    EXPECT_LT(json_real_value(json_object_get(stats, "min")), json_real_value(json_object_get(stats, "max")));
+    json_decref(stats);
+    r = run("stats " + lat + " --space " + example_path("fbnet.json"));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("refusing statistics"), std::string::npos) << r.err;
+
+    std::string arch = "0,1,2,3,4,5,6,0,1,2,3,4,5,6,0,1,2,3,4,5,0";
+    r = run("arch " + lat + " " + arch);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("ir_k7_e3"), std::string::npos);
+    EXPECT_NE(r.out.find("total"), std::string::npos);
+    EXPECT_EQ(run("arch " + lat + " 0,1,2").code, 2);
+    EXPECT_EQ(run("arch " + lat + " 0,x").code, 2);
+
+    // export → import rebuilds the same bytes
+    std::string exported = dir + "/again.json", rebuilt = dir + "/again.sslat";
+    EXPECT_EQ(run("export " + lat + " --json -o " + exported).code, 0);
+    EXPECT_EQ(read_all(exported), read_all(json));
+    EXPECT_EQ(run("import " + exported + " -o " + rebuilt).code, 0);
+    EXPECT_EQ(read_all(rebuilt), read_all(lat));
+    EXPECT_EQ(run("export " + lat + " --csv").out, read_all(csv));
+
+    r = run("budget " + lat + " --limit 250 --maximize " + lat);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("best by mac"), std::string::npos) << r.out;
+    r = run("budget " + lat + " --limit 1");
+    EXPECT_EQ(r.code, 0) << r.err;  // counting: none fit
+    EXPECT_NE(r.out.find("0 to 0 fit"), std::string::npos) << r.out;
+    r = run("budget " + lat + " --limit 1 --maximize " + lat);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("no architecture fits"), std::string::npos) << r.err;
+
+    // a corrupted file: exit 2, one line naming the file
+    std::string bytes = read_all(lat);
+    bytes[bytes.size() / 2] ^= 0x10;
+    std::string broken = write("broken.sslat", bytes);
+    r = run("stats " + broken);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find(broken + ": container: checksum mismatch"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, CalculatorsListsAllSix)
 {
     Result r = run("calculators");
