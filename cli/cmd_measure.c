@@ -102,6 +102,8 @@ int cmd_measure(int argc, char **argv)
         fprintf(stderr, "sslat measure: calculator %s (the best available here; sslat calculators "
                         "says why others are not)\n", calculator->name);
     sslat_calc_options options;
+    sslat_calc_options_default(&options);
+    options.progress = true;
     sslat_error err;
     if (sslat_ignore_parse(ignore, &options.ignore, &err) != SSLAT_OK) {
         fprintf(stderr, "sslat measure: %s\n", err.message);

@@ -1,5 +1,6 @@
 /* The calculator (backend) interface: every latency type fills the same table.
- * Analytic MAC counters now; the cpu (oneDNN) and cuda backends plug in here. */
+ * Analytic MAC counters are in engine/, the cpu (oneDNN) backend in host/, the
+ * cuda backend will plug in the same way. */
 #ifndef SSLAT_CALCULATOR_H
 #define SSLAT_CALCULATOR_H
 
@@ -7,9 +8,25 @@
 #include "mac.h"
 #include "space.h"
 
+typedef enum sslat_exec_mode {
+    SSLAT_MODE_FUSED, /* conv + BN + act (+ residual) as one primitive, as deployment runs it */
+    SSLAT_MODE_EAGER, /* one primitive per op */
+} sslat_exec_mode;
+
 typedef struct sslat_calc_options {
-    sslat_ignore_set ignore; /* op kinds left out (analytic counters) */
+    sslat_ignore_set ignore;   /* analytic: op kinds left out */
+    sslat_exec_mode mode;      /* timed: fused (default) or eager */
+    int32_t threads;           /* timed: worker threads, 0 = every core */
+    int32_t warmup_iterations; /* timed: runs before timing (default 10) */
+    int32_t run_iterations;    /* timed: timed runs (default 10; the minimum when adaptive) */
+    double target_noise;       /* adaptive stop: 95% CI half-width of the median / median (0 = off) */
+    double max_seconds;        /* adaptive stop: time cap per subgraph (default 2 s) */
+    uint64_t seed;             /* timed: random inputs and weights */
+    bool progress;             /* progress on stderr (only when it is a terminal) */
 } sslat_calc_options;
+
+/* The defaults above. */
+void sslat_calc_options_default(sslat_calc_options *options);
 
 typedef struct sslat_calculator sslat_calculator;
 struct sslat_calculator {
@@ -21,11 +38,20 @@ struct sslat_calculator {
     const char *(*unavailable_reason)(void);
     /* Whether the backend handles this primitive. (optional: NULL = all) */
     bool (*supports_op)(const sslat_node *node);
-    /* Value of one subgraph (in unit). */
-    sslat_status (*measure_graph)(const sslat_calculator *self, const sslat_graph *graph,
-                                  const sslat_calc_options *options, double *value,
-                                  sslat_error *err);
-    int rule; /* MAC rule of the analytic counters */
+    /* Open a session (engine, stream, handles) for a run. (optional) */
+    sslat_status (*begin)(const sslat_calculator *self, const sslat_calc_options *options,
+                          void **session, sslat_error *err);
+    /* Value and statistics of one subgraph, per sample (timed: batch time / N). */
+    sslat_status (*measure_graph)(const sslat_calculator *self, void *session,
+                                  const sslat_graph *graph, const sslat_calc_options *options,
+                                  sslat_entry *entry, sslat_error *err);
+    /* Record device / software / option metadata in the container. (optional) */
+    sslat_status (*describe)(const sslat_calculator *self, void *session,
+                             const sslat_calc_options *options, sslat_container *container,
+                             sslat_error *err);
+    /* Close the session. (optional) */
+    void (*end)(void *session);
+    int rule; /* MAC rule of the analytic counters, -1 for the others */
 };
 
 int sslat_calculator_count(void);
@@ -33,14 +59,20 @@ const sslat_calculator *sslat_calculator_at(int index);
 /* NULL when no calculator has that name. */
 const sslat_calculator *sslat_calculator_find(const char *name);
 
-/* Run a calculator over a space: the constant part (sum over fixed layers) and
- * one value per candidate, block after block, into per_op (total candidates).
- * Fails with SSLAT_ERR_UNSUPPORTED naming the calculator when it cannot run. */
+/* Run a calculator over a space into a container of the space's shape: the
+ * constant part (fixed layers combined) and every candidate's entry, plus the
+ * calculator's metadata. Identical subgraphs (same canonical hash, which
+ * covers the input shape) are measured once. Fails with SSLAT_ERR_UNSUPPORTED
+ * naming the calculator when it cannot run here. */
 sslat_status sslat_calculate_space(const sslat_calculator *calculator, const sslat_space *space,
-                                   const sslat_calc_options *options, double *constant,
-                                   double *per_op, size_t per_op_capacity, sslat_error *err);
+                                   const sslat_calc_options *options, sslat_container *container,
+                                   sslat_error *err);
 
 /* Total candidates over all NAS blocks. */
 size_t sslat_space_total_candidates(const sslat_space *space);
+
+/* The cpu backend's table entry (host/cpu_calculator.c), or a stub saying why
+ * this build has none. */
+extern const sslat_calculator sslat_cpu_calculator;
 
 #endif

@@ -12,25 +12,19 @@ sslat_status sslat_measure_space(const sslat_calculator *calculator, const sslat
                                  sslat_container **out, sslat_error *err)
 {
     *out = NULL;
-    size_t total = sslat_space_total_candidates(space);
     int32_t *counts = calloc((size_t)space->n_blocks + 1, sizeof *counts);
-    double *per_op = calloc(total + 1, sizeof *per_op);
-    double constant = 0;
-    sslat_status status = counts && per_op ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-    for (int32_t b = 0; status == SSLAT_OK && b < space->n_blocks; b++)
+    if (!counts) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    for (int32_t b = 0; b < space->n_blocks; b++)
         counts[b] = sslat_space_block_layer(space, b)->n_candidates;
-    if (status == SSLAT_OK)
-        status = sslat_calculate_space(calculator, space, options, &constant, per_op, total, err);
     sslat_container *c = NULL;
-    if (status == SSLAT_OK)
-        status = sslat_container_create(calculator->name, constant, per_op, counts, space->n_blocks, &c, err);
+    sslat_status status = sslat_container_new(calculator->name, counts, space->n_blocks, &c, err);
+    free(counts);
     if (status == SSLAT_OK) status = sslat_container_bind_space(c, space, err);
+    if (status == SSLAT_OK) status = sslat_calculate_space(calculator, space, options, c, err);
     if (status == SSLAT_OK && calculator->rule >= 0)
         status = sslat_container_set_metadata(c, "calculator.ignore", ignore_text ? ignore_text : "", err);
     if (status == SSLAT_OK)
         status = sslat_container_set_metadata(c, "calculator.summary", calculator->summary, err);
-    free(counts);
-    free(per_op);
     if (status != SSLAT_OK) {
         sslat_container_free(c);
         return status;
@@ -64,7 +58,8 @@ sslat_status sslat_initialize_latency(const char *latency_type, sslat_space *spa
                           "inputs differ from the space's %dx%dx%dx%d: load the space with these "
                           "sslat_space_options to measure them",
                           space->input.n, space->input.c, space->input.h, space->input.w);
-    sslat_calc_options calc = {{0, 0}};
+    sslat_calc_options calc;
+    sslat_calc_options_default(&calc);
     const char *ignore = options ? options->ignore : NULL;
     sslat_status status = sslat_ignore_parse(ignore, &calc.ignore, error);
     sslat_container *c = NULL;

@@ -4,10 +4,12 @@
 #include "mac.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "calculator.h"
+#include "container.h"
 #include "space.h"
 
 static const char *const RULE_NAMES[] = {"mac", "mac_thop", "mac_fvcore", "mac_pthflops"};
@@ -165,13 +167,36 @@ sslat_status sslat_mac_count(const sslat_space *space, const char *latency_type,
                              size_t per_op_capacity, sslat_error *error)
 {
     sslat_error_clear(error);
+    if (!space || !constant)
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "space and constant must not be NULL");
     if (sslat_mac_rule_from_name(latency_type) < 0)
         return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
                           "'%s' is not a MAC latency type (mac, mac_thop, mac_fvcore, mac_pthflops)",
                           latency_type ? latency_type : "(null)");
+    size_t needed = sslat_space_total_candidates(space);
+    if (needed > per_op_capacity || (needed > 0 && !per_op))
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
+                          "per_op holds %zu values but the space has %zu candidates",
+                          per_op_capacity, needed);
     sslat_calc_options options;
+    sslat_calc_options_default(&options);
     sslat_status status = sslat_ignore_parse(ignore, &options.ignore, error);
-    if (status != SSLAT_OK) return status;
-    return sslat_calculate_space(sslat_calculator_find(latency_type), space, &options, constant,
-                                 per_op, per_op_capacity, error);
+    int32_t *counts = calloc((size_t)space->n_blocks + 1, sizeof *counts);
+    if (status == SSLAT_OK && !counts) status = sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory");
+    for (int32_t b = 0; status == SSLAT_OK && b < space->n_blocks; b++)
+        counts[b] = sslat_space_block_layer(space, b)->n_candidates;
+    sslat_container *table = NULL;
+    if (status == SSLAT_OK)
+        status = sslat_container_new(latency_type, counts, space->n_blocks, &table, error);
+    if (status == SSLAT_OK)
+        status = sslat_calculate_space(sslat_calculator_find(latency_type), space, &options, table, error);
+    if (status == SSLAT_OK) {
+        *constant = sslat_container_constant_latency(table);
+        size_t at = 0;
+        for (int32_t b = 0; b < space->n_blocks; b++)
+            for (int32_t c = 0; c < counts[b]; c++) per_op[at++] = sslat_container_latency(table, b, c);
+    }
+    sslat_container_free(table);
+    free(counts);
+    return status;
 }

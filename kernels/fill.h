@@ -1,6 +1,5 @@
-/* Seeded random fill on the device: inputs and weights are never zeros.
- * Counter-based (splitmix64 of seed + index), so the host can reproduce every
- * value with sslat_fill_value() and check the kernel without a copy of state. */
+/* Seeded random fill on the device: inputs and weights are never zeros. The
+ * values are engine/fill.h's sslat_fill_at, the same as on the host. */
 #ifndef SSLAT_KERNELS_FILL_H
 #define SSLAT_KERNELS_FILL_H
 
@@ -10,9 +9,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The value at index i: uniform in [lo, hi), the same on host and device. */
-float sslat_fill_value(uint64_t seed, uint64_t index, float lo, float hi);
 
 /* Fill count floats at device pointer data on stream (a cudaStream_t).
  * Returns 0 on success, else the cudaError_t of the launch. */

@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake pkg-config libjansson-dev libgtest-dev clang libclang-rt-14-dev)
+packages=(build-essential cmake pkg-config libjansson-dev libgtest-dev clang libclang-rt-14-dev
+          libdnnl-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "fill.h"
+#include "../engine/fill.h"
 
 namespace {
 
@@ -27,7 +28,7 @@ TEST(GpuFill, MatchesHostValuesAndIsNeverAllZero)
     cudaFree(device);
     size_t zeros = 0;
     for (size_t i = 0; i < count; i += 997) {
-        EXPECT_EQ(host[i], sslat_fill_value(42, i, -1.0f, 1.0f)) << "index " << i;
+        EXPECT_EQ(host[i], sslat_fill_at(42, i, -1.0f, 1.0f)) << "index " << i;
     }
     for (float v : host) zeros += v == 0.0f;
     EXPECT_LT(zeros, count / 1000);
@@ -38,10 +39,10 @@ TEST(GpuFill, HostValuesAreInRangeAndSeedDependent)
     // Runs without a device: the host twin is plain code.
     int differ = 0;
     for (uint64_t i = 0; i < 1000; i++) {
-        float a = sslat_fill_value(1, i, 0.5f, 2.0f);
+        float a = sslat_fill_at(1, i, 0.5f, 2.0f);
         EXPECT_GE(a, 0.5f);
         EXPECT_LT(a, 2.0f);
-        differ += a != sslat_fill_value(2, i, 0.5f, 2.0f);
+        differ += a != sslat_fill_at(2, i, 0.5f, 2.0f);
     }
     EXPECT_GT(differ, 990);
 }

@@ -140,11 +140,13 @@ TEST(Calculators, ListAndUnavailableOnesSayWhy)
     ASSERT_NE(cuda->unavailable_reason, nullptr);
     sslat_space *space = load_text(space_json("\"cn_c16\""));
     ASSERT_NE(space, nullptr);
-    sslat_calc_options options = {};
-    double constant = 0;
+    sslat_calc_options options;
+    sslat_calc_options_default(&options);
+    sslat_container *table = nullptr;
     sslat_error err;
-    EXPECT_EQ(sslat_calculate_space(cuda, space, &options, &constant, nullptr, 0, &err),
-              SSLAT_ERR_UNSUPPORTED);
+    ASSERT_EQ(sslat_container_create("cuda", 0, nullptr, nullptr, 0, &table, &err), SSLAT_OK);
+    EXPECT_EQ(sslat_calculate_space(cuda, space, &options, table, &err), SSLAT_ERR_UNSUPPORTED);
+    sslat_container_free(table);
     EXPECT_NE(std::string(err.message).find("calculator 'cuda' cannot run"), std::string::npos);
     EXPECT_EQ(sslat_calculator_find("nope"), nullptr);
     sslat_space_free(space);

@@ -1,0 +1,538 @@
+/* One IR op (or, in fused mode, a conv → BN → act → add → act run) at a time
+ * into oneDNN primitives. Layouts are oneDNN's choice (format_tag_any); a
+ * tensor in another layout than a primitive wants is reordered, once for the
+ * program input and weights (the prologue), inside the timing otherwise. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "lower.h"
+
+#define FAIL_STATUS (err ? err->status : SSLAT_ERR_INVALID_ARGUMENT)
+
+typedef struct lowering {
+    host_program *p;
+    const sslat_graph *g;
+    int *tensor_of;  /* program tensor of each node */
+    int *consumers;  /* readers of each node (+1 for the graph output) */
+    int input;       /* program tensor of the graph input */
+    sslat_error *err;
+} lowering;
+
+static int tensor_at(const lowering *L, int32_t node)
+{
+    return node == SSLAT_GRAPH_INPUT ? L->input : L->tensor_of[node];
+}
+
+static int32_t global_node(const lowering *L, int32_t node) { return L->p->nodes_seen + node; }
+
+static const dnnl_memory_desc_t *md_of(const lowering *L, int tensor)
+{
+    return &L->p->tensors[tensor].md;
+}
+
+/* ---- parameters ------------------------------------------------------------------ */
+
+/* A plain (user-layout) memory filled with a node's parameter values. */
+static sslat_status parameter(lowering *L, const dnnl_dims_t dims, int ndims, dnnl_format_tag_t tag,
+                              int32_t node, int role, int64_t fan_in, dnnl_memory_t *out, float **data)
+{
+    sslat_error *err = L->err;
+    dnnl_memory_desc_t md;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&md, ndims, dims, dnnl_f32, tag));
+    sslat_status status = host_program_memory(L->p, &md, out, err);
+    if (status != SSLAT_OK) return status;
+    void *handle = NULL;
+    DNNL(dnnl_memory_get_data_handle)(*out, &handle);
+    size_t count = DNNL(dnnl_memory_desc_get_size)(&md) / sizeof(float);
+    host_fill_parameter(handle, count, L->p->seed, global_node(L, node), role, fan_in);
+    if (data) *data = handle;
+    return SSLAT_OK;
+fail:
+    return FAIL_STATUS;
+}
+
+/* Weights in the layout the primitive wants: reordered once, in the prologue. */
+static sslat_status weights_for(lowering *L, dnnl_memory_t user, const dnnl_memory_desc_t *wanted,
+                                dnnl_memory_t *out)
+{
+    const dnnl_memory_desc_t *have = NULL;
+    DNNL(dnnl_memory_get_memory_desc)(user, &have);
+    if (DNNL(dnnl_memory_desc_equal)(have, wanted)) {
+        *out = user;
+        return SSLAT_OK;
+    }
+    sslat_status status = host_program_memory(L->p, wanted, out, L->err);
+    if (status == SSLAT_OK) status = host_program_reorder(L->p, user, have, *out, wanted, false, L->err);
+    return status;
+}
+
+/* ---- activations ------------------------------------------------------------------ */
+
+/* An activation as oneDNN eltwise algorithms: hsigmoid has no single one in
+ * oneDNN 2.6, so it is linear(x/6 + 1/2) then clip(0, 1). */
+typedef struct eltwise_step {
+    dnnl_alg_kind_t alg;
+    float alpha, beta;
+} eltwise_step;
+
+static int act_steps(sslat_act_kind act, eltwise_step steps[2])
+{
+    switch (act) {
+    case SSLAT_ACT_RELU: steps[0] = (eltwise_step){dnnl_eltwise_relu, 0, 0}; return 1;
+    case SSLAT_ACT_RELU6: steps[0] = (eltwise_step){dnnl_eltwise_clip, 0, 6}; return 1;
+    case SSLAT_ACT_HSWISH: steps[0] = (eltwise_step){dnnl_eltwise_hardswish, 0, 0}; return 1;
+    case SSLAT_ACT_HSIGMOID:
+        steps[0] = (eltwise_step){dnnl_eltwise_linear, 1.0f / 6.0f, 0.5f};
+        steps[1] = (eltwise_step){dnnl_eltwise_clip, 0, 1};
+        return 2;
+    case SSLAT_ACT_SIGMOID: steps[0] = (eltwise_step){dnnl_eltwise_logistic, 0, 0}; return 1;
+    case SSLAT_ACT_SILU: steps[0] = (eltwise_step){dnnl_eltwise_swish, 1, 0}; return 1;
+    case SSLAT_ACT_GELU: steps[0] = (eltwise_step){dnnl_eltwise_gelu_erf, 0, 0}; return 1;
+    case SSLAT_ACT_TANH: steps[0] = (eltwise_step){dnnl_eltwise_tanh, 0, 0}; return 1;
+    case SSLAT_ACT_COUNT: break;
+    }
+    SSLAT_ASSERT(!"unknown activation");
+}
+
+/* Create a primitive for op_desc on src, with dst in the layout the primitive
+ * picks; returns the new tensor. */
+static sslat_status simple_primitive(lowering *L, const_dnnl_op_desc_t desc, const dnnl_exec_arg_t *extra,
+                                     int n_extra, int src, int src_arg, sslat_shape shape, int *out)
+{
+    sslat_error *err = L->err;
+    dnnl_primitive_desc_t pd = NULL;
+    sslat_status status;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_desc_create)(&pd, desc, NULL, L->p->session->engine, NULL));
+    status = host_program_tensor(L->p, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_dst_md, 0), NULL,
+                                 shape, out, err);
+    if (status == SSLAT_OK) {
+        dnnl_exec_arg_t args[8];
+        int n = 0;
+        args[n++] = (dnnl_exec_arg_t){src_arg, L->p->tensors[src].memory};
+        args[n++] = (dnnl_exec_arg_t){DNNL_ARG_DST, L->p->tensors[*out].memory};
+        for (int i = 0; i < n_extra; i++) args[n++] = extra[i];
+        status = host_program_step(L->p, true, pd, args, n, err);
+    }
+    DNNL(dnnl_primitive_desc_destroy)(pd);
+    return status;
+fail:
+    return FAIL_STATUS;
+}
+
+static sslat_status lower_act(lowering *L, int src, sslat_act_kind act, sslat_shape shape, int *out)
+{
+    sslat_error *err = L->err;
+    eltwise_step steps[2];
+    int n = act_steps(act, steps);
+    int at = src;
+    for (int i = 0; i < n; i++) {
+        dnnl_eltwise_desc_t d;
+        HOST_DNNL_CHECK(err, DNNL(dnnl_eltwise_forward_desc_init)(&d, dnnl_forward_inference, steps[i].alg,
+                                                                  md_of(L, at), steps[i].alpha, steps[i].beta));
+        sslat_status status = simple_primitive(L, &d, NULL, 0, at, DNNL_ARG_SRC, shape, &at);
+        if (status != SSLAT_OK) return status;
+    }
+    *out = at;
+    return SSLAT_OK;
+fail:
+    return FAIL_STATUS;
+}
+
+/* ---- batch norm --------------------------------------------------------------------- */
+
+static sslat_status lower_batchnorm(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    sslat_shape shape = L->g->nodes[node].shape;
+    dnnl_batch_normalization_desc_t d;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_batch_normalization_forward_desc_init)(
+                             &d, dnnl_forward_inference, md_of(L, src), HOST_BN_EPSILON,
+                             dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift));
+    dnnl_dims_t c = {shape.c};
+    dnnl_memory_t scale, shift, mean, variance;
+    sslat_status status = parameter(L, c, 1, dnnl_x, node, HOST_ROLE_GAMMA, 0, &scale, NULL);
+    if (status == SSLAT_OK) status = parameter(L, c, 1, dnnl_x, node, HOST_ROLE_BETA, 0, &shift, NULL);
+    if (status == SSLAT_OK) status = parameter(L, c, 1, dnnl_x, node, HOST_ROLE_MEAN, 0, &mean, NULL);
+    if (status == SSLAT_OK) status = parameter(L, c, 1, dnnl_x, node, HOST_ROLE_VARIANCE, 0, &variance, NULL);
+    if (status != SSLAT_OK) return status;
+    dnnl_exec_arg_t extra[4] = {{DNNL_ARG_SCALE, scale}, {DNNL_ARG_SHIFT, shift},
+                                {DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, variance}};
+    return simple_primitive(L, &d, extra, 4, src, DNNL_ARG_SRC, shape, out);
+fail:
+    return FAIL_STATUS;
+}
+
+/* ---- convolution (with the fused run) ------------------------------------------------- */
+
+typedef struct conv_run {
+    int32_t conv, bn;          /* node indices; bn -1 when not folded */
+    int32_t last;              /* the last node the primitive computes */
+    sslat_act_kind acts[4];    /* activations before the add */
+    int n_acts;
+    int32_t add_other;         /* the residual's other input (node index), or SSLAT_NO_INPUT */
+    sslat_act_kind post_acts[4];
+    int n_post_acts;
+} conv_run;
+
+static bool single_reader(const lowering *L, int32_t node) { return L->consumers[node] == 1; }
+
+/* In fused mode, how far the run starting at conv i goes. */
+static conv_run find_run(const lowering *L, int32_t i)
+{
+    conv_run r = {i, -1, i, {0}, 0, SSLAT_NO_INPUT, {0}, 0};
+    if (L->p->mode != SSLAT_MODE_FUSED) return r;
+    const sslat_graph *g = L->g;
+    int32_t j = i + 1;
+    if (j < g->count && g->nodes[j].op == SSLAT_OP_BATCHNORM && g->nodes[j].input[0] == r.last &&
+        single_reader(L, r.last)) {
+        r.bn = j;
+        r.last = j++;
+    }
+    while (j < g->count && r.n_acts < 4 && g->nodes[j].op == SSLAT_OP_ACT &&
+           g->nodes[j].input[0] == r.last && single_reader(L, r.last)) {
+        r.acts[r.n_acts++] = g->nodes[j].params.act;
+        r.last = j++;
+    }
+    if (j < g->count && g->nodes[j].op == SSLAT_OP_ADD && single_reader(L, r.last)) {
+        const sslat_node *add = &g->nodes[j];
+        int32_t other = add->input[0] == r.last ? add->input[1] : add->input[1] == r.last ? add->input[0] : SSLAT_NO_INPUT;
+        if (other != SSLAT_NO_INPUT && other < i) { /* computed before the conv */
+            r.add_other = other;
+            r.last = j++;
+            while (j < g->count && r.n_post_acts < 4 && g->nodes[j].op == SSLAT_OP_ACT &&
+                   g->nodes[j].input[0] == r.last && single_reader(L, r.last)) {
+                r.post_acts[r.n_post_acts++] = g->nodes[j].params.act;
+                r.last = j++;
+            }
+        }
+    }
+    return r;
+}
+
+static sslat_status append_acts(const lowering *L, dnnl_post_ops_t po, const sslat_act_kind *acts, int n)
+{
+    sslat_error *err = L->err;
+    for (int a = 0; a < n; a++) {
+        eltwise_step steps[2];
+        int k = act_steps(acts[a], steps);
+        for (int s = 0; s < k; s++)
+            HOST_DNNL_CHECK(err, DNNL(dnnl_post_ops_append_eltwise)(po, 1.0f, steps[s].alg, steps[s].alpha, steps[s].beta));
+    }
+    return SSLAT_OK;
+fail:
+    return FAIL_STATUS;
+}
+
+/* The conv primitive desc for the run: dst_md NULL lets oneDNN pick the layout;
+ * add_md is the residual's layout for the binary post-op. */
+static sslat_status conv_pd(lowering *L, const conv_run *r, const dnnl_memory_desc_t *dst_md,
+                            const dnnl_memory_desc_t *add_md, dnnl_primitive_desc_t *pd)
+{
+    sslat_error *err = L->err;
+    const sslat_node *node = &L->g->nodes[r->conv];
+    const sslat_conv_params *c = sslat_node_conv(node);
+    sslat_shape in = sslat_graph_shape_of(L->g, node->input[0]), out = node->shape;
+    bool bias = c->bias || r->bn >= 0;
+    dnnl_memory_desc_t src, weights, bias_md, dst;
+    dnnl_primitive_attr_t attr = NULL;
+    dnnl_post_ops_t po = NULL;
+    dnnl_convolution_desc_t d;
+    sslat_status status = SSLAT_OK;
+    dnnl_dims_t src_dims = {in.n, in.c, in.h, in.w}, dst_dims = {out.n, out.c, out.h, out.w};
+    dnnl_dims_t w_dims = {c->groups, c->out_channels / c->groups, in.c / c->groups, c->kernel, c->kernel};
+    dnnl_dims_t w_plain = {c->out_channels, in.c, c->kernel, c->kernel}, b_dims = {c->out_channels};
+    dnnl_dims_t strides = {c->stride, c->stride}, dilates = {c->dilation - 1, c->dilation - 1};
+    dnnl_dims_t padding = {c->padding, c->padding};
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&src, 4, src_dims, dnnl_f32, dnnl_format_tag_any));
+    if (c->groups > 1)
+        HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&weights, 5, w_dims, dnnl_f32, dnnl_format_tag_any));
+    else
+        HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&weights, 4, w_plain, dnnl_f32, dnnl_format_tag_any));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&bias_md, 1, b_dims, dnnl_f32, dnnl_x));
+    if (dst_md) dst = *dst_md;
+    else HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 4, dst_dims, dnnl_f32, dnnl_format_tag_any));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_dilated_convolution_forward_desc_init)(
+                             &d, dnnl_forward_inference, dnnl_convolution_direct, &src, &weights,
+                             bias ? &bias_md : NULL, &dst, strides, dilates, padding, padding));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_attr_create)(&attr));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_post_ops_create)(&po));
+    status = append_acts(L, po, r->acts, r->n_acts);
+    if (status == SSLAT_OK && add_md)
+        HOST_DNNL_CHECK(err, DNNL(dnnl_post_ops_append_binary)(po, dnnl_binary_add, add_md));
+    if (status == SSLAT_OK && add_md) status = append_acts(L, po, r->post_acts, r->n_post_acts);
+    if (status == SSLAT_OK) HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_attr_set_post_ops)(attr, po));
+    if (status == SSLAT_OK)
+        HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_desc_create)(pd, &d, attr, L->p->session->engine, NULL));
+    goto done;
+fail:
+    status = FAIL_STATUS;
+done:
+    if (po) DNNL(dnnl_post_ops_destroy)(po);
+    if (attr) DNNL(dnnl_primitive_attr_destroy)(attr);
+    return status;
+}
+
+/* Weights and bias of the run; with a folded BN, w·γ/√(σ²+ε) and (b−μ)·γ/√(σ²+ε)+β. */
+static sslat_status conv_parameters(lowering *L, const conv_run *r, const_dnnl_primitive_desc_t pd,
+                                    dnnl_memory_t *weights, dnnl_memory_t *bias)
+{
+    const sslat_node *node = &L->g->nodes[r->conv];
+    const sslat_conv_params *c = sslat_node_conv(node);
+    sslat_shape in = sslat_graph_shape_of(L->g, node->input[0]);
+    int64_t per_out = (int64_t)(in.c / c->groups) * c->kernel * c->kernel;
+    dnnl_dims_t w_dims = {c->groups, c->out_channels / c->groups, in.c / c->groups, c->kernel, c->kernel};
+    dnnl_dims_t w_plain = {c->out_channels, in.c, c->kernel, c->kernel}, b_dims = {c->out_channels};
+    dnnl_memory_t user = NULL;
+    float *w = NULL, *b = NULL;
+    sslat_status status = c->groups > 1
+        ? parameter(L, w_dims, 5, dnnl_goihw, r->conv, HOST_ROLE_WEIGHTS, per_out, &user, &w)
+        : parameter(L, w_plain, 4, dnnl_oihw, r->conv, HOST_ROLE_WEIGHTS, per_out, &user, &w);
+    *bias = NULL;
+    if (status == SSLAT_OK && (c->bias || r->bn >= 0)) {
+        status = parameter(L, b_dims, 1, dnnl_x, r->conv, HOST_ROLE_BIAS, 0, bias, &b);
+        if (status == SSLAT_OK && !c->bias) memset(b, 0, (size_t)c->out_channels * sizeof *b);
+    }
+    if (status == SSLAT_OK && r->bn >= 0) {
+        size_t n = (size_t)c->out_channels;
+        float *stats = malloc(4 * n * sizeof *stats);
+        if (!stats) return sslat_fail(L->err, SSLAT_ERR_NOMEM, "out of memory");
+        int32_t bn = global_node(L, r->bn);
+        host_fill_parameter(stats, n, L->p->seed, bn, HOST_ROLE_GAMMA, 0);
+        host_fill_parameter(stats + n, n, L->p->seed, bn, HOST_ROLE_BETA, 0);
+        host_fill_parameter(stats + 2 * n, n, L->p->seed, bn, HOST_ROLE_MEAN, 0);
+        host_fill_parameter(stats + 3 * n, n, L->p->seed, bn, HOST_ROLE_VARIANCE, 0);
+        for (size_t o = 0; o < n; o++) {
+            float scale = stats[o] / sqrtf(stats[3 * n + o] + HOST_BN_EPSILON);
+            for (int64_t k = 0; k < per_out; k++) w[o * (size_t)per_out + (size_t)k] *= scale;
+            b[o] = (b[o] - stats[2 * n + o]) * scale + stats[n + o];
+        }
+        free(stats);
+    }
+    if (status == SSLAT_OK)
+        status = weights_for(L, user, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_weights_md, 0), weights);
+    return status;
+}
+
+static sslat_status lower_conv(lowering *L, int32_t i, int32_t *last)
+{
+    conv_run r = find_run(L, i);
+    sslat_error *err = L->err;
+    dnnl_primitive_desc_t pd = NULL;
+    int src = tensor_at(L, L->g->nodes[i].input[0]), other = -1, out = -1;
+    sslat_status status = conv_pd(L, &r, NULL, NULL, &pd);
+    if (status == SSLAT_OK && r.add_other != SSLAT_NO_INPUT) {
+        /* the residual must be in the conv's output layout: pick that first */
+        dnnl_memory_desc_t dst = *DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_dst_md, 0);
+        DNNL(dnnl_primitive_desc_destroy)(pd);
+        pd = NULL;
+        status = host_program_layout(L->p, tensor_at(L, r.add_other), &dst, &other, err);
+        if (status == SSLAT_OK) status = conv_pd(L, &r, &dst, &dst, &pd);
+    }
+    if (status != SSLAT_OK) {
+        if (pd) DNNL(dnnl_primitive_desc_destroy)(pd);
+        return status;
+    }
+    dnnl_memory_t weights = NULL, bias = NULL;
+    status = host_program_layout(L->p, src, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_src_md, 0), &src, err);
+    if (status == SSLAT_OK) status = conv_parameters(L, &r, pd, &weights, &bias);
+    if (status == SSLAT_OK)
+        status = host_program_tensor(L->p, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_dst_md, 0), NULL,
+                                     L->g->nodes[r.last].shape, &out, err);
+    if (status == SSLAT_OK) {
+        dnnl_exec_arg_t args[5];
+        int n = 0;
+        args[n++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, L->p->tensors[src].memory};
+        args[n++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, weights};
+        if (bias) args[n++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, bias};
+        args[n++] = (dnnl_exec_arg_t){DNNL_ARG_DST, L->p->tensors[out].memory};
+        if (other >= 0) {
+            int binary_index = 0; /* position of the binary post-op in the chain */
+            for (int a = 0; a < r.n_acts; a++) binary_index += r.acts[a] == SSLAT_ACT_HSIGMOID ? 2 : 1;
+            args[n++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(binary_index) | DNNL_ARG_SRC_1,
+                                          L->p->tensors[other].memory};
+        }
+        status = host_program_step(L->p, true, pd, args, n, err);
+    }
+    DNNL(dnnl_primitive_desc_destroy)(pd);
+    for (int32_t k = i; k <= r.last; k++) L->tensor_of[k] = out;
+    *last = r.last;
+    return status;
+}
+
+/* ---- the other ops ---------------------------------------------------------------------- */
+
+static sslat_status lower_binary(lowering *L, int32_t node, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    int a = tensor_at(L, n->input[0]), b = tensor_at(L, n->input[1]);
+    sslat_status status = SSLAT_OK;
+    if (n->op == SSLAT_OP_ADD) status = host_program_layout(L->p, b, md_of(L, a), &b, err);
+    if (status != SSLAT_OK) return status;
+    dnnl_binary_desc_t d;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_binary_desc_init)(&d, n->op == SSLAT_OP_ADD ? dnnl_binary_add : dnnl_binary_mul,
+                                                     md_of(L, a), md_of(L, b), md_of(L, a)));
+    dnnl_exec_arg_t extra[1] = {{DNNL_ARG_SRC_1, L->p->tensors[b].memory}};
+    return simple_primitive(L, &d, extra, 1, a, DNNL_ARG_SRC_0, n->shape, out);
+fail:
+    return FAIL_STATUS;
+}
+
+static sslat_status lower_pool(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    sslat_shape in = sslat_graph_shape_of(L->g, n->input[0]), o = n->shape;
+    int64_t k = in.h, kw = in.w, s = 1, pad = 0;
+    dnnl_alg_kind_t alg = dnnl_pooling_avg_include_padding;
+    if (n->op != SSLAT_OP_GLOBAL_AVGPOOL) {
+        const sslat_pool_params *p = sslat_node_pool(n);
+        k = kw = p->kernel;
+        s = p->stride;
+        pad = p->padding;
+        /* PyTorch: max ignores padding; avg counts it (count_include_pad=True) */
+        alg = n->op == SSLAT_OP_MAXPOOL ? dnnl_pooling_max : dnnl_pooling_avg_include_padding;
+    }
+    dnnl_dims_t dst_dims = {o.n, o.c, o.h, o.w}, kernel = {k, kw}, strides = {s, s};
+    dnnl_dims_t dilation = {0, 0}, padding = {pad, pad};
+    dnnl_memory_desc_t dst;
+    dnnl_pooling_v2_desc_t d;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 4, dst_dims, dnnl_f32, dnnl_format_tag_any));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_pooling_v2_forward_desc_init)(&d, dnnl_forward_inference, alg, md_of(L, src),
+                                                                 &dst, strides, kernel, dilation, padding, padding));
+    return simple_primitive(L, &d, NULL, 0, src, DNNL_ARG_SRC, o, out);
+fail:
+    return FAIL_STATUS;
+}
+
+static sslat_status lower_linear(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    const sslat_linear_params *l = sslat_node_linear(n);
+    sslat_shape in = sslat_graph_shape_of(L->g, n->input[0]);
+    int ndims = md_of(L, src)->ndims;
+    dnnl_dims_t w_dims = {l->out_features, in.c, 1, 1}, b_dims = {l->out_features};
+    dnnl_dims_t dst_dims = {in.n, l->out_features};
+    dnnl_memory_desc_t weights, bias, dst;
+    dnnl_inner_product_desc_t d;
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_memory_t user = NULL, w = NULL, b = NULL;
+    sslat_status status;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&weights, ndims, w_dims, dnnl_f32, dnnl_format_tag_any));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&bias, 1, b_dims, dnnl_f32, dnnl_x));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 2, dst_dims, dnnl_f32, dnnl_format_tag_any));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_inner_product_forward_desc_init)(&d, dnnl_forward_inference, md_of(L, src),
+                                                                    &weights, l->bias ? &bias : NULL, &dst));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_desc_create)(&pd, &d, NULL, L->p->session->engine, NULL));
+    status = parameter(L, w_dims, ndims, ndims == 4 ? dnnl_oihw : dnnl_oi, node, HOST_ROLE_WEIGHTS, in.c, &user, NULL);
+    if (status == SSLAT_OK) status = weights_for(L, user, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_weights_md, 0), &w);
+    if (status == SSLAT_OK && l->bias) status = parameter(L, b_dims, 1, dnnl_x, node, HOST_ROLE_BIAS, 0, &b, NULL);
+    if (status == SSLAT_OK)
+        status = host_program_tensor(L->p, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_dst_md, 0), NULL,
+                                     n->shape, out, err);
+    if (status == SSLAT_OK) {
+        dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, L->p->tensors[src].memory}, {DNNL_ARG_WEIGHTS, w},
+                                   {DNNL_ARG_DST, L->p->tensors[*out].memory}, {DNNL_ARG_BIAS, b}};
+        status = host_program_step(L->p, true, pd, args, l->bias ? 4 : 3, err);
+    }
+    DNNL(dnnl_primitive_desc_destroy)(pd);
+    return status;
+fail:
+    if (pd) DNNL(dnnl_primitive_desc_destroy)(pd);
+    return FAIL_STATUS;
+}
+
+/* Flatten of a 1x1 map is free (same memory); of an HxW map it is a reorder to
+ * plain NCHW, then the same bytes read as N x (C·H·W). */
+static sslat_status lower_flatten(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    sslat_shape in = sslat_graph_shape_of(L->g, n->input[0]);
+    dnnl_memory_desc_t plain, flat;
+    sslat_status status;
+    if (in.h == 1 && in.w == 1)
+        return host_program_tensor(L->p, md_of(L, src), L->p->tensors[src].memory, n->shape, out, err);
+    status = host_dims_md(&plain, in, 4, dnnl_nchw, err);
+    if (status == SSLAT_OK) status = host_program_layout(L->p, src, &plain, &src, err);
+    if (status == SSLAT_OK) status = host_dims_md(&flat, n->shape, 4, dnnl_nchw, err);
+    if (status != SSLAT_OK) return status;
+    void *data = NULL;
+    dnnl_memory_t view = NULL;
+    DNNL(dnnl_memory_get_data_handle)(L->p->tensors[src].memory, &data);
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&view, &flat, L->p->session->engine, data));
+    status = host_program_own(L->p, view, err);
+    if (status == SSLAT_OK) status = host_program_tensor(L->p, &flat, view, n->shape, out, err);
+    return status;
+fail:
+    return FAIL_STATUS;
+}
+
+static sslat_status lower_shuffle(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    /* PyTorch's ChannelShuffle(g) views C as g x C/g and transposes; oneDNN's
+     * group_size is the inner extent of that view */
+    dnnl_shuffle_desc_t d;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_shuffle_forward_desc_init)(&d, dnnl_forward_inference, md_of(L, src), 1,
+                                                              n->shape.c / sslat_node_shuffle_groups(n)));
+    return simple_primitive(L, &d, NULL, 0, src, DNNL_ARG_SRC, n->shape, out);
+fail:
+    return FAIL_STATUS;
+}
+
+static sslat_status lower_node(lowering *L, int32_t i, int32_t *last)
+{
+    const sslat_node *n = &L->g->nodes[i];
+    int src = tensor_at(L, n->input[0]), out = -1;
+    sslat_status status = SSLAT_OK;
+    *last = i;
+    switch (n->op) {
+    case SSLAT_OP_CONV2D: return lower_conv(L, i, last);
+    case SSLAT_OP_BATCHNORM: status = lower_batchnorm(L, i, src, &out); break;
+    case SSLAT_OP_ACT: status = lower_act(L, src, sslat_node_act(n), n->shape, &out); break;
+    case SSLAT_OP_ADD:
+    case SSLAT_OP_MUL_CHANNEL: status = lower_binary(L, i, &out); break;
+    case SSLAT_OP_GLOBAL_AVGPOOL:
+    case SSLAT_OP_MAXPOOL:
+    case SSLAT_OP_AVGPOOL: status = lower_pool(L, i, src, &out); break;
+    case SSLAT_OP_LINEAR: status = lower_linear(L, i, src, &out); break;
+    case SSLAT_OP_FLATTEN: status = lower_flatten(L, i, src, &out); break;
+    case SSLAT_OP_IDENTITY: out = src; break; /* no work: the same tensor */
+    case SSLAT_OP_CHANNEL_SHUFFLE: status = lower_shuffle(L, i, src, &out); break;
+    case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
+    }
+    L->tensor_of[i] = out;
+    return status;
+}
+
+sslat_status host_lower_graph(host_program *p, const sslat_graph *g, sslat_error *err)
+{
+    lowering L = {p, g, calloc((size_t)g->count + 1, sizeof(int)), calloc((size_t)g->count + 1, sizeof(int)),
+                  p->output, err};
+    if (!L.tensor_of || !L.consumers) {
+        free(L.tensor_of);
+        free(L.consumers);
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    }
+    for (int32_t i = 0; i < g->count; i++)
+        for (int k = 0; k < 2; k++)
+            if (g->nodes[i].input[k] >= 0) L.consumers[g->nodes[i].input[k]]++;
+    if (g->count > 0) L.consumers[g->count - 1]++;
+    sslat_status status = SSLAT_OK;
+    for (int32_t i = 0; status == SSLAT_OK && i < g->count;) {
+        int32_t last = i;
+        status = lower_node(&L, i, &last);
+        if (status != SSLAT_OK)
+            sslat_error_prefix(err, "%s '%s': ", sslat_op_name(g->nodes[i].op), g->nodes[i].name);
+        i = last + 1;
+    }
+    if (status == SSLAT_OK && g->count > 0) p->output = L.tensor_of[g->count - 1];
+    free(L.tensor_of);
+    free(L.consumers);
+    return status;
+}

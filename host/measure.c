@@ -1,0 +1,91 @@
+#include "measure.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "container.h"
+#include "error.h"
+
+enum { MAX_SAMPLES = 100000 };
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int compare(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+sslat_entry host_entry_of_samples(double *s, size_t n)
+{
+    qsort(s, n, sizeof *s, compare);
+    double sum = 0, squares = 0;
+    for (size_t i = 0; i < n; i++) sum += s[i];
+    double mean = sum / (double)n;
+    for (size_t i = 0; i < n; i++) squares += (s[i] - mean) * (s[i] - mean);
+    double median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    sslat_entry e = {median, median, mean, n > 1 ? sqrt(squares / (double)(n - 1)) : 0.0, s[0],
+                     s[n - 1], (uint32_t)n};
+    return e;
+}
+
+double host_median_noise(const double *s, size_t n)
+{
+    if (n < 3) return INFINITY;
+    double half = 0.98 * sqrt((double)n);
+    long lo = (long)floor((double)n / 2 - half), hi = (long)ceil((double)n / 2 + half);
+    if (lo < 0) lo = 0;
+    if (hi > (long)n - 1) hi = (long)n - 1;
+    double median = s[n / 2];
+    return median > 0 ? (s[hi] - s[lo]) / (2 * median) : 0;
+}
+
+sslat_status host_measure_program(host_program *p, int32_t batch, const sslat_calc_options *o,
+                                  sslat_entry *entry, sslat_error *err)
+{
+    if (p->body.count == 0) { /* identity / flatten only: nothing runs */
+        sslat_status status = host_program_run(p, err);
+        *entry = sslat_entry_of_value(0.0);
+        entry->samples = 0;
+        return status;
+    }
+    for (int i = 0; i < (o->warmup_iterations > 0 ? o->warmup_iterations : 1); i++) {
+        sslat_status status = host_program_run(p, err);
+        if (status != SSLAT_OK) return status;
+    }
+    size_t wanted = o->run_iterations > 0 ? (size_t)o->run_iterations : 1;
+    size_t capacity = o->target_noise > 0 ? MAX_SAMPLES : wanted;
+    double *samples = malloc(capacity * sizeof *samples), *sorted = malloc(capacity * sizeof *sorted);
+    if (!samples || !sorted) {
+        free(samples);
+        free(sorted);
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for %zu samples", capacity);
+    }
+    double started = now_ms();
+    size_t n = 0;
+    sslat_status status = SSLAT_OK;
+    while (status == SSLAT_OK && n < capacity) {
+        double t0 = now_ms();
+        status = host_program_run(p, err);
+        samples[n++] = (now_ms() - t0) / batch;
+        if (n < wanted) continue;
+        if (o->target_noise <= 0) break;
+        if (now_ms() - started > o->max_seconds * 1e3) break;
+        if (n % 8 == 0 || n == wanted) { /* re-check the stop rule now and then */
+            memcpy(sorted, samples, n * sizeof *samples);
+            qsort(sorted, n, sizeof *sorted, compare);
+            if (host_median_noise(sorted, n) <= o->target_noise) break;
+        }
+    }
+    if (status == SSLAT_OK) *entry = host_entry_of_samples(samples, n);
+    free(samples);
+    free(sorted);
+    return status;
+}

@@ -1,0 +1,256 @@
+/* Host programs: tensors, primitive steps, running and reading back. The
+ * lowering of each IR op is in host/lower.c. */
+#include "program.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "fill.h"
+#include "lower.h"
+
+sslat_status host_session_open(host_session *session, int threads, sslat_error *err)
+{
+    memset(session, 0, sizeof *session);
+    session->threads = threads;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_engine_create)(&session->engine, dnnl_cpu, 0));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_stream_create)(&session->stream, session->engine,
+                                                  dnnl_stream_default_flags));
+    return SSLAT_OK;
+fail:
+    host_session_close(session);
+    return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
+}
+
+void host_session_close(host_session *session)
+{
+    if (session->stream) DNNL(dnnl_stream_destroy)(session->stream);
+    if (session->engine) DNNL(dnnl_engine_destroy)(session->engine);
+    session->stream = NULL;
+    session->engine = NULL;
+}
+
+void host_fill_parameter(float *out, size_t count, uint64_t seed, int32_t node, int role,
+                         int64_t fan_in)
+{
+    float lo = -1, hi = 1;
+    if (node >= 0) {
+        switch (role) {
+        case HOST_ROLE_WEIGHTS: hi = (float)sqrt(3.0 / (double)(fan_in > 0 ? fan_in : 1)); lo = -hi; break;
+        case HOST_ROLE_BIAS: lo = -0.1f, hi = 0.1f; break;
+        case HOST_ROLE_GAMMA: lo = 0.5f, hi = 1.5f; break;
+        case HOST_ROLE_BETA: lo = -0.5f, hi = 0.5f; break;
+        case HOST_ROLE_MEAN: lo = -0.2f, hi = 0.2f; break;
+        case HOST_ROLE_VARIANCE: lo = 0.5f, hi = 1.5f; break;
+        }
+    }
+    sslat_fill_uniform(out, count, sslat_fill_stream(seed, node, role), lo, hi);
+}
+
+/* ---- bookkeeping --------------------------------------------------------------- */
+
+static bool grow(void **items, int *capacity, int count, size_t item_size)
+{
+    if (count < *capacity) return true;
+    int next = *capacity ? *capacity * 2 : 16;
+    void *grown = realloc(*items, (size_t)next * item_size);
+    if (!grown) return false;
+    *items = grown;
+    *capacity = next;
+    return true;
+}
+
+sslat_status host_program_own(host_program *p, dnnl_memory_t memory, sslat_error *err)
+{
+    if (!grow((void **)&p->memories, &p->memory_capacity, p->n_memories, sizeof *p->memories)) {
+        DNNL(dnnl_memory_destroy)(memory);
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    }
+    p->memories[p->n_memories++] = memory;
+    return SSLAT_OK;
+}
+
+sslat_status host_program_memory(host_program *p, const dnnl_memory_desc_t *md,
+                                 dnnl_memory_t *out, sslat_error *err)
+{
+    *out = NULL;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(out, md, p->session->engine, DNNL_MEMORY_ALLOCATE));
+    return host_program_own(p, *out, err);
+fail:
+    return err ? err->status : SSLAT_ERR_NOMEM;
+}
+
+sslat_status host_program_tensor(host_program *p, const dnnl_memory_desc_t *md,
+                                 dnnl_memory_t memory, sslat_shape shape, int *index,
+                                 sslat_error *err)
+{
+    if (!grow((void **)&p->tensors, &p->tensor_capacity, p->n_tensors, sizeof *p->tensors))
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    sslat_status status = SSLAT_OK;
+    if (!memory) status = host_program_memory(p, md, &memory, err);
+    if (status != SSLAT_OK) return status;
+    p->tensors[p->n_tensors] = (host_tensor){*md, memory, shape};
+    *index = p->n_tensors++;
+    return SSLAT_OK;
+}
+
+sslat_status host_program_step(host_program *p, bool timed, const_dnnl_primitive_desc_t pd,
+                               const dnnl_exec_arg_t *args, int nargs, sslat_error *err)
+{
+    host_step_list *list = timed ? &p->body : &p->prologue;
+    dnnl_primitive_t primitive = NULL;
+    SSLAT_ASSERT(nargs <= 8);
+    if (!grow((void **)&list->items, &list->capacity, list->count, sizeof *list->items))
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_create)(&primitive, pd));
+    host_step *step = &list->items[list->count++];
+    step->primitive = primitive;
+    step->nargs = nargs;
+    memcpy(step->args, args, (size_t)nargs * sizeof *args);
+    return SSLAT_OK;
+fail:
+    return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
+}
+
+sslat_status host_program_reorder(host_program *p, dnnl_memory_t from, const dnnl_memory_desc_t *from_md,
+                                  dnnl_memory_t to, const dnnl_memory_desc_t *to_md, bool timed,
+                                  sslat_error *err)
+{
+    dnnl_primitive_desc_t pd = NULL;
+    sslat_status status;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_reorder_primitive_desc_create)(&pd, from_md, p->session->engine,
+                                                                  to_md, p->session->engine, NULL));
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    status = host_program_step(p, timed, pd, args, 2, err);
+    DNNL(dnnl_primitive_desc_destroy)(pd);
+    return status;
+fail:
+    return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
+}
+
+sslat_status host_program_layout(host_program *p, int tensor, const dnnl_memory_desc_t *wanted,
+                                 int *result, sslat_error *err)
+{
+    if (DNNL(dnnl_memory_desc_equal)(&p->tensors[tensor].md, wanted)) {
+        *result = tensor;
+        return SSLAT_OK;
+    }
+    int converted = -1;
+    sslat_status status =
+        host_program_tensor(p, wanted, NULL, p->tensors[tensor].shape, &converted, err);
+    /* the program input is converted once, as a deployment converts its input
+     * once; every other conversion is part of the work being timed */
+    if (status == SSLAT_OK)
+        status = host_program_reorder(p, p->tensors[tensor].memory, &p->tensors[tensor].md,
+                                      p->tensors[converted].memory, wanted, tensor != p->input, err);
+    *result = converted;
+    return status;
+}
+
+/* ---- lifecycle ------------------------------------------------------------------- */
+
+static void release_steps(host_step_list *list)
+{
+    for (int i = 0; i < list->count; i++) DNNL(dnnl_primitive_destroy)(list->items[i].primitive);
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}
+
+void host_program_release(host_program *p)
+{
+    release_steps(&p->prologue);
+    release_steps(&p->body);
+    for (int i = 0; i < p->n_memories; i++) DNNL(dnnl_memory_destroy)(p->memories[i]);
+    free(p->memories);
+    free(p->tensors);
+    memset(p, 0, sizeof *p);
+}
+
+sslat_status host_dims_md(dnnl_memory_desc_t *md, sslat_shape s, int ndims, dnnl_format_tag_t tag,
+                          sslat_error *err)
+{
+    dnnl_dims_t dims = {s.n, s.c, s.h, s.w};
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(md, ndims, dims, dnnl_f32, tag));
+    return SSLAT_OK;
+fail:
+    return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
+}
+
+sslat_status host_program_init(host_program *p, const host_session *session, sslat_shape input,
+                               sslat_exec_mode mode, uint64_t seed, sslat_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->session = session;
+    p->mode = mode;
+    p->seed = seed;
+    dnnl_memory_desc_t md;
+    sslat_status status = host_dims_md(&md, input, 4, dnnl_nchw, err);
+    if (status == SSLAT_OK) status = host_program_tensor(p, &md, NULL, input, &p->input, err);
+    if (status == SSLAT_OK) {
+        void *data = NULL;
+        DNNL(dnnl_memory_get_data_handle)(p->tensors[p->input].memory, &data);
+        host_fill_parameter(data, (size_t)sslat_shape_elements(input), seed, -1, 0, 0);
+        p->output = p->input;
+    }
+    if (status != SSLAT_OK) host_program_release(p);
+    return status;
+}
+
+sslat_status host_program_append(host_program *p, const sslat_graph *graph, sslat_error *err)
+{
+    SSLAT_ASSERT(!p->prologue_done);
+    sslat_status status = host_lower_graph(p, graph, err);
+    p->nodes_seen += graph->count;
+    return status;
+}
+
+static sslat_status run_list(host_program *p, const host_step_list *list, sslat_error *err)
+{
+    for (int i = 0; i < list->count; i++)
+        HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_execute)(list->items[i].primitive, p->session->stream,
+                                                          list->items[i].nargs, list->items[i].args));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_stream_wait)(p->session->stream));
+    return SSLAT_OK;
+fail:
+    return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
+}
+
+sslat_status host_program_run(host_program *p, sslat_error *err)
+{
+    if (!p->prologue_done) {
+        sslat_status status = run_list(p, &p->prologue, err);
+        if (status != SSLAT_OK) return status;
+        p->prologue_done = true;
+    }
+    return run_list(p, &p->body, err);
+}
+
+sslat_status host_program_read_output(host_program *p, float *out, sslat_error *err)
+{
+    const host_tensor *t = &p->tensors[p->output];
+    int ndims = t->md.ndims;
+    dnnl_memory_desc_t plain;
+    dnnl_memory_t user = NULL, reorder_target = NULL;
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_primitive_t primitive = NULL;
+    sslat_status status = host_dims_md(&plain, t->shape, ndims, ndims == 2 ? dnnl_nc : dnnl_nchw, err);
+    if (status != SSLAT_OK) return status;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&user, &plain, p->session->engine, out));
+    reorder_target = user;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_reorder_primitive_desc_create)(&pd, &t->md, p->session->engine,
+                                                                  &plain, p->session->engine, NULL));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_create)(&primitive, pd));
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, t->memory}, {DNNL_ARG_TO, reorder_target}};
+    HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_execute)(primitive, p->session->stream, 2, args));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_stream_wait)(p->session->stream));
+    status = SSLAT_OK;
+    goto done;
+fail:
+    status = err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
+done:
+    if (primitive) DNNL(dnnl_primitive_destroy)(primitive);
+    if (pd) DNNL(dnnl_primitive_desc_destroy)(pd);
+    if (user) DNNL(dnnl_memory_destroy)(user);
+    return status;
+}
