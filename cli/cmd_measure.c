@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "calculator.h"
@@ -22,6 +23,15 @@ static void measure_usage(void)
            "  --json FILE        JSON export (every field, exact)\n"
            "  --csv FILE         CSV export (one row per block x candidate)\n"
            "  --ignore LIST      op kinds or activations left out (analytic calculators)\n"
+           "timed calculators (cpu, cuda):\n"
+           "  --mode M           fused (default: conv+BN+act+residual as one primitive) or eager\n"
+           "  --threads N        worker threads (default: every core)\n"
+           "  --warmup N         runs before timing (default 10)\n"
+           "  --runs N           timed runs per subgraph (default 10; the minimum with --adaptive)\n"
+           "  --adaptive NOISE   keep timing until the median's 95%% CI half-width is under NOISE\n"
+           "                     (relative, e.g. 0.01) or --max-seconds per subgraph have passed\n"
+           "  --max-seconds S    time cap per subgraph for --adaptive (default 2)\n"
+           "  --seed S           seed of the random inputs and weights\n"
            "  -h, --help         this help\n");
 }
 
@@ -58,18 +68,30 @@ static int write_outputs(const sslat_container *c, const char *output, const cha
 
 int cmd_measure(int argc, char **argv)
 {
-    enum { OPT_IGNORE = 2001, OPT_JSON, OPT_CSV };
+    enum { OPT_IGNORE = 2001, OPT_JSON, OPT_CSV, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS,
+           OPT_ADAPTIVE, OPT_MAX_SECONDS, OPT_SEED };
     static const struct option LONG[] = {{"calculator", required_argument, NULL, 'c'},
                                          {"output", required_argument, NULL, 'o'},
                                          {"json", required_argument, NULL, OPT_JSON},
                                          {"csv", required_argument, NULL, OPT_CSV},
                                          {"ignore", required_argument, NULL, OPT_IGNORE},
+                                         {"mode", required_argument, NULL, OPT_MODE},
+                                         {"threads", required_argument, NULL, OPT_THREADS},
+                                         {"warmup", required_argument, NULL, OPT_WARMUP},
+                                         {"runs", required_argument, NULL, OPT_RUNS},
+                                         {"adaptive", required_argument, NULL, OPT_ADAPTIVE},
+                                         {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
+                                         {"seed", required_argument, NULL, OPT_SEED},
                                          {"help", no_argument, NULL, 'h'},
                                          CLI_SPACE_LONG_OPTIONS,
                                          {NULL, 0, NULL, 0}};
     cli_space_args args = {0};
     const char *type = NULL, *output = NULL, *ignore = NULL, *json = NULL, *csv = NULL;
     int opt, code = CLI_OK;
+    sslat_calc_options options;
+    sslat_calc_options_default(&options);
+    options.progress = true;
+    int32_t seed = 0;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "c:o:h", LONG, NULL)) != -1) {
         if (cli_space_option(opt, optarg, &args, &code)) {
@@ -82,6 +104,33 @@ int cmd_measure(int argc, char **argv)
         case OPT_JSON: json = optarg; break;
         case OPT_CSV: csv = optarg; break;
         case OPT_IGNORE: ignore = optarg; break;
+        case OPT_MODE:
+            if (strcmp(optarg, "fused") && strcmp(optarg, "eager")) {
+                fprintf(stderr, "sslat measure: --mode is fused or eager, got '%s'\n", optarg);
+                return CLI_BAD_INPUT;
+            }
+            options.mode = strcmp(optarg, "fused") == 0 ? SSLAT_MODE_FUSED : SSLAT_MODE_EAGER;
+            break;
+        case OPT_THREADS: if (!cli_parse_int(optarg, "--threads", 0, 4096, &options.threads)) return CLI_BAD_INPUT; break;
+        case OPT_WARMUP: if (!cli_parse_int(optarg, "--warmup", 0, 1000000, &options.warmup_iterations)) return CLI_BAD_INPUT; break;
+        case OPT_RUNS: if (!cli_parse_int(optarg, "--runs", 1, 1000000, &options.run_iterations)) return CLI_BAD_INPUT; break;
+        case OPT_SEED:
+            if (!cli_parse_int(optarg, "--seed", 0, INT32_MAX, &seed)) return CLI_BAD_INPUT;
+            options.seed = (uint64_t)seed;
+            break;
+        case OPT_ADAPTIVE:
+        case OPT_MAX_SECONDS: {
+            char *end = NULL;
+            double v = strtod(optarg, &end);
+            if (end == optarg || *end || !(v > 0) || v > 3600) {
+                fprintf(stderr, "sslat measure: --%s needs a positive number, got '%s'\n",
+                        opt == OPT_ADAPTIVE ? "adaptive" : "max-seconds", optarg);
+                return CLI_BAD_INPUT;
+            }
+            if (opt == OPT_ADAPTIVE) options.target_noise = v;
+            else options.max_seconds = v;
+            break;
+        }
         case 'h': measure_usage(); return CLI_OK;
         default: return CLI_BAD_INPUT;
         }
@@ -101,9 +150,6 @@ int cmd_measure(int argc, char **argv)
     if (!type)
         fprintf(stderr, "sslat measure: calculator %s (the best available here; sslat calculators "
                         "says why others are not)\n", calculator->name);
-    sslat_calc_options options;
-    sslat_calc_options_default(&options);
-    options.progress = true;
     sslat_error err;
     if (sslat_ignore_parse(ignore, &options.ignore, &err) != SSLAT_OK) {
         fprintf(stderr, "sslat measure: %s\n", err.message);

@@ -61,6 +61,18 @@ sslat_status sslat_initialize_latency(const char *latency_type, sslat_space *spa
     sslat_calc_options calc;
     sslat_calc_options_default(&calc);
     const char *ignore = options ? options->ignore : NULL;
+    if (options) {
+        if (options->warmup_iterations < 0 || options->run_iterations < 0 || options->threads < 0 ||
+            options->target_noise < 0 || options->max_seconds < 0)
+            return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "negative latency options");
+        if (options->warmup_iterations) calc.warmup_iterations = options->warmup_iterations;
+        if (options->run_iterations) calc.run_iterations = options->run_iterations;
+        if (options->max_seconds > 0) calc.max_seconds = options->max_seconds;
+        if (options->seed) calc.seed = options->seed;
+        calc.threads = options->threads;
+        calc.mode = options->eager ? SSLAT_MODE_EAGER : SSLAT_MODE_FUSED;
+        calc.target_noise = options->target_noise;
+    }
     sslat_status status = sslat_ignore_parse(ignore, &calc.ignore, error);
     sslat_container *c = NULL;
     if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &calc, ignore, &c, error);

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "error.h"
 
@@ -41,11 +40,8 @@ const char *host_dnnl_load(void)
 int host_dnnl_set_threads(int threads)
 {
     if (!host_dnnl.omp_set_num_threads || !host_dnnl.omp_get_max_threads) return 0;
-    if (threads <= 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = cores > 0 ? (int)cores : 1;
-    }
-    host_dnnl.omp_set_num_threads(threads);
+    /* 0 keeps OpenMP's own default: every core, or OMP_NUM_THREADS when set */
+    if (threads > 0) host_dnnl.omp_set_num_threads(threads);
     return host_dnnl.omp_get_max_threads();
 }
 

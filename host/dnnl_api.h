@@ -64,8 +64,9 @@ extern host_dnnl_table host_dnnl;
  * to check the missing-library error). */
 const char *host_dnnl_load(void);
 
-/* Worker threads of the calling thread's primitives (0 = every core);
- * returns the count in effect, or 0 when the build does not say. */
+/* Worker threads of the calling thread's primitives (0 = OpenMP's default:
+ * every core, or OMP_NUM_THREADS); returns the count in effect, or 0 when the
+ * build does not say. */
 int host_dnnl_set_threads(int threads);
 
 /* One check for every oneDNN call: on failure fills err with the call, file:line

@@ -81,10 +81,12 @@ fail:
     return err ? err->status : SSLAT_ERR_NOMEM;
 }
 
-sslat_status host_program_tensor(host_program *p, const dnnl_memory_desc_t *md,
+sslat_status host_program_tensor(host_program *p, const dnnl_memory_desc_t *md_in,
                                  dnnl_memory_t memory, sslat_shape shape, int *index,
                                  sslat_error *err)
 {
+    /* md_in may point into p->tensors, which grow() can move */
+    const dnnl_memory_desc_t copy = *md_in, *md = &copy;
     if (!grow((void **)&p->tensors, &p->tensor_capacity, p->n_tensors, sizeof *p->tensors))
         return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     sslat_status status = SSLAT_OK;
@@ -129,9 +131,10 @@ fail:
     return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
 }
 
-sslat_status host_program_layout(host_program *p, int tensor, const dnnl_memory_desc_t *wanted,
+sslat_status host_program_layout(host_program *p, int tensor, const dnnl_memory_desc_t *wanted_in,
                                  int *result, sslat_error *err)
 {
+    const dnnl_memory_desc_t copy = *wanted_in, *wanted = &copy; /* may point into p->tensors */
     if (DNNL(dnnl_memory_desc_equal)(&p->tensors[tensor].md, wanted)) {
         *result = tensor;
         return SSLAT_OK;

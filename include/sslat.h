@@ -211,9 +211,17 @@ sslat_status sslat_container_bind_space(sslat_container *container, const sslat_
 
 /* ---- The reference API: latency attached to a space --------------------------- */
 
-/* Options of sslat_initialize_latency (zero = defaults). */
+/* Options of sslat_initialize_latency; zero fields take the defaults, so
+ * `sslat_latency_options o = {0};` is the reference's behaviour. */
 typedef struct sslat_latency_options {
-    const char *ignore;   /* analytic calculators: op kinds left out ("batchnorm,act") */
+    const char *ignore;        /* analytic: op kinds left out ("batchnorm,act") */
+    int32_t warmup_iterations; /* timed: runs before timing (default 10) */
+    int32_t run_iterations;    /* timed: timed runs (default 10) */
+    int32_t threads;           /* timed (cpu): worker threads (default: every core) */
+    int32_t eager;             /* timed: 1 = one primitive per op, 0 = fused (default) */
+    double target_noise;       /* timed: adaptive stop on the median's relative 95% CI (0 = off) */
+    double max_seconds;        /* timed: adaptive time cap per subgraph (default 2) */
+    uint64_t seed;             /* timed: random inputs and weights (0 = the default seed) */
 } sslat_latency_options;
 
 /* Compute a latency table of latency_type for the space and attach it to the

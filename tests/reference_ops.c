@@ -1,0 +1,200 @@
+/* Textbook loops, NCHW, no cleverness: the reference the oneDNN path is checked against. */
+#include "reference_ops.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "program.h"
+
+typedef struct tensor {
+    float *data;
+    sslat_shape s;
+} tensor;
+
+static size_t at(sslat_shape s, int n, int c, int h, int w)
+{
+    return (((size_t)n * s.c + c) * s.h + h) * s.w + w;
+}
+
+static float *param(size_t count, uint64_t seed, int32_t node, int role, int64_t fan_in)
+{
+    float *p = malloc(count * sizeof *p);
+    if (p) host_fill_parameter(p, count, seed, node, role, fan_in);
+    return p;
+}
+
+static void conv(const tensor *x, tensor *y, const sslat_conv_params *c, uint64_t seed, int32_t node)
+{
+    int cin_g = x->s.c / c->groups, cout_g = c->out_channels / c->groups;
+    size_t per_out = (size_t)cin_g * c->kernel * c->kernel;
+    float *w = param((size_t)c->out_channels * per_out, seed, node, HOST_ROLE_WEIGHTS, (int64_t)per_out);
+    float *b = c->bias ? param((size_t)c->out_channels, seed, node, HOST_ROLE_BIAS, 0) : NULL;
+    for (int n = 0; n < y->s.n; n++)
+        for (int o = 0; o < y->s.c; o++)
+            for (int oh = 0; oh < y->s.h; oh++)
+                for (int ow = 0; ow < y->s.w; ow++) {
+                    double sum = b ? b[o] : 0;
+                    int g = o / cout_g;
+                    for (int i = 0; i < cin_g; i++)
+                        for (int kh = 0; kh < c->kernel; kh++)
+                            for (int kw = 0; kw < c->kernel; kw++) {
+                                int ih = oh * c->stride - c->padding + kh * c->dilation;
+                                int iw = ow * c->stride - c->padding + kw * c->dilation;
+                                if (ih < 0 || iw < 0 || ih >= x->s.h || iw >= x->s.w) continue;
+                                sum += (double)w[(size_t)o * per_out + ((size_t)i * c->kernel + kh) * c->kernel + kw] *
+                                       x->data[at(x->s, n, g * cin_g + i, ih, iw)];
+                            }
+                    y->data[at(y->s, n, o, oh, ow)] = (float)sum;
+                }
+    free(w);
+    free(b);
+}
+
+static void batchnorm(const tensor *x, tensor *y, uint64_t seed, int32_t node)
+{
+    size_t C = (size_t)x->s.c;
+    float *g = param(C, seed, node, HOST_ROLE_GAMMA, 0), *b = param(C, seed, node, HOST_ROLE_BETA, 0);
+    float *m = param(C, seed, node, HOST_ROLE_MEAN, 0), *v = param(C, seed, node, HOST_ROLE_VARIANCE, 0);
+    size_t plane = (size_t)x->s.h * x->s.w;
+    for (int n = 0; n < x->s.n; n++)
+        for (size_t c = 0; c < C; c++)
+            for (size_t k = 0; k < plane; k++) {
+                size_t i = ((size_t)n * C + c) * plane + k;
+                y->data[i] = (x->data[i] - m[c]) / sqrtf(v[c] + HOST_BN_EPSILON) * g[c] + b[c];
+            }
+    free(g);
+    free(b);
+    free(m);
+    free(v);
+}
+
+static float activation(sslat_act_kind act, float x)
+{
+    switch (act) {
+    case SSLAT_ACT_RELU: return x > 0 ? x : 0;
+    case SSLAT_ACT_RELU6: return fminf(fmaxf(x, 0), 6);
+    case SSLAT_ACT_HSWISH: return x * fminf(fmaxf(x + 3, 0), 6) / 6;
+    case SSLAT_ACT_HSIGMOID: return fminf(fmaxf(x + 3, 0), 6) / 6;
+    case SSLAT_ACT_SIGMOID: return 1 / (1 + expf(-x));
+    case SSLAT_ACT_SILU: return x / (1 + expf(-x));
+    case SSLAT_ACT_GELU: return 0.5f * x * (1 + erff(x / sqrtf(2)));
+    case SSLAT_ACT_TANH: return tanhf(x);
+    default: return NAN;
+    }
+}
+
+static void pool(const tensor *x, tensor *y, const sslat_node *node)
+{
+    bool global = node->op == SSLAT_OP_GLOBAL_AVGPOOL, max = node->op == SSLAT_OP_MAXPOOL;
+    int k = global ? x->s.h : node->params.pool.kernel, kw = global ? x->s.w : k;
+    int s = global ? 1 : node->params.pool.stride, p = global ? 0 : node->params.pool.padding;
+    for (int n = 0; n < y->s.n; n++)
+        for (int c = 0; c < y->s.c; c++)
+            for (int oh = 0; oh < y->s.h; oh++)
+                for (int ow = 0; ow < y->s.w; ow++) {
+                    double acc = max ? -INFINITY : 0;
+                    for (int a = 0; a < k; a++)
+                        for (int b = 0; b < kw; b++) {
+                            int ih = oh * s - p + a, iw = ow * s - p + b;
+                            if (ih < 0 || iw < 0 || ih >= x->s.h || iw >= x->s.w) continue; /* pads count 0 */
+                            float v = x->data[at(x->s, n, c, ih, iw)];
+                            acc = max ? fmax(acc, v) : acc + v;
+                        }
+                    y->data[at(y->s, n, c, oh, ow)] = (float)(max ? acc : acc / (k * kw));
+                }
+}
+
+static void linear(const tensor *x, tensor *y, const sslat_linear_params *l, uint64_t seed, int32_t node)
+{
+    int in = x->s.c * x->s.h * x->s.w;
+    float *w = param((size_t)l->out_features * in, seed, node, HOST_ROLE_WEIGHTS, in);
+    float *b = l->bias ? param((size_t)l->out_features, seed, node, HOST_ROLE_BIAS, 0) : NULL;
+    for (int n = 0; n < x->s.n; n++)
+        for (int o = 0; o < l->out_features; o++) {
+            double sum = b ? b[o] : 0;
+            for (int i = 0; i < in; i++) sum += (double)w[(size_t)o * in + i] * x->data[(size_t)n * in + i];
+            y->data[(size_t)n * l->out_features + o] = (float)sum;
+        }
+    free(w);
+    free(b);
+}
+
+/* PyTorch's channel_shuffle: view C as groups x C/groups, transpose. */
+static void shuffle(const tensor *x, tensor *y, int groups)
+{
+    int per = x->s.c / groups;
+    size_t plane = (size_t)x->s.h * x->s.w;
+    for (int n = 0; n < x->s.n; n++)
+        for (int c = 0; c < x->s.c; c++) {
+            int g = c / per, i = c % per, o = i * groups + g;
+            memcpy(y->data + ((size_t)n * x->s.c + o) * plane, x->data + ((size_t)n * x->s.c + c) * plane,
+                   plane * sizeof(float));
+        }
+}
+
+static bool run_node(const sslat_node *node, const tensor *a, const tensor *b, tensor *y, uint64_t seed,
+                     int32_t global)
+{
+    size_t count = (size_t)sslat_shape_elements(y->s);
+    switch (node->op) {
+    case SSLAT_OP_CONV2D: conv(a, y, &node->params.conv, seed, global); break;
+    case SSLAT_OP_BATCHNORM: batchnorm(a, y, seed, global); break;
+    case SSLAT_OP_ACT:
+        for (size_t i = 0; i < count; i++) y->data[i] = activation(node->params.act, a->data[i]);
+        break;
+    case SSLAT_OP_ADD:
+        for (size_t i = 0; i < count; i++) y->data[i] = a->data[i] + b->data[i];
+        break;
+    case SSLAT_OP_MUL_CHANNEL: {
+        size_t plane = (size_t)a->s.h * a->s.w;
+        for (size_t i = 0; i < count; i++) y->data[i] = a->data[i] * b->data[i / plane];
+        break;
+    }
+    case SSLAT_OP_GLOBAL_AVGPOOL:
+    case SSLAT_OP_MAXPOOL:
+    case SSLAT_OP_AVGPOOL: pool(a, y, node); break;
+    case SSLAT_OP_LINEAR: linear(a, y, &node->params.linear, seed, global); break;
+    case SSLAT_OP_FLATTEN:
+    case SSLAT_OP_IDENTITY: memcpy(y->data, a->data, count * sizeof(float)); break;
+    case SSLAT_OP_CHANNEL_SHUFFLE: shuffle(a, y, node->params.shuffle_groups); break;
+    default: return false;
+    }
+    return true;
+}
+
+float *reference_run(const sslat_graph *const *graphs, int count, uint64_t seed)
+{
+    if (count < 1) return NULL;
+    sslat_shape in = graphs[0]->input;
+    tensor current = {param((size_t)sslat_shape_elements(in), seed, -1, 0, 0), in};
+    int32_t base = 0;
+    for (int k = 0; k < count && current.data; k++) {
+        const sslat_graph *g = graphs[k];
+        tensor *values = calloc((size_t)g->count + 1, sizeof *values);
+        bool ok = values != NULL;
+        for (int32_t i = 0; ok && i < g->count; i++) {
+            const sslat_node *node = &g->nodes[i];
+            const tensor *a = node->input[0] == SSLAT_GRAPH_INPUT ? &current : &values[node->input[0]];
+            const tensor *b = node->input[1] == SSLAT_GRAPH_INPUT ? &current
+                              : node->input[1] >= 0 ? &values[node->input[1]] : NULL;
+            values[i].s = node->shape;
+            values[i].data = malloc((size_t)sslat_shape_elements(node->shape) * sizeof(float));
+            ok = values[i].data && run_node(node, a, b, &values[i], seed, base + i);
+        }
+        tensor next = current;
+        if (ok && g->count > 0) {
+            next = values[g->count - 1];
+            values[g->count - 1].data = NULL;
+            free(current.data);
+        } else if (!ok) {
+            free(current.data);
+            next.data = NULL;
+        }
+        for (int32_t i = 0; values && i < g->count; i++) free(values[i].data);
+        free(values);
+        current = next;
+        base += g->count;
+    }
+    return current.data;
+}
