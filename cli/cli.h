@@ -65,6 +65,7 @@ int cmd_arch(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_budget(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
 int cmd_calculators(int argc, char **argv);
 

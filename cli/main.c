@@ -14,6 +14,7 @@ static const struct {
     {"stats", cmd_stats, "statistics of a latency table over its whole search space"},
     {"arch", cmd_arch, "one architecture's latency with its per-block breakdown"},
     {"budget", cmd_budget, "architectures under a latency budget; the best one by a second table"},
+    {"validate", cmd_validate, "whole architectures measured end to end against the table's prediction"},
     {"export", cmd_export, "a container as JSON or CSV"},
     {"import", cmd_import, "a JSON export back into a binary container"},
     {"calculators", cmd_calculators, "list the calculators (latency types) and which can run here"},

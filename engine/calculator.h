@@ -22,6 +22,7 @@ typedef struct sslat_calc_options {
     double target_noise;       /* adaptive stop: 95% CI half-width of the median / median (0 = off) */
     double max_seconds;        /* adaptive stop: time cap per subgraph (default 2 s) */
     uint64_t seed;             /* timed: random inputs and weights */
+    int32_t replicas;          /* cpu: copies per timing program, 0 = enough to exceed 2x L2 */
     bool progress;             /* progress on stderr (only when it is a terminal) */
 } sslat_calc_options;
 

@@ -5,8 +5,15 @@
 
 #include "program.h"
 
-/* Time the program's body; entry is per sample (batch time / batch), in ms. */
-sslat_status host_measure_program(host_program *program, int32_t batch,
+/* Most copies of one subgraph in a timing program. */
+#define HOST_MAX_REPLICAS 64
+
+/* Copies of the subgraph a cpu measurement chains (see cpu_calculator.c). */
+int host_replicas_for(const sslat_graph *graph, int threads);
+
+/* Time the program's body; entry is per unit (run time / units), in ms: units
+ * is the batch, times the copies when the program repeats a subgraph. */
+sslat_status host_measure_program(host_program *program, int32_t units,
                                   const sslat_calc_options *options, sslat_entry *entry,
                                   sslat_error *err);
 

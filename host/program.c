@@ -81,6 +81,27 @@ fail:
     return err ? err->status : SSLAT_ERR_NOMEM;
 }
 
+/* A free buffer of at least size bytes (the smallest that fits), or a new one. */
+static int acquire_buffer(host_program *p, size_t size)
+{
+    int best = -1;
+    for (int i = 0; i < p->n_buffers; i++)
+        if (!p->buffers[i].busy && !p->buffers[i].pinned && p->buffers[i].size >= size &&
+            (best < 0 || p->buffers[i].size < p->buffers[best].size))
+            best = i;
+    if (best < 0) {
+        if (!grow((void **)&p->buffers, &p->buffer_capacity, p->n_buffers, sizeof *p->buffers)) return -1;
+        size_t rounded = (size + 63) / 64 * 64;
+        void *data = aligned_alloc(64, rounded ? rounded : 64);
+        if (!data) return -1;
+        memset(data, 0, rounded ? rounded : 64); /* touch the pages now, not inside the timing */
+        p->buffers[p->n_buffers] = (host_buffer){data, rounded, false, false};
+        best = p->n_buffers++;
+    }
+    p->buffers[best].busy = true;
+    return best;
+}
+
 sslat_status host_program_tensor(host_program *p, const dnnl_memory_desc_t *md_in,
                                  dnnl_memory_t memory, sslat_shape shape, int *index,
                                  sslat_error *err)
@@ -89,12 +110,29 @@ sslat_status host_program_tensor(host_program *p, const dnnl_memory_desc_t *md_i
     const dnnl_memory_desc_t copy = *md_in, *md = &copy;
     if (!grow((void **)&p->tensors, &p->tensor_capacity, p->n_tensors, sizeof *p->tensors))
         return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-    sslat_status status = SSLAT_OK;
-    if (!memory) status = host_program_memory(p, md, &memory, err);
-    if (status != SSLAT_OK) return status;
-    p->tensors[p->n_tensors] = (host_tensor){*md, memory, shape};
+    int buffer = -1;
+    if (!memory) {
+        buffer = acquire_buffer(p, DNNL(dnnl_memory_desc_get_size)(md));
+        if (buffer < 0) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for an activation");
+        HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&memory, md, p->session->engine, p->buffers[buffer].data));
+        sslat_status status = host_program_own(p, memory, err);
+        if (status != SSLAT_OK) return status;
+    } else {
+        /* a view of another tensor's bytes lives in that tensor's buffer */
+        for (int t = 0; t < p->n_tensors; t++)
+            if (p->tensors[t].memory == memory) buffer = p->tensors[t].buffer;
+        void *data = NULL, *other = NULL;
+        DNNL(dnnl_memory_get_data_handle)(memory, &data);
+        for (int b = 0; buffer < 0 && b < p->n_buffers; b++) {
+            other = p->buffers[b].data;
+            if (data == other) buffer = b;
+        }
+    }
+    p->tensors[p->n_tensors] = (host_tensor){*md, memory, shape, buffer};
     *index = p->n_tensors++;
     return SSLAT_OK;
+fail:
+    return err ? err->status : SSLAT_ERR_NOMEM;
 }
 
 sslat_status host_program_step(host_program *p, bool timed, const_dnnl_primitive_desc_t pd,
@@ -144,9 +182,12 @@ sslat_status host_program_layout(host_program *p, int tensor, const dnnl_memory_
         host_program_tensor(p, wanted, NULL, p->tensors[tensor].shape, &converted, err);
     /* the program input is converted once, as a deployment converts its input
      * once; every other conversion is part of the work being timed */
+    bool once = tensor == p->input;
     if (status == SSLAT_OK)
         status = host_program_reorder(p, p->tensors[tensor].memory, &p->tensors[tensor].md,
-                                      p->tensors[converted].memory, wanted, tensor != p->input, err);
+                                      p->tensors[converted].memory, wanted, !once, err);
+    if (status == SSLAT_OK && once && p->tensors[converted].buffer >= 0)
+        p->buffers[p->tensors[converted].buffer].pinned = true;
     *result = converted;
     return status;
 }
@@ -166,6 +207,8 @@ void host_program_release(host_program *p)
     release_steps(&p->body);
     for (int i = 0; i < p->n_memories; i++) DNNL(dnnl_memory_destroy)(p->memories[i]);
     free(p->memories);
+    for (int i = 0; i < p->n_buffers; i++) free(p->buffers[i].data);
+    free(p->buffers);
     free(p->tensors);
     memset(p, 0, sizeof *p);
 }
@@ -180,6 +223,21 @@ fail:
     return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
 }
 
+sslat_status host_program_new_input(host_program *p, sslat_shape shape, int replica, sslat_error *err)
+{
+    dnnl_memory_desc_t md;
+    sslat_status status = host_dims_md(&md, shape, 4, dnnl_nchw, err);
+    if (status == SSLAT_OK) status = host_program_tensor(p, &md, NULL, shape, &p->input, err);
+    if (status == SSLAT_OK) {
+        p->buffers[p->tensors[p->input].buffer].pinned = true;
+        void *data = NULL;
+        DNNL(dnnl_memory_get_data_handle)(p->tensors[p->input].memory, &data);
+        host_fill_parameter(data, (size_t)sslat_shape_elements(shape), p->seed, -1, replica, 0);
+        p->output = p->input;
+    }
+    return status;
+}
+
 sslat_status host_program_init(host_program *p, const host_session *session, sslat_shape input,
                                sslat_exec_mode mode, uint64_t seed, sslat_error *err)
 {
@@ -187,15 +245,7 @@ sslat_status host_program_init(host_program *p, const host_session *session, ssl
     p->session = session;
     p->mode = mode;
     p->seed = seed;
-    dnnl_memory_desc_t md;
-    sslat_status status = host_dims_md(&md, input, 4, dnnl_nchw, err);
-    if (status == SSLAT_OK) status = host_program_tensor(p, &md, NULL, input, &p->input, err);
-    if (status == SSLAT_OK) {
-        void *data = NULL;
-        DNNL(dnnl_memory_get_data_handle)(p->tensors[p->input].memory, &data);
-        host_fill_parameter(data, (size_t)sslat_shape_elements(input), seed, -1, 0, 0);
-        p->output = p->input;
-    }
+    sslat_status status = host_program_new_input(p, input, 0, err);
     if (status != SSLAT_OK) host_program_release(p);
     return status;
 }
@@ -203,9 +253,17 @@ sslat_status host_program_init(host_program *p, const host_session *session, ssl
 sslat_status host_program_append(host_program *p, const sslat_graph *graph, sslat_error *err)
 {
     SSLAT_ASSERT(!p->prologue_done);
+    int first = p->n_tensors, input = p->output;
     sslat_status status = host_lower_graph(p, graph, err);
     p->nodes_seen += graph->count;
-    return status;
+    if (status != SSLAT_OK) return status;
+    /* everything but the new output is dead for the subgraphs that follow */
+    int keep = p->tensors[p->output].buffer;
+    for (int t = first; t < p->n_tensors; t++)
+        if (p->tensors[t].buffer >= 0 && p->tensors[t].buffer != keep) p->buffers[p->tensors[t].buffer].busy = false;
+    if (p->tensors[input].buffer >= 0 && p->tensors[input].buffer != keep)
+        p->buffers[p->tensors[input].buffer].busy = false;
+    return SSLAT_OK;
 }
 
 static sslat_status run_list(host_program *p, const host_step_list *list, sslat_error *err)

@@ -24,7 +24,18 @@ typedef struct host_tensor {
     dnnl_memory_desc_t md; /* physical layout */
     dnnl_memory_t memory;  /* owned by the program's memory list */
     sslat_shape shape;     /* logical shape in the IR */
+    int buffer;            /* activation buffer it lives in, or -1 */
 } host_tensor;
+
+/* Activation buffers are reused across appended subgraphs, as a deployment
+ * engine plans its memory: a subgraph's intermediates are free once the next
+ * one starts, so a whole network touches about what it would in production. */
+typedef struct host_buffer {
+    void *data;
+    size_t size;
+    bool busy;   /* holds a live tensor */
+    bool pinned; /* never reused: program inputs and what the prologue writes */
+} host_buffer;
 
 typedef struct host_step {
     dnnl_primitive_t primitive;
@@ -46,6 +57,8 @@ typedef struct host_program {
     int n_tensors, tensor_capacity;
     dnnl_memory_t *memories; /* everything to destroy */
     int n_memories, memory_capacity;
+    host_buffer *buffers;
+    int n_buffers, buffer_capacity;
     host_step_list prologue; /* once, before timing: weight and input reorders */
     host_step_list body;     /* the timed part */
     int input, output;       /* tensor indices */
@@ -57,6 +70,11 @@ sslat_status host_program_init(host_program *program, const host_session *sessio
                                sslat_shape input, sslat_exec_mode mode, uint64_t seed,
                                sslat_error *err);
 void host_program_release(host_program *program);
+
+/* Start a fresh input (seeded with stream `replica`, shape as at init) that the
+ * next append reads: used to chain independent copies of one subgraph. */
+sslat_status host_program_new_input(host_program *program, sslat_shape shape, int replica,
+                                    sslat_error *err);
 
 /* Lower a subgraph reading the program's current output; its output becomes
  * the program's output. */

@@ -1,0 +1,130 @@
+/* sslat validate: run whole architectures on the CPU and compare with the table. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "container.h"
+#include "space.h"
+#include "validate.h"
+
+static void validate_usage(void)
+{
+    printf("usage: sslat validate -c cpu SPACE LAT.sslat [-k K] [--seed S] [options] [--json]\n\n"
+           "Runs the fastest, the slowest and K random architectures (default 20) as whole\n"
+           "networks (the constant part and the chosen candidates in order) and prints, for\n"
+           "each, the latency LAT.sslat predicts and the one measured; then MAPE, the share\n"
+           "within ±5%% and ±10%%, the bias and Kendall's tau. The run uses the table's mode,\n"
+           "threads and seed unless given:\n"
+           "  --mode fused|eager  --threads N  --warmup N (10)  --runs N (10)\n");
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    enum { OPT_SEED = 2001, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS, OPT_JSON };
+    static const struct option LONG[] = {
+        {"calculator", required_argument, NULL, 'c'}, {"seed", required_argument, NULL, OPT_SEED},
+        {"mode", required_argument, NULL, OPT_MODE},   {"threads", required_argument, NULL, OPT_THREADS},
+        {"warmup", required_argument, NULL, OPT_WARMUP}, {"runs", required_argument, NULL, OPT_RUNS},
+        {"json", no_argument, NULL, OPT_JSON},         {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *type = "cpu";
+    int32_t k = 20, seed = 0, value = 0;
+    const char *mode = NULL;
+    bool json = false, threads_given = false;
+    sslat_calc_options o;
+    sslat_calc_options_default(&o);
+    o.progress = true;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "c:k:h", LONG, NULL)) != -1) {
+        switch (opt) {
+        case 'c': type = optarg; break;
+        case 'k': if (!cli_parse_int(optarg, "-k", 0, 10000, &k)) return CLI_BAD_INPUT; break;
+        case OPT_SEED: if (!cli_parse_int(optarg, "--seed", 0, INT32_MAX, &seed)) return CLI_BAD_INPUT; break;
+        case OPT_MODE: mode = optarg; break;
+        case OPT_THREADS:
+            if (!cli_parse_int(optarg, "--threads", 0, 4096, &o.threads)) return CLI_BAD_INPUT;
+            threads_given = true;
+            break;
+        case OPT_WARMUP: if (!cli_parse_int(optarg, "--warmup", 0, 1000000, &o.warmup_iterations)) return CLI_BAD_INPUT; break;
+        case OPT_RUNS: if (!cli_parse_int(optarg, "--runs", 1, 1000000, &o.run_iterations)) return CLI_BAD_INPUT; break;
+        case OPT_JSON: json = true; break;
+        case 'h': validate_usage(); return CLI_OK;
+        default: return CLI_BAD_INPUT;
+        }
+    }
+    if (optind + 2 != argc) {
+        fprintf(stderr, "sslat validate: expects a space file and a table (sslat validate --help)\n");
+        return CLI_BAD_INPUT;
+    }
+    if (strcmp(type, "cpu") != 0) {
+        fprintf(stderr, "sslat validate: only -c cpu can run whole networks in this build\n");
+        return CLI_UNAVAILABLE;
+    }
+    cli_space_args space_args = {argv[optind], {0, 0, 0}};
+    sslat_space *space = NULL;
+    sslat_container *table = NULL;
+    int code = cli_load_space(&space_args, &space);
+    if (code == CLI_OK) code = cli_load_container(argv[optind + 1], &table);
+    if (code == CLI_OK && strcmp(sslat_container_latency_type(table), type) != 0) {
+        fprintf(stderr, "sslat validate: %s is a '%s' table, not '%s'\n", argv[optind + 1],
+                sslat_container_latency_type(table), type);
+        code = CLI_BAD_INPUT;
+    }
+    if (code == CLI_OK) {
+        /* measure the way the table was measured */
+        const char *table_mode = sslat_container_metadata(table, "calculator.mode");
+        const char *table_threads = sslat_container_metadata(table, "host.threads");
+        const char *table_seed = sslat_container_metadata(table, "calculator.seed");
+        const char *m = mode ? mode : table_mode ? table_mode : "fused";
+        if (strcmp(m, "fused") && strcmp(m, "eager")) {
+            fprintf(stderr, "sslat validate: --mode is fused or eager, got '%s'\n", m);
+            code = CLI_BAD_INPUT;
+        }
+        o.mode = strcmp(m, "eager") == 0 ? SSLAT_MODE_EAGER : SSLAT_MODE_FUSED;
+        if (!threads_given && table_threads && cli_parse_int(table_threads, "table threads", 0, 4096, &value))
+            o.threads = value;
+        if (table_seed) o.seed = strtoull(table_seed, NULL, 10);
+    }
+    host_validation v = {0, NULL, {0, 0, 0, 0, 0}};
+    if (code == CLI_OK) {
+        sslat_error err;
+        sslat_status status = host_validate(space, table, &o, k, (uint64_t)seed, &v, &err);
+        if (status != SSLAT_OK) {
+            fprintf(stderr, "sslat validate: %s\n", err.message);
+            code = cli_exit_code(status);
+        }
+    }
+    if (code == CLI_OK && json) {
+        json_t *rows = json_array();
+        for (int r = 0; r < v.n; r++) {
+            json_t *arch = json_array();
+            for (int32_t b = 0; b < space->n_blocks; b++) json_array_append_new(arch, json_integer(v.rows[r].arch[b]));
+            json_array_append_new(rows, json_pack("{s:s, s:o, s:f, s:f}", "label", v.rows[r].label, "arch", arch,
+                                                  "predicted_ms", v.rows[r].predicted, "measured_ms", v.rows[r].measured));
+        }
+        json_t *root = json_pack("{s:o, s:f, s:f, s:f, s:f, s:f}", "architectures", rows, "mape", v.summary.mape,
+                                 "within_5", v.summary.within_5, "within_10", v.summary.within_10, "bias",
+                                 v.summary.bias, "kendall_tau", v.summary.kendall_tau);
+        char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+        if (text) printf("%s\n", text);
+        free(text);
+        json_decref(root);
+    } else if (code == CLI_OK) {
+        printf("%-10s %14s %14s %9s\n", "arch", "predicted ms", "measured ms", "error");
+        for (int r = 0; r < v.n; r++)
+            printf("%-10s %14.4f %14.4f %+8.2f%%\n", v.rows[r].label, v.rows[r].predicted, v.rows[r].measured,
+                   100 * (v.rows[r].predicted - v.rows[r].measured) / v.rows[r].measured);
+        printf("\nMAPE %.2f%%   within ±5%%: %.0f%%   within ±10%%: %.0f%%   bias %+.2f%%   Kendall tau %.3f   (%d architectures)\n",
+               100 * v.summary.mape, 100 * v.summary.within_5, 100 * v.summary.within_10, 100 * v.summary.bias,
+               v.summary.kendall_tau, v.n);
+    }
+    host_validation_release(&v);
+    sslat_container_free(table);
+    sslat_space_free(space);
+    return code;
+}
