@@ -10,21 +10,9 @@
 #include "calculator.h"
 #include "container.h"
 #include "dnnl_api.h"
+#include "bench_util.h"
 #include "sslat.h"
 #include "space.h"
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int compare(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 #define CHECK(call) do { if ((call) != dnnl_success) { fprintf(stderr, "%s failed\n", #call); exit(1); } } while (0)
 
@@ -72,12 +60,12 @@ static double raw_median(dnnl_engine_t engine, dnnl_stream_t stream, int n, int 
     double *t = malloc((size_t)runs * sizeof *t);
     for (int i = 0; i < 10; i++) { CHECK(DNNL(dnnl_primitive_execute)(prim, stream, linear ? 4 : 3, args)); CHECK(DNNL(dnnl_stream_wait)(stream)); }
     for (int i = 0; i < runs; i++) {
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         CHECK(DNNL(dnnl_primitive_execute)(prim, stream, linear ? 4 : 3, args));
         CHECK(DNNL(dnnl_stream_wait)(stream));
-        t[i] = now_ms() - t0;
+        t[i] = bench_now_ms() - t0;
     }
-    qsort(t, (size_t)runs, sizeof *t, compare);
+    qsort(t, (size_t)runs, sizeof *t, bench_compare_doubles);
     double median = t[runs / 2];
     free(t);
     DNNL(dnnl_primitive_destroy)(prim);

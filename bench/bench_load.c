@@ -5,20 +5,8 @@
 #include <time.h>
 
 #include "calculator.h"
+#include "bench_util.h"
 #include "sslat.h"
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int compare(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* One load of the file and one count with every MAC rule. */
 static int load_and_count(const char *path, double *checksum)
@@ -53,11 +41,11 @@ int main(int argc, char **argv)
         char path[512];
         snprintf(path, sizeof path, "%s/%s", SSLAT_EXAMPLES_DIR, names[s]);
         for (int i = 0; i < runs; i++) {
-            double start = now_ms();
+            double start = bench_now_ms();
             if (load_and_count(path, &checksum) != 0) return 1;
-            times[i] = now_ms() - start;
+            times[i] = bench_now_ms() - start;
         }
-        qsort(times, (size_t)runs, sizeof *times, compare);
+        qsort(times, (size_t)runs, sizeof *times, bench_compare_doubles);
         double median = times[runs / 2];
         printf("%-24s %10.3f %10.3f %12.3f\n", names[s], median, times[0], median / 10.0);
     }
