@@ -36,11 +36,11 @@ static const char *not_built_cuda(void)
 }
 
 #define MAC_CALCULATOR(NAME, SUMMARY, RULE) \
-    {NAME, "analytic", "MMAC", SUMMARY, NULL, NULL, NULL, measure_mac, NULL, NULL, RULE}
+    {NAME, "analytic", "MMAC", SUMMARY, NULL, NULL, NULL, measure_mac, NULL, NULL, NULL, RULE}
 
 static const sslat_calculator CUDA = {
     "cuda", "timed", "ms", "cuDNN / cuBLAS / own kernels timed with CUDA graphs and events",
-    not_built_cuda, NULL, NULL, NULL, NULL, NULL, -1};
+    not_built_cuda, NULL, NULL, NULL, NULL, NULL, NULL, -1};
 
 static const sslat_calculator *const CALCULATORS[] = {
     &(const sslat_calculator)MAC_CALCULATOR("mac", "conv2d + linear multiply-accumulates (torchvision's GFLOPS column)", SSLAT_MAC_PLAIN),
@@ -136,14 +136,62 @@ static double seconds_now(void)
     return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static void show_progress(const sslat_calculator *c, const sslat_layer *layer, size_t done,
-                          size_t total, size_t reused, double started)
+static void show_progress(const sslat_calculator *c, size_t done, size_t total, double started)
 {
     double elapsed = seconds_now() - started;
-    double eta = done > reused ? elapsed / (double)(done - reused) * (double)(total - done) : 0;
-    fprintf(stderr, "\r[%s] %zu/%zu subgraphs (%zu reused)  %-12.12s ETA %4.0f s ", c->name, done,
-            total, reused, layer->name, eta);
+    double eta = done > 0 ? elapsed / (double)done * (double)(total - done) : 0;
+    fprintf(stderr, "\r[%s] %zu/%zu distinct subgraphs  ETA %4.0f s ", c->name, done, total, eta);
     if (done == total) fprintf(stderr, "\n");
+}
+
+/* Measure every distinct subgraph of the space: one by one, or all at once
+ * through measure_many when the backend has it. */
+static sslat_status measure_unique(const sslat_calculator *calculator, void *session,
+                                   const sslat_space *space, const sslat_calc_options *options,
+                                   measured *m, sslat_error *err)
+{
+    size_t total = 0;
+    for (int32_t i = 0; i < space->n_layers; i++) total += (size_t)space->layers[i].n_candidates;
+    const sslat_graph **graphs = calloc(total + 1, sizeof *graphs);
+    if (!graphs) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    sslat_status status = SSLAT_OK;
+    for (int32_t i = 0; status == SSLAT_OK && i < space->n_layers; i++) {
+        const sslat_layer *layer = &space->layers[i];
+        for (int32_t c = 0; status == SSLAT_OK && c < layer->n_candidates; c++) {
+            uint64_t hash = sslat_graph_hash(&layer->candidates[c].graph);
+            if (find_measured(m, hash)) continue;
+            status = check_support(calculator, layer, c, err);
+            graphs[m->count] = &layer->candidates[c].graph;
+            m->hashes[m->count++] = hash;
+        }
+    }
+    bool progress = options->progress && isatty(2) && strcmp(calculator->kind, "timed") == 0;
+    double started = seconds_now();
+    bool one_by_one = !calculator->measure_many;
+    if (status == SSLAT_OK && calculator->measure_many) {
+        status = calculator->measure_many(calculator, session, graphs, m->count, options, m->entries, err);
+        /* on failure, go one by one to find and name the candidate at fault */
+        if (status != SSLAT_OK) one_by_one = true, status = SSLAT_OK;
+    }
+    if (one_by_one) {
+        for (size_t k = 0; status == SSLAT_OK && k < m->count; k++) {
+            status = calculator->measure_graph(calculator, session, graphs[k], options, &m->entries[k], err);
+            if (status != SSLAT_OK) {
+                /* name the first layer and candidate that hold this subgraph */
+                for (int32_t i = 0; i < space->n_layers; i++)
+                    for (int32_t c = 0; c < space->layers[i].n_candidates; c++)
+                        if (&space->layers[i].candidates[c].graph == graphs[k]) {
+                            sslat_error_prefix(err, "%s: layer '%s' candidate %d '%s': ", calculator->name,
+                                               space->layers[i].name, c, space->layers[i].candidates[c].label);
+                            i = space->n_layers;
+                            break;
+                        }
+            }
+            if (progress) show_progress(calculator, k + 1, m->count, started);
+        }
+    }
+    free(graphs);
+    return status;
 }
 
 static sslat_status measure_all(const sslat_calculator *calculator, void *session,
@@ -153,47 +201,21 @@ static sslat_status measure_all(const sslat_calculator *calculator, void *sessio
     size_t total = 0;
     for (int32_t i = 0; i < space->n_layers; i++) total += (size_t)space->layers[i].n_candidates;
     measured m = {calloc(total + 1, sizeof(uint64_t)), calloc(total + 1, sizeof(sslat_entry)), 0};
-    if (!m.hashes || !m.entries) {
-        free(m.hashes);
-        free(m.entries);
-        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-    }
-    bool progress = options->progress && isatty(2) && strcmp(calculator->kind, "timed") == 0;
-    double started = seconds_now();
-    size_t done = 0, reused = 0;
+    sslat_status status = m.hashes && m.entries ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    if (status == SSLAT_OK) status = measure_unique(calculator, session, space, options, &m, err);
     sslat_entry constant = sslat_entry_of_value(0.0);
     bool first_fixed = true;
-    sslat_status status = SSLAT_OK;
     for (int32_t i = 0; status == SSLAT_OK && i < space->n_layers; i++) {
         const sslat_layer *layer = &space->layers[i];
         for (int32_t c = 0; status == SSLAT_OK && c < layer->n_candidates; c++) {
-            const sslat_graph *graph = &layer->candidates[c].graph;
-            uint64_t hash = sslat_graph_hash(graph);
-            const sslat_entry *known = find_measured(&m, hash);
-            sslat_entry entry;
-            if (known) {
-                entry = *known;
-                reused++;
-            } else {
-                status = check_support(calculator, layer, c, err);
-                if (status == SSLAT_OK)
-                    status = calculator->measure_graph(calculator, session, graph, options, &entry, err);
-                if (status != SSLAT_OK) {
-                    sslat_error_prefix(err, "%s: layer '%s' candidate %d '%s': ", calculator->name,
-                                       layer->name, c, layer->candidates[c].label);
-                    break;
-                }
-                m.hashes[m.count] = hash;
-                m.entries[m.count++] = entry;
-            }
+            const sslat_entry *entry = find_measured(&m, sslat_graph_hash(&layer->candidates[c].graph));
+            SSLAT_ASSERT(entry != NULL);
             if (layer->block < 0) {
-                accumulate(&constant, &entry, first_fixed);
+                accumulate(&constant, entry, first_fixed);
                 first_fixed = false;
             } else {
-                status = sslat_container_set_entry(container, layer->block, c, &entry, err);
+                status = sslat_container_set_entry(container, layer->block, c, entry, err);
             }
-            done++;
-            if (progress) show_progress(calculator, layer, done, total, reused, started);
         }
     }
     if (status == SSLAT_OK) status = sslat_container_set_constant_entry(container, &constant, err);

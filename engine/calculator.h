@@ -46,6 +46,13 @@ struct sslat_calculator {
     sslat_status (*measure_graph)(const sslat_calculator *self, void *session,
                                   const sslat_graph *graph, const sslat_calc_options *options,
                                   sslat_entry *entry, sslat_error *err);
+    /* Entries of n distinct subgraphs at once, so a backend can interleave their
+     * samples in time and machine-level drift spreads over all of them.
+     * (optional: NULL = measure_graph one by one) */
+    sslat_status (*measure_many)(const sslat_calculator *self, void *session,
+                                 const sslat_graph *const *graphs, size_t n,
+                                 const sslat_calc_options *options, sslat_entry *entries,
+                                 sslat_error *err);
     /* Record device / software / option metadata in the container. (optional) */
     sslat_status (*describe)(const sslat_calculator *self, void *session,
                              const sslat_calc_options *options, sslat_container *container,

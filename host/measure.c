@@ -89,3 +89,58 @@ sslat_status host_measure_program(host_program *p, int32_t batch, const sslat_ca
     free(sorted);
     return status;
 }
+
+sslat_status host_measure_interleaved(host_program *const *programs, const int32_t *units, size_t n,
+                                      const sslat_calc_options *o, sslat_entry *entries,
+                                      sslat_error *err)
+{
+    size_t wanted = o->run_iterations > 0 ? (size_t)o->run_iterations : 1;
+    size_t capacity = o->target_noise > 0 ? MAX_SAMPLES / 10 : wanted;
+    double *samples = malloc(n * capacity * sizeof *samples), *sorted = malloc(capacity * sizeof *sorted);
+    size_t *count = calloc(n, sizeof *count);
+    double *spent = calloc(n, sizeof *spent);
+    bool *done = calloc(n, sizeof *done);
+    sslat_status status = samples && sorted && count && spent && done
+                              ? SSLAT_OK
+                              : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for %zu x %zu samples", n, capacity);
+    for (size_t k = 0; status == SSLAT_OK && k < n; k++) {
+        done[k] = programs[k]->body.count == 0; /* nothing runs: 0 */
+        for (int i = 0; status == SSLAT_OK && i < (o->warmup_iterations > 0 ? o->warmup_iterations : 1); i++)
+            status = host_program_run(programs[k], err);
+    }
+    for (size_t active = n; status == SSLAT_OK && active > 0;) {
+        active = 0;
+        for (size_t k = 0; status == SSLAT_OK && k < n; k++) {
+            if (done[k]) continue;
+            active++;
+            double t0 = now_ms();
+            status = host_program_run(programs[k], err);
+            double elapsed = now_ms() - t0;
+            spent[k] += elapsed;
+            double *mine = samples + k * capacity;
+            mine[count[k]++] = elapsed / units[k];
+            if (count[k] < wanted) continue;
+            if (o->target_noise <= 0 || count[k] == capacity || spent[k] > o->max_seconds * 1e3) {
+                done[k] = true;
+            } else if (count[k] % 8 == 0 || count[k] == wanted) {
+                memcpy(sorted, mine, count[k] * sizeof *sorted);
+                qsort(sorted, count[k], sizeof *sorted, compare);
+                done[k] = host_median_noise(sorted, count[k]) <= o->target_noise;
+            }
+        }
+    }
+    for (size_t k = 0; status == SSLAT_OK && k < n; k++) {
+        if (count[k] == 0) {
+            entries[k] = sslat_entry_of_value(0.0);
+            entries[k].samples = 0;
+        } else {
+            entries[k] = host_entry_of_samples(samples + k * capacity, count[k]);
+        }
+    }
+    free(samples);
+    free(sorted);
+    free(count);
+    free(spent);
+    free(done);
+    return status;
+}

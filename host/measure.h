@@ -17,6 +17,13 @@ sslat_status host_measure_program(host_program *program, int32_t units,
                                   const sslat_calc_options *options, sslat_entry *entry,
                                   sslat_error *err);
 
+/* Time n programs together: warmup each, then rounds of one sample per
+ * program, so slow and fast moments of the machine spread over all of them;
+ * the adaptive stop applies per program. entries[k] per unit of units[k]. */
+sslat_status host_measure_interleaved(host_program *const *programs, const int32_t *units, size_t n,
+                                      const sslat_calc_options *options, sslat_entry *entries,
+                                      sslat_error *err);
+
 /* Statistics of n samples (sorted in place); value = median. */
 sslat_entry host_entry_of_samples(double *samples, size_t n);
 
