@@ -15,20 +15,47 @@
 
 static const char *cpu_unavailable(void) { return host_dnnl_load(); }
 
+/* Throttle / drift detection: a fixed single-thread workload timed when the
+ * session opens and when the table is described; a machine that got slower or
+ * faster in between (frequency, a noisy neighbour) shows as a ratio != 1. */
+static double calibration_ms(void)
+{
+    struct timespec t0, t1;
+    volatile double sink = 0;
+    double best = INFINITY;
+    for (int round = 0; round < 5; round++) {
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double x = 1.0;
+        for (int i = 0; i < 2000000; i++) x = x * 1.0000001 + 1e-9;
+        sink += x;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        if (ms < best) best = ms;
+    }
+    (void)sink;
+    return best;
+}
+
+typedef struct cpu_session {
+    host_session host;
+    double calibration_start;
+} cpu_session;
+
 static sslat_status cpu_begin(const sslat_calculator *self, const sslat_calc_options *options,
                               void **session, sslat_error *err)
 {
     (void)self;
     const char *why = host_dnnl_load();
     if (why) return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "calculator 'cpu' cannot run: %s", why);
-    host_session *s = calloc(1, sizeof *s);
+    cpu_session *s = calloc(1, sizeof *s);
     if (!s) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     int threads = host_dnnl_set_threads(options->threads);
-    sslat_status status = host_session_open(s, threads, err);
+    sslat_status status = host_session_open(&s->host, threads, err);
     if (status != SSLAT_OK) {
         free(s);
         return status;
     }
+    s->calibration_start = calibration_ms();
     *session = s;
     return SSLAT_OK;
 }
@@ -36,7 +63,7 @@ static sslat_status cpu_begin(const sslat_calculator *self, const sslat_calc_opt
 static void cpu_end(void *session)
 {
     if (!session) return;
-    host_session_close(session);
+    host_session_close(&((cpu_session *)session)->host);
     free(session);
 }
 
@@ -89,7 +116,7 @@ static sslat_status cpu_measure(const sslat_calculator *self, void *session, con
     (void)self;
     host_program program;
     int32_t units = 1;
-    sslat_status status = build_program(session, graph, options, &program, &units, err);
+    sslat_status status = build_program(&((cpu_session *)session)->host, graph, options, &program, &units, err);
     if (status != SSLAT_OK) return status;
     status = host_measure_program(&program, units, options, entry, err);
     host_program_release(&program);
@@ -115,7 +142,7 @@ static sslat_status cpu_measure_many(const sslat_calculator *self, void *session
     for (size_t start = 0; status == SSLAT_OK && start < n; start += GROUP) {
         size_t size = n - start < GROUP ? n - start : GROUP, built = 0;
         while (status == SSLAT_OK && built < size) {
-            status = build_program(session, graphs[start + built], options, &programs[built], &units[built], err);
+            status = build_program(&((cpu_session *)session)->host, graphs[start + built], options, &programs[built], &units[built], err);
             pointers[built] = &programs[built];
             if (status == SSLAT_OK) built++; /* a failed one released itself */
         }
@@ -168,8 +195,14 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
                                  const sslat_calc_options *o, sslat_container *c, sslat_error *err)
 {
     (void)self;
-    const host_session *s = session;
+    const cpu_session *cs = session;
+    const host_session *s = &cs->host;
     const dnnl_version_t *v = DNNL(dnnl_version)();
+    double calibration_end = calibration_ms(), drift = calibration_end / cs->calibration_start;
+    if (fabs(drift - 1) > 0.05)
+        fprintf(stderr, "sslat: warning: this CPU ran %.0f%% %s at the end of the run than at its start "
+                        "(throttling or a busy machine): the table mixes two speeds\n",
+                100 * fabs(drift - 1), drift > 1 ? "slower" : "faster");
     char cpu[256], text[128];
     cpu_model(cpu, sizeof cpu);
     struct { const char *key; char value[128]; } pairs[16];
@@ -186,6 +219,7 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
     PAIR("calculator.warmup_iterations", "%d", o->warmup_iterations);
     PAIR("calculator.run_iterations", "%d", o->run_iterations);
     PAIR("calculator.adaptive", o->target_noise > 0 ? "noise %g, cap %g s" : "off", o->target_noise, o->max_seconds);
+    PAIR("host.calibration_ms", "%.3f at start, %.3f at end (ratio %.3f)", cs->calibration_start, calibration_end, drift);
     PAIR("calculator.schedule", "interleaved: rounds of one sample per subgraph, groups of %d", GROUP);
     PAIR("calculator.seed", "%llu", (unsigned long long)o->seed);
 #undef PAIR

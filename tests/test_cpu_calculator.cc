@@ -54,6 +54,8 @@ TEST(CpuCalculator, WritesATableWithStatisticsAndMetadata)
     ASSERT_NE(sslat_container_metadata(c, "software.onednn"), nullptr);
     EXPECT_EQ(std::string(sslat_container_metadata(c, "software.onednn")).rfind("2.", 0), 0u);
     ASSERT_NE(sslat_container_metadata(c, "host.cpu"), nullptr);
+    ASSERT_NE(sslat_container_metadata(c, "host.calibration_ms"), nullptr);
+    EXPECT_NE(std::string(sslat_container_metadata(c, "calculator.schedule")).find("interleaved"), std::string::npos);
     EXPECT_EQ(sslat_container_batch(c), 2);
     for (int32_t b = 0; b < 2; b++) {
         for (int32_t i = 0; i < 2; i++) {
