@@ -122,18 +122,27 @@ int main(void)
         {"1x1 expand 28x28 40->240", "\"conv_k1_c240\"", 40, 28, 240, 1, 1, false},
         {"fc 1280->1000", "\"fc1000\"", 1280, 1, 1000, 1, 1, true},
     };
-    const int runs = 101;
+    const int runs = 51, rounds = 7;
     printf("%-26s %10s %10s %8s %10s %12s\n", "op", "raw ms", "sslat ms", "ratio", "GFLOP/s", "auto-R ms");
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        double raw = raw_median(engine, stream, 1, ops[i].c, ops[i].h, ops[i].oc, ops[i].k, ops[i].g, runs, ops[i].linear);
-        double ours = calculator_ms(ops[i].layer, ops[i].c, ops[i].h, runs, 1);
-        double replicated = calculator_ms(ops[i].layer, ops[i].c, ops[i].h, runs, 0);
+        /* alternate the two, several rounds, and compare medians: the machine's
+         * drift then hits both alike */
+        double raws[7], mine[7], copies[7];
+        for (int r = 0; r < rounds; r++) {
+            raws[r] = raw_median(engine, stream, 1, ops[i].c, ops[i].h, ops[i].oc, ops[i].k, ops[i].g, runs, ops[i].linear);
+            mine[r] = calculator_ms(ops[i].layer, ops[i].c, ops[i].h, runs, 1);
+            copies[r] = calculator_ms(ops[i].layer, ops[i].c, ops[i].h, runs, 0);
+        }
+        qsort(raws, rounds, sizeof *raws, bench_compare_doubles);
+        qsort(mine, rounds, sizeof *mine, bench_compare_doubles);
+        qsort(copies, rounds, sizeof *copies, bench_compare_doubles);
+        double raw = raws[rounds / 2], ours = mine[rounds / 2], replicated = copies[rounds / 2];
         double flop = 2.0 * ops[i].oc * ops[i].h * ops[i].h * (ops[i].c / ops[i].g) * ops[i].k * ops[i].k;
         printf("%-26s %10.4f %10.4f %8.3f %10.1f %12.4f\n", ops[i].name, raw, ours, ours / raw, flop / (raw * 1e6),
                replicated);
     }
-    printf("(ratio = sslat's single-copy time / raw loop; auto-R: the calculator's default, copies\n"
-           " chained past 2x L2, which is what the tables hold)\n");
+    printf("(medians of %d alternating rounds; ratio = sslat's single-copy time / raw loop; auto-R:\n"
+           " the calculator's default, copies chained past 2x L2, which is what the tables hold)\n", rounds);
     DNNL(dnnl_stream_destroy)(stream);
     DNNL(dnnl_engine_destroy)(engine);
     return 0;
