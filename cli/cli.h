@@ -56,6 +56,10 @@ int32_t cli_parse_arch(const char *text, int32_t *arch, int32_t capacity);
 /* Print an architecture as "0,3,1". */
 void cli_print_arch(FILE *out, const int32_t *arch, int32_t length);
 
+/* The shard of this run: "--shard I/N" when given, else the Slurm job-array
+ * variables, else 0/1. Returns an exit code (error printed). */
+int cli_shard_options(const char *text, int32_t *index, int32_t *count);
+
 /* Write text to path atomically, or to stdout when path is "-"; returns an exit code. */
 int cli_write_text(const char *path, const char *text, const char *verb);
 
@@ -66,6 +70,8 @@ int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_budget(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
 int cmd_calculators(int argc, char **argv);
 

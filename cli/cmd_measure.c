@@ -32,6 +32,10 @@ static void measure_usage(void)
            "                     (relative, e.g. 0.01) or --max-seconds per subgraph have passed\n"
            "  --max-seconds S    time cap per subgraph for --adaptive (default 2)\n"
            "  --seed S           seed of the random inputs and weights\n"
+           "sharding (Slurm job arrays; then sslat merge):\n"
+           "  --shard I/N        measure only shard I of N (work units balanced by MACs); default\n"
+           "                     from SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN and\n"
+           "                     SLURM_ARRAY_TASK_COUNT when set; needs -o\n"
            "  -h, --help         this help\n");
 }
 
@@ -69,7 +73,7 @@ static int write_outputs(const sslat_container *c, const char *output, const cha
 int cmd_measure(int argc, char **argv)
 {
     enum { OPT_IGNORE = 2001, OPT_JSON, OPT_CSV, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS,
-           OPT_ADAPTIVE, OPT_MAX_SECONDS, OPT_SEED };
+           OPT_ADAPTIVE, OPT_MAX_SECONDS, OPT_SEED, OPT_SHARD };
     static const struct option LONG[] = {{"calculator", required_argument, NULL, 'c'},
                                          {"output", required_argument, NULL, 'o'},
                                          {"json", required_argument, NULL, OPT_JSON},
@@ -82,6 +86,7 @@ int cmd_measure(int argc, char **argv)
                                          {"adaptive", required_argument, NULL, OPT_ADAPTIVE},
                                          {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
                                          {"seed", required_argument, NULL, OPT_SEED},
+                                         {"shard", required_argument, NULL, OPT_SHARD},
                                          {"help", no_argument, NULL, 'h'},
                                          CLI_SPACE_LONG_OPTIONS,
                                          {NULL, 0, NULL, 0}};
@@ -92,6 +97,7 @@ int cmd_measure(int argc, char **argv)
     sslat_calc_options_default(&options);
     options.progress = true;
     int32_t seed = 0;
+    const char *shard = NULL;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "c:o:h", LONG, NULL)) != -1) {
         if (cli_space_option(opt, optarg, &args, &code)) {
@@ -131,6 +137,7 @@ int cmd_measure(int argc, char **argv)
             else options.max_seconds = v;
             break;
         }
+        case OPT_SHARD: shard = optarg; break;
         case 'h': measure_usage(); return CLI_OK;
         default: return CLI_BAD_INPUT;
         }
@@ -141,6 +148,13 @@ int cmd_measure(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
 
+    code = cli_shard_options(shard, &options.shard_index, &options.shard_count);
+    if (code != CLI_OK) return code;
+    if (options.shard_count > 1 && (!output || json || csv)) {
+        fprintf(stderr, "sslat measure: shard %d/%d writes a part: give -o PART.sslat (no --json / --csv; "
+                        "export after sslat merge)\n", options.shard_index, options.shard_count);
+        return CLI_BAD_INPUT;
+    }
     const sslat_calculator *calculator = type ? sslat_calculator_find(type) : best_available();
     if (!calculator) {
         fprintf(stderr, "sslat measure: unknown calculator '%s' (sslat calculators lists them)\n",

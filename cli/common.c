@@ -130,3 +130,30 @@ int cli_write_text(const char *path, const char *text, const char *verb)
     if (status != SSLAT_OK) fprintf(stderr, "sslat %s: %s\n", verb, err.message);
     return cli_exit_code(status);
 }
+
+int cli_shard_options(const char *text, int32_t *index, int32_t *count)
+{
+    *index = 0;
+    *count = 1;
+    char from_slurm[64] = "";
+    if (!text) {
+        const char *id = getenv("SLURM_ARRAY_TASK_ID"), *n = getenv("SLURM_ARRAY_TASK_COUNT");
+        const char *min = getenv("SLURM_ARRAY_TASK_MIN");
+        if (!id || !n) return CLI_OK;
+        long first = min ? strtol(min, NULL, 10) : 0;
+        snprintf(from_slurm, sizeof from_slurm, "%ld/%s", strtol(id, NULL, 10) - first, n);
+        text = from_slurm;
+    }
+    const char *slash = strchr(text, '/');
+    char left[32];
+    if (!slash || (size_t)(slash - text) >= sizeof left) {
+        fprintf(stderr, "sslat: --shard takes I/N (e.g. 0/4), got '%s'\n", text);
+        return CLI_BAD_INPUT;
+    }
+    memcpy(left, text, (size_t)(slash - text));
+    left[slash - text] = '\0';
+    if (!cli_parse_int(slash + 1, "shard count", 1, 1 << 20, count) ||
+        !cli_parse_int(left, "shard index", 0, *count - 1, index))
+        return CLI_BAD_INPUT;
+    return CLI_OK;
+}

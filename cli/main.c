@@ -15,6 +15,8 @@ static const struct {
     {"arch", cmd_arch, "one architecture's latency with its per-block breakdown"},
     {"budget", cmd_budget, "architectures under a latency budget; the best one by a second table"},
     {"validate", cmd_validate, "whole architectures measured end to end against the table's prediction"},
+    {"merge", cmd_merge, "the parts of a sharded run (--shard I/N) into one table"},
+    {"sweep", cmd_sweep, "one table per batch size x resolution, with a summary"},
     {"export", cmd_export, "a container as JSON or CSV"},
     {"import", cmd_import, "a JSON export back into a binary container"},
     {"calculators", cmd_calculators, "list the calculators (latency types) and which can run here"},

@@ -103,30 +103,42 @@ static sslat_status check_support(const sslat_calculator *calculator, const ssla
 typedef struct measured {
     uint64_t *hashes;
     sslat_entry *entries;
+    unsigned char *wanted; /* this shard measures it */
     size_t count;
 } measured;
 
-static const sslat_entry *find_measured(const measured *m, uint64_t hash)
+static long find_measured(const measured *m, uint64_t hash)
 {
     for (size_t i = 0; i < m->count; i++)
-        if (m->hashes[i] == hash) return &m->entries[i];
-    return NULL;
+        if (m->hashes[i] == hash) return (long)i;
+    return -1;
 }
 
-/* Fixed layers run one after another: their figures add up (variances too). */
-static void accumulate(sslat_entry *total, const sslat_entry *e, bool first)
+void sslat_shard_assign(const double *costs, size_t n, int32_t count, int32_t *shard_of)
 {
-    if (first) {
-        *total = *e;
-        return;
+    if (count < 1) count = 1;
+    size_t *order = malloc((n + 1) * sizeof *order);
+    double *load = calloc((size_t)count, sizeof *load);
+    for (size_t k = 0; order && k < n; k++) order[k] = k;
+    /* insertion sort by cost, descending, stable: n is at most 65536 and sorted once */
+    for (size_t a = 1; order && a < n; a++) {
+        size_t item = order[a], b = a;
+        while (b > 0 && costs[order[b - 1]] < costs[item]) {
+            order[b] = order[b - 1];
+            b--;
+        }
+        order[b] = item;
     }
-    total->value += e->value;
-    total->median += e->median;
-    total->mean += e->mean;
-    total->stddev = sqrt(total->stddev * total->stddev + e->stddev * e->stddev);
-    total->min += e->min;
-    total->max += e->max;
-    if (e->samples < total->samples) total->samples = e->samples;
+    for (size_t k = 0; k < n; k++) {
+        size_t unit = order ? order[k] : k;
+        int32_t best = 0;
+        for (int32_t s = 1; load && s < count; s++)
+            if (load[s] < load[best]) best = s;
+        shard_of[unit] = best;
+        if (load) load[best] += costs[unit];
+    }
+    free(order);
+    free(load);
 }
 
 static double seconds_now(void)
@@ -144,53 +156,83 @@ static void show_progress(const sslat_calculator *c, size_t done, size_t total, 
     if (done == total) fprintf(stderr, "\n");
 }
 
-/* Measure every distinct subgraph of the space: one by one, or all at once
- * through measure_many when the backend has it. */
+/* Entries of the given subgraphs: all at once through measure_many when the
+ * backend has it (on failure, one by one to name the candidate at fault). */
+static sslat_status measure_graphs(const sslat_calculator *calculator, void *session,
+                                   const sslat_space *space, const sslat_calc_options *options,
+                                   const sslat_graph **graphs, size_t n, sslat_entry *entries,
+                                   sslat_error *err)
+{
+    bool progress = options->progress && isatty(2) && strcmp(calculator->kind, "timed") == 0;
+    double started = seconds_now();
+    if (calculator->measure_many &&
+        calculator->measure_many(calculator, session, graphs, n, options, entries, err) == SSLAT_OK)
+        return SSLAT_OK;
+    for (size_t k = 0; k < n; k++) {
+        sslat_status status = calculator->measure_graph(calculator, session, graphs[k], options, &entries[k], err);
+        if (status != SSLAT_OK) {
+            for (int32_t i = 0; i < space->n_layers; i++)
+                for (int32_t c = 0; c < space->layers[i].n_candidates; c++)
+                    if (&space->layers[i].candidates[c].graph == graphs[k]) {
+                        sslat_error_prefix(err, "%s: layer '%s' candidate %d '%s': ", calculator->name,
+                                           space->layers[i].name, c, space->layers[i].candidates[c].label);
+                        return status;
+                    }
+            return status;
+        }
+        if (progress) show_progress(calculator, k + 1, n, started);
+    }
+    return SSLAT_OK;
+}
+
+/* The distinct subgraphs of the space (the work units, in first-occurrence
+ * order), which of them this shard measures, and their entries. */
 static sslat_status measure_unique(const sslat_calculator *calculator, void *session,
                                    const sslat_space *space, const sslat_calc_options *options,
                                    measured *m, sslat_error *err)
 {
     size_t total = 0;
     for (int32_t i = 0; i < space->n_layers; i++) total += (size_t)space->layers[i].n_candidates;
-    const sslat_graph **graphs = calloc(total + 1, sizeof *graphs);
-    if (!graphs) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-    sslat_status status = SSLAT_OK;
+    const sslat_graph **graphs = calloc(total + 1, sizeof *graphs), **subset = calloc(total + 1, sizeof *subset);
+    sslat_entry *results = calloc(total + 1, sizeof *results);
+    size_t *where = calloc(total + 1, sizeof *where);
+    sslat_status status = graphs && subset && results && where ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     for (int32_t i = 0; status == SSLAT_OK && i < space->n_layers; i++) {
         const sslat_layer *layer = &space->layers[i];
         for (int32_t c = 0; status == SSLAT_OK && c < layer->n_candidates; c++) {
             uint64_t hash = sslat_graph_hash(&layer->candidates[c].graph);
-            if (find_measured(m, hash)) continue;
+            if (find_measured(m, hash) >= 0) continue;
             status = check_support(calculator, layer, c, err);
             graphs[m->count] = &layer->candidates[c].graph;
+            m->wanted[m->count] = 1;
             m->hashes[m->count++] = hash;
         }
     }
-    bool progress = options->progress && isatty(2) && strcmp(calculator->kind, "timed") == 0;
-    double started = seconds_now();
-    bool one_by_one = !calculator->measure_many;
-    if (status == SSLAT_OK && calculator->measure_many) {
-        status = calculator->measure_many(calculator, session, graphs, m->count, options, m->entries, err);
-        /* on failure, go one by one to find and name the candidate at fault */
-        if (status != SSLAT_OK) one_by_one = true, status = SSLAT_OK;
+    if (status == SSLAT_OK && options->shard_count > 1) {
+        /* work units balanced by their MACs (+1: free units still count) */
+        double *costs = calloc(m->count + 1, sizeof *costs);
+        int32_t *shard_of = calloc(m->count + 1, sizeof *shard_of);
+        if (!costs || !shard_of) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+        for (size_t k = 0; status == SSLAT_OK && k < m->count; k++)
+            costs[k] = sslat_mac_graph(graphs[k], SSLAT_MAC_PLAIN, NULL) + 1;
+        if (status == SSLAT_OK) sslat_shard_assign(costs, m->count, options->shard_count, shard_of);
+        for (size_t k = 0; status == SSLAT_OK && k < m->count; k++) m->wanted[k] = shard_of[k] == options->shard_index;
+        free(costs);
+        free(shard_of);
     }
-    if (one_by_one) {
-        for (size_t k = 0; status == SSLAT_OK && k < m->count; k++) {
-            status = calculator->measure_graph(calculator, session, graphs[k], options, &m->entries[k], err);
-            if (status != SSLAT_OK) {
-                /* name the first layer and candidate that hold this subgraph */
-                for (int32_t i = 0; i < space->n_layers; i++)
-                    for (int32_t c = 0; c < space->layers[i].n_candidates; c++)
-                        if (&space->layers[i].candidates[c].graph == graphs[k]) {
-                            sslat_error_prefix(err, "%s: layer '%s' candidate %d '%s': ", calculator->name,
-                                               space->layers[i].name, c, space->layers[i].candidates[c].label);
-                            i = space->n_layers;
-                            break;
-                        }
-            }
-            if (progress) show_progress(calculator, k + 1, m->count, started);
+    size_t n = 0;
+    for (size_t k = 0; status == SSLAT_OK && k < m->count; k++)
+        if (m->wanted[k]) {
+            subset[n] = graphs[k];
+            where[n++] = k;
         }
-    }
+    if (status == SSLAT_OK && n > 0)
+        status = measure_graphs(calculator, session, space, options, subset, n, results, err);
+    for (size_t k = 0; status == SSLAT_OK && k < n; k++) m->entries[where[k]] = results[k];
     free(graphs);
+    free(subset);
+    free(results);
+    free(where);
     return status;
 }
 
@@ -199,28 +241,49 @@ static sslat_status measure_all(const sslat_calculator *calculator, void *sessio
                                 sslat_container *container, sslat_error *err)
 {
     size_t total = 0;
-    for (int32_t i = 0; i < space->n_layers; i++) total += (size_t)space->layers[i].n_candidates;
-    measured m = {calloc(total + 1, sizeof(uint64_t)), calloc(total + 1, sizeof(sslat_entry)), 0};
-    sslat_status status = m.hashes && m.entries ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    int32_t n_fixed = 0;
+    for (int32_t i = 0; i < space->n_layers; i++) {
+        total += (size_t)space->layers[i].n_candidates;
+        n_fixed += space->layers[i].block < 0;
+    }
+    measured m = {calloc(total + 1, sizeof(uint64_t)), calloc(total + 1, sizeof(sslat_entry)),
+                  calloc(total + 1, 1), 0};
+    sslat_status status = m.hashes && m.entries && m.wanted ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    bool sharded = options->shard_count > 1;
+    if (status == SSLAT_OK && sharded)
+        status = sslat_container_make_partial(container, options->shard_index, options->shard_count, n_fixed, err);
     if (status == SSLAT_OK) status = measure_unique(calculator, session, space, options, &m, err);
     sslat_entry constant = sslat_entry_of_value(0.0);
     bool first_fixed = true;
+    int32_t fixed = 0;
     for (int32_t i = 0; status == SSLAT_OK && i < space->n_layers; i++) {
         const sslat_layer *layer = &space->layers[i];
         for (int32_t c = 0; status == SSLAT_OK && c < layer->n_candidates; c++) {
-            const sslat_entry *entry = find_measured(&m, sslat_graph_hash(&layer->candidates[c].graph));
-            SSLAT_ASSERT(entry != NULL);
+            long k = find_measured(&m, sslat_graph_hash(&layer->candidates[c].graph));
+            SSLAT_ASSERT(k >= 0);
+            if (!m.wanted[k]) { /* another shard's */
+                fixed += layer->block < 0;
+                continue;
+            }
+            const sslat_entry *entry = &m.entries[k];
             if (layer->block < 0) {
-                accumulate(&constant, entry, first_fixed);
+                sslat_entry_accumulate(&constant, entry, first_fixed);
                 first_fixed = false;
+                if (sharded) {
+                    container->shard->fixed[fixed] = *entry;
+                    container->shard->fixed_present[fixed] = 1;
+                }
+                fixed++;
             } else {
                 status = sslat_container_set_entry(container, layer->block, c, entry, err);
+                if (sharded) container->shard->present[container->offset[layer->block] + c] = 1;
             }
         }
     }
     if (status == SSLAT_OK) status = sslat_container_set_constant_entry(container, &constant, err);
     free(m.hashes);
     free(m.entries);
+    free(m.wanted);
     return status;
 }
 
@@ -237,6 +300,9 @@ sslat_status sslat_calculate_space(const sslat_calculator *calculator, const ssl
                           calculator->name, why);
     if (sslat_container_block_count(container) != space->n_blocks)
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "the container does not have the space's blocks");
+    if (options->shard_count > 1 && (options->shard_index < 0 || options->shard_index >= options->shard_count))
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "shard %d/%d: the index must be in 0..%d",
+                          options->shard_index, options->shard_count, options->shard_count - 1);
     void *session = NULL;
     sslat_status status = calculator->begin ? calculator->begin(calculator, options, &session, err) : SSLAT_OK;
     if (status != SSLAT_OK) return status;

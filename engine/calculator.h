@@ -23,6 +23,8 @@ typedef struct sslat_calc_options {
     double max_seconds;        /* adaptive stop: time cap per subgraph (default 2 s) */
     uint64_t seed;             /* timed: random inputs and weights */
     int32_t replicas;          /* cpu: copies per timing program, 0 = enough to exceed 2x L2 */
+    int32_t shard_index;       /* measure only shard shard_index of shard_count (count ≤ 1: all) */
+    int32_t shard_count;
     bool progress;             /* progress on stderr (only when it is a terminal) */
 } sslat_calc_options;
 
@@ -75,6 +77,10 @@ const sslat_calculator *sslat_calculator_find(const char *name);
 sslat_status sslat_calculate_space(const sslat_calculator *calculator, const sslat_space *space,
                                    const sslat_calc_options *options, sslat_container *container,
                                    sslat_error *err);
+
+/* Balance work units over shards: longest cost first onto the least loaded
+ * shard (ties: the lower index); deterministic. shard_of[k] receives unit k's shard. */
+void sslat_shard_assign(const double *costs, size_t n, int32_t count, int32_t *shard_of);
 
 /* Total candidates over all NAS blocks. */
 size_t sslat_space_total_candidates(const sslat_space *space);

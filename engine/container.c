@@ -34,6 +34,21 @@ sslat_entry sslat_entry_of_value(double value)
     return entry;
 }
 
+void sslat_entry_accumulate(sslat_entry *total, const sslat_entry *e, bool first)
+{
+    if (first) {
+        *total = *e;
+        return;
+    }
+    total->value += e->value;
+    total->median += e->median;
+    total->mean += e->mean;
+    total->stddev = sqrt(total->stddev * total->stddev + e->stddev * e->stddev);
+    total->min += e->min;
+    total->max += e->max;
+    if (e->samples < total->samples) total->samples = e->samples;
+}
+
 bool sslat_entry_valid(const sslat_entry *entry, char *why, size_t why_size)
 {
     const struct { const char *name; double v; } figures[] = {
@@ -61,9 +76,51 @@ static void free_labels(sslat_container *c)
     c->block_names = c->labels = NULL;
 }
 
+void sslat_shard_part_free(sslat_shard_part *part)
+{
+    if (!part) return;
+    free(part->fixed);
+    free(part->fixed_present);
+    free(part->present);
+    free(part);
+}
+
+sslat_status sslat_container_make_partial(sslat_container *c, int32_t index, int32_t count,
+                                          int32_t n_fixed, sslat_error *err)
+{
+    if (count < 1 || index < 0 || index >= count || n_fixed < 0 || n_fixed > SSLAT_MAX_LAYERS)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "shard %d/%d is not a valid shard", index, count);
+    sslat_shard_part *part = calloc(1, sizeof *part);
+    if (part) {
+        part->fixed = calloc((size_t)n_fixed + 1, sizeof *part->fixed);
+        part->fixed_present = calloc((size_t)n_fixed + 1, 1);
+        part->present = calloc((size_t)c->offset[c->n_blocks] + 1, 1);
+    }
+    if (!part || !part->fixed || !part->fixed_present || !part->present) {
+        sslat_shard_part_free(part);
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    }
+    part->index = index;
+    part->count = count;
+    part->n_fixed = n_fixed;
+    sslat_shard_part_free(c->shard);
+    c->shard = part;
+    return SSLAT_OK;
+}
+
+sslat_status sslat_container_require_whole(const sslat_container *c, sslat_error *err)
+{
+    if (c && c->shard)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                          "this is shard %d/%d of a sharded run: merge the shards first (sslat merge)",
+                          c->shard->index, c->shard->count);
+    return SSLAT_OK;
+}
+
 void sslat_container_free(sslat_container *c)
 {
     if (!c) return;
+    sslat_shard_part_free(c->shard);
     free_labels(c);
     for (int32_t i = 0; i < c->n_meta; i++) {
         free(c->meta[i].key);

@@ -14,6 +14,15 @@ typedef struct sslat_meta_pair {
     char *key, *value;
 } sslat_meta_pair;
 
+/* What a shard of a sharded run holds: which entries it measured. */
+typedef struct sslat_shard_part {
+    int32_t index, count;   /* shard index / shard count */
+    int32_t n_fixed;        /* fixed layers of the space, in order */
+    sslat_entry *fixed;     /* their entries (those this shard measured) */
+    unsigned char *fixed_present;
+    unsigned char *present; /* per block entry: measured by this shard */
+} sslat_shard_part;
+
 struct sslat_container {
     sslat_entry constant;
     int32_t n_blocks;
@@ -27,12 +36,26 @@ struct sslat_container {
     sslat_meta_pair *meta; /* latency_type and unit first */
     char **block_names;    /* n_blocks, or NULL without labels */
     char **labels;         /* offset[n_blocks], or NULL */
+    sslat_shard_part *shard; /* NULL for a whole table */
 };
+
+/* A shard's part (not yet filled) attached to c; n_fixed fixed layers. */
+sslat_status sslat_container_make_partial(sslat_container *c, int32_t index, int32_t count,
+                                          int32_t n_fixed, sslat_error *err);
+void sslat_shard_part_free(sslat_shard_part *part);
+
+/* Fails (SSLAT_ERR_INVALID_ARGUMENT) on a shard's partial table: statistics
+ * and exports need the merged one. */
+sslat_status sslat_container_require_whole(const sslat_container *c, sslat_error *err);
 
 /* An empty table of the given shape: every entry zero, metadata holding the
  * type, its unit, tool_version and created. Checks the type and the counts. */
 sslat_status sslat_container_new(const char *latency_type, const int32_t *candidate_counts,
                                  int32_t block_count, sslat_container **out, sslat_error *err);
+
+/* Layers run one after another: add e into total (variances add; the
+ * smallest sample count stays). first: total = e. */
+void sslat_entry_accumulate(sslat_entry *total, const sslat_entry *e, bool first);
 
 /* An analytic entry: every figure = value, one sample. */
 sslat_entry sslat_entry_of_value(double value);

@@ -118,6 +118,21 @@ static void write_payload(writer *w, const sslat_container *c)
     for (int32_t i = 0; i < c->offset[c->n_blocks]; i++) put_entry(w, &c->entries[i]);
     end_section(w, at);
 
+    if (c->shard) { /* required: a reader that ignored it would take a part for a whole */
+        const sslat_shard_part *part = c->shard;
+        at = begin_section(w, "SHRD", SECTION_REQUIRED);
+        put_u32(w, (uint32_t)part->index);
+        put_u32(w, (uint32_t)part->count);
+        put_u32(w, (uint32_t)part->n_fixed);
+        for (int32_t i = 0; i < part->n_fixed; i++) {
+            unsigned char flag = part->fixed_present[i];
+            put_bytes(w, &flag, 1);
+            put_entry(w, &part->fixed[i]);
+        }
+        put_bytes(w, part->present, (size_t)c->offset[c->n_blocks]);
+        end_section(w, at);
+    }
+
     if (c->block_names) {
         at = begin_section(w, "LABL", 0);
         put_u32(w, (uint32_t)c->n_blocks);
@@ -274,7 +289,7 @@ typedef struct parsed {
     sslat_container *table; /* created from META's type and TABL's shape */
     char **block_names, **labels;
     int32_t n_label_blocks, n_labels;
-    bool seen_meta, seen_space, seen_table, seen_labels;
+    bool seen_meta, seen_space, seen_table, seen_labels, seen_shard;
 } parsed;
 
 static void free_parsed(parsed *p)
@@ -419,6 +434,44 @@ static void read_labels(reader *r, parsed *p)
     }
 }
 
+static bool get_flag(reader *r)
+{
+    if (!need(r, 1)) return false;
+    unsigned char v = r->data[r->at++];
+    if (v > 1) bad(r, "flag byte %u (must be 0 or 1)", v);
+    return v == 1;
+}
+
+static void read_shard(reader *r, parsed *p)
+{
+    if (!p->seen_table) {
+        bad(r, "SHRD before TABL");
+        return;
+    }
+    uint32_t index = get_u32(r), count = get_u32(r), fixed = get_u32(r);
+    if (r->status != SSLAT_OK) return;
+    if (count < 1 || count > 1u << 20 || index >= count) {
+        bad(r, "shard %u/%u is not a valid shard", index, count);
+        return;
+    }
+    if (fixed > SSLAT_MAX_LAYERS || (size_t)fixed * (1 + ENTRY_SIZE) > r->size - r->at) {
+        bad(r, "%u fixed layers (limit %d, or more than the section holds)", fixed, SSLAT_MAX_LAYERS);
+        return;
+    }
+    sslat_error local;
+    if (sslat_container_make_partial(p->table, (int32_t)index, (int32_t)count, (int32_t)fixed, &local) != SSLAT_OK) {
+        bad(r, "%s", local.message);
+        return;
+    }
+    sslat_shard_part *part = p->table->shard;
+    for (uint32_t i = 0; i < fixed && r->status == SSLAT_OK; i++) {
+        part->fixed_present[i] = get_flag(r);
+        part->fixed[i] = get_entry(r, "fixed layer", -1, -1);
+    }
+    for (int32_t i = 0; i < p->table->offset[p->table->n_blocks] && r->status == SSLAT_OK; i++)
+        part->present[i] = get_flag(r);
+}
+
 static void read_section(reader *r, parsed *p, const char tag[4], uint32_t flags, size_t end)
 {
     struct { const char *tag; bool *seen; void (*read)(reader *, parsed *); } known[] = {
@@ -426,6 +479,7 @@ static void read_section(reader *r, parsed *p, const char tag[4], uint32_t flags
         {"SPAC", &p->seen_space, read_space},
         {"TABL", &p->seen_table, read_table},
         {"LABL", &p->seen_labels, read_labels},
+        {"SHRD", &p->seen_shard, read_shard},
     };
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
         if (memcmp(tag, known[k].tag, 4) != 0) continue;

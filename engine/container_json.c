@@ -20,6 +20,7 @@ sslat_status sslat_container_export_json(const sslat_container *c, char **text, 
     sslat_error_clear(error);
     if (!c || !text) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
     *text = NULL;
+    if (sslat_container_require_whole(c, error) != SSLAT_OK) return error ? error->status : SSLAT_ERR_INVALID_ARGUMENT;
     char hash[24];
     snprintf(hash, sizeof hash, "%016" PRIx64, c->space_hash);
     json_t *meta = json_object(), *values = json_array(), *stats = json_array(), *blocks = json_array();
@@ -286,6 +287,7 @@ sslat_status sslat_container_export_csv(const sslat_container *c, char **text, s
     sslat_error_clear(error);
     if (!c || !text) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
     *text = NULL;
+    if (sslat_container_require_whole(c, error) != SSLAT_OK) return error ? error->status : SSLAT_ERR_INVALID_ARGUMENT;
     size_t size = 0;
     FILE *out = open_memstream(text, &size);
     if (!out) return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory writing CSV");

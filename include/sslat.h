@@ -209,6 +209,17 @@ sslat_status sslat_container_set_metadata(sslat_container *container, const char
 sslat_status sslat_container_bind_space(sslat_container *container, const sslat_space *space,
                                         sslat_error *error);
 
+/* A shard's part (sslat measure --shard I/N): returns 1 and its index and count,
+ * or 0 for a whole table. Statistics and exports refuse parts. */
+int sslat_container_shard(const sslat_container *container, int32_t *index, int32_t *count);
+
+/* One whole table from the n parts of a sharded run. Checks that every part
+ * comes from the same space, latency type and calculator options, that the
+ * shards 0..N-1 are each there exactly once, and that every entry is measured
+ * by exactly one part; error messages list what is missing or duplicated. */
+sslat_status sslat_container_merge(const sslat_container *const *parts, size_t n,
+                                   sslat_container **out, sslat_error *error);
+
 /* ---- The reference API: latency attached to a space --------------------------- */
 
 /* Options of sslat_initialize_latency; zero fields take the defaults, so

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -26,6 +27,9 @@ std::string read_all(const std::string &path)
     text << in.rdbuf();
     return text.str();
 }
+
+// Exit code of a cpu run that asks for what the cpu cannot do: 3 (unavailable).
+int cpu_or_unavailable() { return 3; }
 
 class Cli : public ::testing::Test {
   protected:
@@ -227,6 +231,63 @@ TEST_F(Cli, ContainerVerbsWorkTogether)
     r = run("stats " + broken);
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find(broken + ": container: checksum mismatch"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, ShardedMeasureAndMerge)
+{
+    std::string space = example_path("ofa_mobilenet_v3.json"), whole = dir + "/whole.sslat";
+    ASSERT_EQ(run("measure -c mac_fvcore " + space + " -o " + whole).code, 0);
+    std::string parts;
+    for (int i = 0; i < 3; i++) {
+        std::string part = dir + "/part" + std::to_string(i) + ".sslat";
+        // the shard comes from Slurm's job-array variables (an array 5-7)
+        std::string env = "SLURM_ARRAY_TASK_ID=" + std::to_string(5 + i) + " SLURM_ARRAY_TASK_MIN=5 SLURM_ARRAY_TASK_COUNT=3";
+        Result r = run("measure -c mac_fvcore " + space + " -o " + part, env);
+        ASSERT_EQ(r.code, 0) << r.err;
+        parts += " " + part;
+    }
+    Result r = run("stats " + dir + "/part0.sslat");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("shard 0/3"), std::string::npos) << r.err;
+    std::string merged = dir + "/merged.sslat";
+    r = run("merge" + parts + " -o " + merged);
+    ASSERT_EQ(r.code, 0) << r.err;
+    // the same statistics as the unsharded run
+    EXPECT_EQ(run("stats --json " + merged).out.substr(0, 400), run("stats --json " + whole).out.substr(0, 400));
+    r = run("merge " + dir + "/part0.sslat " + dir + "/part2.sslat -o " + dir + "/bad.sslat");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("missing 1/3"), std::string::npos) << r.err;
+    struct stat st;
+    EXPECT_NE(stat((dir + "/bad.sslat").c_str(), &st), 0);
+    EXPECT_EQ(run("measure -c mac --shard 3/3 -o x.sslat").code, 2);
+    EXPECT_EQ(run("measure -c mac --shard 0/2").code, 2);  // a part needs -o
+}
+
+TEST_F(Cli, SweepWritesOnePointPerTableAndASummary)
+{
+    std::string out = dir + "/sweep";
+    Result r = run("sweep " + example_path("mobilenet_v2_space.json") +
+                   " -c mac --batch 1,2,4 --resolution 160,224 -o " + out);
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::string summary = read_all(out + "/summary.csv");
+    EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 1 + 6) << summary;
+    EXPECT_NE(summary.find("b4_r160_fp32,4,160,fp32,MMAC,"), std::string::npos) << summary;
+    EXPECT_NE(read_all(out + "/summary.jsonl").find("\"best_arch\": "), std::string::npos);
+    sslat_container *c = nullptr;
+    ASSERT_EQ(sslat_container_load_from_file((out + "/b2_r224_fp32.sslat").c_str(), &c, nullptr), SSLAT_OK);
+    EXPECT_EQ(sslat_container_batch(c), 2);
+    // MACs scale with the batch: batch 2 at 224 is twice batch 1 at 224
+    sslat_container *one = nullptr;
+    ASSERT_EQ(sslat_container_load_from_file((out + "/b1_r224_fp32.sslat").c_str(), &one, nullptr), SSLAT_OK);
+    EXPECT_DOUBLE_EQ(sslat_container_constant_latency(c), 2 * sslat_container_constant_latency(one));
+    sslat_container_free(c);
+    sslat_container_free(one);
+    // run again: every point is kept, not measured again
+    r = run("sweep " + example_path("mobilenet_v2_space.json") + " -c mac --batch 1,2,4 --resolution 160,224 -o " + out);
+    size_t kept = 0;
+    for (size_t at = r.out.find("(kept)"); at != std::string::npos; at = r.out.find("(kept)", at + 1)) kept++;
+    EXPECT_EQ(kept, 6u) << r.out;
+    EXPECT_EQ(run("sweep -c cpu --dtype fp16 -o " + out).code, cpu_or_unavailable());
 }
 
 TEST_F(Cli, CalculatorsListsAllSix)

@@ -1,0 +1,217 @@
+/* sslat sweep: one table per batch size x resolution x dtype, and a summary.
+ * Resumable (points whose table exists and matches are kept) and shardable
+ * (--shard I/N takes every N-th point). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "calculator.h"
+#include "cli.h"
+#include "latency.h"
+#include "limits.h"
+#include "space.h"
+
+enum { MAX_VALUES = 32 };
+
+static int parse_list(const char *text, const char *what, int32_t *values)
+{
+    int n = 0;
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", text);
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        if (n == MAX_VALUES || !cli_parse_int(item, what, 1, 65536, &values[n])) return -1;
+        n++;
+    }
+    return n;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+typedef struct point_result {
+    char name[64];
+    int32_t batch, resolution;
+    const char *dtype;
+    double min, mean, max, best, wall;
+    bool has_best, reused;
+} point_result;
+
+/* Measure one point, or keep its table when one for the same space is there. */
+static int run_point(const cli_space_args *base, const sslat_calculator *calculator,
+                     const sslat_calc_options *options, const char *dir, point_result *r)
+{
+    cli_space_args args = *base;
+    args.options.batch = r->batch;
+    args.options.height = args.options.width = r->resolution;
+    sslat_space *space = NULL;
+    int code = cli_load_space(&args, &space);
+    if (code != CLI_OK) return code;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.sslat", dir, r->name);
+    sslat_container *table = NULL;
+    sslat_error err;
+    double started = now_s();
+    r->reused = sslat_container_load_from_file(path, &table, &err) == SSLAT_OK &&
+                sslat_container_space_hash(table) == sslat_space_hash(space) &&
+                !strcmp(sslat_container_latency_type(table), calculator->name);
+    sslat_status status = SSLAT_OK;
+    if (!r->reused) {
+        sslat_container_free(table);
+        table = NULL;
+        status = sslat_measure_space(calculator, space, options, NULL, &table, &err);
+        if (status == SSLAT_OK) status = sslat_container_set_metadata(table, "dtype", r->dtype, &err);
+        if (status == SSLAT_OK) status = sslat_container_save_to_file(table, path, &err);
+    }
+    r->wall = now_s() - started;
+    if (status == SSLAT_OK) status = sslat_min_latency(table, &r->min, &err);
+    if (status == SSLAT_OK) status = sslat_mean_latency(table, &r->mean, &err);
+    if (status == SSLAT_OK) status = sslat_max_latency(table, &r->max, &err);
+    r->has_best = status == SSLAT_OK && sslat_space_arch(space, NULL, 0) > 0;
+    if (r->has_best) status = sslat_best_arch_latency(table, space, &r->best, &err);
+    if (status != SSLAT_OK) fprintf(stderr, "sslat sweep: point %s: %s\n", r->name, err.message);
+    sslat_container_free(table);
+    sslat_space_free(space);
+    return cli_exit_code(status);
+}
+
+static int write_summary(const char *dir, const char *suffix, const point_result *rows, int n, const char *unit)
+{
+    char *csv = NULL, *jsonl = NULL;
+    size_t csv_size = 0, jsonl_size = 0;
+    FILE *c = open_memstream(&csv, &csv_size), *j = open_memstream(&jsonl, &jsonl_size);
+    if (!c || !j) return CLI_FAILURE;
+    fprintf(c, "point,batch,resolution,dtype,unit,min,mean,max,best_arch,wall_s,reused\n");
+    for (int k = 0; k < n; k++) {
+        const point_result *r = &rows[k];
+        char best[32] = "";
+        if (r->has_best) snprintf(best, sizeof best, "%.17g", r->best);
+        fprintf(c, "%s,%d,%d,%s,%s,%.17g,%.17g,%.17g,%s,%.3f,%d\n", r->name, r->batch, r->resolution, r->dtype,
+                unit, r->min, r->mean, r->max, best, r->wall, r->reused);
+        fprintf(j, "{\"point\": \"%s\", \"batch\": %d, \"resolution\": %d, \"dtype\": \"%s\", \"unit\": \"%s\", "
+                   "\"min\": %.17g, \"mean\": %.17g, \"max\": %.17g, \"best_arch\": %s, \"wall_s\": %.3f, "
+                   "\"reused\": %s}\n",
+                r->name, r->batch, r->resolution, r->dtype, unit, r->min, r->mean, r->max,
+                r->has_best ? best : "null", r->wall, r->reused ? "true" : "false");
+    }
+    fclose(c);
+    fclose(j);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/summary%s.csv", dir, suffix);
+    int code = cli_write_text(path, csv, "sweep");
+    snprintf(path, sizeof path, "%s/summary%s.jsonl", dir, suffix);
+    if (code == CLI_OK) code = cli_write_text(path, jsonl, "sweep");
+    free(csv);
+    free(jsonl);
+    return code;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    enum { OPT_BATCH = 3001, OPT_RESOLUTION, OPT_DTYPE, OPT_SHARD, OPT_RUNS, OPT_WARMUP, OPT_THREADS };
+    static const struct option LONG[] = {
+        {"calculator", required_argument, NULL, 'c'}, {"output", required_argument, NULL, 'o'},
+        {"batch", required_argument, NULL, OPT_BATCH}, {"resolution", required_argument, NULL, OPT_RESOLUTION},
+        {"dtype", required_argument, NULL, OPT_DTYPE}, {"shard", required_argument, NULL, OPT_SHARD},
+        {"runs", required_argument, NULL, OPT_RUNS},   {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"threads", required_argument, NULL, OPT_THREADS}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *type = NULL, *dir = NULL, *dtypes = "fp32", *shard = NULL;
+    int32_t batches[MAX_VALUES] = {1}, resolutions[MAX_VALUES] = {224};
+    int n_batch = 1, n_res = 1, opt;
+    sslat_calc_options options;
+    sslat_calc_options_default(&options);
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "c:o:h", LONG, NULL)) != -1) {
+        switch (opt) {
+        case 'c': type = optarg; break;
+        case 'o': dir = optarg; break;
+        case OPT_BATCH: if ((n_batch = parse_list(optarg, "--batch", batches)) < 1) return CLI_BAD_INPUT; break;
+        case OPT_RESOLUTION: if ((n_res = parse_list(optarg, "--resolution", resolutions)) < 1) return CLI_BAD_INPUT; break;
+        case OPT_DTYPE: dtypes = optarg; break;
+        case OPT_SHARD: shard = optarg; break;
+        case OPT_RUNS: if (!cli_parse_int(optarg, "--runs", 1, 1000000, &options.run_iterations)) return CLI_BAD_INPUT; break;
+        case OPT_WARMUP: if (!cli_parse_int(optarg, "--warmup", 0, 1000000, &options.warmup_iterations)) return CLI_BAD_INPUT; break;
+        case OPT_THREADS: if (!cli_parse_int(optarg, "--threads", 0, 4096, &options.threads)) return CLI_BAD_INPUT; break;
+        case 'h':
+            printf("usage: sslat sweep [SPACE] -c TYPE --batch 1,8,32 --resolution 160,224 [--dtype fp32]\n"
+                   "                   -o DIR [--shard I/N] [--runs N --warmup N --threads N]\n\n"
+                   "Writes DIR/b<batch>_r<res>_<dtype>.sslat per point and DIR/summary.csv and\n"
+                   "summary.jsonl (point, min / mean / max latency, the space's arch latency, wall\n"
+                   "time). Points whose table is already there for the same space are kept (resume).\n"
+                   "--shard I/N (or the Slurm array variables) takes every N-th point.\n");
+            return CLI_OK;
+        default: return CLI_BAD_INPUT;
+        }
+    }
+    cli_space_args base = {optind < argc ? argv[optind] : NULL, {0, 0, 0}};
+    if (optind + (base.path ? 1 : 0) != argc || !dir) {
+        fprintf(stderr, "sslat sweep: expects [SPACE] and -o DIR (sslat sweep --help)\n");
+        return CLI_BAD_INPUT;
+    }
+    const char *const *names = NULL;
+    int32_t available = sslat_available_calculators(&names);
+    const sslat_calculator *calculator = sslat_calculator_find(type ? type : names[available - 1]);
+    if (!calculator) {
+        fprintf(stderr, "sslat sweep: unknown calculator '%s'\n", type);
+        return CLI_BAD_INPUT;
+    }
+    int32_t shard_index, shard_count;
+    int code = cli_shard_options(shard, &shard_index, &shard_count);
+    if (code != CLI_OK) return code;
+    const char *dtype_list[8];
+    int n_dtype = 0;
+    char dtype_copy[128];
+    snprintf(dtype_copy, sizeof dtype_copy, "%s", dtypes);
+    char *save = NULL;
+    for (char *d = strtok_r(dtype_copy, ",", &save); d && n_dtype < 8; d = strtok_r(NULL, ",", &save)) {
+        if (strcmp(d, "fp32") && strcmp(d, "tf32") && strcmp(d, "fp16") && strcmp(d, "bf16")) {
+            fprintf(stderr, "sslat sweep: unknown dtype '%s' (fp32, tf32, fp16, bf16)\n", d);
+            return CLI_BAD_INPUT;
+        }
+        if (!strcmp(calculator->name, "cpu") && strcmp(d, "fp32")) {
+            fprintf(stderr, "sslat sweep: the cpu calculator measures fp32 only, not %s\n", d);
+            return CLI_UNAVAILABLE;
+        }
+        dtype_list[n_dtype++] = d;
+    }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "sslat sweep: cannot create %s: %s\n", dir, strerror(errno));
+        return CLI_FAILURE;
+    }
+    int total = n_batch * n_res * n_dtype, n = 0;
+    point_result *rows = calloc((size_t)total, sizeof *rows);
+    if (!rows) return CLI_FAILURE;
+    printf("%-22s %10s %12s %12s %12s %12s %8s\n", "point", "", "min", "mean", "max", "arch", "wall s");
+    for (int k = 0; code == CLI_OK && k < total; k++) {
+        if (k % shard_count != shard_index) continue;
+        point_result *r = &rows[n];
+        r->batch = batches[k / (n_res * n_dtype)];
+        r->resolution = resolutions[(k / n_dtype) % n_res];
+        r->dtype = dtype_list[k % n_dtype];
+        snprintf(r->name, sizeof r->name, "b%d_r%d_%s", r->batch, r->resolution, r->dtype);
+        code = run_point(&base, calculator, &options, dir, r);
+        if (code != CLI_OK) break;
+        char best[24] = "-";
+        if (r->has_best) snprintf(best, sizeof best, "%.4f", r->best);
+        printf("%-22s %10s %12.4f %12.4f %12.4f %12s %8.2f%s\n", r->name, calculator->unit, r->min, r->mean,
+               r->max, best, r->wall, r->reused ? "  (kept)" : "");
+        fflush(stdout);
+        n++;
+    }
+    char suffix[48] = "";
+    if (shard_count > 1) snprintf(suffix, sizeof suffix, "-%d-of-%d", shard_index, shard_count);
+    if (code == CLI_OK) code = write_summary(dir, suffix, rows, n, calculator->unit);
+    if (code == CLI_OK) fprintf(stderr, "sslat sweep: %d points in %s (summary%s.csv, summary%s.jsonl)\n", n, dir, suffix, suffix);
+    free(rows);
+    return code;
+}
