@@ -5,7 +5,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <signal.h>
+
 #include "calculator.h"
+#include "journal.h"
 #include "cli.h"
 #include "latency.h"
 #include "space.h"
@@ -36,7 +39,32 @@ static void measure_usage(void)
            "  --shard I/N        measure only shard I of N (work units balanced by MACs); default\n"
            "                     from SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN and\n"
            "                     SLURM_ARRAY_TASK_COUNT when set; needs -o\n"
+           "resumable runs (with -o):\n"
+           "  the run keeps OUT.journal (one synced record per finished unit) and removes it\n"
+           "  when the table is written; SIGINT / SIGTERM finish the current units and exit 4\n"
+           "  --resume           re-use the journal's records and measure only the rest\n"
+           "  --keep-journal     leave the journal in place after success\n"
            "  -h, --help         this help\n");
+}
+
+/* SIGINT / SIGTERM (Slurm preemption): finish the units in flight, keep the
+ * journal, exit non-zero. */
+static volatile int stop_requested = 0;
+
+static void request_stop(int signal_number)
+{
+    (void)signal_number;
+    stop_requested = 1;
+}
+
+static void catch_stop_signals(void)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = request_stop;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
 }
 
 static const sslat_calculator *best_available(void)
@@ -73,7 +101,7 @@ static int write_outputs(const sslat_container *c, const char *output, const cha
 int cmd_measure(int argc, char **argv)
 {
     enum { OPT_IGNORE = 2001, OPT_JSON, OPT_CSV, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS,
-           OPT_ADAPTIVE, OPT_MAX_SECONDS, OPT_SEED, OPT_SHARD };
+           OPT_ADAPTIVE, OPT_MAX_SECONDS, OPT_SEED, OPT_SHARD, OPT_RESUME, OPT_KEEP_JOURNAL };
     static const struct option LONG[] = {{"calculator", required_argument, NULL, 'c'},
                                          {"output", required_argument, NULL, 'o'},
                                          {"json", required_argument, NULL, OPT_JSON},
@@ -87,6 +115,8 @@ int cmd_measure(int argc, char **argv)
                                          {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
                                          {"seed", required_argument, NULL, OPT_SEED},
                                          {"shard", required_argument, NULL, OPT_SHARD},
+                                         {"resume", no_argument, NULL, OPT_RESUME},
+                                         {"keep-journal", no_argument, NULL, OPT_KEEP_JOURNAL},
                                          {"help", no_argument, NULL, 'h'},
                                          CLI_SPACE_LONG_OPTIONS,
                                          {NULL, 0, NULL, 0}};
@@ -98,6 +128,7 @@ int cmd_measure(int argc, char **argv)
     options.progress = true;
     int32_t seed = 0;
     const char *shard = NULL;
+    bool resume = false, keep_journal = false;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "c:o:h", LONG, NULL)) != -1) {
         if (cli_space_option(opt, optarg, &args, &code)) {
@@ -138,6 +169,8 @@ int cmd_measure(int argc, char **argv)
             break;
         }
         case OPT_SHARD: shard = optarg; break;
+        case OPT_RESUME: resume = true; break;
+        case OPT_KEEP_JOURNAL: keep_journal = true; break;
         case 'h': measure_usage(); return CLI_OK;
         default: return CLI_BAD_INPUT;
         }
@@ -172,9 +205,33 @@ int cmd_measure(int argc, char **argv)
     sslat_space *space = NULL;
     code = cli_load_space(&args, &space);
     if (code != CLI_OK) return code;
+    if (resume && !output) {
+        fprintf(stderr, "sslat measure: --resume needs -o (the journal is OUT.journal)\n");
+        sslat_space_free(space);
+        return CLI_BAD_INPUT;
+    }
+    sslat_journal *journal = NULL;
+    char journal_path[4096];
+    sslat_status status = SSLAT_OK;
+    if (output) {
+        snprintf(journal_path, sizeof journal_path, "%s.journal", output);
+        sslat_journal_info info;
+        status = sslat_journal_open(journal_path, resume, sslat_run_fingerprint(calculator, space, &options),
+                                    &journal, &info, &err);
+        if (status == SSLAT_OK && resume)
+            fprintf(stderr, "sslat measure: resuming: %zu units from %s%s\n", info.recovered, journal_path,
+                    info.torn ? " (a torn last record was dropped)" : "");
+        options.journal = journal;
+        options.stop = &stop_requested;
+        catch_stop_signals();
+    }
     sslat_container *container = NULL;
-    sslat_status status = sslat_measure_space(calculator, space, &options, ignore, &container, &err);
-    if (status != SSLAT_OK) {
+    if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &options, ignore, &container, &err);
+    if (status == SSLAT_ERR_INTERRUPTED) {
+        fprintf(stderr, "sslat measure: %s; the finished ones are in %s: run the same command with --resume to finish\n",
+                err.message, journal_path);
+        code = CLI_INTERRUPTED;
+    } else if (status != SSLAT_OK) {
         fprintf(stderr, "sslat measure: %s\n", err.message);
         code = cli_exit_code(status);
     } else {
@@ -184,6 +241,8 @@ int cmd_measure(int argc, char **argv)
                     output, calculator->name, space->name, space->n_blocks,
                     sslat_space_total_candidates(space));
     }
+    /* the journal goes once the table is safely written; kept on any failure */
+    sslat_journal_close(journal, code == CLI_OK && !keep_journal);
     sslat_container_free(container);
     sslat_space_free(space);
     return code;

@@ -9,6 +9,8 @@
 
 #include "container.h"
 #include "error.h"
+#include "hash.h"
+#include "journal.h"
 
 void sslat_calc_options_default(sslat_calc_options *o)
 {
@@ -112,6 +114,23 @@ static long find_measured(const measured *m, uint64_t hash)
     for (size_t i = 0; i < m->count; i++)
         if (m->hashes[i] == hash) return (long)i;
     return -1;
+}
+
+uint64_t sslat_run_fingerprint(const sslat_calculator *calculator, const sslat_space *space,
+                               const sslat_calc_options *o)
+{
+    sslat_hasher h;
+    sslat_hash_begin(&h);
+    sslat_hash_u64(&h, space->hash);
+    sslat_hash_bytes(&h, calculator->name, strlen(calculator->name));
+    const int32_t ints[] = {(int32_t)o->mode, o->threads, o->warmup_iterations, o->run_iterations,
+                            o->replicas, o->shard_index, o->shard_count, (int32_t)o->ignore.ops,
+                            (int32_t)o->ignore.acts};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) sslat_hash_i32(&h, ints[i]);
+    sslat_hash_u64(&h, o->seed);
+    sslat_hash_bytes(&h, &o->target_noise, sizeof o->target_noise);
+    sslat_hash_bytes(&h, &o->max_seconds, sizeof o->max_seconds);
+    return h.state;
 }
 
 void sslat_shard_assign(const double *costs, size_t n, int32_t count, int32_t *shard_of)
@@ -221,14 +240,32 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
         free(shard_of);
     }
     size_t n = 0;
-    for (size_t k = 0; status == SSLAT_OK && k < m->count; k++)
-        if (m->wanted[k]) {
-            subset[n] = graphs[k];
-            where[n++] = k;
+    for (size_t k = 0; status == SSLAT_OK && k < m->count; k++) {
+        if (!m->wanted[k]) continue;
+        const sslat_entry *recorded = sslat_journal_find(options->journal, m->hashes[k]);
+        if (recorded) { /* finished by an earlier, interrupted run */
+            m->entries[k] = *recorded;
+            continue;
         }
-    if (status == SSLAT_OK && n > 0)
-        status = measure_graphs(calculator, session, space, options, subset, n, results, err);
-    for (size_t k = 0; status == SSLAT_OK && k < n; k++) m->entries[where[k]] = results[k];
+        subset[n] = graphs[k];
+        where[n++] = k;
+    }
+    /* with a journal, units are measured and recorded a few at a time so a
+     * killed run loses at most one chunk; a stop request is honoured between */
+    size_t chunk = options->journal ? 16 : (n ? n : 1);
+    for (size_t first = 0; status == SSLAT_OK && first < n; first += chunk) {
+        if (options->stop && *options->stop) {
+            status = sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted with %zu of %zu units left to measure",
+                                n - first, n);
+            break;
+        }
+        size_t size = n - first < chunk ? n - first : chunk;
+        status = measure_graphs(calculator, session, space, options, subset + first, size, results + first, err);
+        for (size_t k = first; status == SSLAT_OK && k < first + size; k++) {
+            m->entries[where[k]] = results[k];
+            if (options->journal) status = sslat_journal_append(options->journal, m->hashes[where[k]], &results[k], err);
+        }
+    }
     free(graphs);
     free(subset);
     free(results);

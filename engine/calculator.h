@@ -25,6 +25,8 @@ typedef struct sslat_calc_options {
     int32_t replicas;          /* cpu: copies per timing program, 0 = enough to exceed 2x L2 */
     int32_t shard_index;       /* measure only shard shard_index of shard_count (count ≤ 1: all) */
     int32_t shard_count;
+    struct sslat_journal *journal;  /* records finished units, re-uses recorded ones (may be NULL) */
+    volatile int *stop;             /* set by a signal handler: stop after the current units (may be NULL) */
     bool progress;             /* progress on stderr (only when it is a terminal) */
 } sslat_calc_options;
 
@@ -77,6 +79,11 @@ const sslat_calculator *sslat_calculator_find(const char *name);
 sslat_status sslat_calculate_space(const sslat_calculator *calculator, const sslat_space *space,
                                    const sslat_calc_options *options, sslat_container *container,
                                    sslat_error *err);
+
+/* Fingerprint of a run: space, calculator and every option that changes a
+ * value (a journal from another run is refused). */
+uint64_t sslat_run_fingerprint(const sslat_calculator *calculator, const sslat_space *space,
+                               const sslat_calc_options *options);
 
 /* Balance work units over shards: longest cost first onto the least loaded
  * shard (ties: the lower index); deterministic. shard_of[k] receives unit k's shard. */

@@ -3,8 +3,14 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <csignal>
+#include <cstring>
+#include <set>
+#include <vector>
 #include <cstdlib>
 #include <string>
 
@@ -163,6 +169,127 @@ TEST(CpuCalculator, MissingLibraryIsAClearErrorAndWritesNothing)
     EXPECT_NE(text.find("libdnnl.so.2 (oneDNN 2.x) cannot be loaded"), std::string::npos) << text;
     struct stat st;
     EXPECT_NE(stat(out.c_str(), &st), 0);
+    std::system(("rm -rf " + std::string(dir)).c_str());
+}
+
+}  // namespace
+
+namespace {
+
+// Journal records after the 24-byte header record: 72 bytes each, unit key first.
+std::vector<uint64_t> journal_units(const std::string &path)
+{
+    std::vector<uint64_t> units;
+    FILE *f = fopen(path.c_str(), "rb");
+    if (!f) return units;
+    std::vector<unsigned char> data;
+    unsigned char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, f)) > 0) data.insert(data.end(), buffer, buffer + n);
+    fclose(f);
+    for (size_t at = 24; at + 72 <= data.size(); at += 72) {
+        uint64_t key = 0;
+        for (int i = 7; i >= 0; i--) key = key << 8 | data[at + 8 + i];
+        units.push_back(key);
+    }
+    return units;
+}
+
+size_t file_size(const std::string &path)
+{
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 ? (size_t)st.st_size : 0;
+}
+
+// Start `sslat measure` in the background; returns its pid.
+pid_t start_measure(const std::string &args)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("LSAN_OPTIONS", "detect_leaks=0", 1);
+        std::string command = std::string(SSLAT_CLI_PATH) + " " + args + " 2>/dev/null";
+        execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), (char *)nullptr);
+        _exit(127);
+    }
+    return pid;
+}
+
+TEST(CpuCalculator, KilledRunResumesWithoutLosingOrRepeatingWork)
+{
+    SKIP_WITHOUT_DNNL();
+    char dir[] = "/tmp/sslat-resume-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    std::string out = std::string(dir) + "/lat.sslat", journal = out + ".journal";
+    std::string args = "measure -c cpu " + example_path("proxylessnas.json") + " --threads 1 --warmup 2 --runs 60 -o " + out +
+                       " --keep-journal";
+    for (int kill_at : {10, 40}) { // two points of the run
+        pid_t pid = start_measure(args + (kill_at == 40 ? " --resume" : ""));
+        // wait until that many units are recorded, then SIGKILL
+        for (int i = 0; i < 3000 && journal_units(journal).size() < (size_t)kill_at; i++) usleep(10000);
+        kill(pid, SIGKILL);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        ASSERT_TRUE(WIFSIGNALED(status)) << "the run finished before it could be killed";
+        EXPECT_EQ(file_size(out), 0u) << "no table from a killed run";
+    }
+    size_t before = journal_units(journal).size();
+    EXPECT_GE(before, 40u);
+    // resume to the end
+    int status = std::system(("LSAN_OPTIONS=detect_leaks=0 " + std::string(SSLAT_CLI_PATH) + " " + args + " --resume 2>/dev/null").c_str());
+    ASSERT_EQ(WEXITSTATUS(status), 0);
+    std::vector<uint64_t> units = journal_units(journal);
+    std::vector<uint64_t> sorted = units;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "a unit was measured twice";
+    sslat_space *space = load_example("proxylessnas.json");
+    std::set<uint64_t> expected;
+    for (int32_t i = 0; i < space->n_layers; i++)
+        for (int32_t c = 0; c < space->layers[i].n_candidates; c++)
+            expected.insert(sslat_graph_hash(&space->layers[i].candidates[c].graph));
+    EXPECT_EQ(std::set<uint64_t>(units.begin(), units.end()), expected) << "every unit, none missing";
+    sslat_container *table = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_container_load_from_file(out.c_str(), &table, &err), SSLAT_OK) << err.message;
+    EXPECT_EQ(sslat_container_block_count(table), 21);
+    for (int32_t b = 0; b < 21; b++)
+        for (int32_t c = 0; c < sslat_container_candidate_count(table, b); c++)
+            if (strcmp(sslat_container_candidate_label(table, b, c), "skip") != 0) {
+                EXPECT_GT(sslat_container_latency(table, b, c), 0.0) << b << "/" << c;
+            }
+    sslat_container_free(table);
+    sslat_space_free(space);
+    std::system(("rm -rf " + std::string(dir)).c_str());
+}
+
+TEST(CpuCalculator, SigtermFinishesTheCurrentUnitsAndSaysHowToResume)
+{
+    SKIP_WITHOUT_DNNL();
+    char dir[] = "/tmp/sslat-term-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    std::string out = std::string(dir) + "/lat.sslat", log = std::string(dir) + "/log";
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("LSAN_OPTIONS", "detect_leaks=0", 1);
+        std::string command = "exec " + std::string(SSLAT_CLI_PATH) + " measure -c cpu " + example_path("proxylessnas.json") +
+                              " --threads 1 --runs 60 -o " + out + " 2>" + log;
+        execl("/bin/sh", "sh", "-c", command.c_str(), (char *)nullptr);
+        _exit(127);
+    }
+    for (int i = 0; i < 3000 && journal_units(out + ".journal").size() < 5; i++) usleep(10000);
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 4);
+    std::string text;
+    if (FILE *f = fopen(log.c_str(), "r")) {
+        char buffer[512];
+        while (fgets(buffer, sizeof buffer, f)) text += buffer;
+        fclose(f);
+    }
+    EXPECT_NE(text.find("--resume"), std::string::npos) << text;
+    EXPECT_EQ(file_size(out), 0u);
+    EXPECT_GE(journal_units(out + ".journal").size(), 5u);
     std::system(("rm -rf " + std::string(dir)).c_str());
 }
 
