@@ -9,6 +9,7 @@
 
 #include "calculator.h"
 #include "journal.h"
+#include "mpi_measure.h"
 #include "cli.h"
 #include "latency.h"
 #include "space.h"
@@ -183,7 +184,14 @@ int cmd_measure(int argc, char **argv)
 
     code = cli_shard_options(shard, &options.shard_index, &options.shard_count);
     if (code != CLI_OK) return code;
-    if (options.shard_count > 1 && (!output || json || csv)) {
+    int rank = 0, ranks = 1;
+    bool mpi = cli_mpi_launched();
+    if (mpi && (shard || !output || json || csv)) {
+        fprintf(stderr, "sslat measure: under mpirun every rank takes its own shard and rank 0 writes -o OUT "
+                        "(no --shard, --json, --csv)\n");
+        return CLI_BAD_INPUT;
+    }
+    if (!mpi && options.shard_count > 1 && (!output || json || csv)) {
         fprintf(stderr, "sslat measure: shard %d/%d writes a part: give -o PART.sslat (no --json / --csv; "
                         "export after sslat merge)\n", options.shard_index, options.shard_count);
         return CLI_BAD_INPUT;
@@ -210,11 +218,18 @@ int cmd_measure(int argc, char **argv)
         sslat_space_free(space);
         return CLI_BAD_INPUT;
     }
+    if (mpi && !cli_mpi_begin(&options, &rank, &ranks)) {
+        fprintf(stderr, "sslat measure: MPI_Init failed\n");
+        sslat_space_free(space);
+        return CLI_FAILURE;
+    }
     sslat_journal *journal = NULL;
     char journal_path[4096];
     sslat_status status = SSLAT_OK;
     if (output) {
-        snprintf(journal_path, sizeof journal_path, "%s.journal", output);
+        /* under mpirun each rank keeps its own journal: a rerun resumes every rank */
+        if (mpi) snprintf(journal_path, sizeof journal_path, "%s.rank%d.journal", output, rank);
+        else snprintf(journal_path, sizeof journal_path, "%s.journal", output);
         sslat_journal_info info;
         status = sslat_journal_open(journal_path, resume, sslat_run_fingerprint(calculator, space, &options),
                                     &journal, &info, &err);
@@ -232,8 +247,10 @@ int cmd_measure(int argc, char **argv)
                 err.message, journal_path);
         code = CLI_INTERRUPTED;
     } else if (status != SSLAT_OK) {
-        fprintf(stderr, "sslat measure: %s\n", err.message);
+        fprintf(stderr, "sslat measure: %s%s\n", mpi ? "rank: " : "", err.message);
         code = cli_exit_code(status);
+    } else if (mpi) {
+        code = CLI_OK; /* rank 0 gathers and writes, below */
     } else {
         code = write_outputs(container, output, json, csv);
         if (code == CLI_OK && output)
@@ -241,6 +258,7 @@ int cmd_measure(int argc, char **argv)
                     output, calculator->name, space->name, space->n_blocks,
                     sslat_space_total_candidates(space));
     }
+    if (mpi) code = cli_mpi_finish(code == CLI_OK ? container : NULL, code, status == SSLAT_OK ? NULL : err.message, output);
     /* the journal goes once the table is safely written; kept on any failure */
     sslat_journal_close(journal, code == CLI_OK && !keep_journal);
     sslat_container_free(container);

@@ -15,7 +15,8 @@ case "$mode" in
   --sanitize)
     bash scripts/setup.sh >/dev/null  # packages
     # CUDA off: sanitizers and the static CUDA runtime do not mix, and nothing CUDA runs here
-    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSSLAT_SANITIZE=ON -DSSLAT_CUDA=OFF >/dev/null
+    # MPI off too: Open MPI's own allocations would flood LeakSanitizer
+    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSSLAT_SANITIZE=ON -DSSLAT_CUDA=OFF -DSSLAT_MPI=OFF >/dev/null
     cmake --build build-asan -j"$(nproc)"
     # LeakSanitizer cannot stop libgomp's worker threads at exit: oneDNN runs on
     # one thread here (the normal pass covers threading)
@@ -27,7 +28,7 @@ case "$mode" in
     seconds=${2:-60}
     bash scripts/setup.sh >/dev/null
     CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSSLAT_FUZZ=ON \
-      -DSSLAT_SANITIZE=ON -DSSLAT_CUDA=OFF -DSSLAT_TESTS=OFF >/dev/null
+      -DSSLAT_SANITIZE=ON -DSSLAT_CUDA=OFF -DSSLAT_MPI=OFF -DSSLAT_TESTS=OFF >/dev/null
     cmake --build build-fuzz --target fuzz_loader fuzz_container -j"$(nproc)"
     # the loader: seeded with every example space
     mkdir -p build-fuzz/corpus-loader build-fuzz/corpus-container

@@ -313,6 +313,47 @@ TEST_F(Cli, SweepWritesOnePointPerTableAndASummary)
     EXPECT_EQ(run("sweep -c cpu --dtype fp16 -o " + out).code, cpu_or_unavailable());
 }
 
+TEST_F(Cli, MpirunGathersOneTableEqualToASingleProcessRun)
+{
+#ifndef SSLAT_MPIEXEC
+    GTEST_SKIP() << "built without MPI";
+#else
+    // CI runs as root: Open MPI wants that said explicitly
+    std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 LSAN_OPTIONS=detect_leaks=0 " +
+                         std::string(SSLAT_MPIEXEC) + " -np 2 --oversubscribe";
+    std::string space = example_path("fbnet.json"), gathered = dir + "/mpi.sslat", single = dir + "/single.sslat";
+    auto sh = [](const std::string &command) { return WEXITSTATUS(std::system(command.c_str())); };
+    ASSERT_EQ(sh(mpirun + " " + SSLAT_CLI_PATH + " measure -c mac " + space + " -o " + gathered + " 2>/dev/null"), 0);
+    ASSERT_EQ(run("measure -c mac " + space + " -o " + single).code, 0);
+    sslat_container *a = nullptr, *b = nullptr;
+    ASSERT_EQ(sslat_container_load_from_file(gathered.c_str(), &a, nullptr), SSLAT_OK);
+    ASSERT_EQ(sslat_container_load_from_file(single.c_str(), &b, nullptr), SSLAT_OK);
+    EXPECT_STREQ(sslat_container_metadata(a, "mpi.ranks"), "2");
+    EXPECT_EQ(sslat_container_constant_latency(a), sslat_container_constant_latency(b));
+    for (int32_t blk = 0; blk < sslat_container_block_count(b); blk++)
+        for (int32_t c = 0; c < sslat_container_candidate_count(b, blk); c++)
+            EXPECT_EQ(sslat_container_latency(a, blk, c), sslat_container_latency(b, blk, c));
+    sslat_container_free(a);
+    sslat_container_free(b);
+    // the cpu calculator: every entry gathered
+    const bool cpu_here = sslat_available_calculators(nullptr) > 4;
+    if (cpu_here) {
+        std::string timed = dir + "/cpu.sslat";
+        ASSERT_EQ(sh(mpirun + " " + SSLAT_CLI_PATH + " measure -c cpu --threads 1 --runs 3 --warmup 1 " +
+                     example_path("mobilenet_v2_space.json") + " -o " + timed + " 2>/dev/null"), 0);
+        ASSERT_EQ(sslat_container_load_from_file(timed.c_str(), &a, nullptr), SSLAT_OK);
+        for (int32_t blk = 0; blk < sslat_container_block_count(a); blk++)
+            for (int32_t c = 0; c < sslat_container_candidate_count(a, blk); c++)
+                if (std::string(sslat_container_candidate_label(a, blk, c)) != "skip") {
+                    EXPECT_GT(sslat_container_latency(a, blk, c), 0.0) << blk << "/" << c;
+                }
+        sslat_container_free(a);
+    }
+    // every rank needs -o on rank 0's side, and no --shard
+    EXPECT_NE(sh(mpirun + " " + SSLAT_CLI_PATH + " measure -c mac --shard 0/2 -o " + dir + "/x.sslat 2>/dev/null"), 0);
+#endif
+}
+
 TEST_F(Cli, CalculatorsListsAllSix)
 {
     Result r = run("calculators");
