@@ -87,6 +87,8 @@ TEST(Shard, ThreePartsMergeToTheUnshardedTable)
             EXPECT_EQ(sslat_container_latency(merged, b, c), sslat_container_latency(whole, b, c)) << b << "/" << c;
     ASSERT_EQ(sslat_min_latency(merged, &v, &err), SSLAT_OK);
     EXPECT_STREQ(sslat_container_metadata(merged, "merged"), "3 shards");
+    sslat_container_free(merged);
+    merged = nullptr;
 
     // a missing part, a duplicate part, a part of another space
     std::vector<const sslat_container *> two = {parts[0], parts[1]};
