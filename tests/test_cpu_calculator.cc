@@ -294,3 +294,34 @@ TEST(CpuCalculator, SigtermFinishesTheCurrentUnitsAndSaysHowToResume)
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CpuCalculator, SweepOverThreeBatchesAndTwoResolutions)
+{
+    SKIP_WITHOUT_DNNL();
+    char dir[] = "/tmp/sslat-sweep-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    std::string out = std::string(dir) + "/sweep", log = std::string(dir) + "/stdout";
+    std::string command = "LSAN_OPTIONS=detect_leaks=0 " + std::string(SSLAT_CLI_PATH) + " sweep " +
+                          example_path("mobilenet_v2_space.json") +
+                          " -c cpu --threads 1 --runs 3 --warmup 1 --batch 1,2,4 --resolution 128,160 -o " + out +
+                          " >" + log + " 2>/dev/null";
+    ASSERT_EQ(WEXITSTATUS(std::system(command.c_str())), 0);
+    std::string printed, summary;
+    for (auto [path, text] : {std::pair<std::string, std::string *>{log, &printed}, {out + "/summary.csv", &summary}}) {
+        FILE *f = fopen(path.c_str(), "r");
+        ASSERT_NE(f, nullptr) << path;
+        char buffer[1024];
+        while (fgets(buffer, sizeof buffer, f)) *text += buffer;
+        fclose(f);
+    }
+    EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 7) << summary;
+    for (const char *point : {"b1_r128_fp32", "b2_r160_fp32", "b4_r128_fp32"}) {
+        EXPECT_NE(printed.find(point), std::string::npos) << printed;
+        EXPECT_NE(summary.find(std::string(point) + ","), std::string::npos);
+    }
+    std::system(("rm -rf " + std::string(dir)).c_str());
+}
+
+}  // namespace
