@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 extern "C" {
@@ -39,4 +40,16 @@ inline sslat_space *load_example(const char *name)
     EXPECT_EQ(sslat_space_load_file(example_path(name).c_str(), nullptr, &space, &err), SSLAT_OK)
         << err.message;
     return space;
+}
+
+// A whole text file ("" when it cannot be read).
+inline std::string read_text(const std::string &path)
+{
+    std::string text;
+    if (FILE *f = fopen(path.c_str(), "r")) {
+        char buffer[1024];
+        while (fgets(buffer, sizeof buffer, f)) text += buffer;
+        fclose(f);
+    }
+    return text;
 }

@@ -160,12 +160,7 @@ TEST(CpuCalculator, MissingLibraryIsAClearErrorAndWritesNothing)
                           " measure -c cpu -o " + out + " 2>" + err;
     int status = std::system(command.c_str());
     EXPECT_EQ(WEXITSTATUS(status), 3);
-    std::string text;
-    if (FILE *f = fopen(err.c_str(), "r")) {
-        char buffer[512];
-        while (fgets(buffer, sizeof buffer, f)) text += buffer;
-        fclose(f);
-    }
+    std::string text = read_text(err);
     EXPECT_NE(text.find("libdnnl.so.2 (oneDNN 2.x) cannot be loaded"), std::string::npos) << text;
     struct stat st;
     EXPECT_NE(stat(out.c_str(), &st), 0);
@@ -281,12 +276,7 @@ TEST(CpuCalculator, SigtermFinishesTheCurrentUnitsAndSaysHowToResume)
     waitpid(pid, &status, 0);
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_EQ(WEXITSTATUS(status), 4);
-    std::string text;
-    if (FILE *f = fopen(log.c_str(), "r")) {
-        char buffer[512];
-        while (fgets(buffer, sizeof buffer, f)) text += buffer;
-        fclose(f);
-    }
+    std::string text = read_text(log);
     EXPECT_NE(text.find("--resume"), std::string::npos) << text;
     EXPECT_EQ(file_size(out), 0u);
     EXPECT_GE(journal_units(out + ".journal").size(), 5u);
@@ -308,14 +298,7 @@ TEST(CpuCalculator, SweepOverThreeBatchesAndTwoResolutions)
                           " -c cpu --threads 1 --runs 3 --warmup 1 --batch 1,2,4 --resolution 128,160 -o " + out +
                           " >" + log + " 2>/dev/null";
     ASSERT_EQ(WEXITSTATUS(std::system(command.c_str())), 0);
-    std::string printed, summary;
-    for (auto [path, text] : {std::pair<std::string, std::string *>{log, &printed}, {out + "/summary.csv", &summary}}) {
-        FILE *f = fopen(path.c_str(), "r");
-        ASSERT_NE(f, nullptr) << path;
-        char buffer[1024];
-        while (fgets(buffer, sizeof buffer, f)) *text += buffer;
-        fclose(f);
-    }
+    std::string printed = read_text(log), summary = read_text(out + "/summary.csv");
     EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 7) << summary;
     for (const char *point : {"b1_r128_fp32", "b2_r160_fp32", "b4_r128_fp32"}) {
         EXPECT_NE(printed.find(point), std::string::npos) << printed;
