@@ -69,6 +69,7 @@ int cmd_stats(int argc, char **argv);
 int cmd_arch(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_import_enot(int argc, char **argv);
 int cmd_budget(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_merge(int argc, char **argv);

@@ -160,6 +160,16 @@ sslat_status sslat_container_import_json(const char *text, size_t length,
                                          sslat_container **out, sslat_error *error);
 sslat_status sslat_container_export_csv(const sslat_container *container, char **text,
                                         sslat_error *error);
+/* ENOT latency files (a pickle of {"latency_type", "constant_latency",
+ * "operations_latencies"}). The reader is a strict pickle machine for exactly
+ * that structure (plain floats or numpy float64 scalars); it refuses anything
+ * else and executes nothing. The writer emits protocol 2 with plain floats
+ * (caller frees *bytes with sslat_free). */
+sslat_status sslat_container_import_enot(const uint8_t *bytes, size_t size, sslat_container **out,
+                                         sslat_error *error);
+sslat_status sslat_container_export_enot(const sslat_container *container, uint8_t **bytes,
+                                         size_t *size, sslat_error *error);
+
 /* Frees memory the library handed over (bytes, text). Accepts NULL. */
 void sslat_free(void *pointer);
 

@@ -29,7 +29,7 @@ case "$mode" in
     bash scripts/setup.sh >/dev/null
     CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSSLAT_FUZZ=ON \
       -DSSLAT_SANITIZE=ON -DSSLAT_CUDA=OFF -DSSLAT_MPI=OFF -DSSLAT_TESTS=OFF >/dev/null
-    cmake --build build-fuzz --target fuzz_loader fuzz_container -j"$(nproc)"
+    cmake --build build-fuzz --target fuzz_loader fuzz_container fuzz_enot -j"$(nproc)"
     # the loader: seeded with every example space
     mkdir -p build-fuzz/corpus-loader build-fuzz/corpus-container
     cp examples/*.json tests/data/*.json build-fuzz/corpus-loader/
@@ -40,7 +40,12 @@ case "$mode" in
     build/sslat measure -c mac_thop tests/data/probe.json -o build-fuzz/corpus-container/probe.sslat 2>/dev/null
     build-fuzz/fuzz_container -max_total_time="$seconds" -max_len=65536 -timeout=10 \
       -print_final_stats=1 build-fuzz/corpus-container 2>&1 | tail -n 6
-    echo "fuzz: no crash in ${seconds}s per target"
+    # the ENOT pickle reader: seeded with the pickles Python wrote
+    mkdir -p build-fuzz/corpus-enot
+    cp tests/data/enot/*.pkl build-fuzz/corpus-enot/
+    build-fuzz/fuzz_enot -max_total_time="$((seconds / 2))" -max_len=4096 -timeout=10 \
+      -print_final_stats=1 build-fuzz/corpus-enot 2>&1 | tail -n 6
+    echo "fuzz: no crash in ${seconds}s per target (${seconds}/2 s for the ENOT reader)"
     ;;
   *)
     echo "usage: bash scripts/test.sh [--sanitize | --fuzz SECONDS]" >&2

@@ -354,6 +354,25 @@ TEST_F(Cli, MpirunGathersOneTableEqualToASingleProcessRun)
 #endif
 }
 
+TEST_F(Cli, EnotImportAndExport)
+{
+    std::string pkl = std::string(SSLAT_TEST_DATA_DIR) + "/enot/numpy_p3.pkl", out = dir + "/enot.sslat";
+    Result r = run("import-enot " + pkl + " -o " + out);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(run("stats " + out).out.find("min           13.001 MMAC"), std::string::npos);
+    r = run("import-enot " + std::string(SSLAT_TEST_DATA_DIR) + "/enot/evil_p4.pkl -o " + dir + "/evil.sslat");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("refusing global posix.system"), std::string::npos) << r.err;
+    // binding to a space whose blocks differ is refused
+    r = run("import-enot " + pkl + " -o " + dir + "/bound.sslat --space " + example_path("fbnet.json"));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("22 NAS blocks, the table 3"), std::string::npos) << r.err;
+    std::string again = dir + "/again.pkl";
+    ASSERT_EQ(run("export " + out + " --enot -o " + again).code, 0);
+    EXPECT_EQ(run("import-enot " + again + " -o " + dir + "/again.sslat").code, 0);
+    EXPECT_EQ(run("export " + out + " --enot").code, 2);  // a pickle needs -o
+}
+
 TEST_F(Cli, CalculatorsListsAllSix)
 {
     Result r = run("calculators");
