@@ -72,64 +72,6 @@ int cmd_export(int argc, char **argv)
     return code;
 }
 
-int cmd_import(int argc, char **argv)
-{
-    static const struct option LONG[] = {{"output", required_argument, NULL, 'o'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const char *output = NULL;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", LONG, NULL)) != -1) {
-        if (opt == 'o') output = optarg;
-        else if (opt == 'h') {
-            printf("usage: sslat import FILE.json -o OUT.sslat\n\n"
-                   "Rebuilds a binary container from a JSON export (sslat export --json).\n");
-            return CLI_OK;
-        } else return CLI_BAD_INPUT;
-    }
-    if (optind + 1 != argc || !output) {
-        fprintf(stderr, "sslat import: expects a JSON file and -o OUT.sslat\n");
-        return CLI_BAD_INPUT;
-    }
-    FILE *file = fopen(argv[optind], "rb");
-    if (!file) {
-        perror(argv[optind]);
-        return CLI_FAILURE;
-    }
-    char *text = NULL;
-    size_t size = 0, used = 0;
-    bool ok = true;
-    for (;;) {
-        if (used + 65536 > size) {
-            char *grown = realloc(text, size = size ? size * 2 : 1 << 20);
-            if (!grown || size > (256u << 20)) {
-                ok = false;
-                free(grown ? grown : text);
-                text = NULL;
-                break;
-            }
-            text = grown;
-        }
-        size_t got = fread(text + used, 1, size - used, file);
-        used += got;
-        if (got == 0) break;
-    }
-    fclose(file);
-    if (!ok) {
-        fprintf(stderr, "sslat import: %s: too large or out of memory\n", argv[optind]);
-        return CLI_FAILURE;
-    }
-    sslat_container *c = NULL;
-    sslat_error err;
-    sslat_status status = sslat_container_import_json(text, used, &c, &err);
-    free(text);
-    if (status == SSLAT_OK) status = sslat_container_save_to_file(c, output, &err);
-    if (status != SSLAT_OK) fprintf(stderr, "sslat import: %s: %s\n", argv[optind], err.message);
-    sslat_container_free(c);
-    return cli_exit_code(status);
-}
-
 /* Read a whole (bounded) file; NULL with a message on failure. */
 static char *read_file(const char *path, size_t *length)
 {
@@ -159,6 +101,39 @@ static char *read_file(const char *path, size_t *length)
     fclose(file);
     *length = used;
     return text;
+}
+
+int cmd_import(int argc, char **argv)
+{
+    static const struct option LONG[] = {{"output", required_argument, NULL, 'o'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *output = NULL;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:h", LONG, NULL)) != -1) {
+        if (opt == 'o') output = optarg;
+        else if (opt == 'h') {
+            printf("usage: sslat import FILE.json -o OUT.sslat\n\n"
+                   "Rebuilds a binary container from a JSON export (sslat export --json).\n");
+            return CLI_OK;
+        } else return CLI_BAD_INPUT;
+    }
+    if (optind + 1 != argc || !output) {
+        fprintf(stderr, "sslat import: expects a JSON file and -o OUT.sslat\n");
+        return CLI_BAD_INPUT;
+    }
+    size_t used = 0;
+    char *text = read_file(argv[optind], &used);
+    if (!text) return CLI_FAILURE;
+    sslat_container *c = NULL;
+    sslat_error err;
+    sslat_status status = sslat_container_import_json(text, used, &c, &err);
+    free(text);
+    if (status == SSLAT_OK) status = sslat_container_save_to_file(c, output, &err);
+    if (status != SSLAT_OK) fprintf(stderr, "sslat import: %s: %s\n", argv[optind], err.message);
+    sslat_container_free(c);
+    return cli_exit_code(status);
 }
 
 int cmd_import_enot(int argc, char **argv)
