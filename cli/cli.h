@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "sslat.h"
 
 /* Exit codes of every verb (docs/cli.md). */
@@ -60,6 +62,9 @@ void cli_print_arch(FILE *out, const int32_t *arch, int32_t length);
 /* The shard of this run: "--shard I/N" when given, else the Slurm job-array
  * variables, else 0/1. Returns an exit code (error printed). */
 int cli_shard_options(const char *text, int32_t *index, int32_t *count);
+
+/* Print a JSON value for machines (17 significant digits) and release it. */
+void cli_print_json(json_t *root);
 
 /* Write text to path atomically, or to stdout when path is "-"; returns an exit code. */
 int cli_write_text(const char *path, const char *text, const char *verb);

@@ -58,10 +58,7 @@ int cmd_arch(int argc, char **argv)
         json_t *root = json_pack("{s:s, s:s, s:f, s:o, s:f}", "latency_type",
                                  sslat_container_latency_type(c), "unit", unit, "constant",
                                  sslat_container_constant_latency(c), "blocks", blocks, "total", total);
-        char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-        if (text) printf("%s\n", text);
-        free(text);
-        json_decref(root);
+        cli_print_json(root);
     } else {
         printf("%-6s %-18s %-5s %-26s %14s\n", "block", "name", "cand", "label", unit);
         printf("%-6s %-18s %-5s %-26s %14.6g\n", "-", "constant part", "", "",

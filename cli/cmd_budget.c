@@ -85,10 +85,7 @@ int cmd_budget(int argc, char **argv)
                                                             "value_unit", sslat_container_unit(value),
                                                             "grid_slack", best.grid_slack));
             }
-            char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-            if (text) printf("%s\n", text);
-            free(text);
-            json_decref(root);
+            cli_print_json(root);
         } else {
             printf("limit          %.6g %s\n", limit, unit);
             printf("architectures  %.6g to %.6g fit (exact on a grid; the true count is in between)\n", low, high);

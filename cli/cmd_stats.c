@@ -78,10 +78,7 @@ static void print_json(const sslat_container *c, const stats_report *r, size_t n
         json_object_set_new(root, "current", json_real(r->current));
         json_object_set_new(root, "current_arch", arch_json(r->arch, blocks));
     }
-    char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-    if (text) printf("%s\n", text);
-    free(text);
-    json_decref(root);
+    cli_print_json(root);
 }
 
 static void print_text(const sslat_container *c, const stats_report *r, size_t n, uint64_t seed,

@@ -110,10 +110,7 @@ int cmd_validate(int argc, char **argv)
         json_t *root = json_pack("{s:o, s:f, s:f, s:f, s:f, s:f}", "architectures", rows, "mape", v.summary.mape,
                                  "within_5", v.summary.within_5, "within_10", v.summary.within_10, "bias",
                                  v.summary.bias, "kendall_tau", v.summary.kendall_tau);
-        char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-        if (text) printf("%s\n", text);
-        free(text);
-        json_decref(root);
+        cli_print_json(root);
     } else if (code == CLI_OK) {
         printf("%-10s %14s %14s %9s\n", "arch", "predicted ms", "measured ms", "error");
         for (int r = 0; r < v.n; r++)

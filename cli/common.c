@@ -158,3 +158,11 @@ int cli_shard_options(const char *text, int32_t *index, int32_t *count)
         return CLI_BAD_INPUT;
     return CLI_OK;
 }
+
+void cli_print_json(json_t *root)
+{
+    char *text = root ? json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
+    if (text) printf("%s\n", text);
+    free(text);
+    json_decref(root);
+}
