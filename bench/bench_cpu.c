@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "calculator.h"
 #include "container.h"
 #include "dnnl_api.h"
-#include "bench_util.h"
+#include "clock.h"
+#include "order.h"
 #include "sslat.h"
 #include "space.h"
 
@@ -60,12 +60,12 @@ static double raw_median(dnnl_engine_t engine, dnnl_stream_t stream, int n, int 
     double *t = malloc((size_t)runs * sizeof *t);
     for (int i = 0; i < 10; i++) { CHECK(DNNL(dnnl_primitive_execute)(prim, stream, linear ? 4 : 3, args)); CHECK(DNNL(dnnl_stream_wait)(stream)); }
     for (int i = 0; i < runs; i++) {
-        double t0 = bench_now_ms();
+        double t0 = sslat_now_ms();
         CHECK(DNNL(dnnl_primitive_execute)(prim, stream, linear ? 4 : 3, args));
         CHECK(DNNL(dnnl_stream_wait)(stream));
-        t[i] = bench_now_ms() - t0;
+        t[i] = sslat_now_ms() - t0;
     }
-    qsort(t, (size_t)runs, sizeof *t, bench_compare_doubles);
+    qsort(t, (size_t)runs, sizeof *t, sslat_compare_doubles);
     double median = t[runs / 2];
     free(t);
     DNNL(dnnl_primitive_destroy)(prim);
@@ -133,9 +133,9 @@ int main(void)
             mine[r] = calculator_ms(ops[i].layer, ops[i].c, ops[i].h, runs, 1);
             copies[r] = calculator_ms(ops[i].layer, ops[i].c, ops[i].h, runs, 0);
         }
-        qsort(raws, rounds, sizeof *raws, bench_compare_doubles);
-        qsort(mine, rounds, sizeof *mine, bench_compare_doubles);
-        qsort(copies, rounds, sizeof *copies, bench_compare_doubles);
+        qsort(raws, rounds, sizeof *raws, sslat_compare_doubles);
+        qsort(mine, rounds, sizeof *mine, sslat_compare_doubles);
+        qsort(copies, rounds, sizeof *copies, sslat_compare_doubles);
         double raw = raws[rounds / 2], ours = mine[rounds / 2], replicated = copies[rounds / 2];
         double flop = 2.0 * ops[i].oc * ops[i].h * ops[i].h * (ops[i].c / ops[i].g) * ops[i].k * ops[i].k;
         printf("%-26s %10.4f %10.4f %8.3f %10.1f %12.4f\n", ops[i].name, raw, ours, ours / raw, flop / (raw * 1e6),

@@ -2,10 +2,10 @@
  * Prints the median of repeated runs per space, and the ratio to the target. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "calculator.h"
-#include "bench_util.h"
+#include "clock.h"
+#include "order.h"
 #include "sslat.h"
 
 /* One load of the file and one count with every MAC rule. */
@@ -41,11 +41,11 @@ int main(int argc, char **argv)
         char path[512];
         snprintf(path, sizeof path, "%s/%s", SSLAT_EXAMPLES_DIR, names[s]);
         for (int i = 0; i < runs; i++) {
-            double start = bench_now_ms();
+            double start = sslat_now_ms();
             if (load_and_count(path, &checksum) != 0) return 1;
-            times[i] = bench_now_ms() - start;
+            times[i] = sslat_now_ms() - start;
         }
-        qsort(times, (size_t)runs, sizeof *times, bench_compare_doubles);
+        qsort(times, (size_t)runs, sizeof *times, sslat_compare_doubles);
         double median = times[runs / 2];
         printf("%-24s %10.3f %10.3f %12.3f\n", names[s], median, times[0], median / 10.0);
     }

@@ -7,9 +7,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-#include "bench_util.h"
+#include "clock.h"
+#include "order.h"
 #include "sslat.h"
 
 static sslat_container *mac_table(const char *file)
@@ -39,31 +39,31 @@ int main(void)
 
     sslat_container *fbnet = mac_table("fbnet.json");
     int32_t blocks = sslat_container_block_count(fbnet);
-    double t0 = bench_now_s();
+    double t0 = sslat_now_s();
     sslat_sample_latencies(fbnet, n, 1, samples, &err);
-    double fast = bench_now_s() - t0;
+    double fast = sslat_now_s() - t0;
     double checksum = 0;
     for (size_t i = 0; i < n; i++) checksum += samples[i];
     srand(1);
-    t0 = bench_now_s();
+    t0 = sslat_now_s();
     for (size_t i = 0; i < n; i++) {
         for (int32_t b = 0; b < blocks; b++) arch[b] = rand() % sslat_container_candidate_count(fbnet, b);
         sslat_current_latency(fbnet, arch, blocks, &samples[i], &err);
     }
-    double naive = bench_now_s() - t0;
+    double naive = sslat_now_s() - t0;
     printf("%-44s %10s %10s %8s\n", "", "sslat s", "naive s", "speedup");
     printf("%-44s %10.4f %10.4f %8.1fx\n", "sample_latencies 10^6, FBNet (22 x 9)", fast, naive, naive / fast);
 
     sslat_container *ofa = mac_table("ofa_mobilenet_v3.json");
     double median, bound;
-    t0 = bench_now_s();
+    t0 = sslat_now_s();
     sslat_latency_quantile(ofa, 0.5, NULL, &median, &bound, &err);
-    double exact = bench_now_s() - t0;
-    t0 = bench_now_s();
+    double exact = sslat_now_s() - t0;
+    t0 = sslat_now_s();
     sslat_sample_latencies(ofa, n, 2, samples, &err);
-    qsort(samples, n, sizeof *samples, bench_compare_doubles);
+    qsort(samples, n, sizeof *samples, sslat_compare_doubles);
     double sampled_median = samples[n / 2];
-    double sorted = bench_now_s() - t0;
+    double sorted = sslat_now_s() - t0;
     printf("%-44s %10.4f %10.4f %8.1fx\n", "exact median, OFA (3.5e19 archs) vs 10^6 sort", exact, sorted, sorted / exact);
     printf("  exact median %.4f +- %.4f MMAC; sampled median %.4f MMAC (off by %.4f)\n", median, bound,
            sampled_median, fabs(sampled_median - median));

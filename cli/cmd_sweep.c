@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "calculator.h"
+#include "clock.h"
 #include "cli.h"
 #include "latency.h"
 #include "limits.h"
@@ -29,13 +29,6 @@ static int parse_list(const char *text, const char *what, int32_t *values)
         n++;
     }
     return n;
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 typedef struct point_result {
@@ -60,7 +53,7 @@ static int run_point(const cli_space_args *base, const sslat_calculator *calcula
     snprintf(path, sizeof path, "%s/%s.sslat", dir, r->name);
     sslat_container *table = NULL;
     sslat_error err;
-    double started = now_s();
+    double started = sslat_now_s();
     r->reused = sslat_container_load_from_file(path, &table, &err) == SSLAT_OK &&
                 sslat_container_space_hash(table) == sslat_space_hash(space) &&
                 !strcmp(sslat_container_latency_type(table), calculator->name);
@@ -72,7 +65,7 @@ static int run_point(const cli_space_args *base, const sslat_calculator *calcula
         if (status == SSLAT_OK) status = sslat_container_set_metadata(table, "dtype", r->dtype, &err);
         if (status == SSLAT_OK) status = sslat_container_save_to_file(table, path, &err);
     }
-    r->wall = now_s() - started;
+    r->wall = sslat_now_s() - started;
     if (status == SSLAT_OK) status = sslat_min_latency(table, &r->min, &err);
     if (status == SSLAT_OK) status = sslat_mean_latency(table, &r->mean, &err);
     if (status == SSLAT_OK) status = sslat_max_latency(table, &r->max, &err);

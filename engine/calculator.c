@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "container.h"
 #include "error.h"
 #include "hash.h"
@@ -160,16 +160,9 @@ void sslat_shard_assign(const double *costs, size_t n, int32_t count, int32_t *s
     free(load);
 }
 
-static double seconds_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
 static void show_progress(const sslat_calculator *c, size_t done, size_t total, double started)
 {
-    double elapsed = seconds_now() - started;
+    double elapsed = sslat_now_s() - started;
     double eta = done > 0 ? elapsed / (double)done * (double)(total - done) : 0;
     fprintf(stderr, "\r[%s] %zu/%zu distinct subgraphs  ETA %4.0f s ", c->name, done, total, eta);
     if (done == total) fprintf(stderr, "\n");
@@ -183,7 +176,7 @@ static sslat_status measure_graphs(const sslat_calculator *calculator, void *ses
                                    sslat_error *err)
 {
     bool progress = options->progress && isatty(2) && strcmp(calculator->kind, "timed") == 0;
-    double started = seconds_now();
+    double started = sslat_now_s();
     if (calculator->measure_many &&
         calculator->measure_many(calculator, session, graphs, n, options, entries, err) == SSLAT_OK)
         return SSLAT_OK;

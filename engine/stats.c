@@ -6,6 +6,7 @@
 
 #include "container.h"
 #include "error.h"
+#include "order.h"
 #include "rng.h"
 #include "space.h"
 
@@ -104,12 +105,6 @@ sslat_status sslat_sample_latencies(const sslat_container *c, size_t n, uint64_t
     return SSLAT_OK;
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 sslat_status sslat_median_latency(const sslat_container *c, size_t n, uint64_t seed,
                                   double *latency, sslat_error *error)
 {
@@ -120,7 +115,7 @@ sslat_status sslat_median_latency(const sslat_container *c, size_t n, uint64_t s
     if (!samples) return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory for %zu samples", n);
     status = sslat_sample_latencies(c, n, seed, samples, error);
     if (status == SSLAT_OK) {
-        qsort(samples, n, sizeof *samples, compare_doubles);
+        qsort(samples, n, sizeof *samples, sslat_compare_doubles);
         *latency = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
     }
     free(samples);

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "container.h"
 #include "error.h"
 #include "measure.h"
@@ -20,16 +20,13 @@ static const char *cpu_unavailable(void) { return host_dnnl_load(); }
  * faster in between (frequency, a noisy neighbour) shows as a ratio != 1. */
 static double calibration_ms(void)
 {
-    struct timespec t0, t1;
     volatile double sink = 0;
     double best = INFINITY;
     for (int round = 0; round < 5; round++) {
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        double x = 1.0;
+        double t0 = sslat_now_ms(), x = 1.0;
         for (int i = 0; i < 2000000; i++) x = x * 1.0000001 + 1e-9;
         sink += x;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        double ms = sslat_now_ms() - t0;
         if (ms < best) best = ms;
     }
     (void)sink;

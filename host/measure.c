@@ -3,29 +3,17 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "container.h"
 #include "error.h"
+#include "order.h"
 
 enum { MAX_SAMPLES = 100000 };
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int compare(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 sslat_entry host_entry_of_samples(double *s, size_t n)
 {
-    qsort(s, n, sizeof *s, compare);
+    qsort(s, n, sizeof *s, sslat_compare_doubles);
     double sum = 0, squares = 0;
     for (size_t i = 0; i < n; i++) sum += s[i];
     double mean = sum / (double)n;
@@ -68,19 +56,19 @@ sslat_status host_measure_program(host_program *p, int32_t batch, const sslat_ca
         free(sorted);
         return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for %zu samples", capacity);
     }
-    double started = now_ms();
+    double started = sslat_now_ms();
     size_t n = 0;
     sslat_status status = SSLAT_OK;
     while (status == SSLAT_OK && n < capacity) {
-        double t0 = now_ms();
+        double t0 = sslat_now_ms();
         status = host_program_run(p, err);
-        samples[n++] = (now_ms() - t0) / batch;
+        samples[n++] = (sslat_now_ms() - t0) / batch;
         if (n < wanted) continue;
         if (o->target_noise <= 0) break;
-        if (now_ms() - started > o->max_seconds * 1e3) break;
+        if (sslat_now_ms() - started > o->max_seconds * 1e3) break;
         if (n % 8 == 0 || n == wanted) { /* re-check the stop rule now and then */
             memcpy(sorted, samples, n * sizeof *samples);
-            qsort(sorted, n, sizeof *sorted, compare);
+            qsort(sorted, n, sizeof *sorted, sslat_compare_doubles);
             if (host_median_noise(sorted, n) <= o->target_noise) break;
         }
     }
@@ -113,9 +101,9 @@ sslat_status host_measure_interleaved(host_program *const *programs, const int32
         for (size_t k = 0; status == SSLAT_OK && k < n; k++) {
             if (done[k]) continue;
             active++;
-            double t0 = now_ms();
+            double t0 = sslat_now_ms();
             status = host_program_run(programs[k], err);
-            double elapsed = now_ms() - t0;
+            double elapsed = sslat_now_ms() - t0;
             spent[k] += elapsed;
             double *mine = samples + k * capacity;
             mine[count[k]++] = elapsed / units[k];
@@ -124,7 +112,7 @@ sslat_status host_measure_interleaved(host_program *const *programs, const int32
                 done[k] = true;
             } else if (count[k] % 8 == 0 || count[k] == wanted) {
                 memcpy(sorted, mine, count[k] * sizeof *sorted);
-                qsort(sorted, count[k], sizeof *sorted, compare);
+                qsort(sorted, count[k], sizeof *sorted, sslat_compare_doubles);
                 done[k] = host_median_noise(sorted, count[k]) <= o->target_noise;
             }
         }
