@@ -35,55 +35,15 @@ double host_median_noise(const double *s, size_t n)
     return median > 0 ? (s[hi] - s[lo]) / (2 * median) : 0;
 }
 
-sslat_status host_measure_program(host_program *p, int32_t batch, const sslat_calc_options *o,
-                                  sslat_entry *entry, sslat_error *err)
-{
-    if (p->body.count == 0) { /* identity / flatten only: nothing runs */
-        sslat_status status = host_program_run(p, err);
-        *entry = sslat_entry_of_value(0.0);
-        entry->samples = 0;
-        return status;
-    }
-    for (int i = 0; i < (o->warmup_iterations > 0 ? o->warmup_iterations : 1); i++) {
-        sslat_status status = host_program_run(p, err);
-        if (status != SSLAT_OK) return status;
-    }
-    size_t wanted = o->run_iterations > 0 ? (size_t)o->run_iterations : 1;
-    size_t capacity = o->target_noise > 0 ? MAX_SAMPLES : wanted;
-    double *samples = malloc(capacity * sizeof *samples), *sorted = malloc(capacity * sizeof *sorted);
-    if (!samples || !sorted) {
-        free(samples);
-        free(sorted);
-        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for %zu samples", capacity);
-    }
-    double started = sslat_now_ms();
-    size_t n = 0;
-    sslat_status status = SSLAT_OK;
-    while (status == SSLAT_OK && n < capacity) {
-        double t0 = sslat_now_ms();
-        status = host_program_run(p, err);
-        samples[n++] = (sslat_now_ms() - t0) / batch;
-        if (n < wanted) continue;
-        if (o->target_noise <= 0) break;
-        if (sslat_now_ms() - started > o->max_seconds * 1e3) break;
-        if (n % 8 == 0 || n == wanted) { /* re-check the stop rule now and then */
-            memcpy(sorted, samples, n * sizeof *samples);
-            qsort(sorted, n, sizeof *sorted, sslat_compare_doubles);
-            if (host_median_noise(sorted, n) <= o->target_noise) break;
-        }
-    }
-    if (status == SSLAT_OK) *entry = host_entry_of_samples(samples, n);
-    free(samples);
-    free(sorted);
-    return status;
-}
-
 sslat_status host_measure_interleaved(host_program *const *programs, const int32_t *units, size_t n,
                                       const sslat_calc_options *o, sslat_entry *entries,
                                       sslat_error *err)
 {
     size_t wanted = o->run_iterations > 0 ? (size_t)o->run_iterations : 1;
-    size_t capacity = o->target_noise > 0 ? MAX_SAMPLES / 10 : wanted;
+    /* the adaptive stop may sample past run_iterations, up to a cap that the
+     * programs of a group share; run_iterations themselves are always kept */
+    size_t limit = n == 1 ? MAX_SAMPLES : MAX_SAMPLES / 10;
+    size_t capacity = o->target_noise > 0 && limit > wanted ? limit : wanted;
     double *samples = malloc(n * capacity * sizeof *samples), *sorted = malloc(capacity * sizeof *sorted);
     size_t *count = calloc(n, sizeof *count);
     double *spent = calloc(n, sizeof *spent);
@@ -131,4 +91,11 @@ sslat_status host_measure_interleaved(host_program *const *programs, const int32
     free(spent);
     free(done);
     return status;
+}
+
+sslat_status host_measure_program(host_program *p, int32_t units, const sslat_calc_options *o,
+                                  sslat_entry *entry, sslat_error *err)
+{
+    host_program *const one[1] = {p};
+    return host_measure_interleaved(one, &units, 1, o, entry, err);
 }

@@ -147,6 +147,27 @@ TEST(CpuCalculator, AdaptiveStopAndNoiseEstimate)
     ASSERT_EQ(host_measure_program(&p, 1, &o, &e, &err), SSLAT_OK);
     EXPECT_EQ(e.samples, 5u);
     host_program_release(&p);
+
+    // interleaved programs keep every one of run_iterations even past the
+    // adaptive cap of a group (10000 samples each)
+    sslat_space *tiny = load_text(space_json("\"relu\"", "", "{\"shape\": [4, 2, 2]}"));
+    host_program a, b;
+    ASSERT_EQ(host_program_init(&a, &session, tiny->input, SSLAT_MODE_EAGER, 1, &err), SSLAT_OK);
+    ASSERT_EQ(host_program_init(&b, &session, tiny->input, SSLAT_MODE_EAGER, 2, &err), SSLAT_OK);
+    ASSERT_EQ(host_program_append(&a, &tiny->layers[0].candidates[0].graph, &err), SSLAT_OK);
+    ASSERT_EQ(host_program_append(&b, &tiny->layers[0].candidates[0].graph, &err), SSLAT_OK);
+    host_program *const both[2] = {&a, &b};
+    const int32_t units[2] = {1, 1};
+    sslat_entry entries[2];
+    o.run_iterations = 12000;
+    o.target_noise = 0.5;
+    o.warmup_iterations = 1;
+    ASSERT_EQ(host_measure_interleaved(both, units, 2, &o, entries, &err), SSLAT_OK);
+    EXPECT_EQ(entries[0].samples, 12000u);
+    EXPECT_EQ(entries[1].samples, 12000u);
+    host_program_release(&a);
+    host_program_release(&b);
+    sslat_space_free(tiny);
     sslat_space_free(space);
     host_session_close(&session);
 }
