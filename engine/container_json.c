@@ -20,7 +20,8 @@ sslat_status sslat_container_export_json(const sslat_container *c, char **text, 
     sslat_error_clear(error);
     if (!c || !text) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
     *text = NULL;
-    if (sslat_container_require_whole(c, error) != SSLAT_OK) return error ? error->status : SSLAT_ERR_INVALID_ARGUMENT;
+    sslat_status whole = sslat_container_require_whole(c, error);
+    if (whole != SSLAT_OK) return whole;
     char hash[24];
     snprintf(hash, sizeof hash, "%016" PRIx64, c->space_hash);
     json_t *meta = json_object(), *values = json_array(), *stats = json_array(), *blocks = json_array();
@@ -58,20 +59,13 @@ sslat_status sslat_container_export_json(const sslat_container *c, char **text, 
 
 /* ---- import -------------------------------------------------------------------------- */
 
-static sslat_status need_type(json_t *v, bool ok, const char *path, const char *what,
-                              sslat_error *error)
-{
-    (void)v;
-    return ok ? SSLAT_OK : sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: %s must be %s", path, what);
-}
-
 static sslat_status read_stats(json_t *stats, double value, const char *path, sslat_entry *e,
                                sslat_error *error)
 {
     *e = sslat_entry_of_value(value);
     if (!stats) return SSLAT_OK; /* values only: an analytic-style entry */
-    sslat_status status = need_type(stats, json_is_object(stats), path, "an object", error);
-    if (status != SSLAT_OK) return status;
+    if (!json_is_object(stats))
+        return sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: %s must be an object", path);
     struct { const char *key; double *field; } reals[] = {
         {"median", &e->median}, {"mean", &e->mean}, {"stddev", &e->stddev},
         {"min", &e->min},       {"max", &e->max},
@@ -287,7 +281,8 @@ sslat_status sslat_container_export_csv(const sslat_container *c, char **text, s
     sslat_error_clear(error);
     if (!c || !text) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
     *text = NULL;
-    if (sslat_container_require_whole(c, error) != SSLAT_OK) return error ? error->status : SSLAT_ERR_INVALID_ARGUMENT;
+    sslat_status whole = sslat_container_require_whole(c, error);
+    if (whole != SSLAT_OK) return whole;
     size_t size = 0;
     FILE *out = open_memstream(text, &size);
     if (!out) return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory writing CSV");

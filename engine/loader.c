@@ -130,13 +130,13 @@ static sslat_status parse_object_spec(loader *L, const char *path, json_t *objec
             snprintf(name, name_size, "%s", json_string_value(value));
             continue;
         }
-        const char *option = strcmp(key, "repeat") == 0 ? "r" : key;
-        static const char *const KNOWN[] = {"r", "k", "s", "c", "e", "se", "g", "p", "d",
+        /* the token option r is spelled "repeat" in objects */
+        static const char *const KNOWN[] = {"repeat", "k", "s", "c", "e", "se", "g", "p", "d",
                                             "act", "noskip", "bias"};
         bool known = false;
-        for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++)
-            known |= strcmp(KNOWN[i], option) == 0 && strcmp(key, "r") != 0;
+        for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++) known |= strcmp(KNOWN[i], key) == 0;
         if (!known) return fail_at(L, path, SSLAT_ERR_PARSE, "unknown key \"%s\"", key);
+        const char *option = strcmp(key, "repeat") == 0 ? "r" : key;
         sslat_status status = set_object_option(L, path, spec, option, value);
         if (status != SSLAT_OK) return status;
     }

@@ -200,7 +200,7 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
         fprintf(stderr, "sslat: warning: this CPU ran %.0f%% %s at the end of the run than at its start "
                         "(throttling or a busy machine): the table mixes two speeds\n",
                 100 * fabs(drift - 1), drift > 1 ? "slower" : "faster");
-    char cpu[256], text[128];
+    char cpu[256];
     cpu_model(cpu, sizeof cpu);
     struct { const char *key; char value[128]; } pairs[16];
     int n = 0;
@@ -220,7 +220,6 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
     PAIR("calculator.schedule", "interleaved: rounds of one sample per subgraph, groups of %d", GROUP);
     PAIR("calculator.seed", "%llu", (unsigned long long)o->seed);
 #undef PAIR
-    (void)text;
     for (int i = 0; i < n; i++) {
         sslat_status status = sslat_container_set_metadata(c, pairs[i].key, pairs[i].value, err);
         if (status != SSLAT_OK) return status;

@@ -118,15 +118,11 @@ sslat_status host_program_tensor(host_program *p, const dnnl_memory_desc_t *md_i
         sslat_status status = host_program_own(p, memory, err);
         if (status != SSLAT_OK) return status;
     } else {
-        /* a view of another tensor's bytes lives in that tensor's buffer */
-        for (int t = 0; t < p->n_tensors; t++)
-            if (p->tensors[t].memory == memory) buffer = p->tensors[t].buffer;
-        void *data = NULL, *other = NULL;
+        /* a view of another tensor's bytes lives in the buffer that holds them */
+        void *data = NULL;
         DNNL(dnnl_memory_get_data_handle)(memory, &data);
-        for (int b = 0; buffer < 0 && b < p->n_buffers; b++) {
-            other = p->buffers[b].data;
-            if (data == other) buffer = b;
-        }
+        for (int b = 0; buffer < 0 && b < p->n_buffers; b++)
+            if (p->buffers[b].data == data) buffer = b;
     }
     p->tensors[p->n_tensors] = (host_tensor){*md, memory, shape, buffer};
     *index = p->n_tensors++;
