@@ -11,6 +11,7 @@
 #include "error.h"
 #include "hash.h"
 #include "journal.h"
+#include "key_index.h"
 
 void sslat_calc_options_default(sslat_calc_options *o)
 {
@@ -107,13 +108,12 @@ typedef struct measured {
     sslat_entry *entries;
     unsigned char *wanted; /* this shard measures it */
     size_t count;
+    sslat_key_index index; /* hash → position */
 } measured;
 
 static long find_measured(const measured *m, uint64_t hash)
 {
-    for (size_t i = 0; i < m->count; i++)
-        if (m->hashes[i] == hash) return (long)i;
-    return -1;
+    return sslat_key_index_get(&m->index, hash);
 }
 
 uint64_t sslat_run_fingerprint(const sslat_calculator *calculator, const sslat_space *space,
@@ -215,6 +215,8 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
             uint64_t hash = sslat_graph_hash(&layer->candidates[c].graph);
             if (find_measured(m, hash) >= 0) continue;
             status = check_support(calculator, layer, c, err);
+            if (status == SSLAT_OK && !sslat_key_index_put(&m->index, hash, (long)m->count))
+                status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
             graphs[m->count] = &layer->candidates[c].graph;
             m->wanted[m->count] = 1;
             m->hashes[m->count++] = hash;
@@ -277,7 +279,7 @@ static sslat_status measure_all(const sslat_calculator *calculator, void *sessio
         n_fixed += space->layers[i].block < 0;
     }
     measured m = {calloc(total + 1, sizeof(uint64_t)), calloc(total + 1, sizeof(sslat_entry)),
-                  calloc(total + 1, 1), 0};
+                  calloc(total + 1, 1), 0, {NULL, NULL, 0, 0}};
     sslat_status status = m.hashes && m.entries && m.wanted ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     bool sharded = options->shard_count > 1;
     if (status == SSLAT_OK && sharded)
@@ -314,6 +316,7 @@ static sslat_status measure_all(const sslat_calculator *calculator, void *sessio
     free(m.hashes);
     free(m.entries);
     free(m.wanted);
+    sslat_key_index_release(&m.index);
     return status;
 }
 

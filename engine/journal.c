@@ -10,6 +10,7 @@
 
 #include "crc32.h"
 #include "error.h"
+#include "key_index.h"
 
 enum { MAGIC = 0x4E524A53 /* "SJRN" */, VERSION = 1, UNIT_PAYLOAD = 8 + 52, HEADER_PAYLOAD = 4 + 8 };
 
@@ -19,6 +20,7 @@ struct sslat_journal {
     uint64_t *units;
     sslat_entry *entries;
     size_t count, capacity;
+    sslat_key_index index; /* unit → record */
 };
 
 static void put32(unsigned char *p, uint32_t v)
@@ -85,6 +87,7 @@ static bool remember(sslat_journal *j, uint64_t unit, const sslat_entry *e)
         j->entries = entries;
         j->capacity = capacity;
     }
+    if (!sslat_key_index_put(&j->index, unit, (long)j->count)) return false;
     j->units[j->count] = unit;
     j->entries[j->count++] = *e;
     return true;
@@ -177,9 +180,8 @@ sslat_status sslat_journal_open(const char *path, bool resume, uint64_t fingerpr
 
 const sslat_entry *sslat_journal_find(const sslat_journal *j, uint64_t unit)
 {
-    for (size_t i = 0; j && i < j->count; i++)
-        if (j->units[i] == unit) return &j->entries[i];
-    return NULL;
+    long i = j ? sslat_key_index_get(&j->index, unit) : -1;
+    return i >= 0 ? &j->entries[i] : NULL;
 }
 
 sslat_status sslat_journal_append(sslat_journal *j, uint64_t unit, const sslat_entry *e, sslat_error *err)
@@ -202,5 +204,6 @@ void sslat_journal_close(sslat_journal *j, bool remove_file)
     free(j->path);
     free(j->units);
     free(j->entries);
+    sslat_key_index_release(&j->index);
     free(j);
 }
