@@ -311,6 +311,14 @@ TEST_F(Cli, SweepWritesOnePointPerTableAndASummary)
     for (size_t at = r.out.find("(kept)"); at != std::string::npos; at = r.out.find("(kept)", at + 1)) kept++;
     EXPECT_EQ(kept, 6u) << r.out;
     EXPECT_EQ(run("sweep -c cpu --dtype fp16 -o " + out).code, cpu_or_unavailable());
+    r = run("sweep -c mac --batch 1,0 -o " + out);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--batch must be a whole number in 1..65536, got '0'"), std::string::npos) << r.err;
+    r = run("sweep -c mac --dtype int8 -o " + out);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("unknown dtype 'int8'"), std::string::npos) << r.err;
+    r = run("sweep -c mac --batch 1");
+    EXPECT_EQ(r.code, 2);  // no -o DIR
 }
 
 TEST_F(Cli, MpirunGathersOneTableEqualToASingleProcessRun)
@@ -371,6 +379,18 @@ TEST_F(Cli, EnotImportAndExport)
     ASSERT_EQ(run("export " + out + " --enot -o " + again).code, 0);
     EXPECT_EQ(run("import-enot " + again + " -o " + dir + "/again.sslat").code, 0);
     EXPECT_EQ(run("export " + out + " --enot").code, 2);  // a pickle needs -o
+}
+
+TEST_F(Cli, ValidateRefusesAnotherKindOfTable)
+{
+    if (sslat_available_calculators(nullptr) <= 4) GTEST_SKIP() << "no cpu calculator in this build";
+    std::string lat = dir + "/mac.sslat";
+    ASSERT_EQ(run("measure -c mac " + example_path("proxylessnas.json") + " -o " + lat).code, 0);
+    Result r = run("validate -c cpu " + example_path("proxylessnas.json") + " " + lat);
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find("is a 'mac' table, not 'cpu'"), std::string::npos) << r.err;
+    EXPECT_EQ(run("validate -c cuda " + example_path("proxylessnas.json") + " " + lat).code, 3);
+    EXPECT_EQ(run("validate -c cpu " + example_path("proxylessnas.json")).code, 2);  // no table
 }
 
 TEST_F(Cli, CalculatorsListsAllSix)
