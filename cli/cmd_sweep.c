@@ -56,13 +56,15 @@ static int run_point(const cli_space_args *base, const sslat_calculator *calcula
     double started = sslat_now_s();
     r->reused = sslat_container_load_from_file(path, &table, &err) == SSLAT_OK &&
                 sslat_container_space_hash(table) == sslat_space_hash(space) &&
-                !strcmp(sslat_container_latency_type(table), calculator->name);
+                !strcmp(sslat_container_latency_type(table), calculator->name) &&
+                !strcmp(sslat_container_dtype(table), r->dtype);
     sslat_status status = SSLAT_OK;
     if (!r->reused) {
         sslat_container_free(table);
         table = NULL;
-        status = sslat_measure_space(calculator, space, options, NULL, &table, &err);
-        if (status == SSLAT_OK) status = sslat_container_set_metadata(table, "dtype", r->dtype, &err);
+        sslat_calc_options point_options = *options;
+        sslat_dtype_parse(r->dtype, &point_options.dtype); /* checked when the points were made */
+        status = sslat_measure_space(calculator, space, &point_options, NULL, &table, &err);
         if (status == SSLAT_OK) status = sslat_container_save_to_file(table, path, &err);
     }
     r->wall = sslat_now_s() - started;
@@ -167,12 +169,13 @@ int cmd_sweep(int argc, char **argv)
     snprintf(dtype_copy, sizeof dtype_copy, "%s", dtypes);
     char *save = NULL;
     for (char *d = strtok_r(dtype_copy, ",", &save); d && n_dtype < 8; d = strtok_r(NULL, ",", &save)) {
-        if (strcmp(d, "fp32") && strcmp(d, "tf32") && strcmp(d, "fp16") && strcmp(d, "bf16")) {
+        sslat_dtype dtype;
+        if (!sslat_dtype_parse(d, &dtype)) {
             fprintf(stderr, "sslat sweep: unknown dtype '%s' (fp32, tf32, fp16, bf16)\n", d);
             return CLI_BAD_INPUT;
         }
-        if (!strcmp(calculator->name, "cpu") && strcmp(d, "fp32")) {
-            fprintf(stderr, "sslat sweep: the cpu calculator measures fp32 only, not %s\n", d);
+        if (!(calculator->dtypes & SSLAT_DTYPE_BIT(dtype))) {
+            fprintf(stderr, "sslat sweep: the %s calculator does not measure %s\n", calculator->name, d);
             return CLI_UNAVAILABLE;
         }
         dtype_list[n_dtype++] = d;

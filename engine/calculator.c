@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -21,6 +22,58 @@ void sslat_calc_options_default(sslat_calc_options *o)
     o->run_iterations = 10;
     o->max_seconds = 2.0;
     o->seed = 0x5eed;
+    o->dtype = SSLAT_DTYPE_FP32;
+    o->layout = SSLAT_LAYOUT_DEFAULT;
+    o->device = -1;
+}
+
+static const char *const DTYPE_NAMES[SSLAT_DTYPE_COUNT] = {"fp32", "tf32", "fp16", "bf16"};
+
+bool sslat_dtype_parse(const char *text, sslat_dtype *dtype)
+{
+    for (int d = 0; text && d < SSLAT_DTYPE_COUNT; d++)
+        if (!strcmp(text, DTYPE_NAMES[d])) {
+            *dtype = (sslat_dtype)d;
+            return true;
+        }
+    return false;
+}
+
+const char *sslat_dtype_name(sslat_dtype dtype)
+{
+    return (unsigned)dtype < SSLAT_DTYPE_COUNT ? DTYPE_NAMES[dtype] : "?";
+}
+
+bool sslat_layout_parse(const char *text, sslat_layout *layout)
+{
+    if (!text) return false;
+    if (!strcasecmp(text, "nchw")) *layout = SSLAT_LAYOUT_NCHW;
+    else if (!strcasecmp(text, "nhwc")) *layout = SSLAT_LAYOUT_NHWC;
+    else return false;
+    return true;
+}
+
+sslat_layout sslat_layout_resolve(sslat_layout layout, sslat_dtype dtype)
+{
+    if (layout != SSLAT_LAYOUT_DEFAULT) return layout;
+    return dtype == SSLAT_DTYPE_FP16 || dtype == SSLAT_DTYPE_BF16 ? SSLAT_LAYOUT_NHWC : SSLAT_LAYOUT_NCHW;
+}
+
+bool sslat_device_parse(const char *text, int32_t *device)
+{
+    if (!text) return false;
+    if (!strncmp(text, "cuda:", 5)) text += 5;
+    if (*text < '0' || *text > '9') return false;
+    char *end = NULL;
+    long value = strtol(text, &end, 10);
+    if (*end || value > 1024) return false;
+    *device = (int32_t)value;
+    return true;
+}
+
+const char *sslat_layout_name(sslat_layout layout)
+{
+    return layout == SSLAT_LAYOUT_NHWC ? "nhwc" : layout == SSLAT_LAYOUT_NCHW ? "nchw" : "default";
 }
 
 static sslat_status measure_mac(const sslat_calculator *self, void *session,
@@ -39,11 +92,11 @@ static const char *not_built_cuda(void)
 }
 
 #define MAC_CALCULATOR(NAME, SUMMARY, RULE) \
-    {NAME, "analytic", "MMAC", SUMMARY, NULL, NULL, NULL, measure_mac, NULL, NULL, NULL, RULE}
+    {NAME, "analytic", "MMAC", SUMMARY, NULL, NULL, NULL, measure_mac, NULL, NULL, NULL, RULE, SSLAT_DTYPES_ALL}
 
 static const sslat_calculator CUDA = {
     "cuda", "timed", "ms", "cuDNN / cuBLAS / own kernels timed with CUDA graphs and events",
-    not_built_cuda, NULL, NULL, NULL, NULL, NULL, NULL, -1};
+    not_built_cuda, NULL, NULL, NULL, NULL, NULL, NULL, -1, SSLAT_DTYPES_ALL};
 
 static const sslat_calculator *const CALCULATORS[] = {
     &(const sslat_calculator)MAC_CALCULATOR("mac", "conv2d + linear multiply-accumulates (torchvision's GFLOPS column)", SSLAT_MAC_PLAIN),
@@ -125,7 +178,8 @@ uint64_t sslat_run_fingerprint(const sslat_calculator *calculator, const sslat_s
     sslat_hash_bytes(&h, calculator->name, strlen(calculator->name));
     const int32_t ints[] = {(int32_t)o->mode, o->threads, o->warmup_iterations, o->run_iterations,
                             o->replicas, o->shard_index, o->shard_count, (int32_t)o->ignore.ops,
-                            (int32_t)o->ignore.acts};
+                            (int32_t)o->ignore.acts, (int32_t)o->dtype,
+                            (int32_t)sslat_layout_resolve(o->layout, o->dtype)};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) sslat_hash_i32(&h, ints[i]);
     sslat_hash_u64(&h, o->seed);
     sslat_hash_bytes(&h, &o->target_noise, sizeof o->target_noise);
@@ -336,12 +390,18 @@ sslat_status sslat_calculate_space(const sslat_calculator *calculator, const ssl
     if (options->shard_count > 1 && (options->shard_index < 0 || options->shard_index >= options->shard_count))
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "shard %d/%d: the index must be in 0..%d",
                           options->shard_index, options->shard_count, options->shard_count - 1);
+    if (!(calculator->dtypes & SSLAT_DTYPE_BIT(options->dtype)))
+        return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "calculator '%s' does not measure %s",
+                          calculator->name, sslat_dtype_name(options->dtype));
     void *session = NULL;
     sslat_status status = calculator->begin ? calculator->begin(calculator, options, &session, err) : SSLAT_OK;
     if (status != SSLAT_OK) return status;
     status = measure_all(calculator, session, space, options, container, err);
     if (status == SSLAT_OK && calculator->describe)
         status = calculator->describe(calculator, session, options, container, err);
+    /* counts do not depend on the dtype; record it so sweeps label their points */
+    if (status == SSLAT_OK && calculator->rule >= 0)
+        status = sslat_container_set_metadata(container, "dtype", sslat_dtype_name(options->dtype), err);
     if (calculator->end) calculator->end(session);
     return status;
 }

@@ -13,6 +13,32 @@ typedef enum sslat_exec_mode {
     SSLAT_MODE_EAGER, /* one primitive per op */
 } sslat_exec_mode;
 
+/* Element type of a timed run. tf32 is fp32 storage with TF32 tensor-core math. */
+typedef enum sslat_dtype {
+    SSLAT_DTYPE_FP32,
+    SSLAT_DTYPE_TF32,
+    SSLAT_DTYPE_FP16,
+    SSLAT_DTYPE_BF16,
+    SSLAT_DTYPE_COUNT
+} sslat_dtype;
+
+/* Activation layout; DEFAULT = NHWC for fp16/bf16, NCHW otherwise. */
+typedef enum sslat_layout { SSLAT_LAYOUT_DEFAULT, SSLAT_LAYOUT_NCHW, SSLAT_LAYOUT_NHWC } sslat_layout;
+
+#define SSLAT_DTYPE_BIT(d) (1u << (d))
+#define SSLAT_DTYPES_ALL ((1u << SSLAT_DTYPE_COUNT) - 1u)
+
+/* "fp32" … "bf16"; false for anything else. */
+bool sslat_dtype_parse(const char *text, sslat_dtype *dtype);
+const char *sslat_dtype_name(sslat_dtype dtype);
+/* "nchw" / "nhwc" (any case); false for anything else. */
+bool sslat_layout_parse(const char *text, sslat_layout *layout);
+/* The layout a run uses: the given one, or the dtype's default. */
+sslat_layout sslat_layout_resolve(sslat_layout layout, sslat_dtype dtype);
+const char *sslat_layout_name(sslat_layout layout);
+/* "3" or "cuda:3" → 3; false for anything else. */
+bool sslat_device_parse(const char *text, int32_t *device);
+
 typedef struct sslat_calc_options {
     sslat_ignore_set ignore;   /* analytic: op kinds left out */
     sslat_exec_mode mode;      /* timed: fused (default) or eager */
@@ -22,6 +48,9 @@ typedef struct sslat_calc_options {
     double target_noise;       /* adaptive stop: 95% CI half-width of the median / median (0 = off) */
     double max_seconds;        /* adaptive stop: time cap per subgraph (default 2 s) */
     uint64_t seed;             /* timed: random inputs and weights */
+    sslat_dtype dtype;         /* timed: element type (default fp32) */
+    sslat_layout layout;       /* timed: activation layout (default: by dtype) */
+    int32_t device;            /* cuda: device index, -1 = from LOCAL_RANK & co. (default) */
     int32_t replicas;          /* cpu: copies per timing program, 0 = enough to exceed 2x L2 */
     int32_t shard_index;       /* measure only shard shard_index of shard_count (count ≤ 1: all) */
     int32_t shard_count;
@@ -64,6 +93,7 @@ struct sslat_calculator {
     /* Close the session. (optional) */
     void (*end)(void *session);
     int rule; /* MAC rule of the analytic counters, -1 for the others */
+    unsigned dtypes; /* SSLAT_DTYPE_BIT mask of the dtypes it measures */
 };
 
 int sslat_calculator_count(void);

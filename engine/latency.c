@@ -72,6 +72,14 @@ sslat_status sslat_initialize_latency(const char *latency_type, sslat_space *spa
         calc.threads = options->threads;
         calc.mode = options->eager ? SSLAT_MODE_EAGER : SSLAT_MODE_FUSED;
         calc.target_noise = options->target_noise;
+        if (options->dtype && !sslat_dtype_parse(options->dtype, &calc.dtype))
+            return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "unknown dtype '%s' (fp32, tf32, fp16, bf16)",
+                              options->dtype);
+        if (options->layout && !sslat_layout_parse(options->layout, &calc.layout))
+            return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "unknown layout '%s' (nchw, nhwc)", options->layout);
+        if (options->device && !sslat_device_parse(options->device, &calc.device))
+            return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
+                              "device '%s' is not a device index ('0', 'cuda:1')", options->device);
     }
     sslat_status status = sslat_ignore_parse(ignore, &calc.ignore, error);
     sslat_container *c = NULL;

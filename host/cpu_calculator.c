@@ -229,4 +229,4 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
 
 const sslat_calculator sslat_cpu_calculator = {
     "cpu", "timed", "ms", "oneDNN primitives timed on this CPU (fused conv+BN+act by default)",
-    cpu_unavailable, NULL, cpu_begin, cpu_measure, cpu_measure_many, cpu_describe, cpu_end, -1};
+    cpu_unavailable, NULL, cpu_begin, cpu_measure, cpu_measure_many, cpu_describe, cpu_end, -1, SSLAT_DTYPE_BIT(SSLAT_DTYPE_FP32)};

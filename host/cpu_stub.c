@@ -8,4 +8,4 @@ static const char *cpu_not_built(void)
 
 const sslat_calculator sslat_cpu_calculator = {
     "cpu", "timed", "ms", "oneDNN primitives timed on this CPU", cpu_not_built,
-    NULL, NULL, NULL, NULL, NULL, NULL, -1};
+    NULL, NULL, NULL, NULL, NULL, NULL, -1, SSLAT_DTYPE_BIT(SSLAT_DTYPE_FP32)};

@@ -244,6 +244,9 @@ typedef struct sslat_latency_options {
     double target_noise;       /* timed: adaptive stop on the median's relative 95% CI (0 = off) */
     double max_seconds;        /* timed: adaptive time cap per subgraph (default 2) */
     uint64_t seed;             /* timed: random inputs and weights (0 = the default seed) */
+    const char *dtype;         /* timed: "fp32" (default), "tf32", "fp16", "bf16" */
+    const char *layout;        /* timed: "nchw" or "nhwc" (default: nhwc for fp16/bf16) */
+    const char *device;        /* cuda: "0", "cuda:1" (default: LOCAL_RANK & co. modulo the count, else 0) */
 } sslat_latency_options;
 
 /* Compute a latency table of latency_type for the space and attach it to the
