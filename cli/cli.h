@@ -81,5 +81,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
 int cmd_calculators(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

@@ -19,6 +19,7 @@ static const struct {
     {"sweep", cmd_sweep, "one table per batch size x resolution, with a summary"},
     {"export", cmd_export, "a container as JSON or CSV"},
     {"import", cmd_import, "a JSON export back into a binary container"},
+    {"report", cmd_report, "a table as one self-contained HTML page with plots (inline SVG)"},
     {"import-enot", cmd_import_enot, "an ENOT latency pickle into a container (strict, runs no code)"},
     {"calculators", cmd_calculators, "list the calculators (latency types) and which can run here"},
 };

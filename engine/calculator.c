@@ -115,8 +115,24 @@ const sslat_calculator *sslat_calculator_at(int index)
     return CALCULATORS[index];
 }
 
+/* enot.latency's latency types, so its users' calls and files keep their names. */
+static const struct {
+    const char *enot_name, *name;
+} ENOT_ALIASES[] = {
+    {"mmac", "mac"}, {"mmac.thop", "mac_thop"}, {"mmac.fvcore", "mac_fvcore"},
+    {"mmac.pthflops", "mac_pthflops"},
+};
+
+const char *sslat_latency_type_canonical(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof ENOT_ALIASES / sizeof ENOT_ALIASES[0]; i++)
+        if (!strcmp(ENOT_ALIASES[i].enot_name, name)) return ENOT_ALIASES[i].name;
+    return name;
+}
+
 const sslat_calculator *sslat_calculator_find(const char *name)
 {
+    name = sslat_latency_type_canonical(name);
     for (int i = 0; name && i < sslat_calculator_count(); i++)
         if (strcmp(CALCULATORS[i]->name, name) == 0) return CALCULATORS[i];
     return NULL;

@@ -98,8 +98,11 @@ struct sslat_calculator {
 
 int sslat_calculator_count(void);
 const sslat_calculator *sslat_calculator_at(int index);
-/* NULL when no calculator has that name. */
+/* NULL when no calculator has that name. enot.latency's names ("mmac.thop")
+ * find their sslat calculator ("mac_thop"). */
 const sslat_calculator *sslat_calculator_find(const char *name);
+/* The sslat name of a latency type ("mmac.thop" → "mac_thop"); others unchanged. */
+const char *sslat_latency_type_canonical(const char *name);
 
 /* Run a calculator over a space into a container of the space's shape: the
  * constant part (fixed layers combined) and every candidate's entry, plus the

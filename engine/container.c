@@ -211,7 +211,7 @@ sslat_status sslat_container_new(const char *latency_type, const int32_t *candid
     }
     char created[32];
     utc_now(created, sizeof created);
-    sslat_status status = put_meta(c, "latency_type", latency_type, err);
+    sslat_status status = put_meta(c, "latency_type", sslat_latency_type_canonical(latency_type), err);
     if (status == SSLAT_OK) status = put_meta(c, "unit", unit, err);
     if (status == SSLAT_OK) status = put_meta(c, "tool_version", sslat_version(), err);
     if (status == SSLAT_OK) status = put_meta(c, "created", created, err);

@@ -408,6 +408,13 @@ static sslat_status to_container(machine *m, const value *root, sslat_container 
     if (status == SSLAT_OK) {
         if (ops->count > 1000000) status = fail(m, "too many blocks", NULL);
         else status = sslat_container_create(type->text, number(constant), values, counts, (int32_t)ops->count, out, m->err);
+        /* keep ENOT's own name ("mmac.thop") so an export gives the file back as it was */
+        if (status == SSLAT_OK && strcmp(type->text, sslat_container_latency_type(*out)))
+            status = sslat_container_set_metadata(*out, "enot.latency_type", type->text, m->err);
+        if (status != SSLAT_OK) {
+            sslat_container_free(*out);
+            *out = NULL;
+        }
     }
     free(counts);
     free(values);
@@ -486,7 +493,8 @@ sslat_status sslat_container_export_enot(const sslat_container *c, uint8_t **byt
     fputc('}', f);
     fputc('(', f);
     put_unicode(f, "latency_type");
-    put_unicode(f, sslat_container_latency_type(c));
+    const char *enot_name = sslat_container_metadata(c, "enot.latency_type");
+    put_unicode(f, enot_name ? enot_name : sslat_container_latency_type(c));
     put_unicode(f, "constant_latency");
     put_float(f, c->constant.value);
     put_unicode(f, "operations_latencies");

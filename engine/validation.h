@@ -17,4 +17,8 @@ typedef struct sslat_validation_summary {
 sslat_validation_summary sslat_validation_summarize(const double *predicted, const double *measured,
                                                     size_t n);
 
+/* Spearman's rank correlation (ties get their average rank); NaN when n < 2
+ * or either side is constant. */
+double sslat_spearman_rho(const double *x, const double *y, size_t n);
+
 #endif

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libjansson-dev libgtest-dev clang libclang-rt-14-dev
-          libdnnl-dev libopenmpi-dev openmpi-bin)
+          libdnnl-dev libopenmpi-dev openmpi-bin python3 python3-venv chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,10 +7,25 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-normal}
 
+# The Python package, installed with pip into a venv as a user would (the shared
+# library copied next to it), then its pytest suite (pytest and numpy from PyPI).
+python_tests() {
+  local venv=build/python-venv
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check pytest numpy
+  cp "$(readlink -f build/libsslat.so)" python/sslat/libsslat.so
+  "$venv/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps ./python
+  rm -rf python/build python/*.egg-info
+  # from build/, so `import sslat` is the installed package, not python/sslat
+  (cd build && SSLAT_REQUIRE_CHROMIUM=1 SSLAT_INSTALLED_PACKAGE=1 SSLAT_COMMAND="$PWD/sslat" \
+     "../$venv/bin/python" -m pytest -q -p no:cacheprovider ../python/tests)
+}
+
 case "$mode" in
   normal)
     bash scripts/setup.sh
     ctest --test-dir build --output-on-failure -j2
+    python_tests
     ;;
   --sanitize)
     bash scripts/setup.sh >/dev/null  # packages

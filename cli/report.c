@@ -1,0 +1,377 @@
+/* The sections of `sslat report`: summary, heat map, distribution, MACs vs
+ * latency, validation. Each writes HTML (and inline SVG) to one stream. */
+#include "report.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "rng.h"
+#include "svg_plot.h"
+#include "validation.h"
+
+#define HISTOGRAM_BINS 60
+#define SCATTER_POINTS 2000
+
+static const char *STYLE =
+    "body{font-family:sans-serif;margin:24px;color:#222;max-width:1000px}"
+    "h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}"
+    "table{border-collapse:collapse;font-size:13px}td,th{padding:2px 10px 2px 0;text-align:left;"
+    "vertical-align:top}th{color:#555;font-weight:normal}p.caption{font-size:13px;color:#444}"
+    "code{font-size:12px}";
+
+static double total_of(const sslat_container *c, const int32_t *arch)
+{
+    double value = 0;
+    sslat_current_latency(c, arch, sslat_container_block_count(c), &value, NULL);
+    return value;
+}
+
+static void row(FILE *out, const char *name, const char *value)
+{
+    fputs("<tr><th>", out);
+    plot_escape(out, name);
+    fputs("</th><td>", out);
+    plot_escape(out, value);
+    fputs("</td></tr>\n", out);
+}
+
+/* ---- summary ------------------------------------------------------------------- */
+
+static const char *device_of(const sslat_container *t)
+{
+    const char *keys[] = {"device.name", "host.cpu"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *value = sslat_container_metadata(t, keys[i]);
+        if (value && *value) return value;
+    }
+    return "(analytic: no device)";
+}
+
+static void write_summary(FILE *out, const report_input *in, double min, double median, double bound,
+                          double mean, double max)
+{
+    const sslat_container *t = in->table;
+    const char *unit = sslat_container_unit(t);
+    char text[256];
+    fputs("<h2>Summary</h2>\n<table id=\"summary\">\n", out);
+    row(out, "table", in->table_path);
+    row(out, "space", sslat_container_space_name(t));
+    snprintf(text, sizeof text, "%s (%s)", sslat_container_latency_type(t), unit);
+    row(out, "latency type", text);
+    int32_t shape[4];
+    sslat_container_input_shape(t, shape);
+    snprintf(text, sizeof text, "%d x %d x %d x %d (N C H W)", shape[0], shape[1], shape[2], shape[3]);
+    row(out, "input", text);
+    snprintf(text, sizeof text, "%s, %s", *sslat_container_dtype(t) ? sslat_container_dtype(t) : "-",
+             *sslat_container_layout(t) ? sslat_container_layout(t) : "-");
+    row(out, "dtype, layout", text);
+    row(out, "device", device_of(t));
+    int32_t blocks = sslat_container_block_count(t), candidates = 0;
+    double architectures = 1;
+    for (int32_t b = 0; b < blocks; b++) {
+        candidates += sslat_container_candidate_count(t, b);
+        architectures *= sslat_container_candidate_count(t, b);
+    }
+    snprintf(text, sizeof text, "%d NAS blocks, %d candidates", blocks, candidates);
+    row(out, "blocks", text);
+    if (in->space) sslat_space_architecture_count_string(in->space, text, sizeof text);
+    else snprintf(text, sizeof text, "%.6g", architectures);
+    row(out, "architectures", text);
+    snprintf(text, sizeof text, "%.6g %s", sslat_container_constant_latency(t), unit);
+    row(out, "constant part", text);
+    snprintf(text, sizeof text, "%.6g / %.6g (± %.2g) / %.6g / %.6g %s", min, median, bound, mean, max, unit);
+    row(out, "min / median / mean / max", text);
+    if (in->current_arch) {
+        snprintf(text, sizeof text, "%.6g %s", total_of(t, in->current_arch), unit);
+        row(out, "current architecture", text);
+    }
+    row(out, "created", sslat_container_created(t));
+    row(out, "tool version", sslat_container_tool_version(t));
+    fputs("</table>\n<details><summary>all metadata</summary>\n<table id=\"metadata\">\n", out);
+    for (int32_t i = 0; i < sslat_container_metadata_count(t); i++) {
+        const char *key = NULL, *value = NULL;
+        if (sslat_container_metadata_at(t, i, &key, &value) == SSLAT_OK) row(out, key, value);
+    }
+    fputs("</table>\n</details>\n", out);
+}
+
+/* ---- heat map: latency per block x candidate ----------------------------------------- */
+
+static void write_heatmap(FILE *out, const report_input *in)
+{
+    const sslat_container *t = in->table;
+    int32_t blocks = sslat_container_block_count(t), columns = 1;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int32_t b = 0; b < blocks; b++) {
+        int32_t n = sslat_container_candidate_count(t, b);
+        if (n > columns) columns = n;
+        for (int32_t c = 0; c < n; c++) {
+            double v = sslat_container_latency(t, b, c);
+            lo = fmin(lo, v);
+            hi = fmax(hi, v);
+        }
+    }
+    if (!(hi > lo)) hi = lo + 1;
+    const int left = 150, top = 34, cell_h = 18;
+    int cell_w = 780 / columns;
+    if (cell_w > 80) cell_w = 80;
+    if (cell_w < 8) cell_w = 8;
+    int width = left + columns * cell_w + 20, height = top + blocks * cell_h + 50;
+    fprintf(out, "<h2>Latency per block and candidate</h2>\n");
+    plot_begin(out, "heatmap", width, height, "latency of every candidate of every NAS block");
+    for (int32_t c = 0; c < columns; c++)
+        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%d</text>\n",
+                left + c * cell_w + cell_w / 2, top - 6, c);
+    for (int32_t b = 0; b < blocks; b++) {
+        int y = top + b * cell_h;
+        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, y + 13);
+        plot_escape(out, sslat_container_block_name(t, b));
+        fputs("</text>\n", out);
+        for (int32_t c = 0; c < sslat_container_candidate_count(t, b); c++) {
+            double v = sslat_container_latency(t, b, c), share = (v - lo) / (hi - lo);
+            char color[8];
+            plot_color(share, color);
+            bool current = in->current_arch && in->current_arch[b] == c;
+            fprintf(out, "<g class=\"cell\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"%s>"
+                         "<title>",
+                    left + c * cell_w, y, cell_w - 1, cell_h - 1, color,
+                    current ? " stroke=\"#e8590c\" stroke-width=\"2.5\"" : "");
+            plot_escape(out, sslat_container_block_name(t, b));
+            fputs(" / ", out);
+            plot_escape(out, sslat_container_candidate_label(t, b, c));
+            fprintf(out, ": %.6g %s%s</title></rect>", v, sslat_container_unit(t), current ? " (current)" : "");
+            if (cell_w >= 44)
+                fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" fill=\"%s\">%.3g</text>",
+                        left + c * cell_w + cell_w / 2, y + 13, share > 0.6 ? "#000" : "#fff", v);
+            fputs("</g>\n", out);
+        }
+    }
+    /* colour legend */
+    int legend_y = top + blocks * cell_h + 16;
+    for (int i = 0; i < 100; i++) {
+        char color[8];
+        plot_color(i / 99.0, color);
+        fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"3\" height=\"10\" fill=\"%s\"/>", left + 3 * i, legend_y, color);
+    }
+    fprintf(out, "\n<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.3g</text><text x=\"%d\" y=\"%d\">%.3g %s</text>\n",
+            left - 4, legend_y + 9, lo, left + 304, legend_y + 9, hi, sslat_container_unit(t));
+    plot_end(out);
+    fprintf(out, "<p class=\"caption\">Column = candidate index; hover a cell for its label and value.%s</p>\n",
+            in->current_arch ? " Outlined: the current architecture." : "");
+}
+
+/* ---- distribution of random architectures -------------------------------------------- */
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static sslat_status write_distribution(FILE *out, const report_input *in, double min, double median,
+                                       double max, sslat_error *err)
+{
+    const sslat_container *t = in->table;
+    size_t n = (size_t)in->samples;
+    double *samples = malloc((n + 1) * sizeof *samples);
+    if (!samples) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for %zu samples", n);
+    sslat_status status = sslat_sample_latencies(t, n, in->seed, samples, err);
+    if (status != SSLAT_OK) {
+        free(samples);
+        return status;
+    }
+    qsort(samples, n, sizeof *samples, compare_doubles);
+    double lo = min, hi = max;
+    if (!(hi > lo)) hi = lo + fmax(fabs(lo) * 0.01, 1e-9);
+    int counts[HISTOGRAM_BINS] = {0}, peak = 1;
+    for (size_t i = 0; i < n; i++) {
+        int bin = (int)((samples[i] - lo) / (hi - lo) * HISTOGRAM_BINS);
+        if (bin >= HISTOGRAM_BINS) bin = HISTOGRAM_BINS - 1;
+        if (bin < 0) bin = 0;
+        if (++counts[bin] > peak) peak = counts[bin];
+    }
+    const char *unit = sslat_container_unit(t);
+    char label[96];
+    snprintf(label, sizeof label, "latency of an architecture (%s)", unit);
+    plot_frame f = {lo, hi, 0, peak * 1.05, 70, 52, 800, 260};
+    fputs("<h2>Latency of random architectures</h2>\n", out);
+    plot_begin(out, "histogram", 940, 360, "histogram and CDF of uniformly random architectures' latency");
+    plot_axes(out, &f, label, "architectures per bin");
+    double bin_w = f.width / HISTOGRAM_BINS;
+    fputs("<g class=\"bars\" fill=\"#4c72b0\">\n", out);
+    for (int i = 0; i < HISTOGRAM_BINS; i++) {
+        if (!counts[i]) continue;
+        double y = plot_y(&f, counts[i]);
+        fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>%.4g–%.4g %s: %d</title></rect>\n",
+                f.left + i * bin_w, y, bin_w - 0.5, f.top + f.height - y, lo + i * (hi - lo) / HISTOGRAM_BINS,
+                lo + (i + 1) * (hi - lo) / HISTOGRAM_BINS, unit, counts[i]);
+    }
+    fputs("</g>\n<polyline class=\"cdf\" fill=\"none\" stroke=\"#c44e52\" stroke-width=\"1.5\" points=\"", out);
+    size_t step = n > 400 ? n / 400 : 1;
+    for (size_t i = 0; i < n; i += step)
+        fprintf(out, "%.1f,%.1f ", plot_x(&f, samples[i]), f.top + f.height * (1 - (double)(i + 1) / (double)n));
+    fprintf(out, "%.1f,%.1f\"/>\n", plot_x(&f, samples[n - 1]), f.top);
+    /* the CDF's own axis on the right */
+    for (int k = 0; k <= 4; k++)
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#c44e52\">%.2f</text>\n", f.left + f.width + 4,
+                f.top + f.height * (1 - k / 4.0) + 4, k / 4.0);
+    plot_marker(out, &f, min, "#2b8a3e", "min", 0);
+    plot_marker(out, &f, median, "#222", "median", 1);
+    plot_marker(out, &f, max, "#c92a2a", "max", 0);
+    if (in->current_arch) plot_marker(out, &f, total_of(t, in->current_arch), "#e8590c", "current", 2);
+    plot_end(out);
+    fprintf(out, "<p class=\"caption\">%zu architectures drawn uniformly (seed %llu): bars, and their "
+                 "cumulative share in red (right axis). min, max and the median are exact over the whole "
+                 "space (%.6g, %.6g, %.6g %s).</p>\n",
+            n, (unsigned long long)in->seed, min, median, max, unit);
+    free(samples);
+    return SSLAT_OK;
+}
+
+/* ---- MACs vs latency -------------------------------------------------------------------- */
+
+static sslat_status write_mac_scatter(FILE *out, const report_input *in, sslat_error *err)
+{
+    const sslat_container *t = in->table, *mac = in->mac;
+    int32_t blocks = sslat_container_block_count(t);
+    size_t n = SCATTER_POINTS;
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    int32_t *arch = malloc(((size_t)blocks + 1) * sizeof *arch);
+    if (!x || !y || !arch) {
+        free(x), free(y), free(arch);
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    }
+    sslat_rng rng;
+    sslat_rng_seed(&rng, in->seed ^ 0x6d6163u);
+    double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        for (int32_t b = 0; b < blocks; b++)
+            arch[b] = (int32_t)sslat_rng_below(&rng, (uint32_t)sslat_container_candidate_count(t, b));
+        x[i] = total_of(mac, arch);
+        y[i] = total_of(t, arch);
+        x_lo = fmin(x_lo, x[i]), x_hi = fmax(x_hi, x[i]), y_lo = fmin(y_lo, y[i]), y_hi = fmax(y_hi, y[i]);
+    }
+    double rho = sslat_spearman_rho(x, y, n);
+    double x_pad = fmax((x_hi - x_lo) * 0.03, 1e-9), y_pad = fmax((y_hi - y_lo) * 0.03, 1e-9);
+    x_lo -= x_pad, x_hi += x_pad, y_lo -= y_pad, y_hi += y_pad;
+    char x_label[96], y_label[96];
+    snprintf(x_label, sizeof x_label, "%s (%s)", sslat_container_latency_type(mac), sslat_container_unit(mac));
+    snprintf(y_label, sizeof y_label, "%s (%s)", sslat_container_latency_type(t), sslat_container_unit(t));
+    plot_frame f = {x_lo, x_hi, y_lo, y_hi, 70, 20, 800, 300};
+    fputs("<h2>MACs vs latency</h2>\n", out);
+    plot_begin(out, "mac-scatter", 940, 370, "MACs against latency of random architectures");
+    plot_axes(out, &f, x_label, y_label);
+    fputs("<g class=\"points\" fill=\"#4c72b0\" fill-opacity=\"0.45\">\n", out);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\"/>\n", plot_x(&f, x[i]), plot_y(&f, y[i]));
+    fputs("</g>\n", out);
+    if (in->current_arch)
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#e8590c\"><title>current architecture</title></circle>\n",
+                plot_x(&f, total_of(mac, in->current_arch)), plot_y(&f, total_of(t, in->current_arch)));
+    plot_end(out);
+    fprintf(out, "<p class=\"caption\" id=\"rank-correlation\">%zu random architectures. Spearman rank "
+                 "correlation of MACs and latency: <b>%.3f</b> (1 = MACs order architectures exactly as "
+                 "latency does).</p>\n",
+            n, rho);
+    free(x), free(y), free(arch);
+    return SSLAT_OK;
+}
+
+/* ---- validation: predicted vs measured ----------------------------------------------------- */
+
+static void write_validation(FILE *out, const report_input *in)
+{
+    int32_t n = in->n_validation;
+    double *predicted = malloc((size_t)n * sizeof *predicted), *measured = malloc((size_t)n * sizeof *measured);
+    if (!predicted || !measured) {
+        free(predicted), free(measured);
+        fputs("<p>(validation: out of memory)</p>\n", out);
+        return;
+    }
+    double lo = INFINITY, hi = -INFINITY;
+    for (int32_t i = 0; i < n; i++) {
+        predicted[i] = in->validation[i].predicted;
+        measured[i] = in->validation[i].measured;
+        lo = fmin(lo, fmin(predicted[i], measured[i]));
+        hi = fmax(hi, fmax(predicted[i], measured[i]));
+    }
+    lo *= 0.9, hi *= 1.1;
+    sslat_validation_summary s = sslat_validation_summarize(predicted, measured, (size_t)n);
+    const char *unit = sslat_container_unit(in->table);
+    char x_label[64], y_label[64];
+    snprintf(x_label, sizeof x_label, "measured end to end (%s)", unit);
+    snprintf(y_label, sizeof y_label, "predicted by the table (%s)", unit);
+    plot_frame f = {lo, hi, lo, hi, 70, 20, 420, 420};
+    fputs("<h2>Validation: predicted vs measured</h2>\n", out);
+    plot_begin(out, "validation-scatter", 560, 490, "predicted against measured latency of whole architectures");
+    plot_axes(out, &f, x_label, y_label);
+    /* y = x and the ±5% / ±10% bands */
+    const double bands[] = {1.0, 1.05, 0.95, 1.10, 0.90};
+    const char *dashes[] = {"", " stroke-dasharray=\"4 3\"", " stroke-dasharray=\"4 3\"",
+                            " stroke-dasharray=\"1 3\"", " stroke-dasharray=\"1 3\""};
+    for (int k = 0; k < 5; k++) {
+        double r = bands[k], x1 = fmax(lo, lo / r), x2 = fmin(hi, hi / r); /* stay inside the frame */
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"%s/>\n",
+                plot_x(&f, x1), plot_y(&f, x1 * r), plot_x(&f, x2), plot_y(&f, x2 * r), dashes[k]);
+    }
+    fputs("<g class=\"points\" fill=\"#2b8a3e\">\n", out);
+    for (int32_t i = 0; i < n; i++) {
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\"><title>", plot_x(&f, measured[i]),
+                plot_y(&f, predicted[i]));
+        plot_escape(out, in->validation[i].label);
+        fprintf(out, ": predicted %.4g, measured %.4g %s (%+.1f%%)</title></circle>\n", predicted[i],
+                measured[i], unit, 100 * (predicted[i] - measured[i]) / measured[i]);
+    }
+    fputs("</g>\n", out);
+    plot_end(out);
+    fprintf(out, "<p class=\"caption\" id=\"validation-figures\">%d architectures. MAPE %.2f%%, within ±5%%: "
+                 "%.0f%%, within ±10%%: %.0f%%, bias %+.2f%%, Kendall τ %.3f. Solid: predicted = measured; "
+                 "dashed ±5%%, dotted ±10%%.</p>\n",
+            n, 100 * s.mape, 100 * s.within_5, 100 * s.within_10, 100 * s.bias, s.kendall_tau);
+    free(predicted), free(measured);
+}
+
+/* ---- the page ----------------------------------------------------------------------------- */
+
+sslat_status report_render(const report_input *in, char **html, sslat_error *err)
+{
+    *html = NULL;
+    const sslat_container *t = in->table;
+    double min, max, mean, median, bound;
+    sslat_status status = sslat_min_latency(t, &min, err);
+    if (status == SSLAT_OK) status = sslat_max_latency(t, &max, err);
+    if (status == SSLAT_OK) status = sslat_mean_latency(t, &mean, err);
+    if (status == SSLAT_OK) status = sslat_latency_quantile(t, 0.5, NULL, &median, &bound, err);
+    if (status != SSLAT_OK) return status;
+    char *text = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&text, &length);
+    if (!out) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                 "<title>sslat report: ");
+    plot_escape(out, sslat_container_space_name(t));
+    fprintf(out, "</title><style>%s</style></head>\n<body>\n<h1>sslat report: ", STYLE);
+    plot_escape(out, sslat_container_space_name(t));
+    fputs(" · ", out);
+    plot_escape(out, sslat_container_latency_type(t));
+    fputs("</h1>\n", out);
+    write_summary(out, in, min, median, bound, mean, max);
+    write_heatmap(out, in);
+    status = write_distribution(out, in, min, median, max, err);
+    if (status == SSLAT_OK && in->mac) status = write_mac_scatter(out, in, err);
+    if (status == SSLAT_OK && in->validation) write_validation(out, in);
+    fprintf(out, "<p class=\"caption\">Made by sslat %s. Self-contained: no script, no network.</p>\n"
+                 "</body></html>\n",
+            sslat_version());
+    if (fclose(out) != 0 && status == SSLAT_OK) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    if (status != SSLAT_OK) {
+        free(text);
+        return status;
+    }
+    *html = text;
+    return SSLAT_OK;
+}

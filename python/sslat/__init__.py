@@ -1,0 +1,29 @@
+"""sslat: latency lookup tables for NAS search spaces (the C library through ctypes).
+
+The names and signatures follow enot.latency (the reference API):
+
+    import sslat
+    space = sslat.SearchSpace("examples/ofa_mobilenet_v3.json")
+    table = sslat.initialize_latency("mac", space)
+    sslat.min_latency(space), sslat.median_latency(space, n=1000)
+    table.save_to_file("ofa.sslat")          # or "ofa.pkl" for an ENOT pickle
+"""
+from ._native import library_path, lib as _lib
+from .container import SearchSpaceLatencyContainer
+from .errors import SslatError
+from .latency import (argmax_arch, argmin_arch, attach_latency, available_calculators,
+                      best_arch_latency, budget_maximize, count_under_budget, current_latency,
+                      initialize_latency, latency_cdf, latency_quantile, max_latency,
+                      mean_latency, median_latency, min_latency, reset_latency,
+                      sample_latencies)
+from .space import SearchSpace
+
+__version__ = _lib.sslat_version().decode()
+
+__all__ = [
+    "SearchSpace", "SearchSpaceLatencyContainer", "SslatError", "available_calculators",
+    "initialize_latency", "attach_latency", "reset_latency", "min_latency", "max_latency",
+    "mean_latency", "median_latency", "sample_latencies", "current_latency",
+    "best_arch_latency", "argmin_arch", "argmax_arch", "latency_quantile", "latency_cdf",
+    "count_under_budget", "budget_maximize", "library_path",
+]

@@ -1,0 +1,200 @@
+"""The C library through ctypes: finding it, its structs and its prototypes.
+
+Nothing here is public; the rest of the package calls `lib` and `check`.
+"""
+import ctypes
+import ctypes.util
+import os
+
+from .errors import SslatError
+
+LIBRARY_NAME = "libsslat.so"
+
+
+def _candidates():
+    """Where the library is looked for, in order, with how it was found."""
+    override = os.environ.get("SSLAT_LIBRARY")
+    if override:
+        return [(override, "SSLAT_LIBRARY")]
+    here = os.path.dirname(os.path.abspath(__file__))
+    found = [(os.path.join(here, LIBRARY_NAME), "next to the package")]
+    system = ctypes.util.find_library("sslat")
+    if system:
+        found.append((system, "the system's library path"))
+    return found
+
+
+def _load():
+    tried = []
+    for path, how in _candidates():
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as error:
+            tried.append("%s (%s): %s" % (path, how, error))
+            if how == "SSLAT_LIBRARY":
+                break  # an explicit choice is not second-guessed
+    raise ImportError(
+        "sslat: cannot load the C library; tried " + "; ".join(tried) +
+        ". Build it (bash scripts/setup.sh gives build/libsslat.so) and copy it next to "
+        "the package before `pip install ./python`, or set SSLAT_LIBRARY to its path.")
+
+
+lib, library_path = _load()
+
+
+class Error(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int), ("message", ctypes.c_char * 512)]
+
+
+class SpaceOptions(ctypes.Structure):
+    _fields_ = [("batch", ctypes.c_int32), ("height", ctypes.c_int32), ("width", ctypes.c_int32)]
+
+
+class Entry(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_double), ("median", ctypes.c_double), ("mean", ctypes.c_double),
+                ("stddev", ctypes.c_double), ("min", ctypes.c_double), ("max", ctypes.c_double),
+                ("samples", ctypes.c_uint32)]
+
+
+class LatencyOptions(ctypes.Structure):
+    _fields_ = [("ignore", ctypes.c_char_p), ("warmup_iterations", ctypes.c_int32),
+                ("run_iterations", ctypes.c_int32), ("threads", ctypes.c_int32),
+                ("eager", ctypes.c_int32), ("target_noise", ctypes.c_double),
+                ("max_seconds", ctypes.c_double), ("seed", ctypes.c_uint64),
+                ("dtype", ctypes.c_char_p), ("layout", ctypes.c_char_p),
+                ("device", ctypes.c_char_p)]
+
+
+class DistributionOptions(ctypes.Structure):
+    _fields_ = [("bins", ctypes.c_int32)]
+
+
+class BudgetResult(ctypes.Structure):
+    _fields_ = [("latency", ctypes.c_double), ("value", ctypes.c_double),
+                ("grid_slack", ctypes.c_double)]
+
+
+P = ctypes.c_void_p
+PP = ctypes.POINTER(ctypes.c_void_p)
+ERR = ctypes.POINTER(Error)
+I32 = ctypes.c_int32
+I32P = ctypes.POINTER(ctypes.c_int32)
+DBL = ctypes.c_double
+DBLP = ctypes.POINTER(ctypes.c_double)
+STR = ctypes.c_char_p
+SIZE = ctypes.c_size_t
+U64 = ctypes.c_uint64
+BYTESP = ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8))
+SIZEP = ctypes.POINTER(ctypes.c_size_t)
+ST = ctypes.c_int
+
+_PROTOTYPES = {
+    "sslat_version": (STR, []),
+    "sslat_status_string": (STR, [ctypes.c_int]),
+    "sslat_free": (None, [P]),
+    # spaces
+    "sslat_space_load_file": (ST, [STR, ctypes.POINTER(SpaceOptions), PP, ERR]),
+    "sslat_space_load_string": (ST, [STR, SIZE, STR, ctypes.POINTER(SpaceOptions), PP, ERR]),
+    "sslat_space_load_default": (ST, [ctypes.POINTER(SpaceOptions), PP, ERR]),
+    "sslat_default_space_json": (STR, []),
+    "sslat_space_free": (None, [P]),
+    "sslat_space_name": (STR, [P]),
+    "sslat_space_hash": (U64, [P]),
+    "sslat_space_input_shape": (None, [P, I32P]),
+    "sslat_space_block_count": (I32, [P]),
+    "sslat_space_candidate_count": (I32, [P, I32]),
+    "sslat_space_block_name": (STR, [P, I32]),
+    "sslat_space_candidate_label": (STR, [P, I32, I32]),
+    "sslat_space_architecture_count_string": (SIZE, [P, STR, SIZE]),
+    "sslat_space_arch": (I32, [P, I32P, I32]),
+    "sslat_available_calculators": (I32, [ctypes.POINTER(ctypes.POINTER(STR))]),
+    # containers
+    "sslat_container_create": (ST, [STR, DBL, DBLP, I32P, I32, PP, ERR]),
+    "sslat_container_clone": (ST, [P, PP, ERR]),
+    "sslat_container_free": (None, [P]),
+    "sslat_container_save_to_bytes": (ST, [P, BYTESP, SIZEP, ERR]),
+    "sslat_container_load_from_bytes": (ST, [ctypes.c_char_p, SIZE, PP, ERR]),
+    "sslat_container_save_to_file": (ST, [P, STR, ERR]),
+    "sslat_container_load_from_file": (ST, [STR, PP, ERR]),
+    "sslat_container_export_json": (ST, [P, ctypes.POINTER(P), ERR]),
+    "sslat_container_import_json": (ST, [ctypes.c_char_p, SIZE, PP, ERR]),
+    "sslat_container_export_csv": (ST, [P, ctypes.POINTER(P), ERR]),
+    "sslat_container_import_enot": (ST, [ctypes.c_char_p, SIZE, PP, ERR]),
+    "sslat_container_export_enot": (ST, [P, BYTESP, SIZEP, ERR]),
+    "sslat_container_latency_type": (STR, [P]),
+    "sslat_container_unit": (STR, [P]),
+    "sslat_container_constant_latency": (DBL, [P]),
+    "sslat_container_constant_entry": (Entry, [P]),
+    "sslat_container_block_count": (I32, [P]),
+    "sslat_container_candidate_count": (I32, [P, I32]),
+    "sslat_container_latency": (DBL, [P, I32, I32]),
+    "sslat_container_entry": (ST, [P, I32, I32, ctypes.POINTER(Entry), ERR]),
+    "sslat_container_block_name": (STR, [P, I32]),
+    "sslat_container_candidate_label": (STR, [P, I32, I32]),
+    "sslat_container_space_name": (STR, [P]),
+    "sslat_container_space_hash": (U64, [P]),
+    "sslat_container_input_shape": (None, [P, I32P]),
+    "sslat_container_metadata_count": (I32, [P]),
+    "sslat_container_metadata_at": (ST, [P, I32, ctypes.POINTER(STR), ctypes.POINTER(STR)]),
+    "sslat_container_metadata": (STR, [P, STR]),
+    "sslat_container_set_metadata": (ST, [P, STR, STR, ERR]),
+    # the reference API
+    "sslat_initialize_latency": (ST, [STR, P, ctypes.POINTER(SpaceOptions),
+                                      ctypes.POINTER(LatencyOptions), PP, ERR]),
+    "sslat_attach_latency": (ST, [P, P, ERR]),
+    "sslat_space_latency": (P, [P]),
+    "sslat_reset_latency": (None, [P]),
+    # statistics
+    "sslat_min_latency": (ST, [P, DBLP, ERR]),
+    "sslat_max_latency": (ST, [P, DBLP, ERR]),
+    "sslat_mean_latency": (ST, [P, DBLP, ERR]),
+    "sslat_sample_latencies": (ST, [P, SIZE, U64, DBLP, ERR]),
+    "sslat_median_latency": (ST, [P, SIZE, U64, DBLP, ERR]),
+    "sslat_current_latency": (ST, [P, I32P, I32, DBLP, ERR]),
+    "sslat_best_arch_latency": (ST, [P, P, DBLP, ERR]),
+    "sslat_argmin_arch": (ST, [P, I32P, I32, ERR]),
+    "sslat_argmax_arch": (ST, [P, I32P, I32, ERR]),
+    "sslat_latency_quantile": (ST, [P, DBL, ctypes.POINTER(DistributionOptions), DBLP, DBLP, ERR]),
+    "sslat_latency_cdf": (ST, [P, DBL, ctypes.POINTER(DistributionOptions), DBLP, DBLP, ERR]),
+    "sslat_count_under_budget": (ST, [P, DBL, ctypes.POINTER(DistributionOptions), DBLP, DBLP,
+                                      ERR]),
+    "sslat_budget_maximize": (ST, [P, P, DBL, I32, I32P, I32, ctypes.POINTER(BudgetResult), ERR]),
+}
+
+for _name, (_restype, _argtypes) in _PROTOTYPES.items():
+    _function = getattr(lib, _name)
+    _function.restype = _restype
+    _function.argtypes = _argtypes
+
+
+def call(function, *args):
+    """Call a library function whose last argument is an sslat_error; raise on failure."""
+    error = Error()
+    status = function(*args, ctypes.byref(error))
+    if status != 0:
+        raise SslatError(status, lib.sslat_status_string(status).decode(),
+                         error.message.decode("utf-8", "replace"))
+
+
+def text(value):
+    """A C string (bytes or None) as Python str (or None)."""
+    return None if value is None else value.decode("utf-8", "replace")
+
+
+def encode(value):
+    return None if value is None else str(value).encode("utf-8")
+
+
+def take_bytes(pointer, size):
+    """Copy a buffer the library handed over and free it."""
+    try:
+        return ctypes.string_at(pointer, size.value)
+    finally:
+        lib.sslat_free(ctypes.cast(pointer, ctypes.c_void_p))
+
+
+def take_text(pointer):
+    try:
+        return ctypes.string_at(pointer).decode("utf-8")
+    finally:
+        lib.sslat_free(pointer)

@@ -1,0 +1,137 @@
+"""SearchSpace: a search-space file (or its dict) loaded into the library."""
+import ctypes
+import json
+import os
+
+from . import _native
+from ._native import lib
+
+
+class SearchSpace:
+    """A loaded search space: the constant part and NAS blocks of candidates.
+
+    SearchSpace(source) takes a path (str or os.PathLike) to a JSON file, or a
+    dict in the file's structure (docs/space-format.md). batch / height / width
+    override the file's input. SearchSpace.default() is the built-in space.
+
+    `current_arch` is the architecture current_latency() uses when given no
+    arch: the file's "arch" at first, settable to any list of indices.
+    """
+
+    def __init__(self, source, batch=None, height=None, width=None):
+        if isinstance(source, dict):
+            self._source = ("text", json.dumps(source), "<dict>")
+        elif isinstance(source, (str, os.PathLike)):
+            self._source = ("file", os.fspath(source), None)
+        else:
+            raise TypeError("SearchSpace takes a file path or a dict in the space-file "
+                            "structure, not %s" % type(source).__name__)
+        self._handle = None
+        self._load(batch or 0, height or 0, width or 0)
+        self.current_arch = self.arch
+
+    @classmethod
+    def default(cls, batch=None, height=None, width=None):
+        """The built-in MobileNetV2-style space."""
+        space = cls.__new__(cls)
+        space._source = ("default", None, None)
+        space._handle = None
+        space._load(batch or 0, height or 0, width or 0)
+        space.current_arch = space.arch
+        return space
+
+    @classmethod
+    def from_json(cls, text, batch=None, height=None, width=None):
+        return cls(json.loads(text), batch, height, width)
+
+    def _load(self, batch, height, width):
+        options = _native.SpaceOptions(batch, height, width)
+        handle = ctypes.c_void_p()
+        kind, value, name = self._source
+        if kind == "file":
+            _native.call(lib.sslat_space_load_file, _native.encode(value), ctypes.byref(options),
+                         ctypes.byref(handle))
+        elif kind == "text":
+            data = value.encode("utf-8")
+            _native.call(lib.sslat_space_load_string, data, len(data), _native.encode(name),
+                         ctypes.byref(options), ctypes.byref(handle))
+        else:
+            _native.call(lib.sslat_space_load_default, ctypes.byref(options), ctypes.byref(handle))
+        self._free()
+        self._handle = handle
+
+    def _reshape(self, batch, height, width):
+        """Reload with another input (initialize_latency's inputs); drops the latency."""
+        self._load(batch, height, width)
+
+    def _free(self):
+        if self._handle:
+            lib.sslat_space_free(self._handle)
+            self._handle = None
+
+    def __del__(self):
+        self._free()
+
+    def __repr__(self):
+        return "SearchSpace(%r, input=%s, blocks=%d, architectures=%d)" % (
+            self.name, "x".join(map(str, self.input_shape)), self.block_count,
+            self.architecture_count)
+
+    # ---- properties --------------------------------------------------------
+
+    @property
+    def name(self):
+        return _native.text(lib.sslat_space_name(self._handle))
+
+    @property
+    def hash(self):
+        """Canonical 64-bit hash of every subgraph with its input shape."""
+        return lib.sslat_space_hash(self._handle)
+
+    @property
+    def input_shape(self):
+        """(N, C, H, W)."""
+        shape = (ctypes.c_int32 * 4)()
+        lib.sslat_space_input_shape(self._handle, shape)
+        return tuple(shape)
+
+    @property
+    def block_count(self):
+        return lib.sslat_space_block_count(self._handle)
+
+    @property
+    def candidate_counts(self):
+        return [lib.sslat_space_candidate_count(self._handle, b) for b in range(self.block_count)]
+
+    @property
+    def block_names(self):
+        return [_native.text(lib.sslat_space_block_name(self._handle, b))
+                for b in range(self.block_count)]
+
+    @property
+    def candidate_labels(self):
+        return [[_native.text(lib.sslat_space_candidate_label(self._handle, b, c))
+                 for c in range(n)] for b, n in enumerate(self.candidate_counts)]
+
+    @property
+    def architecture_count(self):
+        """The exact number of architectures (a Python int: it exceeds 2**64)."""
+        size = lib.sslat_space_architecture_count_string(self._handle, None, 0)
+        buffer = ctypes.create_string_buffer(size + 1)
+        lib.sslat_space_architecture_count_string(self._handle, buffer, size + 1)
+        return int(buffer.value)
+
+    @property
+    def arch(self):
+        """The file's "arch" (a list of candidate indices), or None."""
+        n = self.block_count
+        values = (ctypes.c_int32 * max(n, 1))()
+        length = lib.sslat_space_arch(self._handle, values, n)
+        return list(values[:length]) if length > 0 else None
+
+    @property
+    def latency(self):
+        """A copy of the attached latency container, or None."""
+        from .container import SearchSpaceLatencyContainer
+        attached = lib.sslat_space_latency(self._handle)
+        return SearchSpaceLatencyContainer._copy_of(attached) if attached else None

@@ -1,0 +1,131 @@
+"""sslat report: the page is valid, self-contained, and renders in headless Chromium."""
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+
+from conftest import EXAMPLES, TINY_SPACE
+
+OFA = str(EXAMPLES / "ofa_mobilenet_v3.json")
+
+
+def run(command, *args, expect=0):
+    result = subprocess.run([command, *map(str, args)], capture_output=True, text=True)
+    assert result.returncode == expect, result.stderr
+    return result
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    if os.environ.get("SSLAT_REQUIRE_CHROMIUM"):
+        pytest.fail("headless Chromium is required here (Debian package chromium)")
+    pytest.skip("no Chromium on this machine")
+
+
+def render(page, tmp_path):
+    """Load the page in headless Chromium: its DOM after loading, a screenshot, the log."""
+    browser = chromium()
+    common = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+              "--user-data-dir=%s" % (tmp_path / "chromium-profile"), "--enable-logging=stderr",
+              "--v=0", "--window-size=1000,2400"]
+    dom = subprocess.run(common + ["--dump-dom", page.as_uri()], capture_output=True, text=True,
+                         timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    shot = tmp_path / (page.stem + ".png")
+    grab = subprocess.run(common + ["--screenshot=%s" % shot, page.as_uri()], capture_output=True,
+                          text=True, timeout=120)
+    assert grab.returncode == 0 and shot.exists(), grab.stderr[-2000:]
+    return dom.stdout, shot, dom.stderr + grab.stderr
+
+
+def png_size(path):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def check_page(html_path, tmp_path, svg_ids):
+    html = html_path.read_text()
+    # self-contained: no script, no external resource
+    assert "<script" not in html
+    assert not re.search(r'(src|href)\s*=\s*"(https?:)?//', html)
+    # every inline SVG is well-formed XML on its own
+    svgs = re.findall(r"<svg .*?</svg>", html, flags=re.S)
+    assert [ElementTree.fromstring(s).get("id") for s in svgs] == svg_ids
+    dom, shot, log = render(html_path, tmp_path)
+    for svg_id in svg_ids:
+        assert 'id="%s"' % svg_id in dom, svg_id
+    assert "<parsererror" not in dom
+    assert not re.search(r"CONSOLE|Uncaught|Failed to load resource", log), log[-2000:]
+    width, height = png_size(shot)
+    assert (width, height) == (1000, 2400)
+    assert shot.stat().st_size > 40000  # a blank page compresses to a few kB
+    return html, dom
+
+
+def test_ofa_report_renders_with_heat_map_histogram_and_mac_scatter(tmp_path, sslat_command):
+    fvcore, mac = tmp_path / "fvcore.sslat", tmp_path / "mac.sslat"
+    run(sslat_command, "measure", "-c", "mac_fvcore", OFA, "-o", fvcore)
+    run(sslat_command, "measure", "-c", "mac", OFA, "-o", mac)
+    page = tmp_path / "ofa.html"
+    run(sslat_command, "report", fvcore, "--space", OFA, "--mac", mac, "--arch",
+        ",".join(["3"] * 20), "-o", page)
+    html, dom = check_page(page, tmp_path, ["heatmap", "histogram", "mac-scatter"])
+    assert html.count('<g class="cell">') == 190  # OFA: 20 blocks, 190 candidates
+    assert html.count('stroke="#e8590c"') >= 20  # the current architecture is outlined
+    assert "34867844010000000000" in html  # the exact architecture count
+    rho = float(re.search(r"rank correlation of MACs and latency: <b>([-0-9.]+)</b>", html).group(1))
+    assert 0.9 < rho <= 1.0  # fvcore and plain MACs order architectures almost alike
+    for marker in (">min<", ">median<", ">max<", ">current<"):
+        assert marker in html
+
+
+def test_cpu_report_with_validation_scatter(tmp_path, sslat_command):
+    space = tmp_path / "tiny.json"
+    space.write_text(json.dumps(TINY_SPACE))
+    table, validation = tmp_path / "cpu.sslat", tmp_path / "validation.json"
+    run(sslat_command, "measure", "-c", "cpu", space, "--threads", "1", "--warmup", "2", "--runs", "3",
+        "-o", table)
+    result = run(sslat_command, "validate", "-c", "cpu", space, table, "-k", "4", "--runs", "3",
+                 "--json")
+    validation.write_text(result.stdout)
+    mac = tmp_path / "mac.sslat"
+    run(sslat_command, "measure", "-c", "mac", space, "-o", mac)
+    page = tmp_path / "cpu.html"
+    run(sslat_command, "report", table, "--space", space, "--mac", mac, "--validation", validation,
+        "-o", page)
+    html, _ = check_page(page, tmp_path, ["heatmap", "histogram", "mac-scatter",
+                                          "validation-scatter"])
+    rows = json.loads(validation.read_text())["architectures"]
+    assert html.count("</circle>") >= len(rows)
+    assert re.search(r"%d architectures\. MAPE [0-9.]+%%" % len(rows), html)
+
+
+def test_report_refuses_mismatched_and_malformed_inputs(tmp_path, sslat_command):
+    ofa, proxyless = tmp_path / "ofa.sslat", tmp_path / "proxyless.sslat"
+    run(sslat_command, "measure", "-c", "mac", OFA, "-o", ofa)
+    run(sslat_command, "measure", "-c", "mac", EXAMPLES / "proxylessnas.json", "-o", proxyless)
+    out = tmp_path / "r.html"
+    result = run(sslat_command, "report", ofa, "--mac", proxyless, "-o", out, expect=2)
+    assert "proxyless.sslat" in result.stderr and "proxylessnas" in result.stderr
+    bad = tmp_path / "v.json"
+    bad.write_text('{"architectures": [{"label": "a", "predicted_ms": 1.0, "measured_ms": -2}]}')
+    result = run(sslat_command, "report", ofa, "--validation", bad, "-o", out, expect=2)
+    assert "architectures[0].measured_ms" in result.stderr
+    bad.write_text('{"architectures": [')
+    result = run(sslat_command, "report", ofa, "--validation", bad, "-o", out, expect=2)
+    assert "v.json:1:" in result.stderr
+    result = run(sslat_command, "report", ofa, "--space", EXAMPLES / "proxylessnas.json", "-o", out,
+                 expect=2)
+    assert "not the space" in result.stderr
+    result = run(sslat_command, "report", ofa, "--arch", "1,2", "-o", out, expect=2)
+    assert "--arch" in result.stderr
+    assert not out.exists()  # nothing half-written
