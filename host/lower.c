@@ -46,7 +46,7 @@ static sslat_status parameter(lowering *L, const dnnl_dims_t dims, int ndims, dn
     void *handle = NULL;
     DNNL(dnnl_memory_get_data_handle)(*out, &handle);
     size_t count = DNNL(dnnl_memory_desc_get_size)(&md) / sizeof(float);
-    host_fill_parameter(handle, count, L->p->seed, global_node(L, node), role, fan_in);
+    sslat_fill_parameter(handle, count, L->p->seed, global_node(L, node), role, fan_in);
     if (data) *data = handle;
     return SSLAT_OK;
 fail:
@@ -148,14 +148,14 @@ static sslat_status lower_batchnorm(lowering *L, int32_t node, int src, int *out
     sslat_shape shape = L->g->nodes[node].shape;
     dnnl_batch_normalization_desc_t d;
     HOST_DNNL_CHECK(err, DNNL(dnnl_batch_normalization_forward_desc_init)(
-                             &d, dnnl_forward_inference, md_of(L, src), HOST_BN_EPSILON,
+                             &d, dnnl_forward_inference, md_of(L, src), SSLAT_BN_EPSILON,
                              dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift));
     dnnl_dims_t c = {shape.c};
     dnnl_memory_t scale, shift, mean, variance;
-    sslat_status status = parameter(L, c, 1, dnnl_x, node, HOST_ROLE_GAMMA, 0, &scale, NULL);
-    if (status == SSLAT_OK) status = parameter(L, c, 1, dnnl_x, node, HOST_ROLE_BETA, 0, &shift, NULL);
-    if (status == SSLAT_OK) status = parameter(L, c, 1, dnnl_x, node, HOST_ROLE_MEAN, 0, &mean, NULL);
-    if (status == SSLAT_OK) status = parameter(L, c, 1, dnnl_x, node, HOST_ROLE_VARIANCE, 0, &variance, NULL);
+    sslat_status status = parameter(L, c, 1, dnnl_x, node, SSLAT_ROLE_GAMMA, 0, &scale, NULL);
+    if (status == SSLAT_OK) status = parameter(L, c, 1, dnnl_x, node, SSLAT_ROLE_BETA, 0, &shift, NULL);
+    if (status == SSLAT_OK) status = parameter(L, c, 1, dnnl_x, node, SSLAT_ROLE_MEAN, 0, &mean, NULL);
+    if (status == SSLAT_OK) status = parameter(L, c, 1, dnnl_x, node, SSLAT_ROLE_VARIANCE, 0, &variance, NULL);
     if (status != SSLAT_OK) return status;
     dnnl_exec_arg_t extra[4] = {{DNNL_ARG_SCALE, scale}, {DNNL_ARG_SHIFT, shift},
                                 {DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, variance}};
@@ -287,11 +287,11 @@ static sslat_status conv_parameters(lowering *L, const conv_run *r, const_dnnl_p
     dnnl_memory_t user = NULL;
     float *w = NULL, *b = NULL;
     sslat_status status = c->groups > 1
-        ? parameter(L, w_dims, 5, dnnl_goihw, r->conv, HOST_ROLE_WEIGHTS, per_out, &user, &w)
-        : parameter(L, w_plain, 4, dnnl_oihw, r->conv, HOST_ROLE_WEIGHTS, per_out, &user, &w);
+        ? parameter(L, w_dims, 5, dnnl_goihw, r->conv, SSLAT_ROLE_WEIGHTS, per_out, &user, &w)
+        : parameter(L, w_plain, 4, dnnl_oihw, r->conv, SSLAT_ROLE_WEIGHTS, per_out, &user, &w);
     *bias = NULL;
     if (status == SSLAT_OK && (c->bias || r->bn >= 0)) {
-        status = parameter(L, b_dims, 1, dnnl_x, r->conv, HOST_ROLE_BIAS, 0, bias, &b);
+        status = parameter(L, b_dims, 1, dnnl_x, r->conv, SSLAT_ROLE_BIAS, 0, bias, &b);
         if (status == SSLAT_OK && !c->bias) memset(b, 0, (size_t)c->out_channels * sizeof *b);
     }
     if (status == SSLAT_OK && r->bn >= 0) {
@@ -299,12 +299,12 @@ static sslat_status conv_parameters(lowering *L, const conv_run *r, const_dnnl_p
         float *stats = malloc(4 * n * sizeof *stats);
         if (!stats) return sslat_fail(L->err, SSLAT_ERR_NOMEM, "out of memory");
         int32_t bn = global_node(L, r->bn);
-        host_fill_parameter(stats, n, L->p->seed, bn, HOST_ROLE_GAMMA, 0);
-        host_fill_parameter(stats + n, n, L->p->seed, bn, HOST_ROLE_BETA, 0);
-        host_fill_parameter(stats + 2 * n, n, L->p->seed, bn, HOST_ROLE_MEAN, 0);
-        host_fill_parameter(stats + 3 * n, n, L->p->seed, bn, HOST_ROLE_VARIANCE, 0);
+        sslat_fill_parameter(stats, n, L->p->seed, bn, SSLAT_ROLE_GAMMA, 0);
+        sslat_fill_parameter(stats + n, n, L->p->seed, bn, SSLAT_ROLE_BETA, 0);
+        sslat_fill_parameter(stats + 2 * n, n, L->p->seed, bn, SSLAT_ROLE_MEAN, 0);
+        sslat_fill_parameter(stats + 3 * n, n, L->p->seed, bn, SSLAT_ROLE_VARIANCE, 0);
         for (size_t o = 0; o < n; o++) {
-            float scale = stats[o] / sqrtf(stats[3 * n + o] + HOST_BN_EPSILON);
+            float scale = stats[o] / sqrtf(stats[3 * n + o] + SSLAT_BN_EPSILON);
             for (int64_t k = 0; k < per_out; k++) w[o * (size_t)per_out + (size_t)k] *= scale;
             b[o] = (b[o] - stats[2 * n + o]) * scale + stats[n + o];
         }
@@ -427,9 +427,9 @@ static sslat_status lower_linear(lowering *L, int32_t node, int src, int *out)
     HOST_DNNL_CHECK(err, DNNL(dnnl_inner_product_forward_desc_init)(&d, dnnl_forward_inference, md_of(L, src),
                                                                     &weights, l->bias ? &bias : NULL, &dst));
     HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_desc_create)(&pd, &d, NULL, L->p->session->engine, NULL));
-    status = parameter(L, w_dims, ndims, ndims == 4 ? dnnl_oihw : dnnl_oi, node, HOST_ROLE_WEIGHTS, in.c, &user, NULL);
+    status = parameter(L, w_dims, ndims, ndims == 4 ? dnnl_oihw : dnnl_oi, node, SSLAT_ROLE_WEIGHTS, in.c, &user, NULL);
     if (status == SSLAT_OK) status = weights_for(L, user, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_weights_md, 0), &w);
-    if (status == SSLAT_OK && l->bias) status = parameter(L, b_dims, 1, dnnl_x, node, HOST_ROLE_BIAS, 0, &b, NULL);
+    if (status == SSLAT_OK && l->bias) status = parameter(L, b_dims, 1, dnnl_x, node, SSLAT_ROLE_BIAS, 0, &b, NULL);
     if (status == SSLAT_OK)
         status = host_program_tensor(L->p, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_dst_md, 0), NULL,
                                      n->shape, out, err);

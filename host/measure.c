@@ -8,32 +8,9 @@
 #include "container.h"
 #include "error.h"
 #include "order.h"
+#include "sample_stats.h"
 
 enum { MAX_SAMPLES = 100000 };
-
-sslat_entry host_entry_of_samples(double *s, size_t n)
-{
-    qsort(s, n, sizeof *s, sslat_compare_doubles);
-    double sum = 0, squares = 0;
-    for (size_t i = 0; i < n; i++) sum += s[i];
-    double mean = sum / (double)n;
-    for (size_t i = 0; i < n; i++) squares += (s[i] - mean) * (s[i] - mean);
-    double median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-    sslat_entry e = {median, median, mean, n > 1 ? sqrt(squares / (double)(n - 1)) : 0.0, s[0],
-                     s[n - 1], (uint32_t)n};
-    return e;
-}
-
-double host_median_noise(const double *s, size_t n)
-{
-    if (n < 3) return INFINITY;
-    double half = 0.98 * sqrt((double)n);
-    long lo = (long)floor((double)n / 2 - half), hi = (long)ceil((double)n / 2 + half);
-    if (lo < 0) lo = 0;
-    if (hi > (long)n - 1) hi = (long)n - 1;
-    double median = s[n / 2];
-    return median > 0 ? (s[hi] - s[lo]) / (2 * median) : 0;
-}
 
 sslat_status host_measure_interleaved(host_program *const *programs, const int32_t *units, size_t n,
                                       const sslat_calc_options *o, sslat_entry *entries,
@@ -73,7 +50,7 @@ sslat_status host_measure_interleaved(host_program *const *programs, const int32
             } else if (count[k] % 8 == 0 || count[k] == wanted) {
                 memcpy(sorted, mine, count[k] * sizeof *sorted);
                 qsort(sorted, count[k], sizeof *sorted, sslat_compare_doubles);
-                done[k] = host_median_noise(sorted, count[k]) <= o->target_noise;
+                done[k] = sslat_median_noise(sorted, count[k]) <= o->target_noise;
             }
         }
     }
@@ -82,7 +59,7 @@ sslat_status host_measure_interleaved(host_program *const *programs, const int32
             entries[k] = sslat_entry_of_value(0.0);
             entries[k].samples = 0;
         } else {
-            entries[k] = host_entry_of_samples(samples + k * capacity, count[k]);
+            entries[k] = sslat_entry_of_samples(samples + k * capacity, count[k]);
         }
     }
     free(samples);

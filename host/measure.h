@@ -4,6 +4,7 @@
 #define SSLAT_HOST_MEASURE_H
 
 #include "program.h"
+#include "sample_stats.h"
 
 /* Most copies of one subgraph in a timing program. */
 #define HOST_MAX_REPLICAS 64
@@ -23,12 +24,5 @@ sslat_status host_measure_program(host_program *program, int32_t units,
 sslat_status host_measure_interleaved(host_program *const *programs, const int32_t *units, size_t n,
                                       const sslat_calc_options *options, sslat_entry *entries,
                                       sslat_error *err);
-
-/* Statistics of n samples (sorted in place); value = median. */
-sslat_entry host_entry_of_samples(double *samples, size_t n);
-
-/* Half-width of the 95% confidence interval of the median of n sorted samples
- * (order statistics n/2 ± 0.98·√n), relative to the median. */
-double host_median_noise(const double *sorted, size_t n);
 
 #endif

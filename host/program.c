@@ -31,23 +31,6 @@ void host_session_close(host_session *session)
     session->engine = NULL;
 }
 
-void host_fill_parameter(float *out, size_t count, uint64_t seed, int32_t node, int role,
-                         int64_t fan_in)
-{
-    float lo = -1, hi = 1;
-    if (node >= 0) {
-        switch (role) {
-        case HOST_ROLE_WEIGHTS: hi = (float)sqrt(3.0 / (double)(fan_in > 0 ? fan_in : 1)); lo = -hi; break;
-        case HOST_ROLE_BIAS: lo = -0.1f, hi = 0.1f; break;
-        case HOST_ROLE_GAMMA: lo = 0.5f, hi = 1.5f; break;
-        case HOST_ROLE_BETA: lo = -0.5f, hi = 0.5f; break;
-        case HOST_ROLE_MEAN: lo = -0.2f, hi = 0.2f; break;
-        case HOST_ROLE_VARIANCE: lo = 0.5f, hi = 1.5f; break;
-        }
-    }
-    sslat_fill_uniform(out, count, sslat_fill_stream(seed, node, role), lo, hi);
-}
-
 /* ---- bookkeeping --------------------------------------------------------------- */
 
 static bool grow(void **items, int *capacity, int count, size_t item_size)
@@ -228,7 +211,7 @@ sslat_status host_program_new_input(host_program *p, sslat_shape shape, int repl
         p->buffers[p->tensors[p->input].buffer].pinned = true;
         void *data = NULL;
         DNNL(dnnl_memory_get_data_handle)(p->tensors[p->input].memory, &data);
-        host_fill_parameter(data, (size_t)sslat_shape_elements(shape), p->seed, -1, replica, 0);
+        sslat_fill_parameter(data, (size_t)sslat_shape_elements(shape), p->seed, -1, replica, 0);
         p->output = p->input;
     }
     return status;

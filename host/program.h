@@ -9,6 +9,7 @@
 #include "calculator.h"
 #include "dnnl_api.h"
 #include "graph.h"
+#include "parameters.h"
 
 /* An engine and a stream, shared by the programs of a run. */
 typedef struct host_session {
@@ -86,19 +87,5 @@ sslat_status host_program_run(host_program *program, sslat_error *err);
 
 /* Copy the output, in plain NCHW order, into out (N·C·H·W floats). */
 sslat_status host_program_read_output(host_program *program, float *out, sslat_error *err);
-
-/* BN epsilon of every batchnorm, as PyTorch's default. */
-#define HOST_BN_EPSILON 1e-5f
-
-/* Fill roles of a node's parameters (engine/fill.h streams). */
-enum { HOST_ROLE_WEIGHTS, HOST_ROLE_BIAS, HOST_ROLE_GAMMA, HOST_ROLE_BETA, HOST_ROLE_MEAN,
-       HOST_ROLE_VARIANCE };
-/* The seeded values of one parameter tensor: weights uniform in ±sqrt(3 / fan_in)
- * (unit variance through a layer), bias ±0.1, gamma [0.5, 1.5], beta ±0.5, mean
- * ±0.2, variance [0.5, 1.5] (never zero). The program input is node -1, role 0,
- * uniform in [-1, 1]. Node i of the k-th appended graph is (nodes of the graphs
- * before it) + i. Tests' reference implementation regenerates the same values. */
-void host_fill_parameter(float *out, size_t count, uint64_t seed, int32_t node, int role,
-                         int64_t fan_in);
 
 #endif

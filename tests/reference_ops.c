@@ -20,7 +20,7 @@ static size_t at(sslat_shape s, int n, int c, int h, int w)
 static float *param(size_t count, uint64_t seed, int32_t node, int role, int64_t fan_in)
 {
     float *p = malloc(count * sizeof *p);
-    if (p) host_fill_parameter(p, count, seed, node, role, fan_in);
+    if (p) sslat_fill_parameter(p, count, seed, node, role, fan_in);
     return p;
 }
 
@@ -28,8 +28,8 @@ static void conv(const tensor *x, tensor *y, const sslat_conv_params *c, uint64_
 {
     int cin_g = x->s.c / c->groups, cout_g = c->out_channels / c->groups;
     size_t per_out = (size_t)cin_g * c->kernel * c->kernel;
-    float *w = param((size_t)c->out_channels * per_out, seed, node, HOST_ROLE_WEIGHTS, (int64_t)per_out);
-    float *b = c->bias ? param((size_t)c->out_channels, seed, node, HOST_ROLE_BIAS, 0) : NULL;
+    float *w = param((size_t)c->out_channels * per_out, seed, node, SSLAT_ROLE_WEIGHTS, (int64_t)per_out);
+    float *b = c->bias ? param((size_t)c->out_channels, seed, node, SSLAT_ROLE_BIAS, 0) : NULL;
     for (int n = 0; n < y->s.n; n++)
         for (int o = 0; o < y->s.c; o++)
             for (int oh = 0; oh < y->s.h; oh++)
@@ -54,14 +54,14 @@ static void conv(const tensor *x, tensor *y, const sslat_conv_params *c, uint64_
 static void batchnorm(const tensor *x, tensor *y, uint64_t seed, int32_t node)
 {
     size_t C = (size_t)x->s.c;
-    float *g = param(C, seed, node, HOST_ROLE_GAMMA, 0), *b = param(C, seed, node, HOST_ROLE_BETA, 0);
-    float *m = param(C, seed, node, HOST_ROLE_MEAN, 0), *v = param(C, seed, node, HOST_ROLE_VARIANCE, 0);
+    float *g = param(C, seed, node, SSLAT_ROLE_GAMMA, 0), *b = param(C, seed, node, SSLAT_ROLE_BETA, 0);
+    float *m = param(C, seed, node, SSLAT_ROLE_MEAN, 0), *v = param(C, seed, node, SSLAT_ROLE_VARIANCE, 0);
     size_t plane = (size_t)x->s.h * x->s.w;
     for (int n = 0; n < x->s.n; n++)
         for (size_t c = 0; c < C; c++)
             for (size_t k = 0; k < plane; k++) {
                 size_t i = ((size_t)n * C + c) * plane + k;
-                y->data[i] = (x->data[i] - m[c]) / sqrtf(v[c] + HOST_BN_EPSILON) * g[c] + b[c];
+                y->data[i] = (x->data[i] - m[c]) / sqrtf(v[c] + SSLAT_BN_EPSILON) * g[c] + b[c];
             }
     free(g);
     free(b);
@@ -108,8 +108,8 @@ static void pool(const tensor *x, tensor *y, const sslat_node *node)
 static void linear(const tensor *x, tensor *y, const sslat_linear_params *l, uint64_t seed, int32_t node)
 {
     int in = x->s.c * x->s.h * x->s.w;
-    float *w = param((size_t)l->out_features * in, seed, node, HOST_ROLE_WEIGHTS, in);
-    float *b = l->bias ? param((size_t)l->out_features, seed, node, HOST_ROLE_BIAS, 0) : NULL;
+    float *w = param((size_t)l->out_features * in, seed, node, SSLAT_ROLE_WEIGHTS, in);
+    float *b = l->bias ? param((size_t)l->out_features, seed, node, SSLAT_ROLE_BIAS, 0) : NULL;
     for (int n = 0; n < x->s.n; n++)
         for (int o = 0; o < l->out_features; o++) {
             double sum = b ? b[o] : 0;

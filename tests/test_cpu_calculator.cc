@@ -125,8 +125,8 @@ TEST(CpuCalculator, AdaptiveStopAndNoiseEstimate)
         flat[i] = 1.0;
         spread[i] = 1.0 + i * 0.01;
     }
-    EXPECT_EQ(host_median_noise(flat, 101), 0.0);
-    EXPECT_NEAR(host_median_noise(spread, 101), (spread[61] - spread[40]) / (2 * spread[50]), 1e-12);
+    EXPECT_EQ(sslat_median_noise(flat, 101), 0.0);
+    EXPECT_NEAR(sslat_median_noise(spread, 101), (spread[61] - spread[40]) / (2 * spread[50]), 1e-12);
 
     host_session session;
     sslat_error err;

@@ -1,0 +1,22 @@
+#include "parameters.h"
+
+#include <math.h>
+
+#include "fill.h"
+
+void sslat_fill_parameter(float *out, size_t count, uint64_t seed, int32_t node, int role,
+                          int64_t fan_in)
+{
+    float lo = -1, hi = 1;
+    if (node >= 0) {
+        switch (role) {
+        case SSLAT_ROLE_WEIGHTS: hi = (float)sqrt(3.0 / (double)(fan_in > 0 ? fan_in : 1)); lo = -hi; break;
+        case SSLAT_ROLE_BIAS: lo = -0.1f, hi = 0.1f; break;
+        case SSLAT_ROLE_GAMMA: lo = 0.5f, hi = 1.5f; break;
+        case SSLAT_ROLE_BETA: lo = -0.5f, hi = 0.5f; break;
+        case SSLAT_ROLE_MEAN: lo = -0.2f, hi = 0.2f; break;
+        case SSLAT_ROLE_VARIANCE: lo = 0.5f, hi = 1.5f; break;
+        }
+    }
+    sslat_fill_uniform(out, count, sslat_fill_stream(seed, node, role), lo, hi);
+}

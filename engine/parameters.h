@@ -1,0 +1,24 @@
+/* The seeded parameters every timed backend uses: the same weights, biases and
+ * BN statistics on the CPU and on the GPU, which tests' reference regenerates. */
+#ifndef SSLAT_PARAMETERS_H
+#define SSLAT_PARAMETERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* BN epsilon of every batchnorm, as PyTorch's default. */
+#define SSLAT_BN_EPSILON 1e-5f
+
+/* Fill roles of a node's parameters (engine/fill.h streams). */
+enum { SSLAT_ROLE_WEIGHTS, SSLAT_ROLE_BIAS, SSLAT_ROLE_GAMMA, SSLAT_ROLE_BETA, SSLAT_ROLE_MEAN,
+       SSLAT_ROLE_VARIANCE };
+
+/* The seeded values of one parameter tensor: weights uniform in ±sqrt(3 / fan_in)
+ * (unit variance through a layer), bias ±0.1, gamma [0.5, 1.5], beta ±0.5, mean
+ * ±0.2, variance [0.5, 1.5] (never zero). The program input is node -1, role 0
+ * (role = the copy), uniform in [-1, 1]. Node i of the k-th appended graph is
+ * (nodes of the graphs before it) + i. */
+void sslat_fill_parameter(float *out, size_t count, uint64_t seed, int32_t node, int role,
+                          int64_t fan_in);
+
+#endif
