@@ -1,0 +1,184 @@
+#include "cuda_plan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+bool cuda_cudnn_has_act(int32_t act)
+{
+    return act == SSLAT_ACT_RELU || act == SSLAT_ACT_RELU6 || act == SSLAT_ACT_SIGMOID ||
+           act == SSLAT_ACT_TANH;
+}
+
+/* How many nodes read value v (node index or SSLAT_GRAPH_INPUT). */
+static int consumers(const sslat_graph *g, int32_t v)
+{
+    int n = 0;
+    for (int32_t i = 0; i < g->count; i++)
+        n += (g->nodes[i].input[0] == v) + (g->nodes[i].input[1] == v);
+    return n;
+}
+
+/* Whether node `next` exists, reads only-used value `v`, and is of kind op. */
+static bool next_reads(const sslat_graph *g, int32_t next, int32_t v, sslat_op_kind op)
+{
+    return next < g->count && g->nodes[next].op == op && consumers(g, v) == 1 &&
+           (g->nodes[next].input[0] == v || g->nodes[next].input[1] == v) &&
+           v != sslat_graph_output_index(g);
+}
+
+static cuda_step step_of(const sslat_node *node, int32_t index, cuda_step_kind kind, cuda_call call)
+{
+    cuda_step s = {kind, call, index, index, {node->input[0], node->input[1]}, -1, SSLAT_NO_INPUT, -1, false, false};
+    return s;
+}
+
+/* A fused conv: conv [→ bn] [→ add(other)] [→ act]. Returns the nodes it covers. */
+static int32_t plan_conv(const sslat_graph *g, int32_t i, bool fused, cuda_step *s)
+{
+    const sslat_node *conv = &g->nodes[i];
+    *s = step_of(conv, i, CUDA_STEP_CONV, CUDA_CALL_CUDNN_CONV);
+    s->bias = sslat_node_conv(conv)->bias;
+    int32_t last = i;
+    if (fused) {
+        if (next_reads(g, last + 1, last, SSLAT_OP_BATCHNORM)) {
+            s->bn_node = ++last;
+            s->bias = true;
+        }
+        if (next_reads(g, last + 1, last, SSLAT_OP_ADD)) {
+            const sslat_node *add = &g->nodes[last + 1];
+            s->residual = add->input[0] == last ? add->input[1] : add->input[0];
+            last++;
+        }
+        if (next_reads(g, last + 1, last, SSLAT_OP_ACT)) s->act = (int32_t)sslat_node_act(&g->nodes[++last]);
+        s->node = last;
+        /* cuDNN's fused call takes relu (any algorithm); the rest gets an own epilogue */
+        if (s->act == SSLAT_ACT_RELU && s->bias) s->call = CUDA_CALL_CUDNN_CONV_BIAS_ACT;
+        else s->epilogue = s->bias || s->residual != SSLAT_NO_INPUT || s->act >= 0;
+    } else {
+        s->epilogue = s->bias; /* cudnnAddTensor in eager mode would be one more call: own kernel */
+    }
+    return last - i + 1;
+}
+
+sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, cuda_plan *plan,
+                             sslat_error *err)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->output = sslat_graph_output_index(g);
+    plan->steps = calloc((size_t)g->count + 1, sizeof *plan->steps);
+    if (!plan->steps) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    bool fused = mode == SSLAT_MODE_FUSED;
+    for (int32_t i = 0; i < g->count;) {
+        const sslat_node *node = &g->nodes[i];
+        cuda_step *s = &plan->steps[plan->count++];
+        int32_t covered = 1;
+        switch (node->op) {
+        case SSLAT_OP_CONV2D: covered = plan_conv(g, i, fused, s); break;
+        case SSLAT_OP_BATCHNORM: *s = step_of(node, i, CUDA_STEP_BATCHNORM, CUDA_CALL_CUDNN_BATCHNORM); break;
+        case SSLAT_OP_ACT:
+            *s = step_of(node, i, CUDA_STEP_ACT, CUDA_CALL_KERNEL);
+            s->act = (int32_t)sslat_node_act(node);
+            if (cuda_cudnn_has_act(s->act)) s->call = CUDA_CALL_CUDNN_ACT;
+            break;
+        case SSLAT_OP_ADD:
+            *s = step_of(node, i, CUDA_STEP_ADD, CUDA_CALL_KERNEL);
+            if (fused && next_reads(g, i + 1, i, SSLAT_OP_ACT)) {
+                s->act = (int32_t)sslat_node_act(&g->nodes[i + 1]);
+                s->node = i + 1;
+                covered = 2;
+            }
+            break;
+        case SSLAT_OP_MUL_CHANNEL: *s = step_of(node, i, CUDA_STEP_MUL_CHANNEL, CUDA_CALL_KERNEL); break;
+        case SSLAT_OP_GLOBAL_AVGPOOL: *s = step_of(node, i, CUDA_STEP_GLOBAL_AVGPOOL, CUDA_CALL_KERNEL); break;
+        case SSLAT_OP_MAXPOOL:
+        case SSLAT_OP_AVGPOOL: *s = step_of(node, i, CUDA_STEP_POOL, CUDA_CALL_CUDNN_POOL); break;
+        case SSLAT_OP_LINEAR:
+            *s = step_of(node, i, CUDA_STEP_LINEAR, CUDA_CALL_CUBLAS_GEMM);
+            s->bias = sslat_node_linear(node)->bias;
+            if (fused && next_reads(g, i + 1, i, SSLAT_OP_ACT)) {
+                s->act = (int32_t)sslat_node_act(&g->nodes[i + 1]);
+                s->node = i + 1;
+                covered = 2;
+            }
+            s->epilogue = s->bias || s->act >= 0;
+            break;
+        case SSLAT_OP_CHANNEL_SHUFFLE: *s = step_of(node, i, CUDA_STEP_SHUFFLE, CUDA_CALL_KERNEL); break;
+        case SSLAT_OP_FLATTEN:
+        case SSLAT_OP_IDENTITY: *s = step_of(node, i, CUDA_STEP_ALIAS, CUDA_CALL_NONE); break;
+        default:
+            cuda_plan_release(plan);
+            return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d: op %s has no cuda lowering", i, sslat_op_name(node->op));
+        }
+        i += covered;
+    }
+    return SSLAT_OK;
+}
+
+void cuda_plan_release(cuda_plan *plan)
+{
+    free(plan->steps);
+    memset(plan, 0, sizeof *plan);
+}
+
+static const char *kernel_name(cuda_step_kind kind)
+{
+    switch (kind) {
+    case CUDA_STEP_ACT: return "sslat_act";
+    case CUDA_STEP_ADD: return "sslat_add";
+    case CUDA_STEP_MUL_CHANNEL: return "sslat_mul_channel";
+    case CUDA_STEP_GLOBAL_AVGPOOL: return "sslat_global_avgpool";
+    case CUDA_STEP_SHUFFLE: return "sslat_channel_shuffle";
+    default: return "sslat_kernel";
+    }
+}
+
+static const char *call_name(const cuda_step *s)
+{
+    switch (s->call) {
+    case CUDA_CALL_CUDNN_CONV: return "cudnnConvolutionForward";
+    case CUDA_CALL_CUDNN_CONV_BIAS_ACT: return "cudnnConvolutionBiasActivationForward";
+    case CUDA_CALL_CUDNN_BATCHNORM: return "cudnnBatchNormalizationForwardInference";
+    case CUDA_CALL_CUDNN_ACT: return "cudnnActivationForward";
+    case CUDA_CALL_CUDNN_POOL: return "cudnnPoolingForward";
+    case CUDA_CALL_CUBLAS_GEMM: return "cublasGemmEx";
+    case CUDA_CALL_KERNEL: return kernel_name(s->kind);
+    case CUDA_CALL_NONE: return "alias";
+    }
+    return "?";
+}
+
+static void append(char *buffer, size_t capacity, size_t *used, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(*used < capacity ? buffer + *used : NULL, *used < capacity ? capacity - *used : 0, format, args);
+    va_end(args);
+    if (n > 0) *used += (size_t)n;
+}
+
+size_t cuda_plan_describe(const cuda_plan *plan, char *buffer, size_t capacity)
+{
+    size_t used = 0;
+    if (capacity) buffer[0] = '\0';
+    for (int32_t k = 0; k < plan->count; k++) {
+        const cuda_step *s = &plan->steps[k];
+        append(buffer, capacity, &used, "%s%s", k ? "; " : "", call_name(s));
+        if (s->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT || (s->call != CUDA_CALL_KERNEL && !s->epilogue && s->act >= 0))
+            append(buffer, capacity, &used, "(%s)", sslat_act_name((sslat_act_kind)s->act));
+        if (s->call == CUDA_CALL_KERNEL && s->act >= 0)
+            append(buffer, capacity, &used, "(%s)", sslat_act_name((sslat_act_kind)s->act));
+        if (s->epilogue) {
+            append(buffer, capacity, &used, " + sslat_epilogue(");
+            const char *sep = "";
+            if (s->bias) append(buffer, capacity, &used, "%sbias", sep), sep = ",";
+            if (s->residual != SSLAT_NO_INPUT) append(buffer, capacity, &used, "%sresidual", sep), sep = ",";
+            if (s->act >= 0) append(buffer, capacity, &used, "%s%s", sep, sslat_act_name((sslat_act_kind)s->act));
+            append(buffer, capacity, &used, ")");
+        }
+    }
+    return used;
+}

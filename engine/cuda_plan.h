@@ -1,0 +1,73 @@
+/* The cuda backend's lowering plan: which library call computes which IR
+ * nodes of a subgraph. Pure host code (no GPU needed), so the fusion rules are
+ * unit-tested anywhere; engine/cuda_program.c turns a plan into descriptors,
+ * buffers and launches. */
+#ifndef SSLAT_CUDA_PLAN_H
+#define SSLAT_CUDA_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "calculator.h"
+#include "graph.h"
+
+typedef enum cuda_step_kind {
+    CUDA_STEP_CONV,        /* cuDNN convolution; fused: + folded BN bias, residual, activation */
+    CUDA_STEP_BATCHNORM,   /* cudnnBatchNormalizationForwardInference (eager) */
+    CUDA_STEP_ACT,         /* cudnnActivationForward, or an own kernel for the others */
+    CUDA_STEP_ADD,         /* own kernel: a + b, with an activation when fused */
+    CUDA_STEP_MUL_CHANNEL, /* own kernel: SE scaling x · s[n, c] */
+    CUDA_STEP_GLOBAL_AVGPOOL, /* own kernel */
+    CUDA_STEP_POOL,        /* cudnnPoolingForward, max or average */
+    CUDA_STEP_LINEAR,      /* cublasGemmEx; + bias and activation epilogue */
+    CUDA_STEP_SHUFFLE,     /* own kernel */
+    CUDA_STEP_ALIAS,       /* flatten / identity: no work, the output is the input's buffer */
+} cuda_step_kind;
+
+/* How the step's main work and its epilogue (bias, residual, activation) run. */
+typedef enum cuda_call {
+    CUDA_CALL_CUDNN_CONV,          /* cudnnConvolutionForward */
+    CUDA_CALL_CUDNN_CONV_BIAS_ACT, /* cudnnConvolutionBiasActivationForward: conv + bias (+ z) + relu */
+    CUDA_CALL_CUDNN_BATCHNORM,
+    CUDA_CALL_CUDNN_ACT,           /* relu, relu6 (clipped relu), sigmoid, tanh */
+    CUDA_CALL_CUDNN_POOL,
+    CUDA_CALL_CUBLAS_GEMM,
+    CUDA_CALL_KERNEL,              /* one of kernels/ */
+    CUDA_CALL_NONE,
+} cuda_call;
+
+typedef struct cuda_step {
+    cuda_step_kind kind;
+    cuda_call call;
+    int32_t node;        /* the IR node whose value the step produces (the last one it covers) */
+    int32_t main_node;   /* the node of the main op (conv / linear / …) */
+    int32_t input[2];    /* values read: node indices, SSLAT_GRAPH_INPUT or SSLAT_NO_INPUT */
+    int32_t bn_node;     /* folded BN (fused conv), else -1 */
+    int32_t residual;    /* value added before the activation (fused), else SSLAT_NO_INPUT */
+    int32_t act;         /* fused / own activation (sslat_act_kind), or -1 */
+    bool bias;           /* conv / linear: a bias (its own or the folded BN's) */
+    bool epilogue;       /* a separate own-kernel epilogue after the main call */
+} cuda_step;
+
+typedef struct cuda_plan {
+    cuda_step *steps;
+    int32_t count;
+    int32_t output; /* the value that is the subgraph's output */
+} cuda_plan;
+
+/* Plan a subgraph. fused: BN folded into the conv before it, a residual add and
+ * an activation that only that conv feeds merged into its epilogue (one cuDNN
+ * call for relu, the convolution plus one own kernel otherwise), an activation
+ * after an add or a linear merged into them. eager: one step per node. */
+sslat_status cuda_plan_build(const sslat_graph *graph, sslat_exec_mode mode, cuda_plan *plan,
+                             sslat_error *err);
+void cuda_plan_release(cuda_plan *plan);
+
+/* Whether cuDNN's activation descriptor has this function (else: own kernel). */
+bool cuda_cudnn_has_act(int32_t act);
+
+/* The library calls of a plan, one per step, "; "-separated (for metadata and
+ * tests): e.g. "cudnnConvolutionBiasActivationForward(relu); sslat_add". */
+size_t cuda_plan_describe(const cuda_plan *plan, char *buffer, size_t capacity);
+
+#endif
