@@ -17,7 +17,8 @@ int cli_exit_code(sslat_status status)
     case SSLAT_ERR_UNSUPPORTED:
     case SSLAT_ERR_NO_DEVICE: return CLI_UNAVAILABLE;
     case SSLAT_ERR_IO:
-    case SSLAT_ERR_NOMEM: return CLI_FAILURE;
+    case SSLAT_ERR_NOMEM:
+    case SSLAT_ERR_DEVICE: return CLI_FAILURE;
     case SSLAT_ERR_INTERRUPTED: return CLI_INTERRUPTED;
     }
     return CLI_FAILURE;

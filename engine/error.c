@@ -19,6 +19,7 @@ const char *sslat_status_string(sslat_status status)
     case SSLAT_ERR_UNSUPPORTED: return "not supported in this build";
     case SSLAT_ERR_NO_DEVICE: return "no device";
     case SSLAT_ERR_INTERRUPTED: return "interrupted";
+    case SSLAT_ERR_DEVICE: return "device error";
     }
     return "unknown status";
 }

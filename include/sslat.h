@@ -34,7 +34,8 @@ typedef enum sslat_status {
     SSLAT_ERR_NOMEM = 6,            /* an allocation failed */
     SSLAT_ERR_UNSUPPORTED = 7,      /* calculator or option not available in this build */
     SSLAT_ERR_NO_DEVICE = 8,        /* the calculator needs a device that is not present */
-    SSLAT_ERR_INTERRUPTED = 9       /* stopped by a signal; the journal keeps the work done */
+    SSLAT_ERR_INTERRUPTED = 9,      /* stopped by a signal; the journal keeps the work done */
+    SSLAT_ERR_DEVICE = 10           /* the GPU or its library (CUDA, cuDNN, cuBLAS) reported an error */
 } sslat_status;
 
 /* A one-line description of a status ("invalid search space"). Never NULL. */

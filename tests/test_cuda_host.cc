@@ -137,3 +137,35 @@ TEST(CudaPlan, PoolingLinearAndShuffle)
 }
 
 } // namespace
+
+extern "C" {
+#include "half.h"
+}
+
+namespace {
+
+TEST(HalfConversion, KnownValuesAndRoundTrips)
+{
+    EXPECT_EQ(sslat_float_to_fp16(1.0f), 0x3c00);
+    EXPECT_EQ(sslat_float_to_fp16(-2.0f), 0xc000);
+    EXPECT_EQ(sslat_float_to_fp16(65504.0f), 0x7bff);
+    EXPECT_EQ(sslat_float_to_fp16(1e6f), 0x7c00); // overflow: inf
+    EXPECT_EQ(sslat_float_to_fp16(5.9604645e-8f), 0x0001); // smallest subnormal
+    EXPECT_EQ(sslat_float_to_fp16(1.0f + 1.0f / 2048), 0x3c00); // tie to even: down
+    EXPECT_EQ(sslat_float_to_fp16(1.0f + 3.0f / 2048), 0x3c02); // tie to even: up
+    EXPECT_EQ(sslat_float_to_bf16(1.0f), 0x3f80);
+    EXPECT_EQ(sslat_float_to_bf16(3.14159265f), 0x4049);
+    for (float v : {0.0f, 0.5f, -0.75f, 3.0f, 1024.0f, 6.1035156e-5f}) {
+        EXPECT_EQ(sslat_fp16_to_float(sslat_float_to_fp16(v)), v) << v;
+        EXPECT_EQ(sslat_bf16_to_float(sslat_float_to_bf16(v)), v) << v;
+    }
+    // every fp16 pattern that is finite converts back to itself
+    int mismatches = 0;
+    for (uint32_t h = 0; h < 0x10000; h++) {
+        if (((h >> 10) & 0x1f) == 0x1f) continue;
+        mismatches += sslat_float_to_fp16(sslat_fp16_to_float((uint16_t)h)) != (uint16_t)h;
+    }
+    EXPECT_EQ(mismatches, 0);
+}
+
+} // namespace

@@ -3,7 +3,7 @@
 # The C library's status codes (include/sslat.h: pinned, part of the ABI).
 STATUS_NAMES = {
     1: "invalid_argument", 2: "io", 3: "parse", 4: "space", 5: "limit", 6: "nomem",
-    7: "unsupported", 8: "no_device", 9: "interrupted",
+    7: "unsupported", 8: "no_device", 9: "interrupted", 10: "device",
 }
 
 

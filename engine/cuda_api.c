@@ -1,0 +1,118 @@
+#include "cuda_api.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+
+cuda_api_table cuda_api;
+
+static void *open_first(const char *const *names, char *opened, size_t capacity, char *why, size_t why_size)
+{
+    for (const char *const *name = names; *name; name++) {
+        void *handle = dlopen(*name, RTLD_NOW | RTLD_LOCAL);
+        if (handle) {
+            snprintf(opened, capacity, "%s", *name);
+            return handle;
+        }
+        if (name == names) snprintf(why, why_size, "%s", dlerror());
+    }
+    return NULL;
+}
+
+static void load_nvml(void)
+{
+    void *nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!nvml) return;
+    cuda_nvml_table t;
+    *(void **)&t.init = dlsym(nvml, "nvmlInit_v2");
+    *(void **)&t.shutdown = dlsym(nvml, "nvmlShutdown");
+    *(void **)&t.device_by_pci_bus_id = dlsym(nvml, "nvmlDeviceGetHandleByPciBusId_v2");
+    *(void **)&t.temperature = dlsym(nvml, "nvmlDeviceGetTemperature");
+    *(void **)&t.clock = dlsym(nvml, "nvmlDeviceGetClockInfo");
+    *(void **)&t.throttle_reasons = dlsym(nvml, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    if (t.init && t.shutdown && t.device_by_pci_bus_id && t.temperature && t.clock && t.throttle_reasons &&
+        t.init() == 0)
+        cuda_api.nvml = t;
+}
+
+const char *cuda_api_load(void)
+{
+    static int state; /* 0 = not tried, 1 = loaded, -1 = failed */
+    static char why[384];
+    if (state) return state > 0 ? NULL : why;
+    static const char *const CUDNN_NAMES[] = {"libcudnn.so.9", "libcudnn.so", NULL};
+    static const char *const CUBLAS_NAMES[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
+    char detail[256] = "";
+    void *cudnn = open_first(CUDNN_NAMES, cuda_api.cudnn_path, sizeof cuda_api.cudnn_path, detail, sizeof detail);
+    if (!cudnn) {
+        snprintf(why, sizeof why, "libcudnn.so.9 (cuDNN 9) cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH)", detail);
+        state = -1;
+        return why;
+    }
+    void *cublas = open_first(CUBLAS_NAMES, cuda_api.cublas_path, sizeof cuda_api.cublas_path, detail, sizeof detail);
+    if (!cublas) {
+        snprintf(why, sizeof why, "libcublas.so (cuBLAS 12 or 13) cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH)", detail);
+        state = -1;
+        return why;
+    }
+#define CUDA_API_LOAD(name)                                                                    \
+    *(void **)&cuda_api.name = dlsym(cudnn, #name);                                            \
+    if (!cuda_api.name) {                                                                      \
+        snprintf(why, sizeof why, "%s has no %s (cuDNN 9 with its legacy API is needed)", cuda_api.cudnn_path, #name); \
+        state = -1;                                                                            \
+        return why;                                                                            \
+    }
+    CUDA_CUDNN_FUNCTIONS(CUDA_API_LOAD)
+#undef CUDA_API_LOAD
+#define CUDA_API_LOAD(name)                                                                    \
+    *(void **)&cuda_api.name = dlsym(cublas, #name);                                           \
+    if (!cuda_api.name) {                                                                      \
+        snprintf(why, sizeof why, "%s has no %s", cuda_api.cublas_path, #name);               \
+        state = -1;                                                                            \
+        return why;                                                                            \
+    }
+    CUDA_CUBLAS_FUNCTIONS(CUDA_API_LOAD)
+#undef CUDA_API_LOAD
+    load_nvml();
+    state = 1;
+    return NULL;
+}
+
+int cuda_device_count(void)
+{
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+sslat_status cuda_check_runtime(cudaError_t code, const char *call, const char *file, int line, sslat_error *err)
+{
+    if (code == cudaSuccess) return SSLAT_OK;
+    cudaGetLastError(); /* clear a sticky launch error so the next call reports its own */
+    sslat_status status = code == cudaErrorMemoryAllocation ? SSLAT_ERR_NOMEM
+                          : code == cudaErrorNoDevice || code == cudaErrorInsufficientDriver ? SSLAT_ERR_NO_DEVICE
+                                                                                              : SSLAT_ERR_DEVICE;
+    return sslat_fail(err, status, "%s failed at %s:%d: %s (%s)", call, file, line, cudaGetErrorString(code),
+                      cudaGetErrorName(code));
+}
+
+sslat_status cuda_check_cudnn(cudnnStatus_t code, const char *call, const char *file, int line, sslat_error *err)
+{
+    if (code == CUDNN_STATUS_SUCCESS) return SSLAT_OK;
+    sslat_status status = code == CUDNN_STATUS_ALLOC_FAILED ? SSLAT_ERR_NOMEM
+                          : code == CUDNN_STATUS_NOT_SUPPORTED ? SSLAT_ERR_UNSUPPORTED
+                                                               : SSLAT_ERR_DEVICE;
+    return sslat_fail(err, status, "%s failed at %s:%d: %s", call, file, line,
+                      CUDNN(cudnnGetErrorString) ? CUDNN(cudnnGetErrorString)(code) : "cuDNN error");
+}
+
+sslat_status cuda_check_cublas(cublasStatus_t code, const char *call, const char *file, int line, sslat_error *err)
+{
+    if (code == CUBLAS_STATUS_SUCCESS) return SSLAT_OK;
+    sslat_status status = code == CUBLAS_STATUS_ALLOC_FAILED ? SSLAT_ERR_NOMEM
+                          : code == CUBLAS_STATUS_NOT_SUPPORTED ? SSLAT_ERR_UNSUPPORTED
+                                                                : SSLAT_ERR_DEVICE;
+    return sslat_fail(err, status, "%s failed at %s:%d: %s", call, file, line,
+                      CUBLAS(cublasGetStatusString) ? CUBLAS(cublasGetStatusString)(code) : "cuBLAS error");
+}

@@ -1,0 +1,101 @@
+/* The cuda backend's libraries. The CUDA runtime is linked statically; cuDNN,
+ * cuBLAS and NVML are loaded with dlopen, so sslat runs on machines without
+ * them and says which one is missing. Call them as CUDNN(cudnnCreate)(…),
+ * CUBLAS(cublasCreate_v2)(…) after cuda_api_load() succeeded. Every call goes
+ * through CUDA_CHECK, which names the call, file:line and the library's own
+ * error string. */
+#ifndef SSLAT_CUDA_API_H
+#define SSLAT_CUDA_API_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include "sslat.h"
+
+#define CUDA_CUDNN_FUNCTIONS(X)                     \
+    X(cudnnGetVersion)                              \
+    X(cudnnGetErrorString)                          \
+    X(cudnnCreate)                                  \
+    X(cudnnDestroy)                                 \
+    X(cudnnSetStream)                               \
+    X(cudnnCreateTensorDescriptor)                  \
+    X(cudnnDestroyTensorDescriptor)                 \
+    X(cudnnSetTensor4dDescriptor)                   \
+    X(cudnnCreateFilterDescriptor)                  \
+    X(cudnnDestroyFilterDescriptor)                 \
+    X(cudnnSetFilter4dDescriptor)                   \
+    X(cudnnCreateConvolutionDescriptor)             \
+    X(cudnnDestroyConvolutionDescriptor)            \
+    X(cudnnSetConvolution2dDescriptor)              \
+    X(cudnnSetConvolutionGroupCount)                \
+    X(cudnnSetConvolutionMathType)                  \
+    X(cudnnGetConvolutionForwardAlgorithmMaxCount)  \
+    X(cudnnFindConvolutionForwardAlgorithmEx)       \
+    X(cudnnConvolutionForward)                      \
+    X(cudnnConvolutionBiasActivationForward)        \
+    X(cudnnCreateActivationDescriptor)              \
+    X(cudnnDestroyActivationDescriptor)             \
+    X(cudnnSetActivationDescriptor)                 \
+    X(cudnnActivationForward)                       \
+    X(cudnnCreatePoolingDescriptor)                 \
+    X(cudnnDestroyPoolingDescriptor)                \
+    X(cudnnSetPooling2dDescriptor)                  \
+    X(cudnnPoolingForward)                          \
+    X(cudnnBatchNormalizationForwardInference)
+
+#define CUDA_CUBLAS_FUNCTIONS(X) \
+    X(cublasCreate_v2)           \
+    X(cublasDestroy_v2)          \
+    X(cublasSetStream_v2)        \
+    X(cublasSetWorkspace_v2)     \
+    X(cublasGetVersion_v2)       \
+    X(cublasGetStatusString)     \
+    X(cublasGemmEx)
+
+/* NVML: declared here (no nvml.h in the toolkit), loaded from the driver. */
+typedef struct nvml_device_opaque *nvml_device;
+typedef struct cuda_nvml_table {
+    int (*init)(void);
+    int (*shutdown)(void);
+    int (*device_by_pci_bus_id)(const char *bus_id, nvml_device *device);
+    int (*temperature)(nvml_device device, int sensor, unsigned *celsius);
+    int (*clock)(nvml_device device, int clock, unsigned *mhz);
+    int (*throttle_reasons)(nvml_device device, unsigned long long *reasons);
+} cuda_nvml_table;
+
+typedef struct cuda_api_table {
+#define CUDA_API_POINTER(name) __typeof__(&name) name;
+    CUDA_CUDNN_FUNCTIONS(CUDA_API_POINTER)
+    CUDA_CUBLAS_FUNCTIONS(CUDA_API_POINTER)
+#undef CUDA_API_POINTER
+    cuda_nvml_table nvml; /* all NULL when NVML is not there */
+    char cudnn_path[64], cublas_path[64];
+} cuda_api_table;
+
+extern cuda_api_table cuda_api;
+#define CUDNN(name) (cuda_api.name)
+#define CUBLAS(name) (cuda_api.name)
+
+/* Load cuDNN and cuBLAS (and NVML when present) once; NULL on success, else
+ * a one-line reason ("libcudnn.so.9 (cuDNN 9) cannot be loaded: …"). */
+const char *cuda_api_load(void);
+
+/* Whether a CUDA device is there (runtime and driver work, count > 0). */
+int cuda_device_count(void);
+
+/* The checks behind CUDA_CHECK: SSLAT_OK, or a status with "CALL failed at
+ * FILE:LINE: the library's message". Out of memory gives SSLAT_ERR_NOMEM. */
+sslat_status cuda_check_runtime(cudaError_t code, const char *call, const char *file, int line, sslat_error *err);
+sslat_status cuda_check_cudnn(cudnnStatus_t code, const char *call, const char *file, int line, sslat_error *err);
+sslat_status cuda_check_cublas(cublasStatus_t code, const char *call, const char *file, int line, sslat_error *err);
+
+/* CUDA_CHECK(err, runtime | cudnn | cublas, call): return the failure from the
+ * enclosing function. */
+#define CUDA_CHECK(err, library, call)                                                      \
+    do {                                                                                    \
+        sslat_status check_status_ = cuda_check_##library((call), #call, __FILE__, __LINE__, err); \
+        if (check_status_ != SSLAT_OK) return check_status_;                                \
+    } while (0)
+
+#endif

@@ -1,0 +1,50 @@
+/* Own CUDA kernels of the cuda backend, C-callable: each launcher takes a
+ * cudaStream_t (as void *) and returns 0 or the cudaError_t of its launch.
+ * Tensors are NCHW or NHWC (nhwc = 1) of one element type; math is in float. */
+#ifndef SSLAT_KERNELS_OPS_H
+#define SSLAT_KERNELS_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types of device tensors. */
+enum { SSLAT_ELEM_F32 = 0, SSLAT_ELEM_F16 = 1, SSLAT_ELEM_BF16 = 2 };
+
+/* Activation codes: engine/op.h's sslat_act_kind values; -1 = none. */
+
+/* y = act(x), count elements (in place allowed). */
+int sslat_cuda_act(int elem, int act, const void *x, void *y, size_t count, void *stream);
+
+/* y = act(a + b) (in place allowed). */
+int sslat_cuda_add(int elem, int act, const void *a, const void *b, void *y, size_t count, void *stream);
+
+/* The epilogue after a convolution or a matrix product, in place:
+ * y = act(y + bias[c] + residual), bias (float, c entries) and residual may be NULL. */
+int sslat_cuda_epilogue(int elem, int nhwc, void *y, const float *bias, const void *residual, int act,
+                        int n, int c, int hw, void *stream);
+
+/* Squeeze-excitation scaling: y[n, c, p] = x[n, c, p] · s[n, c]. */
+int sslat_cuda_mul_channel(int elem, int nhwc, const void *x, const void *s, void *y, int n, int c,
+                           int hw, void *stream);
+
+/* Global average pooling to N×C (×1×1). */
+int sslat_cuda_global_avgpool(int elem, int nhwc, const void *x, void *y, int n, int c, int hw,
+                              void *stream);
+
+/* ShuffleNet's channel shuffle: channel g·(c/groups)+k goes to k·groups+g. */
+int sslat_cuda_channel_shuffle(int elem, int nhwc, const void *x, void *y, int n, int c, int hw,
+                               int groups, void *stream);
+
+/* Seeded uniform values in [lo, hi) (engine/fill.h's formula, then rounded to
+ * the element type). */
+int sslat_cuda_fill(int elem, void *data, size_t count, uint64_t seed, float lo, float hi, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
