@@ -90,7 +90,7 @@ int cmd_validate(int argc, char **argv)
             o.threads = value;
         if (table_seed) o.seed = strtoull(table_seed, NULL, 10);
     }
-    host_validation v = {0, NULL, {0, 0, 0, 0, 0}};
+    sslat_validation v = {0, NULL, {0, 0, 0, 0, 0}};
     if (code == CLI_OK) {
         sslat_error err;
         sslat_status status = host_validate(space, table, &o, k, (uint64_t)seed, &v, &err);
@@ -120,7 +120,7 @@ int cmd_validate(int argc, char **argv)
                100 * v.summary.mape, 100 * v.summary.within_5, 100 * v.summary.within_10, 100 * v.summary.bias,
                v.summary.kendall_tau, v.n);
     }
-    host_validation_release(&v);
+    sslat_validation_release(&v);
     sslat_container_free(table);
     sslat_space_free(space);
     return code;

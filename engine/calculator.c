@@ -86,17 +86,8 @@ static sslat_status measure_mac(const sslat_calculator *self, void *session,
     return SSLAT_OK;
 }
 
-static const char *not_built_cuda(void)
-{
-    return "the cuda calculator (cuDNN / cuBLAS) is not implemented in this build yet";
-}
-
 #define MAC_CALCULATOR(NAME, SUMMARY, RULE) \
     {NAME, "analytic", "MMAC", SUMMARY, NULL, NULL, NULL, measure_mac, NULL, NULL, NULL, RULE, SSLAT_DTYPES_ALL}
-
-static const sslat_calculator CUDA = {
-    "cuda", "timed", "ms", "cuDNN / cuBLAS / own kernels timed with CUDA graphs and events",
-    not_built_cuda, NULL, NULL, NULL, NULL, NULL, NULL, -1, SSLAT_DTYPES_ALL};
 
 static const sslat_calculator *const CALCULATORS[] = {
     &(const sslat_calculator)MAC_CALCULATOR("mac", "conv2d + linear multiply-accumulates (torchvision's GFLOPS column)", SSLAT_MAC_PLAIN),
@@ -104,7 +95,7 @@ static const sslat_calculator *const CALCULATORS[] = {
     &(const sslat_calculator)MAC_CALCULATOR("mac_fvcore", "what fvcore's FlopCountAnalysis counts (eval mode)", SSLAT_MAC_FVCORE),
     &(const sslat_calculator)MAC_CALCULATOR("mac_pthflops", "what pthflops 0.4.2 counts in FX mode", SSLAT_MAC_PTHFLOPS),
     &sslat_cpu_calculator,
-    &CUDA,
+    &sslat_cuda_calculator,
 };
 
 int sslat_calculator_count(void) { return (int)(sizeof CALCULATORS / sizeof CALCULATORS[0]); }
@@ -195,7 +186,7 @@ uint64_t sslat_run_fingerprint(const sslat_calculator *calculator, const sslat_s
     const int32_t ints[] = {(int32_t)o->mode, o->threads, o->warmup_iterations, o->run_iterations,
                             o->replicas, o->shard_index, o->shard_count, (int32_t)o->ignore.ops,
                             (int32_t)o->ignore.acts, (int32_t)o->dtype,
-                            (int32_t)sslat_layout_resolve(o->layout, o->dtype)};
+                            (int32_t)sslat_layout_resolve(o->layout, o->dtype), (int32_t)o->cold};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) sslat_hash_i32(&h, ints[i]);
     sslat_hash_u64(&h, o->seed);
     sslat_hash_bytes(&h, &o->target_noise, sizeof o->target_noise);
@@ -409,6 +400,9 @@ sslat_status sslat_calculate_space(const sslat_calculator *calculator, const ssl
     if (!(calculator->dtypes & SSLAT_DTYPE_BIT(options->dtype)))
         return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "calculator '%s' does not measure %s",
                           calculator->name, sslat_dtype_name(options->dtype));
+    sslat_calc_options with_space = *options;
+    with_space.space = space;
+    options = &with_space;
     void *session = NULL;
     sslat_status status = calculator->begin ? calculator->begin(calculator, options, &session, err) : SSLAT_OK;
     if (status != SSLAT_OK) return status;

@@ -51,6 +51,9 @@ typedef struct sslat_calc_options {
     sslat_dtype dtype;         /* timed: element type (default fp32) */
     sslat_layout layout;       /* timed: activation layout (default: by dtype) */
     int32_t device;            /* cuda: device index, -1 = from LOCAL_RANK & co. (default) */
+    bool cold;                 /* cuda: L2 flushed before each sample (default: hot) */
+    bool profile;              /* cuda: each unit once more between cudaProfilerStart / Stop */
+    const sslat_space *space;  /* set by sslat_calculate_space: names units in progress and NVTX */
     int32_t replicas;          /* cpu: copies per timing program, 0 = enough to exceed 2x L2 */
     int32_t shard_index;       /* measure only shard shard_index of shard_count (count ≤ 1: all) */
     int32_t shard_count;
@@ -128,5 +131,7 @@ size_t sslat_space_total_candidates(const sslat_space *space);
 /* The cpu backend's table entry (host/cpu_calculator.c), or a stub saying why
  * this build has none. */
 extern const sslat_calculator sslat_cpu_calculator;
+/* The cuda backend's (engine/cuda_calculator.c), or engine/cuda_stub.c's. */
+extern const sslat_calculator sslat_cuda_calculator;
 
 #endif

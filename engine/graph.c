@@ -311,3 +311,23 @@ int64_t sslat_node_param_count(const sslat_graph *graph, const sslat_node *node)
     default: return 0;
     }
 }
+
+sslat_status sslat_graph_append(sslat_graph *graph, const sslat_graph *next, sslat_error *err)
+{
+    sslat_shape out = sslat_graph_output(graph);
+    if (memcmp(&out, &next->input, sizeof out) != 0)
+        return sslat_fail(err, SSLAT_ERR_SPACE, "cannot chain: the output %dx%dx%dx%d is not the next input %dx%dx%dx%d",
+                          out.n, out.c, out.h, out.w, next->input.n, next->input.c, next->input.h, next->input.w);
+    int32_t base = graph->count, previous = sslat_graph_output_index(graph);
+    for (int32_t i = 0; i < next->count; i++) {
+        const sslat_node *node = &next->nodes[i];
+        int32_t in[2];
+        for (int k = 0; k < 2; k++)
+            in[k] = node->input[k] == SSLAT_GRAPH_INPUT ? previous : node->input[k] == SSLAT_NO_INPUT ? SSLAT_NO_INPUT
+                                                                                                      : node->input[k] + base;
+        int32_t index;
+        sslat_status status = sslat_graph_add(graph, node->op, &node->params, in[0], in[1], node->name, &index, err);
+        if (status != SSLAT_OK) return status;
+    }
+    return SSLAT_OK;
+}

@@ -30,6 +30,12 @@ sslat_status sslat_graph_add(sslat_graph *graph, sslat_op_kind op, const sslat_o
                              int32_t in0, int32_t in1, const char *name, int32_t *index,
                              sslat_error *err);
 
+/* Append next's nodes reading graph's output (next's input must be that
+ * shape): a chain of subgraphs as one graph (whole architectures). Node i of
+ * next becomes node (graph's count before) + i, as the backends number the
+ * nodes of chained subgraphs for their seeded parameters. */
+sslat_status sslat_graph_append(sslat_graph *graph, const sslat_graph *next, sslat_error *err);
+
 /* Canonical hash of the graph with its input shape: equal iff same ops,
  * params, wiring and shapes (node names are ignored). */
 uint64_t sslat_graph_hash(const sslat_graph *graph);

@@ -2,7 +2,12 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "rng.h"
 
 static int sign(double x) { return (x > 0) - (x < 0); }
 
@@ -83,4 +88,65 @@ double sslat_spearman_rho(const double *x, const double *y, size_t n)
     free(rx);
     free(ry);
     return rho;
+}
+
+void sslat_validation_release(sslat_validation *v)
+{
+    for (int i = 0; v->rows && i < v->n; i++) free(v->rows[i].arch);
+    free(v->rows);
+    memset(v, 0, sizeof *v);
+}
+
+sslat_status sslat_validate_architectures(const sslat_space *space, const sslat_container *table, int k,
+                                          uint64_t seed, bool progress, sslat_measure_architecture_fn measure,
+                                          void *context, sslat_validation *out, sslat_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (sslat_container_space_hash(table) != sslat_space_hash(space))
+        return sslat_fail(err, SSLAT_ERR_SPACE, "the table was made for space '%s', not '%s'",
+                          sslat_container_space_name(table), sslat_space_name(space));
+    if (k < 0 || k > 10000) return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "k = %d is outside 0..10000", k);
+    int32_t blocks = sslat_space_block_count(space);
+    out->rows = calloc((size_t)k + 2, sizeof *out->rows);
+    if (!out->rows) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    sslat_rng rng;
+    sslat_rng_seed(&rng, seed);
+    sslat_status status = SSLAT_OK;
+    for (int r = 0; status == SSLAT_OK && r < k + 2; r++) {
+        sslat_validation_row *row = &out->rows[r];
+        row->arch = calloc((size_t)blocks + 1, sizeof *row->arch);
+        if (!row->arch) {
+            status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+            break;
+        }
+        out->n = r + 1;
+        if (r == 0) {
+            snprintf(row->label, sizeof row->label, "min");
+            status = sslat_argmin_arch(table, row->arch, blocks, err);
+        } else if (r == 1) {
+            snprintf(row->label, sizeof row->label, "max");
+            status = sslat_argmax_arch(table, row->arch, blocks, err);
+        } else {
+            snprintf(row->label, sizeof row->label, "random %d", r - 2);
+            for (int32_t b = 0; b < blocks; b++)
+                row->arch[b] = (int32_t)sslat_rng_below(&rng, (uint32_t)sslat_container_candidate_count(table, b));
+        }
+        if (status == SSLAT_OK) status = sslat_current_latency(table, row->arch, blocks, &row->predicted, err);
+        if (status == SSLAT_OK) status = measure(context, space, row->arch, &row->measured, err);
+        if (progress) fprintf(stderr, "\r[validate] %d/%d architectures ", r + 1, k + 2);
+    }
+    if (progress) fprintf(stderr, "\n");
+    double *predicted = malloc((size_t)out->n * sizeof *predicted + 1), *measured = malloc((size_t)out->n * sizeof *measured + 1);
+    if (status == SSLAT_OK && (!predicted || !measured)) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    if (status == SSLAT_OK) {
+        for (int r = 0; r < out->n; r++) {
+            predicted[r] = out->rows[r].predicted;
+            measured[r] = out->rows[r].measured;
+        }
+        out->summary = sslat_validation_summarize(predicted, measured, (size_t)out->n);
+    }
+    free(predicted);
+    free(measured);
+    if (status != SSLAT_OK) sslat_validation_release(out);
+    return status;
 }

@@ -3,7 +3,11 @@
 #ifndef SSLAT_VALIDATION_H
 #define SSLAT_VALIDATION_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "sslat.h"
 
 typedef struct sslat_validation_summary {
     double mape;        /* mean |predicted − measured| / measured */
@@ -16,6 +20,32 @@ typedef struct sslat_validation_summary {
 /* n ≥ 1 pairs; measured values must be > 0. */
 sslat_validation_summary sslat_validation_summarize(const double *predicted, const double *measured,
                                                     size_t n);
+
+/* One architecture measured end to end against the table's prediction. */
+typedef struct sslat_validation_row {
+    char label[16];    /* "min", "max", "random 3" */
+    int32_t *arch;     /* block_count indices (owned) */
+    double predicted;  /* ms, from the table */
+    double measured;   /* ms, whole network, per sample */
+} sslat_validation_row;
+
+typedef struct sslat_validation {
+    int n;
+    sslat_validation_row *rows;
+    sslat_validation_summary summary;
+} sslat_validation;
+
+/* How a backend runs one whole architecture (constant part + chosen candidates). */
+typedef sslat_status (*sslat_measure_architecture_fn)(void *context, const sslat_space *space,
+                                                      const int32_t *arch, double *ms, sslat_error *err);
+
+/* The argmin, the argmax and k uniformly random architectures (seeded), each
+ * predicted from the table and measured by `measure`. The table must belong
+ * to the space. */
+sslat_status sslat_validate_architectures(const sslat_space *space, const sslat_container *table, int k,
+                                          uint64_t seed, bool progress, sslat_measure_architecture_fn measure,
+                                          void *context, sslat_validation *out, sslat_error *err);
+void sslat_validation_release(sslat_validation *validation);
 
 /* Spearman's rank correlation (ties get their average rank); NaN when n < 2
  * or either side is constant. */

@@ -1,0 +1,127 @@
+/* The cuda backend: a session (device, stream, cuDNN and cuBLAS handles,
+ * workspace), programs (a subgraph's plan with its descriptors, parameters and
+ * buffers, in one or many copies) and their measurement with CUDA graphs and
+ * events. Compiled only when CUDA is found (engine/cuda_stub.c otherwise). */
+#ifndef SSLAT_CUDA_BACKEND_H
+#define SSLAT_CUDA_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <nvtx3/nvToolsExt.h>
+
+#include "calculator.h"
+#include "cuda_api.h"
+#include "cuda_env.h"
+#include "cuda_plan.h"
+#include "validation.h"
+
+/* One unit's line of the metadata: its plan with the chosen algorithms. */
+typedef struct cuda_unit_note {
+    char key[160];
+    char value[512];
+} cuda_unit_note;
+
+typedef struct cuda_session {
+    sslat_device_choice choice;
+    struct cudaDeviceProp props;
+    cudaStream_t stream;
+    cudnnHandle_t cudnn;
+    cublasHandle_t cublas;
+    cudaEvent_t start, stop;
+    void *workspace; /* shared by every step: the largest any algorithm asked for */
+    size_t workspace_size;
+    void *cublas_workspace;
+    void *flush;     /* cold mode: an L2-sized buffer written before each sample */
+    size_t free_at_start, total_memory;
+    unsigned sm_clock_start, memory_clock_start, temperature_start;
+    nvml_device nvml;
+    nvtxDomainHandle_t nvtx;
+    cuda_unit_note *notes;
+    int n_notes, notes_capacity;
+    int noisy_units, units;
+    double worst_noise;
+} cuda_session;
+
+sslat_status cuda_session_open(cuda_session *session, const sslat_calc_options *options, sslat_error *err);
+void cuda_session_close(cuda_session *session);
+/* The shared workspace, grown to at least bytes. */
+sslat_status cuda_session_workspace(cuda_session *session, size_t bytes, void **out, sslat_error *err);
+/* Device, software and option metadata into the container. */
+sslat_status cuda_session_describe(cuda_session *session, const sslat_calc_options *options,
+                                   sslat_container *container, sslat_error *err);
+
+/* NVTX: categories of the ranges, and a range with a message and a payload. */
+enum { CUDA_NVTX_CONSTANT = 1, CUDA_NVTX_BLOCK = 2, CUDA_NVTX_PHASE = 3 };
+void cuda_nvtx_push(const cuda_session *session, const char *message, uint32_t category, int64_t payload);
+void cuda_nvtx_pop(const cuda_session *session);
+
+/* Per step: descriptors and the algorithm chosen. */
+typedef struct cuda_step_state {
+    cudnnTensorDescriptor_t x, y, bias, bn;
+    cudnnFilterDescriptor_t w;
+    cudnnConvolutionDescriptor_t conv;
+    cudnnActivationDescriptor_t act;
+    cudnnPoolingDescriptor_t pool;
+    cudnnConvolutionFwdAlgo_t algo;
+    cudnnMathType_t math;
+    size_t workspace;
+    int32_t params[4]; /* indices into the program's parameters, -1 when unused */
+} cuda_step_state;
+
+/* A parameter tensor: prepared on the host (seeded, BN folded, laid out,
+ * converted), uploaded into every copy. */
+typedef struct cuda_param {
+    void *host;
+    size_t bytes;
+} cuda_param;
+
+typedef struct cuda_program {
+    cuda_session *session;
+    const sslat_graph *graph;
+    cuda_plan plan;
+    cuda_step_state *states;
+    sslat_dtype dtype;
+    int elem;       /* SSLAT_ELEM_* of kernels/ops.h */
+    size_t elem_size;
+    bool nhwc;
+    uint64_t seed;
+    int32_t n_values;     /* node outputs + the input (value v = node + 1) */
+    size_t *value_bytes;  /* 0: no buffer (merged into a step, or an alias) */
+    int32_t *value_alias; /* value whose buffer it shares, or itself */
+    cuda_param *params;
+    int32_t n_params, params_capacity;
+    int32_t copies;
+    void **values; /* [copies][n_values] device pointers */
+    void **param_buffers; /* [copies][n_params] */
+    size_t copy_bytes;    /* device bytes of one copy */
+    bool algorithms_chosen;
+} cuda_program;
+
+/* Plan a subgraph, build its descriptors and prepare its parameters. */
+sslat_status cuda_program_init(cuda_program *program, cuda_session *session, const sslat_graph *graph,
+                               const sslat_calc_options *options, sslat_error *err);
+void cuda_program_release(cuda_program *program);
+/* Device buffers for `copies` copies (inputs seeded per copy, parameters uploaded). */
+sslat_status cuda_program_allocate(cuda_program *program, int32_t copies, sslat_error *err);
+/* Time cuDNN's candidate algorithms of every convolution on copy 0; keep the fastest. */
+sslat_status cuda_program_choose_algorithms(cuda_program *program, sslat_error *err);
+/* Launch every step of one copy on the session's stream (capturable). */
+sslat_status cuda_program_enqueue(cuda_program *program, int32_t copy, sslat_error *err);
+/* Copy 0's output as float in NCHW order (N·C·H·W values). */
+sslat_status cuda_program_read_output(cuda_program *program, float *out, sslat_error *err);
+/* "cudnnConvolutionForward[IMPLICIT_PRECOMP_GEMM, ws 0 B, default math] + …" */
+void cuda_program_describe(const cuda_program *program, char *buffer, size_t capacity);
+
+/* Measure a program: choose algorithms, copies per replay (hot) or an L2 flush
+ * per sample (cold), warmup, samples with events. entry per sample (÷ batch). */
+sslat_status cuda_measure_program(cuda_program *program, int32_t batch, const sslat_calc_options *options,
+                                  const char *label, uint32_t category, int64_t payload, sslat_entry *entry,
+                                  sslat_error *err);
+
+/* Whole architectures on the GPU, each as one CUDA graph (sslat validate -c cuda). */
+sslat_status cuda_validate(const sslat_space *space, const sslat_container *table,
+                           const sslat_calc_options *options, int k, uint64_t seed,
+                           sslat_validation *out, sslat_error *err);
+
+#endif

@@ -1,0 +1,164 @@
+/* The `cuda` latency type: cuDNN / cuBLAS / own kernels, timed with CUDA graphs
+ * and events on one GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_backend.h"
+#include "container.h"
+#include "error.h"
+#include "space.h"
+
+static const char *cuda_unavailable(void)
+{
+    static char why[448];
+    const char *missing = cuda_api_load();
+    if (missing) return missing;
+    int count = 0;
+    cudaError_t code = cudaGetDeviceCount(&count);
+    if (code == cudaErrorInsufficientDriver || code == cudaErrorNoDevice) {
+        snprintf(why, sizeof why, "no CUDA device (no NVIDIA driver, or no GPU visible: %s)", cudaGetErrorName(code));
+        return why;
+    }
+    if (code != cudaSuccess) {
+        snprintf(why, sizeof why, "the CUDA runtime cannot start: %s (%s)", cudaGetErrorString(code), cudaGetErrorName(code));
+        return why;
+    }
+    return count > 0 ? NULL : "no CUDA device is present";
+}
+
+static sslat_status cuda_begin(const sslat_calculator *self, const sslat_calc_options *o, void **session,
+                               sslat_error *err)
+{
+    (void)self;
+    cuda_session *s = calloc(1, sizeof *s);
+    if (!s) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    sslat_status status = cuda_session_open(s, o, err);
+    if (status != SSLAT_OK) {
+        cuda_session_close(s);
+        free(s);
+        return status;
+    }
+    *session = s;
+    return SSLAT_OK;
+}
+
+/* Where a unit comes from: "blk07/ir_k5_e6" and its candidate index, or the fixed layer. */
+static void unit_label(const sslat_calc_options *o, const sslat_graph *graph, char *label, size_t capacity,
+                       uint32_t *category, int64_t *payload)
+{
+    snprintf(label, capacity, "subgraph");
+    *category = CUDA_NVTX_BLOCK;
+    *payload = -1;
+    for (int32_t i = 0; o->space && i < o->space->n_layers; i++) {
+        const sslat_layer *layer = &o->space->layers[i];
+        for (int32_t c = 0; c < layer->n_candidates; c++)
+            if (&layer->candidates[c].graph == graph) {
+                snprintf(label, capacity, "%s/%s", layer->name, layer->candidates[c].label);
+                *category = layer->block < 0 ? CUDA_NVTX_CONSTANT : CUDA_NVTX_BLOCK;
+                *payload = c;
+                return;
+            }
+    }
+}
+
+static sslat_status remember(cuda_session *s, const char *label, const cuda_program *p, sslat_error *err)
+{
+    if (s->n_notes == s->notes_capacity) {
+        int next = s->notes_capacity ? 2 * s->notes_capacity : 64;
+        cuda_unit_note *grown = realloc(s->notes, (size_t)next * sizeof *grown);
+        if (!grown) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+        s->notes = grown;
+        s->notes_capacity = next;
+    }
+    cuda_unit_note *note = &s->notes[s->n_notes++];
+    snprintf(note->key, sizeof note->key, "cuda.plan.%s", label);
+    cuda_program_describe(p, note->value, sizeof note->value);
+    return SSLAT_OK;
+}
+
+static sslat_status cuda_measure(const sslat_calculator *self, void *session, const sslat_graph *graph,
+                                 const sslat_calc_options *o, sslat_entry *entry, sslat_error *err)
+{
+    (void)self;
+    cuda_session *s = session;
+    char label[128];
+    uint32_t category;
+    int64_t payload;
+    unit_label(o, graph, label, sizeof label, &category, &payload);
+    if (graph->count == 0) { /* skip: nothing runs */
+        *entry = sslat_entry_of_value(0.0);
+        return SSLAT_OK;
+    }
+    cuda_program program;
+    sslat_status status = cuda_program_init(&program, s, graph, o, err);
+    if (status == SSLAT_OK)
+        status = cuda_measure_program(&program, graph->input.n, o, label, category, payload, entry, err);
+    if (status == SSLAT_OK) status = remember(s, label, &program, err);
+    if (status == SSLAT_ERR_NOMEM)
+        sslat_error_prefix(err, "%s (%zu MB of device memory free at the start): ", label, s->free_at_start >> 20);
+    cuda_program_release(&program);
+    return status;
+}
+
+static sslat_status cuda_describe(const sslat_calculator *self, void *session, const sslat_calc_options *o,
+                                  sslat_container *c, sslat_error *err)
+{
+    (void)self;
+    return cuda_session_describe(session, o, c, err);
+}
+
+static void cuda_end(void *session)
+{
+    cuda_session_close(session);
+    free(session);
+}
+
+const sslat_calculator sslat_cuda_calculator = {
+    "cuda", "timed", "ms", "cuDNN / cuBLAS / own kernels timed with CUDA graphs and events",
+    cuda_unavailable, NULL, cuda_begin, cuda_measure, NULL, cuda_describe, cuda_end, -1, SSLAT_DTYPES_ALL};
+
+/* ---- whole architectures (sslat validate -c cuda) ------------------------------------------ */
+
+typedef struct validate_context {
+    cuda_session *session;
+    const sslat_calc_options *options;
+} validate_context;
+
+static sslat_status measure_architecture(void *context, const sslat_space *space, const int32_t *arch, double *ms,
+                                         sslat_error *err)
+{
+    validate_context *v = context;
+    sslat_graph whole;
+    sslat_graph_init(&whole, space->input);
+    sslat_status status = SSLAT_OK;
+    for (int32_t i = 0; status == SSLAT_OK && i < space->n_layers; i++) {
+        const sslat_layer *layer = &space->layers[i];
+        status = sslat_graph_append(&whole, &layer->candidates[layer->block < 0 ? 0 : arch[layer->block]].graph, err);
+    }
+    cuda_program program;
+    if (status == SSLAT_OK) status = cuda_program_init(&program, v->session, &whole, v->options, err);
+    sslat_entry entry;
+    if (status == SSLAT_OK) {
+        status = cuda_measure_program(&program, space->input.n, v->options, "architecture", CUDA_NVTX_PHASE, 0, &entry, err);
+        cuda_program_release(&program);
+    }
+    if (status == SSLAT_OK) *ms = entry.value;
+    sslat_graph_release(&whole);
+    return status;
+}
+
+sslat_status cuda_validate(const sslat_space *space, const sslat_container *table, const sslat_calc_options *options,
+                           int k, uint64_t seed, sslat_validation *out, sslat_error *err)
+{
+    memset(out, 0, sizeof *out);
+    cuda_session session;
+    sslat_status status = cuda_session_open(&session, options, err);
+    if (status == SSLAT_OK) {
+        validate_context context = {&session, options};
+        status = sslat_validate_architectures(space, table, k, seed, options->progress, measure_architecture, &context,
+                                              out, err);
+    }
+    cuda_session_close(&session);
+    return status;
+}

@@ -1,0 +1,153 @@
+/* Timing a cuda program the way nvbench and trtexec do: the work captured in a
+ * CUDA graph, warmup by count and by time, samples between CUDA events, copies
+ * over rotating buffers (hot) or an L2 flush before each sample (cold). */
+#include "cuda_backend.h"
+
+#include <cuda_profiler_api.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "error.h"
+#include "order.h"
+#include "sample_stats.h"
+
+enum { MAX_SAMPLES = 10000 };
+#define WARMUP_MIN_MS 100.0
+
+typedef struct captured {
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+} captured;
+
+static void captured_release(captured *c)
+{
+    if (c->exec) cudaGraphExecDestroy(c->exec);
+    if (c->graph) cudaGraphDestroy(c->graph);
+    memset(c, 0, sizeof *c);
+}
+
+/* Copies 0..copies-1 of the program, one after the other, as one graph. */
+static sslat_status capture(cuda_program *p, int32_t copies, captured *out, sslat_error *err)
+{
+    memset(out, 0, sizeof *out);
+    cudaStream_t stream = p->session->stream;
+    CUDA_CHECK(err, runtime, cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    sslat_status status = SSLAT_OK;
+    for (int32_t copy = 0; status == SSLAT_OK && copy < copies; copy++) status = cuda_program_enqueue(p, copy, err);
+    cudaError_t ended = cudaStreamEndCapture(stream, &out->graph);
+    if (status != SSLAT_OK) {
+        captured_release(out);
+        return status;
+    }
+    CUDA_CHECK(err, runtime, ended);
+    CUDA_CHECK(err, runtime, cudaGraphInstantiate(&out->exec, out->graph, 0));
+    return SSLAT_OK;
+}
+
+/* One replay between events, in ms; cold: the L2 flushed first, outside the events. */
+static sslat_status replay(cuda_session *s, const captured *c, bool cold, double *ms, sslat_error *err)
+{
+    if (cold) CUDA_CHECK(err, runtime, cudaMemsetAsync(s->flush, 0, (size_t)s->props.l2CacheSize * 2, s->stream));
+    CUDA_CHECK(err, runtime, cudaEventRecord(s->start, s->stream));
+    CUDA_CHECK(err, runtime, cudaGraphLaunch(c->exec, s->stream));
+    CUDA_CHECK(err, runtime, cudaEventRecord(s->stop, s->stream));
+    CUDA_CHECK(err, runtime, cudaEventSynchronize(s->stop));
+    float elapsed = 0;
+    CUDA_CHECK(err, runtime, cudaEventElapsedTime(&elapsed, s->start, s->stop));
+    *ms = elapsed;
+    return SSLAT_OK;
+}
+
+/* The median of three single-copy replays: the base for the number of copies. */
+static sslat_status single_copy_ms(cuda_program *p, double *ms, sslat_error *err)
+{
+    captured one;
+    sslat_status status = capture(p, 1, &one, err);
+    double t[4] = {0};
+    for (int i = 0; status == SSLAT_OK && i < 4; i++) status = replay(p->session, &one, false, &t[i], err);
+    captured_release(&one);
+    if (status != SSLAT_OK) return status;
+    double a = t[1], b = t[2], c = t[3]; /* the first replay uploads the graph */
+    *ms = fmax(fmin(a, b), fmin(fmax(a, b), c));
+    return SSLAT_OK;
+}
+
+sslat_status cuda_measure_program(cuda_program *p, int32_t batch, const sslat_calc_options *o, const char *label,
+                                  uint32_t category, int64_t payload, sslat_entry *entry, sslat_error *err)
+{
+    cuda_session *s = p->session;
+    cuda_nvtx_push(s, label, category, payload);
+    cuda_nvtx_push(s, "select", CUDA_NVTX_PHASE, payload);
+    sslat_status status = cuda_program_choose_algorithms(p, err);
+    cuda_nvtx_pop(s);
+    int32_t copies = 1;
+    double one_ms = 0;
+    if (status == SSLAT_OK && !o->cold) {
+        status = single_copy_ms(p, &one_ms, err);
+        size_t free_bytes = 0, total = 0;
+        if (status == SSLAT_OK) status = cuda_check_runtime(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo", __FILE__, __LINE__, err);
+        if (status == SSLAT_OK)
+            copies = sslat_cuda_copies(one_ms, p->copy_bytes, (size_t)s->props.l2CacheSize, free_bytes / 2,
+                                       SSLAT_CUDA_MIN_REPLAY_MS, SSLAT_CUDA_MAX_COPIES);
+    }
+    if (status == SSLAT_OK) status = cuda_program_allocate(p, copies, err);
+    captured graph = {0};
+    cuda_nvtx_push(s, "capture", CUDA_NVTX_PHASE, payload);
+    if (status == SSLAT_OK) status = capture(p, copies, &graph, err);
+    cuda_nvtx_pop(s);
+    /* warmup: the count asked for, and at least WARMUP_MIN_MS of GPU time */
+    cuda_nvtx_push(s, "warmup", CUDA_NVTX_PHASE, payload);
+    double warm_ms = 0, ms = 0;
+    for (int32_t i = 0; status == SSLAT_OK && (i < o->warmup_iterations || warm_ms < WARMUP_MIN_MS); i++) {
+        status = replay(s, &graph, o->cold, &ms, err);
+        warm_ms += ms;
+        if (i > 100000) break;
+    }
+    cuda_nvtx_pop(s);
+    size_t wanted = o->run_iterations > 0 ? (size_t)o->run_iterations : 1;
+    size_t capacity = o->target_noise > 0 && MAX_SAMPLES > wanted ? MAX_SAMPLES : wanted;
+    double *samples = malloc(capacity * sizeof *samples), *sorted = malloc(capacity * sizeof *sorted);
+    if (status == SSLAT_OK && (!samples || !sorted)) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    double started = sslat_now_s();
+    cuda_nvtx_push(s, "measure", CUDA_NVTX_PHASE, payload);
+    while (status == SSLAT_OK && n < capacity) {
+        status = replay(s, &graph, o->cold, &ms, err);
+        if (status != SSLAT_OK) break;
+        samples[n++] = ms / copies / (batch > 0 ? batch : 1);
+        if (n < wanted) continue;
+        if (o->target_noise <= 0) break;
+        /* adaptive: stop once the median's 95% CI is tight enough, or at the time cap */
+        memcpy(sorted, samples, n * sizeof *sorted);
+        qsort(sorted, n, sizeof *sorted, sslat_compare_doubles);
+        if (sslat_median_noise(sorted, n) <= o->target_noise || sslat_now_s() - started > o->max_seconds) break;
+    }
+    cuda_nvtx_pop(s);
+    if (status == SSLAT_OK) {
+        *entry = sslat_entry_of_samples(samples, n);
+        double cv = entry->mean > 0 ? entry->stddev / entry->mean : 0;
+        s->units++;
+        if (cv > 0.025) s->noisy_units++; /* trtexec's threshold */
+        if (cv > s->worst_noise) s->worst_noise = cv;
+    }
+    if (status == SSLAT_OK && o->profile) {
+        /* one more replay of a single copy, alone in the profiler's capture range */
+        captured one;
+        status = capture(p, 1, &one, err);
+        if (status == SSLAT_OK) {
+            cudaProfilerStart();
+            cuda_nvtx_push(s, "profile", CUDA_NVTX_PHASE, payload);
+            status = replay(s, &one, false, &ms, err);
+            cuda_nvtx_pop(s);
+            cudaProfilerStop();
+        }
+        captured_release(&one);
+    }
+    free(samples);
+    free(sorted);
+    captured_release(&graph);
+    cuda_nvtx_pop(s);
+    return status;
+}

@@ -1,0 +1,551 @@
+/* A cuda program: one subgraph's plan turned into cuDNN descriptors, seeded
+ * parameters and device buffers (in `copies` copies), launched on one stream. */
+#include "cuda_backend.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "fill.h"
+#include "half.h"
+#include "ops.h"
+#include "parameters.h"
+
+/* ---- types and layouts ------------------------------------------------------------- */
+
+static cudnnDataType_t cudnn_type(sslat_dtype d)
+{
+    return d == SSLAT_DTYPE_FP16 ? CUDNN_DATA_HALF : d == SSLAT_DTYPE_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+}
+
+static cudaDataType_t cublas_type(sslat_dtype d)
+{
+    return d == SSLAT_DTYPE_FP16 ? CUDA_R_16F : d == SSLAT_DTYPE_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+}
+
+static cudnnMathType_t math_of(sslat_dtype d)
+{
+    /* fp32: FMA only (no TF32); tf32: cuDNN may use TF32 tensor cores */
+    return d == SSLAT_DTYPE_FP32 ? CUDNN_FMA_MATH : d == SSLAT_DTYPE_TF32 ? CUDNN_DEFAULT_MATH : CUDNN_TENSOR_OP_MATH;
+}
+
+static sslat_shape shape_of(const cuda_program *p, int32_t value)
+{
+    return sslat_graph_shape_of(p->graph, value - 1);
+}
+
+static int32_t value_of(int32_t node) { return node + 1; } /* SSLAT_GRAPH_INPUT (-1) → 0 */
+
+/* The buffer a value lives in (aliases resolved). */
+static void *buffer_of(const cuda_program *p, int32_t copy, int32_t value)
+{
+    return p->values[(size_t)copy * (size_t)p->n_values + (size_t)p->value_alias[value]];
+}
+
+static void *param_of(const cuda_program *p, int32_t copy, int32_t param)
+{
+    return param < 0 ? NULL : p->param_buffers[(size_t)copy * (size_t)p->n_params + (size_t)param];
+}
+
+/* Host float values → the element type, in place into a new buffer. */
+static void *convert(const float *values, size_t count, int elem, size_t *bytes)
+{
+    size_t size = elem == SSLAT_ELEM_F32 ? 4 : 2;
+    uint8_t *out = malloc(count * size + 1);
+    if (!out) return NULL;
+    for (size_t i = 0; i < count; i++) {
+        if (elem == SSLAT_ELEM_F32) memcpy(out + 4 * i, &values[i], 4);
+        else {
+            uint16_t h = elem == SSLAT_ELEM_F16 ? sslat_float_to_fp16(values[i]) : sslat_float_to_bf16(values[i]);
+            memcpy(out + 2 * i, &h, 2);
+        }
+    }
+    *bytes = count * size;
+    return out;
+}
+
+/* Keep a prepared host parameter; returns its index or -1 (out of memory). */
+static int32_t add_param(cuda_program *p, void *host, size_t bytes)
+{
+    if (!host) return -1;
+    if (p->n_params == p->params_capacity) {
+        int32_t next = p->params_capacity ? 2 * p->params_capacity : 8;
+        cuda_param *grown = realloc(p->params, (size_t)next * sizeof *grown);
+        if (!grown) {
+            free(host);
+            return -1;
+        }
+        p->params = grown;
+        p->params_capacity = next;
+    }
+    p->params[p->n_params] = (cuda_param){host, bytes};
+    return p->n_params++;
+}
+
+static sslat_status tensor_desc(cudnnTensorDescriptor_t *d, const cuda_program *p, sslat_shape s, sslat_error *err)
+{
+    CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateTensorDescriptor)(d));
+    CUDA_CHECK(err, cudnn, CUDNN(cudnnSetTensor4dDescriptor)(*d, p->nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+                                                              cudnn_type(p->dtype), s.n, s.c, s.h, s.w));
+    return SSLAT_OK;
+}
+
+/* ---- parameters (the same seeded values as the cpu backend) ------------------------ */
+
+/* Conv weights (BN folded when the step has one) in the layout cuDNN reads:
+ * KCRS for NCHW, KRSC for NHWC; the bias in float (epilogue) or the element
+ * type (cuDNN's fused call). */
+static sslat_status conv_params(cuda_program *p, cuda_step_state *st, const cuda_step *s, sslat_error *err)
+{
+    const sslat_node *node = &p->graph->nodes[s->main_node];
+    const sslat_conv_params *c = sslat_node_conv(node);
+    sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]);
+    size_t in_per_group = (size_t)(in.c / c->groups), k2 = (size_t)c->kernel * (size_t)c->kernel;
+    size_t per_out = in_per_group * k2, count = (size_t)c->out_channels * per_out;
+    float *w = malloc(count * sizeof *w + 1), *b = calloc((size_t)c->out_channels + 1, sizeof *b);
+    if (!w || !b) {
+        free(w), free(b);
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for %zu weights", count);
+    }
+    sslat_fill_parameter(w, count, p->seed, s->main_node, SSLAT_ROLE_WEIGHTS, (int64_t)per_out);
+    if (c->bias) sslat_fill_parameter(b, (size_t)c->out_channels, p->seed, s->main_node, SSLAT_ROLE_BIAS, 0);
+    if (s->bn_node >= 0) {
+        size_t n = (size_t)c->out_channels;
+        float *stats = malloc(4 * n * sizeof *stats);
+        if (!stats) {
+            free(w), free(b);
+            return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+        }
+        for (int role = 0; role < 4; role++)
+            sslat_fill_parameter(stats + (size_t)role * n, n, p->seed, s->bn_node, SSLAT_ROLE_GAMMA + role, 0);
+        for (size_t o = 0; o < n; o++) {
+            float scale = stats[o] / sqrtf(stats[3 * n + o] + SSLAT_BN_EPSILON);
+            for (size_t k = 0; k < per_out; k++) w[o * per_out + k] *= scale;
+            b[o] = (b[o] - stats[2 * n + o]) * scale + stats[n + o];
+        }
+        free(stats);
+    }
+    if (p->nhwc) { /* KCRS → KRSC */
+        float *t = malloc(count * sizeof *t + 1);
+        if (!t) {
+            free(w), free(b);
+            return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+        }
+        for (size_t o = 0; o < (size_t)c->out_channels; o++)
+            for (size_t ci = 0; ci < in_per_group; ci++)
+                for (size_t r = 0; r < k2; r++) t[o * per_out + r * in_per_group + ci] = w[o * per_out + ci * k2 + r];
+        free(w);
+        w = t;
+    }
+    size_t bytes = 0;
+    st->params[0] = add_param(p, convert(w, count, p->elem, &bytes), bytes);
+    if (s->bias) {
+        bool in_elem = s->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT;
+        st->params[1] = add_param(p, convert(b, (size_t)c->out_channels, in_elem ? p->elem : SSLAT_ELEM_F32, &bytes), bytes);
+    }
+    free(w), free(b);
+    if (st->params[0] < 0 || (s->bias && st->params[1] < 0)) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    return SSLAT_OK;
+}
+
+static sslat_status bn_params(cuda_program *p, cuda_step_state *st, const cuda_step *s, sslat_error *err)
+{
+    size_t n = (size_t)p->graph->nodes[s->main_node].shape.c;
+    for (int role = 0; role < 4; role++) {
+        float *v = malloc(n * sizeof *v + 1);
+        if (!v) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+        sslat_fill_parameter(v, n, p->seed, s->main_node, SSLAT_ROLE_GAMMA + role, 0);
+        st->params[role] = add_param(p, v, n * sizeof *v); /* BN parameters stay float */
+        if (st->params[role] < 0) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    }
+    return SSLAT_OK;
+}
+
+static sslat_status linear_params(cuda_program *p, cuda_step_state *st, const cuda_step *s, sslat_error *err)
+{
+    const sslat_node *node = &p->graph->nodes[s->main_node];
+    const sslat_linear_params *l = sslat_node_linear(node);
+    sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]);
+    size_t fan_in = (size_t)in.c * (size_t)in.h * (size_t)in.w, count = (size_t)l->out_features * fan_in;
+    float *w = malloc(count * sizeof *w + 1);
+    if (!w) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for %zu weights", count);
+    sslat_fill_parameter(w, count, p->seed, s->main_node, SSLAT_ROLE_WEIGHTS, (int64_t)fan_in);
+    size_t bytes = 0;
+    st->params[0] = add_param(p, convert(w, count, p->elem, &bytes), bytes);
+    free(w);
+    if (l->bias) {
+        float *b = malloc((size_t)l->out_features * sizeof *b);
+        if (b) sslat_fill_parameter(b, (size_t)l->out_features, p->seed, s->main_node, SSLAT_ROLE_BIAS, 0);
+        st->params[1] = add_param(p, b, (size_t)l->out_features * sizeof(float));
+    }
+    if (st->params[0] < 0 || (l->bias && st->params[1] < 0)) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    return SSLAT_OK;
+}
+
+/* ---- descriptors ------------------------------------------------------------------------ */
+
+static sslat_status act_desc(cudnnActivationDescriptor_t *d, int32_t act, sslat_error *err)
+{
+    cudnnActivationMode_t mode = act == SSLAT_ACT_RELU6 ? CUDNN_ACTIVATION_CLIPPED_RELU
+                                 : act == SSLAT_ACT_SIGMOID ? CUDNN_ACTIVATION_SIGMOID
+                                 : act == SSLAT_ACT_TANH    ? CUDNN_ACTIVATION_TANH
+                                                            : CUDNN_ACTIVATION_RELU;
+    CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateActivationDescriptor)(d));
+    CUDA_CHECK(err, cudnn, CUDNN(cudnnSetActivationDescriptor)(*d, mode, CUDNN_NOT_PROPAGATE_NAN, 6.0));
+    return SSLAT_OK;
+}
+
+static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
+{
+    const cuda_step *s = &p->plan.steps[k];
+    cuda_step_state *st = &p->states[k];
+    for (int i = 0; i < 4; i++) st->params[i] = -1;
+    const sslat_node *node = &p->graph->nodes[s->main_node];
+    sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]), out = node->shape;
+    sslat_status status = SSLAT_OK;
+    switch (s->kind) {
+    case CUDA_STEP_CONV: {
+        const sslat_conv_params *c = sslat_node_conv(node);
+        status = tensor_desc(&st->x, p, in, err);
+        if (status == SSLAT_OK) status = tensor_desc(&st->y, p, out, err);
+        if (status != SSLAT_OK) return status;
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateFilterDescriptor)(&st->w));
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetFilter4dDescriptor)(st->w, cudnn_type(p->dtype),
+                                                                  p->nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+                                                                  c->out_channels, in.c / c->groups, c->kernel, c->kernel));
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateConvolutionDescriptor)(&st->conv));
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolution2dDescriptor)(st->conv, c->padding, c->padding, c->stride, c->stride,
+                                                                       c->dilation, c->dilation, CUDNN_CROSS_CORRELATION,
+                                                                       CUDNN_DATA_FLOAT));
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolutionGroupCount)(st->conv, c->groups));
+        st->math = math_of(p->dtype);
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math));
+        st->algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+        if (s->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT) {
+            sslat_shape bias = {1, out.c, 1, 1};
+            CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateTensorDescriptor)(&st->bias));
+            CUDA_CHECK(err, cudnn, CUDNN(cudnnSetTensor4dDescriptor)(st->bias, CUDNN_TENSOR_NCHW, cudnn_type(p->dtype),
+                                                                      bias.n, bias.c, bias.h, bias.w));
+            status = act_desc(&st->act, s->act, err);
+        }
+        if (status == SSLAT_OK) status = conv_params(p, st, s, err);
+        return status;
+    }
+    case CUDA_STEP_BATCHNORM:
+        status = tensor_desc(&st->x, p, in, err);
+        if (status == SSLAT_OK) status = tensor_desc(&st->y, p, out, err);
+        if (status != SSLAT_OK) return status;
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateTensorDescriptor)(&st->bn));
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetTensor4dDescriptor)(st->bn, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, out.c, 1, 1));
+        return bn_params(p, st, s, err);
+    case CUDA_STEP_ACT:
+        if (s->call != CUDA_CALL_CUDNN_ACT) return SSLAT_OK;
+        status = tensor_desc(&st->x, p, in, err);
+        if (status == SSLAT_OK) status = tensor_desc(&st->y, p, out, err);
+        if (status == SSLAT_OK) status = act_desc(&st->act, s->act, err);
+        return status;
+    case CUDA_STEP_POOL: {
+        const sslat_pool_params *pool = sslat_node_pool(node);
+        status = tensor_desc(&st->x, p, in, err);
+        if (status == SSLAT_OK) status = tensor_desc(&st->y, p, out, err);
+        if (status != SSLAT_OK) return status;
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnCreatePoolingDescriptor)(&st->pool));
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetPooling2dDescriptor)(
+                                   st->pool, node->op == SSLAT_OP_MAXPOOL ? CUDNN_POOLING_MAX
+                                                                          : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+                                   CUDNN_NOT_PROPAGATE_NAN, pool->kernel, pool->kernel, pool->padding, pool->padding,
+                                   pool->stride, pool->stride));
+        return SSLAT_OK;
+    }
+    case CUDA_STEP_LINEAR: return linear_params(p, st, s, err);
+    default: return SSLAT_OK;
+    }
+}
+
+/* ---- the program ---------------------------------------------------------------------------- */
+
+sslat_status cuda_program_init(cuda_program *p, cuda_session *session, const sslat_graph *graph,
+                               const sslat_calc_options *o, sslat_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->session = session;
+    p->graph = graph;
+    p->dtype = o->dtype;
+    p->elem = o->dtype == SSLAT_DTYPE_FP16 ? SSLAT_ELEM_F16 : o->dtype == SSLAT_DTYPE_BF16 ? SSLAT_ELEM_BF16 : SSLAT_ELEM_F32;
+    p->elem_size = p->elem == SSLAT_ELEM_F32 ? 4 : 2;
+    p->nhwc = sslat_layout_resolve(o->layout, o->dtype) == SSLAT_LAYOUT_NHWC;
+    p->seed = o->seed;
+    p->n_values = graph->count + 1;
+    sslat_status status = cuda_plan_build(graph, o->mode, &p->plan, err);
+    if (status != SSLAT_OK) return status;
+    p->states = calloc((size_t)p->plan.count + 1, sizeof *p->states);
+    p->value_bytes = calloc((size_t)p->n_values, sizeof *p->value_bytes);
+    p->value_alias = calloc((size_t)p->n_values, sizeof *p->value_alias);
+    if (!p->states || !p->value_bytes || !p->value_alias) {
+        cuda_program_release(p);
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    }
+    for (int32_t v = 0; v < p->n_values; v++) p->value_alias[v] = v;
+    p->value_bytes[0] = (size_t)sslat_shape_elements(graph->input) * p->elem_size;
+    for (int32_t k = 0; status == SSLAT_OK && k < p->plan.count; k++) {
+        const cuda_step *s = &p->plan.steps[k];
+        int32_t v = value_of(s->node);
+        if (s->kind == CUDA_STEP_ALIAS) p->value_alias[v] = p->value_alias[value_of(s->input[0])];
+        else p->value_bytes[v] = (size_t)sslat_shape_elements(shape_of(p, v)) * p->elem_size;
+        status = step_init(p, k, err);
+    }
+    if (status != SSLAT_OK) {
+        cuda_program_release(p);
+        return status;
+    }
+    return SSLAT_OK;
+}
+
+void cuda_program_release(cuda_program *p)
+{
+    if (p->session && p->session->stream) cudaStreamSynchronize(p->session->stream);
+    for (int32_t k = 0; p->states && k < p->plan.count; k++) {
+        cuda_step_state *st = &p->states[k];
+        if (st->x) CUDNN(cudnnDestroyTensorDescriptor)(st->x);
+        if (st->y) CUDNN(cudnnDestroyTensorDescriptor)(st->y);
+        if (st->bias) CUDNN(cudnnDestroyTensorDescriptor)(st->bias);
+        if (st->bn) CUDNN(cudnnDestroyTensorDescriptor)(st->bn);
+        if (st->w) CUDNN(cudnnDestroyFilterDescriptor)(st->w);
+        if (st->conv) CUDNN(cudnnDestroyConvolutionDescriptor)(st->conv);
+        if (st->act) CUDNN(cudnnDestroyActivationDescriptor)(st->act);
+        if (st->pool) CUDNN(cudnnDestroyPoolingDescriptor)(st->pool);
+    }
+    for (size_t i = 0; p->values && i < (size_t)p->copies * (size_t)p->n_values; i++)
+        if (p->value_alias[i % (size_t)p->n_values] == (int32_t)(i % (size_t)p->n_values)) cudaFree(p->values[i]);
+    for (size_t i = 0; p->param_buffers && i < (size_t)p->copies * (size_t)p->n_params; i++) cudaFree(p->param_buffers[i]);
+    for (int32_t i = 0; i < p->n_params; i++) free(p->params[i].host);
+    free(p->params);
+    free(p->values);
+    free(p->param_buffers);
+    free(p->states);
+    free(p->value_bytes);
+    free(p->value_alias);
+    cuda_plan_release(&p->plan);
+    memset(p, 0, sizeof *p);
+}
+
+sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error *err)
+{
+    if (copies <= p->copies) return SSLAT_OK;
+    void **values = realloc(p->values, (size_t)copies * (size_t)p->n_values * sizeof *values);
+    if (!values) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    p->values = values;
+    void **params = realloc(p->param_buffers, (size_t)copies * (size_t)p->n_params * sizeof *params + 1);
+    if (!params) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    p->param_buffers = params;
+    p->copy_bytes = 0;
+    for (int32_t v = 0; v < p->n_values; v++) p->copy_bytes += p->value_bytes[v];
+    for (int32_t i = 0; i < p->n_params; i++) p->copy_bytes += p->params[i].bytes;
+    for (int32_t copy = p->copies; copy < copies; copy++) {
+        void **row = p->values + (size_t)copy * (size_t)p->n_values, **prow = p->param_buffers + (size_t)copy * (size_t)p->n_params;
+        memset(row, 0, (size_t)p->n_values * sizeof *row);
+        memset(prow, 0, (size_t)p->n_params * sizeof *prow);
+        p->copies = copy + 1; /* release frees what is allocated so far */
+        for (int32_t v = 0; v < p->n_values; v++)
+            if (p->value_bytes[v]) CUDA_CHECK(err, runtime, cudaMalloc(&row[v], p->value_bytes[v]));
+        for (int32_t v = 0; v < p->n_values; v++)
+            if (p->value_alias[v] != v) row[v] = row[p->value_alias[v]];
+        for (int32_t i = 0; i < p->n_params; i++) {
+            CUDA_CHECK(err, runtime, cudaMalloc(&prow[i], p->params[i].bytes));
+            CUDA_CHECK(err, runtime, cudaMemcpyAsync(prow[i], p->params[i].host, p->params[i].bytes,
+                                                     cudaMemcpyHostToDevice, p->session->stream));
+        }
+        /* the input: node -1, role = the copy, in [-1, 1] (never zeros) */
+        int code = sslat_cuda_fill(p->elem, row[0], (size_t)sslat_shape_elements(p->graph->input),
+                                   sslat_fill_stream(p->seed, -1, copy), -1.0f, 1.0f, p->session->stream);
+        CUDA_CHECK(err, runtime, (cudaError_t)code);
+    }
+    CUDA_CHECK(err, runtime, cudaStreamSynchronize(p->session->stream));
+    return SSLAT_OK;
+}
+
+static const char *const ALGO_NAMES[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT",
+                                         "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
+
+sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
+{
+    if (p->algorithms_chosen) return SSLAT_OK;
+    sslat_status status = cuda_program_allocate(p, 1, err);
+    if (status != SSLAT_OK) return status;
+    cuda_session *s = p->session;
+    /* the workspace cuDNN may try: a quarter of what was free, at most 1 GiB */
+    size_t limit = s->free_at_start / 4 < (1u << 30) ? s->free_at_start / 4 : (1u << 30);
+    for (int32_t k = 0; k < p->plan.count; k++) {
+        const cuda_step *step = &p->plan.steps[k];
+        cuda_step_state *st = &p->states[k];
+        if (step->kind != CUDA_STEP_CONV) continue;
+        void *workspace = NULL;
+        status = cuda_session_workspace(s, limit, &workspace, err);
+        if (status != SSLAT_OK) return status;
+        cudnnConvolutionFwdAlgoPerf_t results[16];
+        int returned = 0;
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnFindConvolutionForwardAlgorithmEx)(
+                                   s->cudnn, st->x, buffer_of(p, 0, value_of(p->graph->nodes[step->main_node].input[0])), st->w,
+                                   param_of(p, 0, st->params[0]), st->conv, st->y, buffer_of(p, 0, value_of(step->node)), 16,
+                                   &returned, results, workspace, limit));
+        int chosen = -1;
+        for (int r = 0; r < returned && chosen < 0; r++)
+            if (results[r].status == CUDNN_STATUS_SUCCESS) chosen = r; /* sorted by time */
+        if (chosen < 0)
+            return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "cuDNN offers no algorithm for node %d (%s)", step->main_node,
+                              p->graph->nodes[step->main_node].name);
+        st->algo = results[chosen].algo;
+        st->workspace = results[chosen].memory;
+        st->math = results[chosen].mathType;
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math));
+    }
+    p->algorithms_chosen = true;
+    return SSLAT_OK;
+}
+
+static sslat_status launched(int code, const char *what, sslat_error *err)
+{
+    return cuda_check_runtime((cudaError_t)code, what, __FILE__, __LINE__, err);
+}
+
+sslat_status cuda_program_enqueue(cuda_program *p, int32_t copy, sslat_error *err)
+{
+    cuda_session *s = p->session;
+    const float one = 1.0f, zero = 0.0f;
+    for (int32_t k = 0; k < p->plan.count; k++) {
+        const cuda_step *step = &p->plan.steps[k];
+        const cuda_step_state *st = &p->states[k];
+        const sslat_node *node = &p->graph->nodes[step->main_node];
+        void *x = buffer_of(p, copy, value_of(step->input[0])), *y = buffer_of(p, copy, value_of(step->node));
+        sslat_shape out = p->graph->nodes[step->node].shape;
+        int hw = out.h * out.w;
+        size_t count = (size_t)sslat_shape_elements(out);
+        sslat_status status = SSLAT_OK;
+        switch (step->kind) {
+        case CUDA_STEP_CONV:
+            if (step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT) {
+                void *z = step->residual != SSLAT_NO_INPUT ? buffer_of(p, copy, value_of(step->residual)) : y;
+                float alpha2 = step->residual != SSLAT_NO_INPUT ? 1.0f : 0.0f;
+                CUDA_CHECK(err, cudnn, CUDNN(cudnnConvolutionBiasActivationForward)(
+                                           s->cudnn, &one, st->x, x, st->w, param_of(p, copy, st->params[0]), st->conv, st->algo,
+                                           s->workspace, st->workspace, &alpha2, st->y, z, st->bias,
+                                           param_of(p, copy, st->params[1]), st->act, st->y, y));
+            } else {
+                CUDA_CHECK(err, cudnn, CUDNN(cudnnConvolutionForward)(s->cudnn, &one, st->x, x, st->w,
+                                                                       param_of(p, copy, st->params[0]), st->conv, st->algo,
+                                                                       s->workspace, st->workspace, &zero, st->y, y));
+                if (step->epilogue) {
+                    const void *residual = step->residual != SSLAT_NO_INPUT ? buffer_of(p, copy, value_of(step->residual)) : NULL;
+                    status = launched(sslat_cuda_epilogue(p->elem, p->nhwc, y, param_of(p, copy, st->params[1]), residual,
+                                                          step->act, out.n, out.c, hw, s->stream),
+                                      "sslat_cuda_epilogue", err);
+                }
+            }
+            break;
+        case CUDA_STEP_BATCHNORM:
+            CUDA_CHECK(err, cudnn, CUDNN(cudnnBatchNormalizationForwardInference)(
+                                       s->cudnn, CUDNN_BATCHNORM_SPATIAL, &one, &zero, st->x, x, st->y, y, st->bn,
+                                       param_of(p, copy, st->params[0]), param_of(p, copy, st->params[1]),
+                                       param_of(p, copy, st->params[2]), param_of(p, copy, st->params[3]),
+                                       (double)SSLAT_BN_EPSILON));
+            break;
+        case CUDA_STEP_ACT:
+            if (step->call == CUDA_CALL_CUDNN_ACT)
+                CUDA_CHECK(err, cudnn, CUDNN(cudnnActivationForward)(s->cudnn, st->act, &one, st->x, x, &zero, st->y, y));
+            else
+                status = launched(sslat_cuda_act(p->elem, step->act, x, y, count, s->stream), "sslat_cuda_act", err);
+            break;
+        case CUDA_STEP_ADD:
+            status = launched(sslat_cuda_add(p->elem, step->act, x, buffer_of(p, copy, value_of(step->input[1])), y, count,
+                                             s->stream),
+                              "sslat_cuda_add", err);
+            break;
+        case CUDA_STEP_MUL_CHANNEL:
+            status = launched(sslat_cuda_mul_channel(p->elem, p->nhwc, x, buffer_of(p, copy, value_of(step->input[1])), y,
+                                                     out.n, out.c, hw, s->stream),
+                              "sslat_cuda_mul_channel", err);
+            break;
+        case CUDA_STEP_GLOBAL_AVGPOOL: {
+            sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]);
+            status = launched(sslat_cuda_global_avgpool(p->elem, p->nhwc, x, y, in.n, in.c, in.h * in.w, s->stream),
+                              "sslat_cuda_global_avgpool", err);
+            break;
+        }
+        case CUDA_STEP_POOL:
+            CUDA_CHECK(err, cudnn, CUDNN(cudnnPoolingForward)(s->cudnn, st->pool, &one, st->x, x, &zero, st->y, y));
+            break;
+        case CUDA_STEP_LINEAR: {
+            sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]);
+            int m = node->shape.c, n = in.n, kdim = in.c * in.h * in.w;
+            cublasComputeType_t compute = p->dtype == SSLAT_DTYPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+            /* column-major: Y (m×n) = Wᵀ (m×k, W stored k×m) · X (k×n) */
+            CUDA_CHECK(err, cublas, CUBLAS(cublasGemmEx)(s->cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, kdim, &one,
+                                                         param_of(p, copy, st->params[0]), cublas_type(p->dtype), kdim, x,
+                                                         cublas_type(p->dtype), kdim, &zero, y, cublas_type(p->dtype), m,
+                                                         compute, CUBLAS_GEMM_DEFAULT));
+            if (step->epilogue)
+                status = launched(sslat_cuda_epilogue(p->elem, 1, y, param_of(p, copy, st->params[1]), NULL, step->act, n, m,
+                                                      1, s->stream),
+                                  "sslat_cuda_epilogue", err);
+            break;
+        }
+        case CUDA_STEP_SHUFFLE:
+            status = launched(sslat_cuda_channel_shuffle(p->elem, p->nhwc, x, y, out.n, out.c, hw,
+                                                         sslat_node_shuffle_groups(node), s->stream),
+                              "sslat_cuda_channel_shuffle", err);
+            break;
+        case CUDA_STEP_ALIAS: break;
+        }
+        if (status != SSLAT_OK) return status;
+    }
+    return SSLAT_OK;
+}
+
+sslat_status cuda_program_read_output(cuda_program *p, float *out, sslat_error *err)
+{
+    int32_t v = value_of(p->plan.output);
+    sslat_shape shape = shape_of(p, v);
+    size_t count = (size_t)sslat_shape_elements(shape), hw = (size_t)shape.h * (size_t)shape.w;
+    uint8_t *raw = malloc(count * p->elem_size + 1);
+    if (!raw) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    cudaError_t code = cudaMemcpy(raw, buffer_of(p, 0, v), count * p->elem_size, cudaMemcpyDeviceToHost);
+    if (code != cudaSuccess) {
+        free(raw);
+        return cuda_check_runtime(code, "cudaMemcpy(output)", __FILE__, __LINE__, err);
+    }
+    for (size_t i = 0; i < count; i++) {
+        float value;
+        if (p->elem == SSLAT_ELEM_F32) memcpy(&value, raw + 4 * i, 4);
+        else {
+            uint16_t h;
+            memcpy(&h, raw + 2 * i, 2);
+            value = p->elem == SSLAT_ELEM_F16 ? sslat_fp16_to_float(h) : sslat_bf16_to_float(h);
+        }
+        size_t at = i; /* NHWC index i → NCHW */
+        if (p->nhwc) {
+            size_t c = i % (size_t)shape.c, pixel = (i / (size_t)shape.c) % hw, n = i / ((size_t)shape.c * hw);
+            at = (n * (size_t)shape.c + c) * hw + pixel;
+        }
+        out[at] = value;
+    }
+    free(raw);
+    return SSLAT_OK;
+}
+
+void cuda_program_describe(const cuda_program *p, char *buffer, size_t capacity)
+{
+    size_t used = cuda_plan_describe(&p->plan, buffer, capacity);
+    for (int32_t k = 0; k < p->plan.count && used < capacity; k++) {
+        const cuda_step_state *st = &p->states[k];
+        if (p->plan.steps[k].kind != CUDA_STEP_CONV) continue;
+        int n = snprintf(buffer + used, capacity - used, " | conv %d: %s, ws %zu B, %s", p->plan.steps[k].main_node,
+                         (unsigned)st->algo < 8 ? ALGO_NAMES[st->algo] : "?", st->workspace,
+                         st->math == CUDNN_TENSOR_OP_MATH                       ? "tensor_op"
+                         : st->math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ? "tensor_op+conversion"
+                         : st->math == CUDNN_FMA_MATH                        ? "fma"
+                                                                             : "default");
+        if (n > 0) used += (size_t)n;
+    }
+}

@@ -1,0 +1,172 @@
+/* The cuda session: device, stream, handles, workspace, metadata, NVTX. */
+#include "cuda_backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "container.h"
+#include "error.h"
+
+enum { NVML_TEMPERATURE_GPU = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+
+static void read_clocks(cuda_session *s, unsigned *sm, unsigned *memory, unsigned *temperature)
+{
+    *sm = *memory = *temperature = 0;
+    if (!s->nvml) return;
+    cuda_api.nvml.clock(s->nvml, NVML_CLOCK_SM, sm);
+    cuda_api.nvml.clock(s->nvml, NVML_CLOCK_MEM, memory);
+    cuda_api.nvml.temperature(s->nvml, NVML_TEMPERATURE_GPU, temperature);
+}
+
+sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, sslat_error *err)
+{
+    memset(s, 0, sizeof *s);
+    const char *why = cuda_api_load();
+    if (why) return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "%s", why);
+    sslat_status status = sslat_choose_device(o->device, cuda_device_count(), &s->choice, err);
+    if (status != SSLAT_OK) return status;
+    CUDA_CHECK(err, runtime, cudaSetDevice(s->choice.device));
+    /* spin while waiting for the GPU, as trtexec does: no wake-up latency in samples */
+    cudaError_t flags = cudaSetDeviceFlags(cudaDeviceScheduleSpin);
+    if (flags != cudaSuccess && flags != cudaErrorSetOnActiveProcess) CUDA_CHECK(err, runtime, flags);
+    cudaGetLastError();
+    CUDA_CHECK(err, runtime, cudaGetDeviceProperties(&s->props, s->choice.device));
+    CUDA_CHECK(err, runtime, cudaMemGetInfo(&s->free_at_start, &s->total_memory));
+    CUDA_CHECK(err, runtime, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    CUDA_CHECK(err, runtime, cudaEventCreate(&s->start));
+    CUDA_CHECK(err, runtime, cudaEventCreate(&s->stop));
+    CUDA_CHECK(err, cudnn, CUDNN(cudnnCreate)(&s->cudnn));
+    CUDA_CHECK(err, cudnn, CUDNN(cudnnSetStream)(s->cudnn, s->stream));
+    CUDA_CHECK(err, cublas, CUBLAS(cublasCreate_v2)(&s->cublas));
+    CUDA_CHECK(err, cublas, CUBLAS(cublasSetStream_v2)(s->cublas, s->stream));
+    /* a fixed cuBLAS workspace: no allocation inside graph capture */
+    const size_t cublas_workspace = 32u << 20;
+    CUDA_CHECK(err, runtime, cudaMalloc(&s->cublas_workspace, cublas_workspace));
+    CUDA_CHECK(err, cublas, CUBLAS(cublasSetWorkspace_v2)(s->cublas, s->cublas_workspace, cublas_workspace));
+    if (o->cold) CUDA_CHECK(err, runtime, cudaMalloc(&s->flush, (size_t)s->props.l2CacheSize * 2));
+    if (cuda_api.nvml.init) {
+        char bus[32];
+        if (cudaDeviceGetPCIBusId(bus, sizeof bus, s->choice.device) == cudaSuccess &&
+            cuda_api.nvml.device_by_pci_bus_id(bus, &s->nvml) != 0)
+            s->nvml = NULL;
+    }
+    read_clocks(s, &s->sm_clock_start, &s->memory_clock_start, &s->temperature_start);
+    s->nvtx = nvtxDomainCreateA("sslat");
+    nvtxDomainNameCategoryA(s->nvtx, CUDA_NVTX_CONSTANT, "constant part");
+    nvtxDomainNameCategoryA(s->nvtx, CUDA_NVTX_BLOCK, "NAS block");
+    nvtxDomainNameCategoryA(s->nvtx, CUDA_NVTX_PHASE, "phase");
+    return SSLAT_OK;
+}
+
+void cuda_session_close(cuda_session *s)
+{
+    if (s->stream) cudaStreamSynchronize(s->stream);
+    if (s->cublas) CUBLAS(cublasDestroy_v2)(s->cublas);
+    if (s->cudnn) CUDNN(cudnnDestroy)(s->cudnn);
+    cudaFree(s->workspace);
+    cudaFree(s->cublas_workspace);
+    cudaFree(s->flush);
+    if (s->start) cudaEventDestroy(s->start);
+    if (s->stop) cudaEventDestroy(s->stop);
+    if (s->stream) cudaStreamDestroy(s->stream);
+    if (s->nvtx) nvtxDomainDestroy(s->nvtx);
+    free(s->notes);
+    memset(s, 0, sizeof *s);
+}
+
+sslat_status cuda_session_workspace(cuda_session *s, size_t bytes, void **out, sslat_error *err)
+{
+    if (bytes > s->workspace_size) {
+        CUDA_CHECK(err, runtime, cudaStreamSynchronize(s->stream));
+        cudaFree(s->workspace);
+        s->workspace = NULL;
+        s->workspace_size = 0;
+        CUDA_CHECK(err, runtime, cudaMalloc(&s->workspace, bytes));
+        s->workspace_size = bytes;
+    }
+    *out = s->workspace;
+    return SSLAT_OK;
+}
+
+void cuda_nvtx_push(const cuda_session *s, const char *message, uint32_t category, int64_t payload)
+{
+    nvtxEventAttributes_t a;
+    memset(&a, 0, sizeof a);
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.category = category;
+    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    a.message.ascii = message;
+    a.payloadType = NVTX_PAYLOAD_TYPE_INT64;
+    a.payload.llValue = payload;
+    nvtxDomainRangePushEx(s->nvtx, &a);
+}
+
+void cuda_nvtx_pop(const cuda_session *s) { nvtxDomainRangePop(s->nvtx); }
+
+sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o, sslat_container *c,
+                                   sslat_error *err)
+{
+    int driver = 0, runtime = 0, cublas_version = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    CUBLAS(cublasGetVersion_v2)(s->cublas, &cublas_version);
+    size_t cudnn_version = CUDNN(cudnnGetVersion)();
+    unsigned sm_end, memory_end, temperature_end;
+    read_clocks(s, &sm_end, &memory_end, &temperature_end);
+    unsigned long long reasons = 0;
+    if (s->nvml) cuda_api.nvml.throttle_reasons(s->nvml, &reasons);
+    sslat_layout layout = sslat_layout_resolve(o->layout, o->dtype);
+    struct { const char *key; char value[160]; } pairs[32];
+    int n = 0;
+#define PAIR(KEY, ...) do { pairs[n].key = KEY; snprintf(pairs[n].value, sizeof pairs[n].value, __VA_ARGS__); n++; } while (0)
+    PAIR("device.name", "%s", s->props.name);
+    PAIR("device.index", "%d (%s)", s->choice.device, s->choice.source);
+    PAIR("device.compute_capability", "%d.%d", s->props.major, s->props.minor);
+    PAIR("device.sms", "%d", s->props.multiProcessorCount);
+    PAIR("device.l2_bytes", "%d", s->props.l2CacheSize);
+    PAIR("device.memory_bytes", "%zu", s->total_memory);
+    PAIR("software.cuda_driver", "%d.%d", driver / 1000, (driver % 1000) / 10);
+    PAIR("software.cuda_runtime", "%d.%d", runtime / 1000, (runtime % 1000) / 10);
+    PAIR("software.cudnn", "%zu.%zu.%zu (%s)", cudnn_version / 10000, (cudnn_version % 10000) / 100, cudnn_version % 100,
+         cuda_api.cudnn_path);
+    PAIR("software.cublas", "%d (%s)", cublas_version, cuda_api.cublas_path);
+    if (s->nvml) {
+        PAIR("device.sm_clock_mhz", "%u at start, %u at end", s->sm_clock_start, sm_end);
+        PAIR("device.memory_clock_mhz", "%u at start, %u at end", s->memory_clock_start, memory_end);
+        PAIR("device.temperature_c", "%u at start, %u at end", s->temperature_start, temperature_end);
+        PAIR("device.throttle_reasons", "0x%llx at end (NVML clocks-event reasons; 0x1 = idle)", reasons);
+    } else {
+        PAIR("device.clocks", "unknown (NVML not loaded)");
+    }
+    PAIR("dtype", "%s", sslat_dtype_name(o->dtype));
+    PAIR("layout", "%s", sslat_layout_name(layout));
+    PAIR("calculator.mode", "%s", o->mode == SSLAT_MODE_FUSED ? "fused" : "eager");
+    PAIR("calculator.cache", "%s", o->cold ? "cold: L2 flushed before each sample, one copy per replay"
+                                           : "hot: copies over rotating buffers per graph replay (> 2x L2, >= 0.2 ms)");
+    PAIR("calculator.warmup_iterations", "%d (and >= 100 ms)", o->warmup_iterations);
+    PAIR("calculator.run_iterations", "%d", o->run_iterations);
+    PAIR("calculator.adaptive", o->target_noise > 0 ? "noise %g, cap %g s" : "off", o->target_noise, o->max_seconds);
+    PAIR("calculator.seed", "%llu", (unsigned long long)o->seed);
+    PAIR("calculator.timing", "CUDA graph replays between CUDA events, median per sample, spin-wait");
+    PAIR("calculator.noisy_units", "%d of %d units had a coefficient of variation above 2.5%% (worst %.1f%%)",
+         s->noisy_units, s->units, 100 * s->worst_noise);
+#undef PAIR
+    if (s->noisy_units > 0)
+        fprintf(stderr, "sslat: warning: %d of %d units varied by more than 2.5%% between samples (worst %.1f%%): "
+                        "another process on the GPU, or clocks changing\n",
+                s->noisy_units, s->units, 100 * s->worst_noise);
+    if (s->nvml && s->sm_clock_start > 0 && sm_end < 0.95 * s->sm_clock_start)
+        fprintf(stderr, "sslat: warning: the SM clock fell from %u to %u MHz during the run (throttling)\n",
+                s->sm_clock_start, sm_end);
+    for (int i = 0; i < n; i++) {
+        sslat_status status = sslat_container_set_metadata(c, pairs[i].key, pairs[i].value, err);
+        if (status != SSLAT_OK) return status;
+    }
+    for (int i = 0; i < s->n_notes; i++) {
+        sslat_status status = sslat_container_set_metadata(c, s->notes[i].key, s->notes[i].value, err);
+        if (status != SSLAT_OK) return status;
+    }
+    return SSLAT_OK;
+}
