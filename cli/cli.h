@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "calculator.h"
 #include "sslat.h"
 
 /* Exit codes of every verb (docs/cli.md). */
@@ -48,6 +49,33 @@ bool cli_parse_int(const char *text, const char *what, int64_t lo, int64_t hi, i
     "  SPACE              search-space file (JSON); omitted: the built-in default space\n" \
     "  --batch N          override the input batch (N of every tensor)\n"                  \
     "  --resolution R     override the input resolution: R (square) or HxW\n"
+
+/* Options of the cuda calculator, shared by measure, validate and sweep. */
+#define CLI_OPT_DEVICE 1101
+#define CLI_OPT_DTYPE 1102
+#define CLI_OPT_LAYOUT 1103
+#define CLI_OPT_COLD 1104
+#define CLI_OPT_PROFILE 1105
+#define CLI_DEVICE_LONG_OPTIONS                              \
+    {"device", required_argument, NULL, CLI_OPT_DEVICE},     \
+    {"dtype", required_argument, NULL, CLI_OPT_DTYPE},       \
+    {"layout", required_argument, NULL, CLI_OPT_LAYOUT},     \
+    {"cold", no_argument, NULL, CLI_OPT_COLD},               \
+    {"profile", no_argument, NULL, CLI_OPT_PROFILE}
+
+#define CLI_DEVICE_HELP                                                                          \
+    "  --device N         GPU index (default: LOCAL_RANK, SLURM_LOCALID or\n"                    \
+    "                     OMPI_COMM_WORLD_LOCAL_RANK modulo the GPUs, else 0)\n"               \
+    "  --dtype D          fp32 (default), tf32, fp16, bf16 (the cpu calculator: fp32 only)\n"   \
+    "  --layout L         nchw or nhwc (default: nhwc for fp16 / bf16, nchw otherwise)\n"      \
+    "  --cold             flush L2 before each sample (default: hot, copies over rotating\n"   \
+    "                     buffers so a replay lasts >= 0.2 ms and touches > 2x L2)\n"        \
+    "  --profile          run each unit once more between cudaProfilerStart / Stop (for\n"    \
+    "                     nsys profile --capture-range=cudaProfilerApi)\n"
+
+/* Handle the device options; returns true when opt was one of them (and sets
+ * *exit_code non-zero on a bad value). */
+bool cli_device_option(int opt, const char *value, sslat_calc_options *options, int *exit_code);
 
 /* Load a container file, printing the error on failure; returns an exit code. */
 int cli_load_container(const char *path, sslat_container **container);

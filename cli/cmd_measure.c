@@ -36,6 +36,7 @@ static void measure_usage(void)
            "                     (relative, e.g. 0.01) or --max-seconds per subgraph have passed\n"
            "  --max-seconds S    time cap per subgraph for --adaptive (default 2)\n"
            "  --seed S           seed of the random inputs and weights\n"
+           "cuda:\n" CLI_DEVICE_HELP
            "sharding (Slurm job arrays; then sslat merge):\n"
            "  --shard I/N        measure only shard I of N (work units balanced by MACs); default\n"
            "                     from SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN and\n"
@@ -120,6 +121,7 @@ int cmd_measure(int argc, char **argv)
                                          {"keep-journal", no_argument, NULL, OPT_KEEP_JOURNAL},
                                          {"help", no_argument, NULL, 'h'},
                                          CLI_SPACE_LONG_OPTIONS,
+                                         CLI_DEVICE_LONG_OPTIONS,
                                          {NULL, 0, NULL, 0}};
     cli_space_args args = {0};
     const char *type = NULL, *output = NULL, *ignore = NULL, *json = NULL, *csv = NULL;
@@ -132,7 +134,7 @@ int cmd_measure(int argc, char **argv)
     bool resume = false, keep_journal = false;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "c:o:h", LONG, NULL)) != -1) {
-        if (cli_space_option(opt, optarg, &args, &code)) {
+        if (cli_space_option(opt, optarg, &args, &code) || cli_device_option(opt, optarg, &options, &code)) {
             if (code) return code;
             continue;
         }

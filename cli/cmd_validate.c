@@ -1,4 +1,4 @@
-/* sslat validate: run whole architectures on the CPU and compare with the table. */
+/* sslat validate: run whole architectures (cpu or cuda) and compare with the table. */
 #include <getopt.h>
 #include <jansson.h>
 #include <stdint.h>
@@ -9,17 +9,19 @@
 #include "cli.h"
 #include "container.h"
 #include "space.h"
-#include "validate.h"
+#include "validation.h"
 
 static void validate_usage(void)
 {
-    printf("usage: sslat validate -c cpu SPACE LAT.sslat [-k K] [--seed S] [options] [--json]\n\n"
+    printf("usage: sslat validate -c cpu|cuda SPACE LAT.sslat [-k K] [--seed S] [options] [--json]\n\n"
            "Runs the fastest, the slowest and K random architectures (default 20) as whole\n"
            "networks (the constant part and the chosen candidates in order) and prints, for\n"
            "each, the latency LAT.sslat predicts and the one measured; then MAPE, the share\n"
            "within ±5%% and ±10%%, the bias and Kendall's tau. The run uses the table's mode,\n"
            "threads and seed unless given:\n"
-           "  --mode fused|eager  --threads N  --warmup N (10)  --runs N (10)\n");
+           "  --mode fused|eager  --threads N  --warmup N (10)  --runs N (10)\n"
+           "cuda (default: the table's dtype, layout and cache mode; each architecture is one\n"
+           "CUDA graph):\n" CLI_DEVICE_HELP);
 }
 
 int cmd_validate(int argc, char **argv)
@@ -30,7 +32,7 @@ int cmd_validate(int argc, char **argv)
         {"mode", required_argument, NULL, OPT_MODE},   {"threads", required_argument, NULL, OPT_THREADS},
         {"warmup", required_argument, NULL, OPT_WARMUP}, {"runs", required_argument, NULL, OPT_RUNS},
         {"json", no_argument, NULL, OPT_JSON},         {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        CLI_DEVICE_LONG_OPTIONS,                       {NULL, 0, NULL, 0}};
     const char *type = "cpu";
     int32_t k = 20, seed = 0, value = 0;
     const char *mode = NULL;
@@ -40,7 +42,15 @@ int cmd_validate(int argc, char **argv)
     o.progress = true;
     int opt;
     optind = 1;
+    int device_code = CLI_OK;
+    bool dtype_given = false, layout_given = false;
     while ((opt = getopt_long(argc, argv, "c:k:h", LONG, NULL)) != -1) {
+        if (cli_device_option(opt, optarg, &o, &device_code)) {
+            if (device_code) return device_code;
+            dtype_given |= opt == CLI_OPT_DTYPE;
+            layout_given |= opt == CLI_OPT_LAYOUT;
+            continue;
+        }
         switch (opt) {
         case 'c': type = optarg; break;
         case 'k': if (!cli_parse_int(optarg, "-k", 0, 10000, &k)) return CLI_BAD_INPUT; break;
@@ -61,9 +71,10 @@ int cmd_validate(int argc, char **argv)
         fprintf(stderr, "sslat validate: expects a space file and a table (sslat validate --help)\n");
         return CLI_BAD_INPUT;
     }
-    if (strcmp(type, "cpu") != 0) {
-        fprintf(stderr, "sslat validate: only -c cpu can run whole networks in this build\n");
-        return CLI_UNAVAILABLE;
+    bool cuda = strcmp(type, "cuda") == 0;
+    if (!cuda && strcmp(type, "cpu") != 0) {
+        fprintf(stderr, "sslat validate: -c is cpu or cuda (the timed calculators), got '%s'\n", type);
+        return CLI_BAD_INPUT;
     }
     cli_space_args space_args = {argv[optind], {0, 0, 0}};
     sslat_space *space = NULL;
@@ -89,11 +100,18 @@ int cmd_validate(int argc, char **argv)
         if (!threads_given && table_threads && cli_parse_int(table_threads, "table threads", 0, 4096, &value))
             o.threads = value;
         if (table_seed) o.seed = strtoull(table_seed, NULL, 10);
+        const char *table_dtype = sslat_container_metadata(table, "dtype");
+        const char *table_layout = sslat_container_metadata(table, "layout");
+        const char *table_cache = sslat_container_metadata(table, "calculator.cache");
+        if (cuda && !dtype_given && table_dtype) sslat_dtype_parse(table_dtype, &o.dtype);
+        if (cuda && !layout_given && table_layout) sslat_layout_parse(table_layout, &o.layout);
+        if (cuda && table_cache && !strncmp(table_cache, "cold", 4)) o.cold = true;
     }
     sslat_validation v = {0, NULL, {0, 0, 0, 0, 0}};
     if (code == CLI_OK) {
         sslat_error err;
-        sslat_status status = host_validate(space, table, &o, k, (uint64_t)seed, &v, &err);
+        sslat_status status = cuda ? cuda_validate(space, table, &o, k, (uint64_t)seed, &v, &err)
+                                   : host_validate(space, table, &o, k, (uint64_t)seed, &v, &err);
         if (status != SSLAT_OK) {
             fprintf(stderr, "sslat validate: %s\n", err.message);
             code = cli_exit_code(status);

@@ -167,3 +167,31 @@ void cli_print_json(json_t *root)
     free(text);
     json_decref(root);
 }
+
+bool cli_device_option(int opt, const char *value, sslat_calc_options *options, int *exit_code)
+{
+    *exit_code = CLI_OK;
+    switch (opt) {
+    case CLI_OPT_DEVICE:
+        if (!sslat_device_parse(value, &options->device)) {
+            fprintf(stderr, "sslat: --device is a GPU index ('0' or 'cuda:1'), got '%s'\n", value);
+            *exit_code = CLI_BAD_INPUT;
+        }
+        return true;
+    case CLI_OPT_DTYPE:
+        if (!sslat_dtype_parse(value, &options->dtype)) {
+            fprintf(stderr, "sslat: --dtype is fp32, tf32, fp16 or bf16, got '%s'\n", value);
+            *exit_code = CLI_BAD_INPUT;
+        }
+        return true;
+    case CLI_OPT_LAYOUT:
+        if (!sslat_layout_parse(value, &options->layout)) {
+            fprintf(stderr, "sslat: --layout is nchw or nhwc, got '%s'\n", value);
+            *exit_code = CLI_BAD_INPUT;
+        }
+        return true;
+    case CLI_OPT_COLD: options->cold = true; return true;
+    case CLI_OPT_PROFILE: options->profile = true; return true;
+    default: return false;
+    }
+}

@@ -77,20 +77,22 @@ int cli_mpi_finish(const sslat_container *part, int code, const char *message, c
             char ranks[16];
             snprintf(ranks, sizeof ranks, "%d", size);
             if (status == SSLAT_OK) status = sslat_container_set_metadata(whole, "mpi.ranks", ranks, &err);
-            /* every rank's machine, as the table's metadata */
-            for (int r = 0; status == SSLAT_OK && r < size; r++) {
-                const char *cpu = sslat_container_metadata(parts[r], "host.cpu");
-                char key[32];
-                snprintf(key, sizeof key, "mpi.rank%d.host.cpu", r);
-                if (cpu) status = sslat_container_set_metadata(whole, key, cpu, &err);
-            }
+            /* every rank's machine (its CPU, its GPU: rank r on local rank % GPUs), as the table's metadata */
+            static const char *const PER_RANK[] = {"host.cpu", "device.name", "device.index"};
+            for (int r = 0; status == SSLAT_OK && r < size; r++)
+                for (size_t k = 0; status == SSLAT_OK && k < sizeof PER_RANK / sizeof PER_RANK[0]; k++) {
+                    const char *value = sslat_container_metadata(parts[r], PER_RANK[k]);
+                    char key[48];
+                    snprintf(key, sizeof key, "mpi.rank%d.%s", r, PER_RANK[k]);
+                    if (value) status = sslat_container_set_metadata(whole, key, value, &err);
+                }
             if (status == SSLAT_OK && output) status = sslat_container_save_to_file(whole, output, &err);
             if (status != SSLAT_OK) {
                 fprintf(stderr, "sslat measure: %s\n", err.message);
                 final = cli_exit_code(status);
             } else {
                 if (sslat_container_metadata(whole, "merged.warning"))
-                    fprintf(stderr, "sslat measure: warning: the ranks ran on different CPUs\n");
+                    fprintf(stderr, "sslat measure: warning: %s\n", sslat_container_metadata(whole, "merged.warning"));
                 fprintf(stderr, "sslat measure: wrote %s, gathered from %d ranks\n", output ? output : "(nothing)", size);
             }
         }

@@ -119,9 +119,4 @@ sslat_status cuda_measure_program(cuda_program *program, int32_t batch, const ss
                                   const char *label, uint32_t category, int64_t payload, sslat_entry *entry,
                                   sslat_error *err);
 
-/* Whole architectures on the GPU, each as one CUDA graph (sslat validate -c cuda). */
-sslat_status cuda_validate(const sslat_space *space, const sslat_container *table,
-                           const sslat_calc_options *options, int k, uint64_t seed,
-                           sslat_validation *out, sslat_error *err);
-
 #endif

@@ -150,7 +150,7 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     PAIR("calculator.adaptive", o->target_noise > 0 ? "noise %g, cap %g s" : "off", o->target_noise, o->max_seconds);
     PAIR("calculator.seed", "%llu", (unsigned long long)o->seed);
     PAIR("calculator.timing", "CUDA graph replays between CUDA events, median per sample, spin-wait");
-    PAIR("calculator.noisy_units", "%d of %d units had a coefficient of variation above 2.5%% (worst %.1f%%)",
+    PAIR("cuda.noisy_units", "%d of %d units had a coefficient of variation above 2.5%% (worst %.1f%%)",
          s->noisy_units, s->units, 100 * s->worst_noise);
 #undef PAIR
     if (s->noisy_units > 0)

@@ -15,9 +15,6 @@ const sslat_calculator sslat_cuda_calculator = {
     cuda_not_built, NULL, NULL, NULL, NULL, NULL, NULL, -1, SSLAT_DTYPES_ALL};
 
 sslat_status cuda_validate(const sslat_space *space, const sslat_container *table, const sslat_calc_options *options,
-                           int k, uint64_t seed, sslat_validation *out, sslat_error *err);
-
-sslat_status cuda_validate(const sslat_space *space, const sslat_container *table, const sslat_calc_options *options,
                            int k, uint64_t seed, sslat_validation *out, sslat_error *err)
 {
     (void)space, (void)table, (void)options, (void)k, (void)seed;

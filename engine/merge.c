@@ -14,7 +14,7 @@ int sslat_container_shard(const sslat_container *c, int32_t *index, int32_t *cou
     return 1;
 }
 
-/* Every calculator.* option and the latency type must agree. */
+/* Every calculator.* option, the dtype, the layout and the latency type must agree. */
 static sslat_status same_run(const sslat_container *a, const sslat_container *b, size_t k,
                              sslat_error *err)
 {
@@ -32,7 +32,7 @@ static sslat_status same_run(const sslat_container *a, const sslat_container *b,
     for (int side = 0; side < 2; side++)
         for (int32_t i = 0; i < both[side].x->n_meta; i++) {
             const char *key = both[side].x->meta[i].key;
-            if (strncmp(key, "calculator.", 11) != 0) continue;
+            if (strncmp(key, "calculator.", 11) != 0 && strcmp(key, "dtype") != 0 && strcmp(key, "layout") != 0) continue;
             const char *other = sslat_container_metadata(both[side].y, key);
             if (!other || strcmp(other, both[side].x->meta[i].value) != 0)
                 return sslat_fail(err, SSLAT_ERR_SPACE, "part %zu was measured with other options: %s is '%s' in one part and '%s' in the other",
@@ -117,8 +117,13 @@ sslat_status sslat_container_merge(const sslat_container *const *parts, size_t n
     /* record every machine that measured a part when they differ */
     for (size_t k = 1; status == SSLAT_OK && k < n; k++) {
         const char *a = sslat_container_metadata(parts[0], "host.cpu"), *b = sslat_container_metadata(parts[k], "host.cpu");
+        const char *ga = sslat_container_metadata(parts[0], "device.name"), *gb = sslat_container_metadata(parts[k], "device.name");
         if (a && b && strcmp(a, b) != 0) {
             status = sslat_container_set_metadata(whole, "merged.warning", "parts were measured on different CPUs", error);
+            break;
+        }
+        if (ga && gb && strcmp(ga, gb) != 0) {
+            status = sslat_container_set_metadata(whole, "merged.warning", "parts were measured on different GPUs", error);
             break;
         }
     }

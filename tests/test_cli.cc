@@ -399,7 +399,47 @@ TEST_F(Cli, CalculatorsListsAllSix)
     EXPECT_EQ(r.code, 0);
     for (const char *name : {"mac ", "mac_thop", "mac_fvcore", "mac_pthflops", "cpu ", "cuda "})
         EXPECT_NE(r.out.find(name), std::string::npos) << name;
-    EXPECT_NE(r.out.find("not implemented in this build yet"), std::string::npos);
+    // the cuda line says why it cannot run here: no device, or no CUDA in the build
+    size_t cuda = r.out.find("\ncuda ");
+    ASSERT_NE(cuda, std::string::npos);
+    std::string line = r.out.substr(cuda + 1, r.out.find('\n', cuda + 1) - cuda - 1);
+    if (line.find("available") == std::string::npos || line.find(" no ") != std::string::npos) {
+        EXPECT_TRUE(line.find("no CUDA device") != std::string::npos || line.find("has no CUDA") != std::string::npos ||
+                    line.find("cannot be loaded") != std::string::npos)
+            << line;
+    }
+}
+
+TEST_F(Cli, CudaWithoutADeviceIsAClearErrorAndWritesNothing)
+{
+    Result calculators = run("calculators");
+    if (calculators.out.find("\ncuda          timed     ms    available") != std::string::npos)
+        GTEST_SKIP() << "a CUDA device is present";
+    std::string out = dir + "/cuda.sslat";
+    Result r = run("measure -c cuda " + std::string(SSLAT_EXAMPLES_DIR) + "/proxylessnas.json -o " + out);
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_NE(r.err.find("calculator 'cuda' cannot run"), std::string::npos) << r.err;
+    EXPECT_NE(std::system(("test -e " + out).c_str()), 0) << "no table from a failed run";
+    // validate -c cuda on a cuda-typed table of the space: the same reason, exit 3
+    std::string space = std::string(SSLAT_EXAMPLES_DIR) + "/proxylessnas.json";
+    ASSERT_EQ(run("measure -c mac " + space + " --json " + dir + "/mac.json").code, 0);
+    std::string text = read_all(dir + "/mac.json");
+    for (auto [from, to] : {std::pair<std::string, std::string>{"\"mac\"", "\"cuda\""}, {"\"MMAC\"", "\"ms\""}})
+        for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+            text.replace(at, from.size(), to);
+    write("cuda.json", text);
+    ASSERT_EQ(run("import " + dir + "/cuda.json -o " + dir + "/typed.sslat").code, 0);
+    Result v = run("validate -c cuda " + space + " " + dir + "/typed.sslat -k 1");
+    EXPECT_EQ(v.code, 3) << v.err;
+    EXPECT_TRUE(v.err.find("no CUDA device") != std::string::npos || v.err.find("has no CUDA") != std::string::npos ||
+                v.err.find("cannot be loaded") != std::string::npos)
+        << v.err;
+    Result bad = run("measure -c cuda --dtype fp8 " + std::string(SSLAT_EXAMPLES_DIR) + "/proxylessnas.json");
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("--dtype is fp32, tf32, fp16 or bf16"), std::string::npos) << bad.err;
+    Result device = run("measure -c cuda --device gpu0 " + std::string(SSLAT_EXAMPLES_DIR) + "/proxylessnas.json");
+    EXPECT_EQ(device.code, 2);
+    EXPECT_NE(device.err.find("--device is a GPU index"), std::string::npos) << device.err;
 }
 
 }  // namespace
