@@ -74,6 +74,7 @@ const char *cuda_api_load(void)
         return why;                                                                            \
     }
     CUDA_CUBLAS_FUNCTIONS(CUDA_API_LOAD)
+    CUDA_API_LOAD(cublasGemmEx)
 #undef CUDA_API_LOAD
     load_nvml();
     state = 1;

@@ -50,8 +50,7 @@
     X(cublasSetStream_v2)        \
     X(cublasSetWorkspace_v2)     \
     X(cublasGetVersion_v2)       \
-    X(cublasGetStatusString)     \
-    X(cublasGemmEx)
+    X(cublasGetStatusString)
 
 /* NVML: declared here (no nvml.h in the toolkit), loaded from the driver. */
 typedef struct nvml_device_opaque *nvml_device;
@@ -69,6 +68,11 @@ typedef struct cuda_api_table {
     CUDA_CUDNN_FUNCTIONS(CUDA_API_POINTER)
     CUDA_CUBLAS_FUNCTIONS(CUDA_API_POINTER)
 #undef CUDA_API_POINTER
+    /* spelled out: C++ sees overloads of cublasGemmEx, so no __typeof__ */
+    cublasStatus_t (*cublasGemmEx)(cublasHandle_t handle, cublasOperation_t a_op, cublasOperation_t b_op, int m,
+                                   int n, int k, const void *alpha, const void *a, cudaDataType a_type, int lda,
+                                   const void *b, cudaDataType b_type, int ldb, const void *beta, void *c,
+                                   cudaDataType c_type, int ldc, cublasComputeType_t compute, cublasGemmAlgo_t algo);
     cuda_nvml_table nvml; /* all NULL when NVML is not there */
     char cudnn_path[64], cublas_path[64];
 } cuda_api_table;

@@ -172,6 +172,19 @@ static sslat_status linear_params(cuda_program *p, cuda_step_state *st, const cu
     float *w = malloc(count * sizeof *w + 1);
     if (!w) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for %zu weights", count);
     sslat_fill_parameter(w, count, p->seed, s->main_node, SSLAT_ROLE_WEIGHTS, (int64_t)fan_in);
+    size_t hw = (size_t)in.h * (size_t)in.w;
+    if (p->nhwc && hw > 1) { /* the input is flattened in NHWC order: permute the columns to match */
+        float *t = malloc(count * sizeof *t + 1);
+        if (!t) {
+            free(w);
+            return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+        }
+        for (size_t o = 0; o < (size_t)l->out_features; o++)
+            for (size_t c = 0; c < (size_t)in.c; c++)
+                for (size_t q = 0; q < hw; q++) t[o * fan_in + q * (size_t)in.c + c] = w[o * fan_in + c * hw + q];
+        free(w);
+        w = t;
+    }
     size_t bytes = 0;
     st->params[0] = add_param(p, convert(w, count, p->elem, &bytes), bytes);
     free(w);
@@ -537,6 +550,10 @@ sslat_status cuda_program_read_output(cuda_program *p, float *out, sslat_error *
 void cuda_program_describe(const cuda_program *p, char *buffer, size_t capacity)
 {
     size_t used = cuda_plan_describe(&p->plan, buffer, capacity);
+    if (used < capacity) {
+        int n = snprintf(buffer + used, capacity - used, " | copies %d", p->copies);
+        if (n > 0) used += (size_t)n;
+    }
     for (int32_t k = 0; k < p->plan.count && used < capacity; k++) {
         const cuda_step_state *st = &p->states[k];
         if (p->plan.steps[k].kind != CUDA_STEP_CONV) continue;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "program.h"
+#include "parameters.h"
 
 typedef struct tensor {
     float *data;

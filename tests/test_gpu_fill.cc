@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "fill.h"
+#include "../kernels/fill.h"
 #include "../engine/fill.h"
 
 namespace {

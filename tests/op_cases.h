@@ -1,0 +1,55 @@
+// Every primitive and the composite layers, on small shapes: the cases both
+// timed backends are checked on against tests/reference_ops.c.
+#pragma once
+
+namespace {
+
+struct OpCase {
+    const char *layers;
+    const char *input;
+};
+
+const OpCase CASES[] = {
+    {"\"conv_k3_c16\"", "[8, 10, 10]"},
+    {"\"conv_k3_s2_c16_bias\"", "[8, 11, 11]"},
+    {"\"conv_k5_c8_d2\"", "[8, 12, 12]"},
+    {"\"conv_k3_c16_g4\"", "[8, 9, 9]"},
+    {"\"conv_k3_c8_g8\"", "[8, 9, 9]"},
+    {"\"conv_k1_c24\"", "[8, 7, 7]"},
+    {"\"conv_k3_p0_c8\"", "[3, 9, 9]"},
+    {"\"cn_k3_c16_nre\"", "[8, 8, 8]"},
+    {"\"cn_k3_s2_c16_nr6\"", "[8, 9, 9]"},
+    {"\"cn_k1_c16_nhs\"", "[8, 6, 6]"},
+    {"\"cn_k3_c16_nsw\"", "[8, 6, 6]"},
+    {"\"bn\"", "[8, 5, 5]"},
+    {"\"relu\"", "[8, 5, 5]"},
+    {"\"relu6\"", "[8, 5, 5]"},
+    {"\"hswish\"", "[8, 5, 5]"},
+    {"\"hsigmoid\"", "[8, 5, 5]"},
+    {"\"sigmoid\"", "[8, 5, 5]"},
+    {"\"silu\"", "[8, 5, 5]"},
+    {"\"gelu\"", "[8, 5, 5]"},
+    {"\"tanh\"", "[8, 5, 5]"},
+    {"\"maxpool_k3_s2\"", "[8, 9, 9]"},
+    {"\"avgpool_k2_s2\"", "[8, 8, 8]"},
+    {"\"avgpool_k3_s2_p1\"", "[8, 9, 9]"},
+    {"\"gap\"", "[8, 7, 7]"},
+    {"\"gap\", \"fc10\"", "[8, 7, 7]"},
+    {"\"fc10\"", "[8, 3, 3]"},
+    {"\"fc12\", \"relu\", \"fc5\"", "[8, 2, 2]"},
+    {"\"shuffle_g2\"", "[8, 4, 4]"},
+    {"\"shuffle_g4\"", "[8, 4, 4]"},
+    {"\"ds_k3\"", "[16, 8, 8]"},
+    {"\"ir_k3_e2_c16\"", "[16, 8, 8]"},
+    {"\"ir_k5_s2_e3_c24\"", "[16, 9, 9]"},
+    {"\"ir_k3_e2_se0.25_nhs\"", "[16, 6, 6]"},
+    {"\"ir_k3_e2_se0.25\"", "[16, 6, 6]"},
+    {"\"ir_k3_e1_g2_c16\"", "[16, 6, 6]"},
+    {"\"er_k3_e2\"", "[16, 6, 6]"},
+    {"\"basic_c16\"", "[16, 6, 6]"},
+    {"\"basic_s2_c32\"", "[16, 7, 7]"},
+    {"\"bottleneck_c32\"", "[16, 6, 6]"},
+    {"\"cn_k7_s2_c16_nre\", \"maxpool_k3_s2\"", "[3, 16, 16]"},
+};
+
+}  // namespace
