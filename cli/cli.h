@@ -97,6 +97,9 @@ void cli_print_json(json_t *root);
 /* Write text to path atomically, or to stdout when path is "-"; returns an exit code. */
 int cli_write_text(const char *path, const char *text, const char *verb);
 
+/* The expanded IR of a space as JSON on stdout (sslat show --ir). */
+void cli_print_ir_json(const sslat_space *space);
+
 int cmd_show(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_arch(int argc, char **argv);

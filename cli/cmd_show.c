@@ -182,19 +182,23 @@ static void show_usage(void)
            "                     mac_fvcore, mac_pthflops\n"
            "  --ignore LIST      op kinds or activations left out of the MACs (batchnorm,act)\n"
            "  --ops              list the primitive operations of every candidate\n"
+           "  --ir               print the expanded IR as JSON (layers, candidates, nodes with\n"
+           "                     parameters, shapes and canonical hashes) for other tools\n"
            "  -h, --help         this help\n");
 }
 
 int cmd_show(int argc, char **argv)
 {
-    enum { OPT_IGNORE = 2001, OPT_OPS };
+    enum { OPT_IGNORE = 2001, OPT_OPS, OPT_IR };
     static const struct option LONG[] = {
         {"calculator", required_argument, NULL, 'c'}, {"ignore", required_argument, NULL, OPT_IGNORE},
         {"ops", no_argument, NULL, OPT_OPS},           {"help", no_argument, NULL, 'h'},
+        {"ir", no_argument, NULL, OPT_IR},
         CLI_SPACE_LONG_OPTIONS,                        {NULL, 0, NULL, 0}};
     cli_space_args args = {0};
     show_options o = {SSLAT_MAC_PLAIN, {0, 0}, false};
     int opt, code = CLI_OK;
+    bool ir = false;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "c:h", LONG, NULL)) != -1) {
         if (cli_space_option(opt, optarg, &args, &code)) {
@@ -221,6 +225,7 @@ int cmd_show(int argc, char **argv)
             break;
         }
         case OPT_OPS: o.ops = true; break;
+        case OPT_IR: ir = true; break;
         case 'h': show_usage(); return CLI_OK;
         default: return CLI_BAD_INPUT;
         }
@@ -233,7 +238,8 @@ int cmd_show(int argc, char **argv)
     sslat_space *space = NULL;
     code = cli_load_space(&args, &space);
     if (code != CLI_OK) return code;
-    print_space(space, args.path ? args.path : "built-in default", &o);
+    if (ir) cli_print_ir_json(space);
+    else print_space(space, args.path ? args.path : "built-in default", &o);
     sslat_space_free(space);
     return CLI_OK;
 }

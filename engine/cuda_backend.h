@@ -94,6 +94,7 @@ typedef struct cuda_program {
     int32_t copies;
     void **values; /* [copies][n_values] device pointers */
     void **param_buffers; /* [copies][n_params] */
+    void **slabs;         /* [copies]: one allocation per copy holding its values and parameters */
     size_t copy_bytes;    /* device bytes of one copy */
     bool algorithms_chosen;
 } cuda_program;

@@ -330,9 +330,8 @@ void cuda_program_release(cuda_program *p)
         if (st->act) CUDNN(cudnnDestroyActivationDescriptor)(st->act);
         if (st->pool) CUDNN(cudnnDestroyPoolingDescriptor)(st->pool);
     }
-    for (size_t i = 0; p->values && i < (size_t)p->copies * (size_t)p->n_values; i++)
-        if (p->value_alias[i % (size_t)p->n_values] == (int32_t)(i % (size_t)p->n_values)) cudaFree(p->values[i]);
-    for (size_t i = 0; p->param_buffers && i < (size_t)p->copies * (size_t)p->n_params; i++) cudaFree(p->param_buffers[i]);
+    for (int32_t copy = 0; p->slabs && copy < p->copies; copy++) cudaFree(p->slabs[copy]);
+    free(p->slabs);
     for (int32_t i = 0; i < p->n_params; i++) free(p->params[i].host);
     free(p->params);
     free(p->values);
@@ -344,6 +343,10 @@ void cuda_program_release(cuda_program *p)
     memset(p, 0, sizeof *p);
 }
 
+static size_t aligned(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
+
+/* Each copy is one slab: its values, then its parameters, 256-byte aligned.
+ * Copy 0's parameters come from the host; later copies are device copies of them. */
 sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error *err)
 {
     if (copies <= p->copies) return SSLAT_OK;
@@ -353,29 +356,42 @@ sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error 
     void **params = realloc(p->param_buffers, (size_t)copies * (size_t)p->n_params * sizeof *params + 1);
     if (!params) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     p->param_buffers = params;
-    p->copy_bytes = 0;
-    for (int32_t v = 0; v < p->n_values; v++) p->copy_bytes += p->value_bytes[v];
-    for (int32_t i = 0; i < p->n_params; i++) p->copy_bytes += p->params[i].bytes;
+    void **slabs = realloc(p->slabs, (size_t)copies * sizeof *slabs);
+    if (!slabs) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    p->slabs = slabs;
+    size_t value_part = 0, param_part = 0;
+    for (int32_t v = 0; v < p->n_values; v++) value_part += aligned(p->value_bytes[v]);
+    for (int32_t i = 0; i < p->n_params; i++) param_part += aligned(p->params[i].bytes);
+    p->copy_bytes = value_part + param_part;
+    cudaStream_t stream = p->session->stream;
     for (int32_t copy = p->copies; copy < copies; copy++) {
         void **row = p->values + (size_t)copy * (size_t)p->n_values, **prow = p->param_buffers + (size_t)copy * (size_t)p->n_params;
-        memset(row, 0, (size_t)p->n_values * sizeof *row);
-        memset(prow, 0, (size_t)p->n_params * sizeof *prow);
+        p->slabs[copy] = NULL;
         p->copies = copy + 1; /* release frees what is allocated so far */
-        for (int32_t v = 0; v < p->n_values; v++)
-            if (p->value_bytes[v]) CUDA_CHECK(err, runtime, cudaMalloc(&row[v], p->value_bytes[v]));
+        CUDA_CHECK(err, runtime, cudaMalloc(&p->slabs[copy], p->copy_bytes + 1));
+        uint8_t *at = p->slabs[copy];
+        for (int32_t v = 0; v < p->n_values; v++) {
+            row[v] = p->value_bytes[v] ? at : NULL;
+            at += aligned(p->value_bytes[v]);
+        }
         for (int32_t v = 0; v < p->n_values; v++)
             if (p->value_alias[v] != v) row[v] = row[p->value_alias[v]];
+        uint8_t *first_params = at;
         for (int32_t i = 0; i < p->n_params; i++) {
-            CUDA_CHECK(err, runtime, cudaMalloc(&prow[i], p->params[i].bytes));
-            CUDA_CHECK(err, runtime, cudaMemcpyAsync(prow[i], p->params[i].host, p->params[i].bytes,
-                                                     cudaMemcpyHostToDevice, p->session->stream));
+            prow[i] = at;
+            if (copy == 0)
+                CUDA_CHECK(err, runtime, cudaMemcpyAsync(at, p->params[i].host, p->params[i].bytes, cudaMemcpyHostToDevice, stream));
+            at += aligned(p->params[i].bytes);
         }
+        if (copy > 0 && param_part)
+            CUDA_CHECK(err, runtime, cudaMemcpyAsync(first_params, p->param_buffers[0], param_part, cudaMemcpyDeviceToDevice,
+                                                     stream));
         /* the input: node -1, role = the copy, in [-1, 1] (never zeros) */
         int code = sslat_cuda_fill(p->elem, row[0], (size_t)sslat_shape_elements(p->graph->input),
-                                   sslat_fill_stream(p->seed, -1, copy), -1.0f, 1.0f, p->session->stream);
+                                   sslat_fill_stream(p->seed, -1, copy), -1.0f, 1.0f, stream);
         CUDA_CHECK(err, runtime, (cudaError_t)code);
     }
-    CUDA_CHECK(err, runtime, cudaStreamSynchronize(p->session->stream));
+    CUDA_CHECK(err, runtime, cudaStreamSynchronize(stream));
     return SSLAT_OK;
 }
 

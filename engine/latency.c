@@ -72,6 +72,7 @@ sslat_status sslat_initialize_latency(const char *latency_type, sslat_space *spa
         calc.threads = options->threads;
         calc.mode = options->eager ? SSLAT_MODE_EAGER : SSLAT_MODE_FUSED;
         calc.target_noise = options->target_noise;
+        calc.cold = options->cold != 0;
         if (options->dtype && !sslat_dtype_parse(options->dtype, &calc.dtype))
             return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "unknown dtype '%s' (fp32, tf32, fp16, bf16)",
                               options->dtype);

@@ -248,6 +248,7 @@ typedef struct sslat_latency_options {
     const char *dtype;         /* timed: "fp32" (default), "tf32", "fp16", "bf16" */
     const char *layout;        /* timed: "nchw" or "nhwc" (default: nhwc for fp16/bf16) */
     const char *device;        /* cuda: "0", "cuda:1" (default: LOCAL_RANK & co. modulo the count, else 0) */
+    int32_t cold;              /* cuda: 1 = flush L2 before each sample (default: hot) */
 } sslat_latency_options;
 
 /* Compute a latency table of latency_type for the space and attach it to the

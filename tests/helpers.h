@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 extern "C" {
@@ -28,9 +29,12 @@ inline std::string space_json(const std::string &layers, const std::string &extr
     return "{\"sslat\": 1, \"input\": " + input + ", \"layers\": [" + layers + "]" + extra + "}";
 }
 
+// SSLAT_EXAMPLES_DIR in the environment wins: test binaries carried to another
+// machine (the GPU one) find the examples of the tree there.
 inline std::string example_path(const char *name)
 {
-    return std::string(SSLAT_EXAMPLES_DIR) + "/" + name;
+    const char *moved = std::getenv("SSLAT_EXAMPLES_DIR");
+    return std::string(moved ? moved : SSLAT_EXAMPLES_DIR) + "/" + name;
 }
 
 inline sslat_space *load_example(const char *name)

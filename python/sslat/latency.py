@@ -64,6 +64,7 @@ def _latency_options(kwargs):
     if mode not in (None, "fused", "eager"):
         raise ValueError("mode is 'fused' or 'eager', not %r" % (mode,))
     options.eager = 1 if (eager or mode == "eager") else 0
+    options.cold = 1 if kwargs.pop("cold", False) else 0
     if "device" in kwargs:
         device = kwargs.pop("device")
         keep.append(_native.encode(device if isinstance(device, (str, int)) else str(device)))
@@ -88,7 +89,7 @@ def initialize_latency(latency_type, search_space, inputs=None, keyword_inputs=N
     space and return a copy. inputs (a shape or a tensor) overrides the space's
     input batch and resolution (the channel count must match). kwargs:
     warmup_iterations, run_iterations, threads, mode ('fused'/'eager') or eager,
-    target_noise, max_seconds, seed, dtype, layout, device, ignore / ignore_modules."""
+    target_noise, max_seconds, seed, dtype, layout, device, cold, ignore / ignore_modules."""
     if not isinstance(search_space, SearchSpace):
         search_space = SearchSpace(search_space)
     if keyword_inputs:

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Figures of bench/gpu_check.sh from its files (standard library only).
+
+    gpu_compare.py spread A.csv B.csv          two runs' entries >= 20 us: spread
+    gpu_compare.py torch OURS.csv TORCH.csv    per-op ratio ours / PyTorch
+    gpu_compare.py validation V.json           MAPE, within 5 % / 10 %, tau
+
+OURS / A / B are `sslat export --csv` files; each prints one line of key=value.
+"""
+import csv
+import json
+import statistics
+import sys
+
+
+def entries(path):
+    with open(path) as file:
+        return {(row["block_name"], row["label"]): float(row["value"]) for row in csv.DictReader(file)}
+
+
+def spread(a_path, b_path, floor_ms=0.020):
+    a, b = entries(a_path), entries(b_path)
+    diffs = [abs(a[k] - b[k]) / ((a[k] + b[k]) / 2) for k in a if k in b and min(a[k], b[k]) >= floor_ms]
+    if not diffs:
+        return "entries=0"
+    diffs.sort()
+    within = sum(d <= 0.01 for d in diffs) / len(diffs)
+    return "entries=%d median_spread=%.2f%% p90_spread=%.2f%% within_1%%=%.0f%%" % (
+        len(diffs), 100 * statistics.median(diffs), 100 * diffs[int(0.9 * (len(diffs) - 1))], 100 * within)
+
+
+def torch_ratio(ours_path, torch_path):
+    ours = entries(ours_path)
+    with open(torch_path) as file:
+        theirs = {(row["layer"], row["label"]): float(row["torch_ms"]) for row in csv.DictReader(file)}
+    ratios = sorted(ours[k] / theirs[k] for k in ours if k in theirs and theirs[k] > 0 and ours[k] > 0)
+    if not ratios:
+        return "ops=0"
+    return "ops=%d median_ratio=%.3f p10=%.3f p90=%.3f faster_share=%.0f%%" % (
+        len(ratios), statistics.median(ratios), ratios[int(0.1 * (len(ratios) - 1))],
+        ratios[int(0.9 * (len(ratios) - 1))], 100 * sum(r <= 1 for r in ratios) / len(ratios))
+
+
+def validation(path):
+    with open(path) as file:
+        v = json.load(file)
+    return "archs=%d mape=%.2f%% within_5%%=%.0f%% within_10%%=%.0f%% bias=%+.2f%% tau=%.3f" % (
+        len(v["architectures"]), 100 * v["mape"], 100 * v["within_5"], 100 * v["within_10"], 100 * v["bias"],
+        v["kendall_tau"])
+
+
+if __name__ == "__main__":
+    verb, files = sys.argv[1], sys.argv[2:]
+    print({"spread": spread, "torch": torch_ratio, "validation": validation}[verb](*files))

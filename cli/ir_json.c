@@ -1,0 +1,63 @@
+/* The expanded IR of a space as JSON (sslat show --ir): every layer, candidate
+ * and primitive node with its parameters and output shape, for other tools
+ * (bench/torch_ops.py builds the same ops in PyTorch from it). */
+#include <jansson.h>
+
+#include "cli.h"
+#include "graph.h"
+#include "hash.h"
+#include "space.h"
+
+static json_t *shape_json(sslat_shape s) { return json_pack("[i, i, i, i]", s.n, s.c, s.h, s.w); }
+
+static json_t *node_json(const sslat_node *node)
+{
+    json_t *j = json_pack("{s:s, s:[i, i], s:o, s:s}", "op", sslat_op_name(node->op), "input", node->input[0],
+                          node->input[1], "shape", shape_json(node->shape), "name", node->name);
+    switch (node->op) {
+    case SSLAT_OP_CONV2D: {
+        const sslat_conv_params *c = sslat_node_conv(node);
+        json_object_set_new(j, "conv", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:b}", "out_channels", c->out_channels,
+                                                  "kernel", c->kernel, "stride", c->stride, "padding", c->padding,
+                                                  "dilation", c->dilation, "groups", c->groups, "bias", c->bias));
+        break;
+    }
+    case SSLAT_OP_MAXPOOL:
+    case SSLAT_OP_AVGPOOL: {
+        const sslat_pool_params *p = sslat_node_pool(node);
+        json_object_set_new(j, "pool", json_pack("{s:i, s:i, s:i}", "kernel", p->kernel, "stride", p->stride, "padding",
+                                                  p->padding));
+        break;
+    }
+    case SSLAT_OP_ACT: json_object_set_new(j, "act", json_string(sslat_act_name(sslat_node_act(node)))); break;
+    case SSLAT_OP_LINEAR: {
+        const sslat_linear_params *l = sslat_node_linear(node);
+        json_object_set_new(j, "linear", json_pack("{s:i, s:b}", "out_features", l->out_features, "bias", l->bias));
+        break;
+    }
+    case SSLAT_OP_CHANNEL_SHUFFLE: json_object_set_new(j, "groups", json_integer(sslat_node_shuffle_groups(node))); break;
+    default: break;
+    }
+    return j;
+}
+
+void cli_print_ir_json(const sslat_space *space)
+{
+    json_t *layers = json_array();
+    for (int32_t i = 0; i < space->n_layers; i++) {
+        const sslat_layer *layer = &space->layers[i];
+        json_t *candidates = json_array();
+        for (int32_t c = 0; c < layer->n_candidates; c++) {
+            const sslat_graph *g = &layer->candidates[c].graph;
+            json_t *nodes = json_array();
+            for (int32_t k = 0; k < g->count; k++) json_array_append_new(nodes, node_json(&g->nodes[k]));
+            char hash[20];
+            snprintf(hash, sizeof hash, "%016llx", (unsigned long long)sslat_graph_hash(g));
+            json_array_append_new(candidates, json_pack("{s:s, s:s, s:o, s:o}", "label", layer->candidates[c].label, "hash",
+                                                        hash, "input", shape_json(g->input), "nodes", nodes));
+        }
+        json_array_append_new(layers, json_pack("{s:s, s:i, s:o}", "name", layer->name, "block", layer->block,
+                                                "candidates", candidates));
+    }
+    cli_print_json(json_pack("{s:s, s:o, s:o}", "name", space->name, "input", shape_json(space->input), "layers", layers));
+}
