@@ -389,7 +389,10 @@ TEST_F(Cli, ValidateRefusesAnotherKindOfTable)
     Result r = run("validate -c cpu " + example_path("proxylessnas.json") + " " + lat);
     EXPECT_NE(r.code, 0);
     EXPECT_NE(r.err.find("is a 'mac' table, not 'cpu'"), std::string::npos) << r.err;
-    EXPECT_EQ(run("validate -c cuda " + example_path("proxylessnas.json") + " " + lat).code, 3);
+    Result cuda = run("validate -c cuda " + example_path("proxylessnas.json") + " " + lat);
+    EXPECT_EQ(cuda.code, 2);
+    EXPECT_NE(cuda.err.find("is a 'mac' table, not 'cuda'"), std::string::npos) << cuda.err;
+    EXPECT_EQ(run("validate -c gpu " + example_path("proxylessnas.json") + " " + lat).code, 2);
     EXPECT_EQ(run("validate -c cpu " + example_path("proxylessnas.json")).code, 2);  // no table
 }
 
