@@ -446,3 +446,40 @@ TEST_F(Cli, CudaWithoutADeviceIsAClearErrorAndWritesNothing)
 }
 
 }  // namespace
+
+namespace {
+
+class CliReport : public Cli {};
+
+TEST_F(CliReport, WritesEverySectionAndRefusesBadInputs)
+{
+    std::string space = example_path("ofa_mobilenet_v3.json"), lat = dir + "/fv.sslat", mac = dir + "/mac.sslat";
+    ASSERT_EQ(run("measure -c mac_fvcore " + space + " -o " + lat).code, 0);
+    ASSERT_EQ(run("measure -c mac " + space + " -o " + mac).code, 0);
+    std::string validation = write("v.json", "{\"architectures\": [{\"label\": \"min\", \"predicted_ms\": 1.0, "
+                                             "\"measured_ms\": 1.1}, {\"label\": \"max\", \"predicted_ms\": 2.0, "
+                                             "\"measured_ms\": 1.9}, {\"predicted_ms\": 1.5, \"measured_ms\": 1.5}]}");
+    std::string page = dir + "/r.html";
+    Result r = run("report " + lat + " --space " + space + " --mac " + mac + " --validation " + validation +
+                   " --samples 2000 -o " + page);
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::string html = read_all(page);
+    for (const char *id : {"id=\"heatmap\"", "id=\"histogram\"", "id=\"mac-scatter\"", "id=\"validation-scatter\"",
+                           "34867844010000000000", "3 architectures. MAPE"})
+        EXPECT_NE(html.find(id), std::string::npos) << id;
+    size_t cells = 0;
+    for (size_t at = html.find("<g class=\"cell\">"); at != std::string::npos; at = html.find("<g class=\"cell\">", at + 1))
+        cells++;
+    EXPECT_EQ(cells, 190u);
+    EXPECT_EQ(html.find("<script"), std::string::npos);
+    std::string bad = write("bad.json", "{\"architectures\": [{\"predicted_ms\": 1, \"measured_ms\": 0}]}");
+    std::string other = dir + "/other.html";
+    Result b = run("report " + lat + " --validation " + bad + " -o " + other);
+    EXPECT_EQ(b.code, 2);
+    EXPECT_NE(b.err.find("architectures[0].measured_ms"), std::string::npos) << b.err;
+    EXPECT_EQ(run("report " + lat + " --arch 99 -o " + other).code, 2);
+    EXPECT_EQ(run("report " + lat).code, 2); // no -o
+    EXPECT_NE(std::system(("test -e " + other).c_str()), 0) << "nothing written on bad input";
+}
+
+} // namespace
