@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "order.h"
 #include "rng.h"
 #include "svg_plot.h"
 #include "validation.h"
@@ -166,12 +167,6 @@ static void write_heatmap(FILE *out, const report_input *in)
 
 /* ---- distribution of random architectures -------------------------------------------- */
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static sslat_status write_distribution(FILE *out, const report_input *in, double min, double median,
                                        double max, sslat_error *err)
 {
@@ -184,7 +179,7 @@ static sslat_status write_distribution(FILE *out, const report_input *in, double
         free(samples);
         return status;
     }
-    qsort(samples, n, sizeof *samples, compare_doubles);
+    qsort(samples, n, sizeof *samples, sslat_compare_doubles);
     double lo = min, hi = max;
     if (!(hi > lo)) hi = lo + fmax(fabs(lo) * 0.01, 1e-9);
     int counts[HISTOGRAM_BINS] = {0}, peak = 1;

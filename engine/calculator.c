@@ -244,13 +244,10 @@ static sslat_status measure_graphs(const sslat_calculator *calculator, void *ses
     for (size_t k = 0; k < n; k++) {
         sslat_status status = calculator->measure_graph(calculator, session, graphs[k], options, &entries[k], err);
         if (status != SSLAT_OK) {
-            for (int32_t i = 0; i < space->n_layers; i++)
-                for (int32_t c = 0; c < space->layers[i].n_candidates; c++)
-                    if (&space->layers[i].candidates[c].graph == graphs[k]) {
-                        sslat_error_prefix(err, "%s: layer '%s' candidate %d '%s': ", calculator->name,
-                                           space->layers[i].name, c, space->layers[i].candidates[c].label);
-                        return status;
-                    }
+            int32_t i, c;
+            if (sslat_space_find_graph(space, graphs[k], &i, &c))
+                sslat_error_prefix(err, "%s: layer '%s' candidate %d '%s': ", calculator->name, space->layers[i].name, c,
+                                   space->layers[i].candidates[c].label);
             return status;
         }
         if (progress) show_progress(calculator, k + 1, n, started);

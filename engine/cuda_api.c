@@ -1,6 +1,7 @@
 #include "cuda_api.h"
 
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +38,15 @@ static void load_nvml(void)
         cuda_api.nvml = t;
 }
 
+/* One symbol into its table slot; false, with why, when the library lacks it. */
+static bool load_symbol(void *library, const char *path, const char *name, const char *hint, void **slot,
+                        char *why, size_t size)
+{
+    *slot = dlsym(library, name);
+    if (!*slot) snprintf(why, size, "%s has no %s%s", path, name, hint);
+    return *slot != NULL;
+}
+
 const char *cuda_api_load(void)
 {
     static int state; /* 0 = not tried, 1 = loaded, -1 = failed */
@@ -57,22 +67,16 @@ const char *cuda_api_load(void)
         state = -1;
         return why;
     }
-#define CUDA_API_LOAD(name)                                                                    \
-    *(void **)&cuda_api.name = dlsym(cudnn, #name);                                            \
-    if (!cuda_api.name) {                                                                      \
-        snprintf(why, sizeof why, "%s has no %s (cuDNN 9 with its legacy API is needed)", cuda_api.cudnn_path, #name); \
-        state = -1;                                                                            \
-        return why;                                                                            \
+    /* every function of both tables, each from its library; the hint says what is needed */
+    void *library = cudnn;
+    const char *path = cuda_api.cudnn_path, *hint = " (cuDNN 9 with its legacy API is needed)";
+#define CUDA_API_LOAD(name)                                                                 \
+    if (!load_symbol(library, path, #name, hint, (void **)&cuda_api.name, why, sizeof why)) { \
+        state = -1;                                                                         \
+        return why;                                                                         \
     }
     CUDA_CUDNN_FUNCTIONS(CUDA_API_LOAD)
-#undef CUDA_API_LOAD
-#define CUDA_API_LOAD(name)                                                                    \
-    *(void **)&cuda_api.name = dlsym(cublas, #name);                                           \
-    if (!cuda_api.name) {                                                                      \
-        snprintf(why, sizeof why, "%s has no %s", cuda_api.cublas_path, #name);               \
-        state = -1;                                                                            \
-        return why;                                                                            \
-    }
+    library = cublas, path = cuda_api.cublas_path, hint = "";
     CUDA_CUBLAS_FUNCTIONS(CUDA_API_LOAD)
     CUDA_API_LOAD(cublasGemmEx)
 #undef CUDA_API_LOAD

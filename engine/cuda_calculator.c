@@ -50,16 +50,12 @@ static void unit_label(const sslat_calc_options *o, const sslat_graph *graph, ch
     snprintf(label, capacity, "subgraph");
     *category = CUDA_NVTX_BLOCK;
     *payload = -1;
-    for (int32_t i = 0; o->space && i < o->space->n_layers; i++) {
-        const sslat_layer *layer = &o->space->layers[i];
-        for (int32_t c = 0; c < layer->n_candidates; c++)
-            if (&layer->candidates[c].graph == graph) {
-                snprintf(label, capacity, "%s/%s", layer->name, layer->candidates[c].label);
-                *category = layer->block < 0 ? CUDA_NVTX_CONSTANT : CUDA_NVTX_BLOCK;
-                *payload = c;
-                return;
-            }
-    }
+    int32_t i, c;
+    if (!sslat_space_find_graph(o->space, graph, &i, &c)) return;
+    const sslat_layer *layer = &o->space->layers[i];
+    snprintf(label, capacity, "%s/%s", layer->name, layer->candidates[c].label);
+    *category = layer->block < 0 ? CUDA_NVTX_CONSTANT : CUDA_NVTX_BLOCK;
+    *payload = c;
 }
 
 static sslat_status remember(cuda_session *s, const char *label, const cuda_program *p, sslat_error *err)

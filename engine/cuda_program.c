@@ -92,6 +92,13 @@ static sslat_status tensor_desc(cudnnTensorDescriptor_t *d, const cuda_program *
     return SSLAT_OK;
 }
 
+/* The descriptors of a step's input and output. */
+static sslat_status io_descs(cuda_step_state *st, const cuda_program *p, sslat_shape in, sslat_shape out, sslat_error *err)
+{
+    sslat_status status = tensor_desc(&st->x, p, in, err);
+    return status == SSLAT_OK ? tensor_desc(&st->y, p, out, err) : status;
+}
+
 /* ---- parameters (the same seeded values as the cpu backend) ------------------------ */
 
 /* Conv weights (BN folded when the step has one) in the layout cuDNN reads:
@@ -221,8 +228,7 @@ static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
     switch (s->kind) {
     case CUDA_STEP_CONV: {
         const sslat_conv_params *c = sslat_node_conv(node);
-        status = tensor_desc(&st->x, p, in, err);
-        if (status == SSLAT_OK) status = tensor_desc(&st->y, p, out, err);
+        status = io_descs(st, p, in, out, err);
         if (status != SSLAT_OK) return status;
         CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateFilterDescriptor)(&st->w));
         CUDA_CHECK(err, cudnn, CUDNN(cudnnSetFilter4dDescriptor)(st->w, cudnn_type(p->dtype),
@@ -247,22 +253,19 @@ static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
         return status;
     }
     case CUDA_STEP_BATCHNORM:
-        status = tensor_desc(&st->x, p, in, err);
-        if (status == SSLAT_OK) status = tensor_desc(&st->y, p, out, err);
+        status = io_descs(st, p, in, out, err);
         if (status != SSLAT_OK) return status;
         CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateTensorDescriptor)(&st->bn));
         CUDA_CHECK(err, cudnn, CUDNN(cudnnSetTensor4dDescriptor)(st->bn, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, out.c, 1, 1));
         return bn_params(p, st, s, err);
     case CUDA_STEP_ACT:
         if (s->call != CUDA_CALL_CUDNN_ACT) return SSLAT_OK;
-        status = tensor_desc(&st->x, p, in, err);
-        if (status == SSLAT_OK) status = tensor_desc(&st->y, p, out, err);
+        status = io_descs(st, p, in, out, err);
         if (status == SSLAT_OK) status = act_desc(&st->act, s->act, err);
         return status;
     case CUDA_STEP_POOL: {
         const sslat_pool_params *pool = sslat_node_pool(node);
-        status = tensor_desc(&st->x, p, in, err);
-        if (status == SSLAT_OK) status = tensor_desc(&st->y, p, out, err);
+        status = io_descs(st, p, in, out, err);
         if (status != SSLAT_OK) return status;
         CUDA_CHECK(err, cudnn, CUDNN(cudnnCreatePoolingDescriptor)(&st->pool));
         CUDA_CHECK(err, cudnn, CUDNN(cudnnSetPooling2dDescriptor)(
@@ -434,11 +437,6 @@ sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
     return SSLAT_OK;
 }
 
-static sslat_status launched(int code, const char *what, sslat_error *err)
-{
-    return cuda_check_runtime((cudaError_t)code, what, __FILE__, __LINE__, err);
-}
-
 sslat_status cuda_program_enqueue(cuda_program *p, int32_t copy, sslat_error *err)
 {
     cuda_session *s = p->session;
@@ -451,7 +449,6 @@ sslat_status cuda_program_enqueue(cuda_program *p, int32_t copy, sslat_error *er
         sslat_shape out = p->graph->nodes[step->node].shape;
         int hw = out.h * out.w;
         size_t count = (size_t)sslat_shape_elements(out);
-        sslat_status status = SSLAT_OK;
         switch (step->kind) {
         case CUDA_STEP_CONV:
             if (step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT) {
@@ -467,9 +464,8 @@ sslat_status cuda_program_enqueue(cuda_program *p, int32_t copy, sslat_error *er
                                                                        s->workspace, st->workspace, &zero, st->y, y));
                 if (step->epilogue) {
                     const void *residual = step->residual != SSLAT_NO_INPUT ? buffer_of(p, copy, value_of(step->residual)) : NULL;
-                    status = launched(sslat_cuda_epilogue(p->elem, p->nhwc, y, param_of(p, copy, st->params[1]), residual,
-                                                          step->act, out.n, out.c, hw, s->stream),
-                                      "sslat_cuda_epilogue", err);
+                    CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_epilogue(p->elem, p->nhwc, y, param_of(p, copy, st->params[1]), residual,
+                                                          step->act, out.n, out.c, hw, s->stream));
                 }
             }
             break;
@@ -484,22 +480,19 @@ sslat_status cuda_program_enqueue(cuda_program *p, int32_t copy, sslat_error *er
             if (step->call == CUDA_CALL_CUDNN_ACT)
                 CUDA_CHECK(err, cudnn, CUDNN(cudnnActivationForward)(s->cudnn, st->act, &one, st->x, x, &zero, st->y, y));
             else
-                status = launched(sslat_cuda_act(p->elem, step->act, x, y, count, s->stream), "sslat_cuda_act", err);
+                CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_act(p->elem, step->act, x, y, count, s->stream));
             break;
         case CUDA_STEP_ADD:
-            status = launched(sslat_cuda_add(p->elem, step->act, x, buffer_of(p, copy, value_of(step->input[1])), y, count,
-                                             s->stream),
-                              "sslat_cuda_add", err);
+            CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_add(p->elem, step->act, x, buffer_of(p, copy, value_of(step->input[1])), y, count,
+                                             s->stream));
             break;
         case CUDA_STEP_MUL_CHANNEL:
-            status = launched(sslat_cuda_mul_channel(p->elem, p->nhwc, x, buffer_of(p, copy, value_of(step->input[1])), y,
-                                                     out.n, out.c, hw, s->stream),
-                              "sslat_cuda_mul_channel", err);
+            CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_mul_channel(p->elem, p->nhwc, x, buffer_of(p, copy, value_of(step->input[1])), y,
+                                                     out.n, out.c, hw, s->stream));
             break;
         case CUDA_STEP_GLOBAL_AVGPOOL: {
             sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]);
-            status = launched(sslat_cuda_global_avgpool(p->elem, p->nhwc, x, y, in.n, in.c, in.h * in.w, s->stream),
-                              "sslat_cuda_global_avgpool", err);
+            CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_global_avgpool(p->elem, p->nhwc, x, y, in.n, in.c, in.h * in.w, s->stream));
             break;
         }
         case CUDA_STEP_POOL:
@@ -515,19 +508,16 @@ sslat_status cuda_program_enqueue(cuda_program *p, int32_t copy, sslat_error *er
                                                          cublas_type(p->dtype), kdim, &zero, y, cublas_type(p->dtype), m,
                                                          compute, CUBLAS_GEMM_DEFAULT));
             if (step->epilogue)
-                status = launched(sslat_cuda_epilogue(p->elem, 1, y, param_of(p, copy, st->params[1]), NULL, step->act, n, m,
-                                                      1, s->stream),
-                                  "sslat_cuda_epilogue", err);
+                CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_epilogue(p->elem, 1, y, param_of(p, copy, st->params[1]), NULL, step->act, n, m,
+                                                      1, s->stream));
             break;
         }
         case CUDA_STEP_SHUFFLE:
-            status = launched(sslat_cuda_channel_shuffle(p->elem, p->nhwc, x, y, out.n, out.c, hw,
-                                                         sslat_node_shuffle_groups(node), s->stream),
-                              "sslat_cuda_channel_shuffle", err);
+            CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_channel_shuffle(p->elem, p->nhwc, x, y, out.n, out.c, hw,
+                                                         sslat_node_shuffle_groups(node), s->stream));
             break;
         case CUDA_STEP_ALIAS: break;
         }
-        if (status != SSLAT_OK) return status;
     }
     return SSLAT_OK;
 }

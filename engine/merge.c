@@ -1,4 +1,5 @@
 /* Merging the parts of a sharded run (Slurm job arrays) into one table. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,18 +116,18 @@ sslat_status sslat_container_merge(const sslat_container *const *parts, size_t n
     snprintf(count, sizeof count, "%zu shards", n);
     if (status == SSLAT_OK) status = sslat_container_set_metadata(whole, "merged", count, error);
     /* record every machine that measured a part when they differ */
-    for (size_t k = 1; status == SSLAT_OK && k < n; k++) {
-        const char *a = sslat_container_metadata(parts[0], "host.cpu"), *b = sslat_container_metadata(parts[k], "host.cpu");
-        const char *ga = sslat_container_metadata(parts[0], "device.name"), *gb = sslat_container_metadata(parts[k], "device.name");
-        if (a && b && strcmp(a, b) != 0) {
-            status = sslat_container_set_metadata(whole, "merged.warning", "parts were measured on different CPUs", error);
-            break;
+    static const struct { const char *key, *warning; } MACHINES[] = {
+        {"host.cpu", "parts were measured on different CPUs"}, {"device.name", "parts were measured on different GPUs"}};
+    bool warned = false;
+    for (size_t k = 1; status == SSLAT_OK && !warned && k < n; k++)
+        for (size_t m = 0; status == SSLAT_OK && !warned && m < sizeof MACHINES / sizeof MACHINES[0]; m++) {
+            const char *a = sslat_container_metadata(parts[0], MACHINES[m].key);
+            const char *b = sslat_container_metadata(parts[k], MACHINES[m].key);
+            if (a && b && strcmp(a, b) != 0) {
+                status = sslat_container_set_metadata(whole, "merged.warning", MACHINES[m].warning, error);
+                warned = true;
+            }
         }
-        if (ga && gb && strcmp(ga, gb) != 0) {
-            status = sslat_container_set_metadata(whole, "merged.warning", "parts were measured on different GPUs", error);
-            break;
-        }
-    }
     if (status != SSLAT_OK) {
         sslat_container_free(whole);
         return status;

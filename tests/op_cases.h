@@ -2,6 +2,14 @@
 // timed backends are checked on against tests/reference_ops.c.
 #pragma once
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstddef>
+#include <string>
+
+#include <gtest/gtest.h>
+
 namespace {
 
 struct OpCase {
@@ -51,5 +59,26 @@ const OpCase CASES[] = {
     {"\"bottleneck_c32\"", "[16, 6, 6]"},
     {"\"cn_k7_s2_c16_nre\", \"maxpool_k3_s2\"", "[3, 16, 16]"},
 };
+
+// ||a − b|| / ||b||, with a floor so all-zero references compare too
+inline double normalised_error(const float *a, const float *b, size_t n)
+{
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < n; i++) {
+        diff += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+        norm += (double)b[i] * b[i];
+    }
+    return std::sqrt(diff / std::max(norm, 1e-12));
+}
+
+// A test name from a case: its index and the layer tokens' letters and digits.
+inline std::string op_case_name(const ::testing::TestParamInfo<OpCase> &info)
+{
+    std::string name;
+    for (const char *p = info.param.layers; *p; p++)
+        if (isalnum((unsigned char)*p)) name += *p;
+        else if (*p == ',') name += '_';
+    return std::to_string(info.index) + "_" + name;
+}
 
 }  // namespace

@@ -34,17 +34,6 @@ class CpuOps : public ::testing::TestWithParam<OpCase> {
     host_session session = {};
 };
 
-// ||a − b|| / ||b||, with a floor so all-zero references compare too
-double normalised_error(const float *a, const float *b, size_t n)
-{
-    double diff = 0, norm = 0;
-    for (size_t i = 0; i < n; i++) {
-        diff += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-        norm += (double)b[i] * b[i];
-    }
-    return std::sqrt(diff / std::max(norm, 1e-12));
-}
-
 TEST_P(CpuOps, MatchesTheReference)
 {
     const OpCase &c = GetParam();
@@ -79,14 +68,7 @@ TEST_P(CpuOps, MatchesTheReference)
     sslat_space_free(space);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryPrimitive, CpuOps, ::testing::ValuesIn(CASES),
-                         [](const ::testing::TestParamInfo<OpCase> &info) {
-                             std::string name;
-                             for (const char *p = info.param.layers; *p; p++)
-                                 if (isalnum((unsigned char)*p)) name += *p;
-                                 else if (*p == ',') name += '_';
-                             return std::to_string(info.index) + "_" + name;
-                         });
+INSTANTIATE_TEST_SUITE_P(EveryPrimitive, CpuOps, ::testing::ValuesIn(CASES), op_case_name);
 
 TEST(CpuOpsSanity, TheReferenceIsNotTrivial)
 {

@@ -33,16 +33,6 @@ namespace {
         if (why) GTEST_SKIP() << "cuda calculator cannot run here: " << why;             \
     } while (0)
 
-double normalised_error(const float *a, const float *b, size_t n)
-{
-    double diff = 0, norm = 0;
-    for (size_t i = 0; i < n; i++) {
-        diff += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-        norm += (double)b[i] * b[i];
-    }
-    return std::sqrt(diff / std::max(norm, 1e-12));
-}
-
 struct Variant {
     sslat_dtype dtype;
     sslat_layout layout;
@@ -112,14 +102,7 @@ TEST_P(GpuOps, MatchesTheReferenceInEveryDtypeAndLayout)
     sslat_space_free(space);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryPrimitive, GpuOps, ::testing::ValuesIn(CASES),
-                         [](const ::testing::TestParamInfo<OpCase> &info) {
-                             std::string name;
-                             for (const char *p = info.param.layers; *p; p++)
-                                 if (isalnum((unsigned char)*p)) name += *p;
-                                 else if (*p == ',') name += '_';
-                             return std::to_string(info.index) + "_" + name;
-                         });
+INSTANTIATE_TEST_SUITE_P(EveryPrimitive, GpuOps, ::testing::ValuesIn(CASES), op_case_name);
 
 TEST(GpuCalculator, MeasuresEveryCandidateWithMetadata)
 {

@@ -20,25 +20,26 @@ class SearchSpace:
 
     def __init__(self, source, batch=None, height=None, width=None):
         if isinstance(source, dict):
-            self._source = ("text", json.dumps(source), "<dict>")
+            source = ("text", json.dumps(source), "<dict>")
         elif isinstance(source, (str, os.PathLike)):
-            self._source = ("file", os.fspath(source), None)
+            source = ("file", os.fspath(source), None)
         else:
             raise TypeError("SearchSpace takes a file path or a dict in the space-file "
                             "structure, not %s" % type(source).__name__)
-        self._handle = None
-        self._load(batch or 0, height or 0, width or 0)
-        self.current_arch = self.arch
+        self._open(source, batch, height, width)
 
     @classmethod
     def default(cls, batch=None, height=None, width=None):
         """The built-in MobileNetV2-style space."""
         space = cls.__new__(cls)
-        space._source = ("default", None, None)
-        space._handle = None
-        space._load(batch or 0, height or 0, width or 0)
-        space.current_arch = space.arch
+        space._open(("default", None, None), batch, height, width)
         return space
+
+    def _open(self, source, batch, height, width):
+        self._source = source
+        self._handle = None
+        self._load(batch or 0, height or 0, width or 0)
+        self.current_arch = self.arch
 
     @classmethod
     def from_json(cls, text, batch=None, height=None, width=None):

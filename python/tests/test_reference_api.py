@@ -220,3 +220,10 @@ def test_cuda_without_a_device_is_a_clear_error(tiny_space):
     with pytest.raises(sslat.SslatError) as caught:
         sslat.initialize_latency("cuda", tiny_space)
     assert "cuda" in str(caught.value)
+
+
+def test_default_space_is_the_built_in_one():
+    space = sslat.SearchSpace.default(batch=2)
+    assert space.input_shape[0] == 2 and space.block_count > 0
+    assert space.current_arch == space.arch
+    assert sslat.min_latency(sslat.initialize_latency("mac", space)) > 0
