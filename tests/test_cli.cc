@@ -440,6 +440,9 @@ TEST_F(Cli, CudaWithoutADeviceIsAClearErrorAndWritesNothing)
     Result bad = run("measure -c cuda --dtype fp8 " + std::string(SSLAT_EXAMPLES_DIR) + "/proxylessnas.json");
     EXPECT_EQ(bad.code, 2);
     EXPECT_NE(bad.err.find("--dtype is fp32, tf32, fp16 or bf16"), std::string::npos) << bad.err;
+    Result layout = run("measure -c cuda --layout chwn " + std::string(SSLAT_EXAMPLES_DIR) + "/proxylessnas.json");
+    EXPECT_EQ(layout.code, 2);
+    EXPECT_NE(layout.err.find("--layout is nchw or nhwc"), std::string::npos) << layout.err;
     Result device = run("measure -c cuda --device gpu0 " + std::string(SSLAT_EXAMPLES_DIR) + "/proxylessnas.json");
     EXPECT_EQ(device.code, 2);
     EXPECT_NE(device.err.find("--device is a GPU index"), std::string::npos) << device.err;

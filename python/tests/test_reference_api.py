@@ -157,6 +157,14 @@ def test_bad_arguments_are_python_exceptions(tiny_space):
         sslat.initialize_latency("mac", tiny_space, keyword_inputs={"x": 1})
     with pytest.raises(sslat.SslatError, match="dtype"):
         sslat.initialize_latency("mac", tiny_space, dtype="fp8")
+    with pytest.raises(sslat.SslatError, match="layout"):
+        sslat.initialize_latency("mac", tiny_space, layout="chwn")
+    with pytest.raises(sslat.SslatError, match="device"):
+        sslat.initialize_latency("mac", tiny_space, device="gpu0")
+    with pytest.raises(ValueError, match="mode"):
+        sslat.initialize_latency("mac", tiny_space, mode="lazy")
+    with pytest.raises(ValueError, match="get_base_samples"):
+        sslat.initialize_latency("mac", tiny_space, get_base_samples=True)
     sslat.initialize_latency("mac", tiny_space)
     with pytest.raises(sslat.SslatError):
         sslat.current_latency(tiny_space, [0])  # wrong length
