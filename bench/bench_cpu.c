@@ -6,13 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calculator.h"
-#include "container.h"
-#include "dnnl_api.h"
-#include "clock.h"
-#include "order.h"
+#include "base/clock.h"
+#include "base/order.h"
+#include "calc/calculator.h"
+#include "calc/run.h"
+#include "host/dnnl_api.h"
+#include "ir/space.h"
 #include "sslat.h"
-#include "space.h"
+#include "table/container.h"
 
 #define CHECK(call) do { if ((call) != dnnl_success) { fprintf(stderr, "%s failed\n", #call); exit(1); } } while (0)
 

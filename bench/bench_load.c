@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "calculator.h"
-#include "clock.h"
-#include "order.h"
+#include "base/clock.h"
+#include "base/order.h"
+#include "calc/calculator.h"
 #include "sslat.h"
 
 /* One load of the file and one count with every MAC rule. */

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "clock.h"
-#include "order.h"
+#include "base/clock.h"
+#include "base/order.h"
 #include "sslat.h"
 
 static sslat_container *mac_table(const char *file)

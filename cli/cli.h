@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "calculator.h"
+#include "calc/calculator.h"
 #include "sslat.h"
 
 /* Exit codes of every verb (docs/cli.md). */

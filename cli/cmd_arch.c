@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli.h"
-#include "limits.h"
+#include "base/limits.h"
+#include "cli/cli.h"
 
 static void arch_usage(void)
 {

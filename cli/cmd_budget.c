@@ -6,8 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli.h"
-#include "limits.h"
+#include "base/limits.h"
+#include "cli/cli.h"
+#include "stats/stats.h"
 
 static void budget_usage(void)
 {
@@ -15,8 +16,8 @@ static void budget_usage(void)
            "Counts the architectures whose latency is at most L (bracketed: exact on a grid),\n"
            "and with --maximize finds the architecture with the largest total in VALUE (a\n"
            "table of the same space, e.g. MACs) within L: a multiple-choice knapsack on a grid\n"
-           "of B steps (default 32768). The answer always fits L and is at least as good as\n"
-           "any architecture within L - slack (printed).\n");
+           "of B steps (default %d). The answer always fits L and is at least as good as\n"
+           "any architecture within L - slack (printed).\n", SSLAT_BUDGET_DEFAULT_BINS);
 }
 
 int cmd_budget(int argc, char **argv)

@@ -1,8 +1,8 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "calculator.h"
-#include "cli.h"
+#include "calc/calculator.h"
+#include "cli/cli.h"
 
 int cmd_calculators(int argc, char **argv)
 {
@@ -24,8 +24,8 @@ int cmd_calculators(int argc, char **argv)
     printf("%-13s %-9s %-5s %-10s %s\n", "name", "kind", "unit", "status", "what it gives");
     for (int i = 0; i < sslat_calculator_count(); i++) {
         const sslat_calculator *c = sslat_calculator_at(i);
-        const char *why = c->unavailable_reason ? c->unavailable_reason() : NULL;
-        printf("%-13s %-9s %-5s %-10s %s\n", c->name, c->kind, c->unit,
+        const char *why = sslat_calculator_unavailable(c);
+        printf("%-13s %-9s %-5s %-10s %s\n", c->name, sslat_calc_kind_name(c->kind), sslat_calculator_unit(c),
                why ? "no" : "available", why ? why : c->summary);
     }
     return CLI_OK;

@@ -1,12 +1,11 @@
-/* sslat export / sslat import: a container as JSON or CSV, and back. */
+/* sslat export: a container as JSON, CSV or an ENOT pickle. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic_file.h"
-#include "cli.h"
-#include "space.h"
+#include "base/file_io.h"
+#include "cli/cli.h"
 
 int cmd_export(int argc, char **argv)
 {
@@ -68,121 +67,6 @@ int cmd_export(int argc, char **argv)
         code = cli_exit_code(status);
     }
     sslat_free(text);
-    sslat_container_free(c);
-    return code;
-}
-
-/* Read a whole (bounded) file; NULL with a message on failure. */
-static char *read_file(const char *path, size_t *length)
-{
-    FILE *file = fopen(path, "rb");
-    if (!file) {
-        perror(path);
-        return NULL;
-    }
-    char *text = NULL;
-    size_t size = 0, used = 0;
-    for (;;) {
-        if (used + 65536 > size) {
-            size = size ? size * 2 : 1 << 20;
-            char *grown = size <= (256u << 20) ? realloc(text, size) : NULL;
-            if (!grown) {
-                fprintf(stderr, "sslat: %s: too large or out of memory\n", path);
-                free(text);
-                fclose(file);
-                return NULL;
-            }
-            text = grown;
-        }
-        size_t got = fread(text + used, 1, size - used, file);
-        used += got;
-        if (got == 0) break;
-    }
-    fclose(file);
-    *length = used;
-    return text;
-}
-
-int cmd_import(int argc, char **argv)
-{
-    static const struct option LONG[] = {{"output", required_argument, NULL, 'o'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const char *output = NULL;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", LONG, NULL)) != -1) {
-        if (opt == 'o') output = optarg;
-        else if (opt == 'h') {
-            printf("usage: sslat import FILE.json -o OUT.sslat\n\n"
-                   "Rebuilds a binary container from a JSON export (sslat export --json).\n");
-            return CLI_OK;
-        } else return CLI_BAD_INPUT;
-    }
-    if (optind + 1 != argc || !output) {
-        fprintf(stderr, "sslat import: expects a JSON file and -o OUT.sslat\n");
-        return CLI_BAD_INPUT;
-    }
-    size_t used = 0;
-    char *text = read_file(argv[optind], &used);
-    if (!text) return CLI_FAILURE;
-    sslat_container *c = NULL;
-    sslat_error err;
-    sslat_status status = sslat_container_import_json(text, used, &c, &err);
-    free(text);
-    if (status == SSLAT_OK) status = sslat_container_save_to_file(c, output, &err);
-    if (status != SSLAT_OK) fprintf(stderr, "sslat import: %s: %s\n", argv[optind], err.message);
-    sslat_container_free(c);
-    return cli_exit_code(status);
-}
-
-int cmd_import_enot(int argc, char **argv)
-{
-    enum { OPT_SPACE = 2001 };
-    static const struct option LONG[] = {{"output", required_argument, NULL, 'o'},
-                                         {"space", required_argument, NULL, OPT_SPACE},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const char *output = NULL;
-    cli_space_args space_args = {0};
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", LONG, NULL)) != -1) {
-        if (opt == 'o') output = optarg;
-        else if (opt == OPT_SPACE) space_args.path = optarg;
-        else if (opt == 'h') {
-            printf("usage: sslat import-enot FILE.pkl -o OUT.sslat [--space SPACE]\n\n"
-                   "Reads an ENOT latency pickle (a dict of latency_type, constant_latency and\n"
-                   "operations_latencies; floats or numpy float64) with a strict reader that runs no\n"
-                   "code. --space binds the table to its search space (names, hash) after checking\n"
-                   "that the blocks and candidates match.\n");
-            return CLI_OK;
-        } else return CLI_BAD_INPUT;
-    }
-    if (optind + 1 != argc || !output) {
-        fprintf(stderr, "sslat import-enot: expects FILE.pkl and -o OUT.sslat\n");
-        return CLI_BAD_INPUT;
-    }
-    size_t length = 0;
-    char *bytes = read_file(argv[optind], &length);
-    if (!bytes) return CLI_FAILURE;
-    sslat_container *c = NULL;
-    sslat_space *space = NULL;
-    sslat_error err;
-    sslat_status status = sslat_container_import_enot((const uint8_t *)bytes, length, &c, &err);
-    free(bytes);
-    int code = status == SSLAT_OK ? CLI_OK : cli_exit_code(status);
-    if (status != SSLAT_OK) fprintf(stderr, "sslat import-enot: %s: %s\n", argv[optind], err.message);
-    if (code == CLI_OK && space_args.path) code = cli_load_space(&space_args, &space);
-    if (code == CLI_OK && space && (status = sslat_container_bind_space(c, space, &err)) != SSLAT_OK) {
-        fprintf(stderr, "sslat import-enot: %s\n", err.message);
-        code = cli_exit_code(status);
-    }
-    if (code == CLI_OK && (status = sslat_container_save_to_file(c, output, &err)) != SSLAT_OK) {
-        fprintf(stderr, "sslat import-enot: %s\n", err.message);
-        code = cli_exit_code(status);
-    }
-    sslat_space_free(space);
     sslat_container_free(c);
     return code;
 }

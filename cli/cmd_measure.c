@@ -7,12 +7,14 @@
 
 #include <signal.h>
 
-#include "calculator.h"
-#include "journal.h"
-#include "mpi_measure.h"
-#include "cli.h"
-#include "latency.h"
-#include "space.h"
+#include "api/latency.h"
+#include "base/limits.h"
+#include "calc/calculator.h"
+#include "calc/journal.h"
+#include "calc/run.h"
+#include "cli/cli.h"
+#include "cli/mpi_measure.h"
+#include "ir/space.h"
 
 static void measure_usage(void)
 {
@@ -151,7 +153,7 @@ int cmd_measure(int argc, char **argv)
             }
             options.mode = strcmp(optarg, "fused") == 0 ? SSLAT_MODE_FUSED : SSLAT_MODE_EAGER;
             break;
-        case OPT_THREADS: if (!cli_parse_int(optarg, "--threads", 0, 4096, &options.threads)) return CLI_BAD_INPUT; break;
+        case OPT_THREADS: if (!cli_parse_int(optarg, "--threads", 0, SSLAT_MAX_THREADS, &options.threads)) return CLI_BAD_INPUT; break;
         case OPT_WARMUP: if (!cli_parse_int(optarg, "--warmup", 0, 1000000, &options.warmup_iterations)) return CLI_BAD_INPUT; break;
         case OPT_RUNS: if (!cli_parse_int(optarg, "--runs", 1, 1000000, &options.run_iterations)) return CLI_BAD_INPUT; break;
         case OPT_SEED:

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 int cmd_merge(int argc, char **argv)
 {

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "report.h"
+#include "base/limits.h"
+#include "cli/cli.h"
+#include "cli/report.h"
 
-#define MAX_VALIDATION_ROWS 100000
 
 static void report_usage(void)
 {
@@ -34,9 +34,9 @@ static int load_validation(const char *path, report_validation_row **rows, int32
     }
     json_t *list = json_object_get(root, "architectures");
     size_t n = json_is_array(list) ? json_array_size(list) : 0;
-    if (n == 0 || n > MAX_VALIDATION_ROWS) {
+    if (n == 0 || n > SSLAT_MAX_VALIDATION_ROWS) {
         fprintf(stderr, "sslat report: %s: expected \"architectures\": a list of 1..%d results "
-                        "(the output of sslat validate --json)\n", path, MAX_VALIDATION_ROWS);
+                        "(the output of sslat validate --json)\n", path, SSLAT_MAX_VALIDATION_ROWS);
         json_decref(root);
         return CLI_BAD_INPUT;
     }

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calculator.h"
-#include "cli.h"
-#include "mac.h"
-#include "limits.h"
-#include "space.h"
+#include "base/limits.h"
+#include "calc/calculator.h"
+#include "calc/mac.h"
+#include "cli/cli.h"
+#include "ir/space.h"
 
 typedef struct show_options {
     sslat_mac_rule rule;

@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "error.h"
-#include "limits.h"
+#include "base/error.h"
+#include "base/limits.h"
+#include "cli/cli.h"
+#include "stats/stats.h"
 
 static const double QUANTILES[] = {0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99};
 enum { N_QUANTILES = sizeof QUANTILES / sizeof QUANTILES[0] };
@@ -99,7 +100,7 @@ static void print_text(const sslat_container *c, const stats_report *r, size_t n
     printf("median        %.6g %s   (sampled: %zu random architectures, seed %" PRIu64 ")\n",
            r->median_sampled, unit, n, seed);
     printf("quantiles     exact on a %d-bin grid; the true value lies within ± bound\n",
-           bins ? bins : 65536);
+           bins ? bins : SSLAT_DISTRIBUTION_DEFAULT_BINS);
     for (int q = 0; q < N_QUANTILES; q++)
         printf("  p%-4g       %.6g ± %.2g %s\n", QUANTILES[q] * 100, r->quantile[q], r->bound[q], unit);
     if (r->has_current) {
@@ -119,8 +120,8 @@ static void stats_usage(void)
            "  --space SPACE   the search-space file the table was made for\n"
            "  -n N            random architectures for the sampled median (default 1000)\n"
            "  --seed S        their seed (default 0)\n"
-           "  --bins B        grid of the exact distribution (default 65536)\n"
-           "  --json          machine-readable output\n");
+           "  --bins B        grid of the exact distribution (default %d)\n"
+           "  --json          machine-readable output\n", SSLAT_DISTRIBUTION_DEFAULT_BINS);
 }
 
 int cmd_stats(int argc, char **argv)

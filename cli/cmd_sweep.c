@@ -9,14 +9,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "calculator.h"
-#include "clock.h"
-#include "cli.h"
-#include "latency.h"
-#include "limits.h"
-#include "space.h"
+#include "api/latency.h"
+#include "base/clock.h"
+#include "base/limits.h"
+#include "calc/calculator.h"
+#include "cli/cli.h"
+#include "ir/space.h"
 
-enum { MAX_VALUES = 32 };
 
 static int parse_list(const char *text, const char *what, int32_t *values)
 {
@@ -25,7 +24,7 @@ static int parse_list(const char *text, const char *what, int32_t *values)
     snprintf(copy, sizeof copy, "%s", text);
     char *save = NULL;
     for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        if (n == MAX_VALUES || !cli_parse_int(item, what, 1, 65536, &values[n])) return -1;
+        if (n == SSLAT_MAX_SWEEP_VALUES || !cli_parse_int(item, what, 1, SSLAT_MAX_BATCH, &values[n])) return -1;
         n++;
     }
     return n;
@@ -121,7 +120,7 @@ int cmd_sweep(int argc, char **argv)
         {"threads", required_argument, NULL, OPT_THREADS}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *type = NULL, *dir = NULL, *dtypes = "fp32", *shard = NULL;
-    int32_t batches[MAX_VALUES] = {1}, resolutions[MAX_VALUES] = {224};
+    int32_t batches[SSLAT_MAX_SWEEP_VALUES] = {1}, resolutions[SSLAT_MAX_SWEEP_VALUES] = {224};
     int n_batch = 1, n_res = 1, opt;
     sslat_calc_options options;
     sslat_calc_options_default(&options);
@@ -136,7 +135,7 @@ int cmd_sweep(int argc, char **argv)
         case OPT_SHARD: shard = optarg; break;
         case OPT_RUNS: if (!cli_parse_int(optarg, "--runs", 1, 1000000, &options.run_iterations)) return CLI_BAD_INPUT; break;
         case OPT_WARMUP: if (!cli_parse_int(optarg, "--warmup", 0, 1000000, &options.warmup_iterations)) return CLI_BAD_INPUT; break;
-        case OPT_THREADS: if (!cli_parse_int(optarg, "--threads", 0, 4096, &options.threads)) return CLI_BAD_INPUT; break;
+        case OPT_THREADS: if (!cli_parse_int(optarg, "--threads", 0, SSLAT_MAX_THREADS, &options.threads)) return CLI_BAD_INPUT; break;
         case 'h':
             printf("usage: sslat sweep [SPACE] -c TYPE --batch 1,8,32 --resolution 160,224 [--dtype fp32]\n"
                    "                   -o DIR [--shard I/N] [--runs N --warmup N --threads N]\n\n"
@@ -199,14 +198,14 @@ int cmd_sweep(int argc, char **argv)
         if (code != CLI_OK) break;
         char best[24] = "-";
         if (r->has_best) snprintf(best, sizeof best, "%.4f", r->best);
-        printf("%-22s %10s %12.4f %12.4f %12.4f %12s %8.2f%s\n", r->name, calculator->unit, r->min, r->mean,
+        printf("%-22s %10s %12.4f %12.4f %12.4f %12s %8.2f%s\n", r->name, sslat_calculator_unit(calculator), r->min, r->mean,
                r->max, best, r->wall, r->reused ? "  (kept)" : "");
         fflush(stdout);
         n++;
     }
     char suffix[48] = "";
     if (shard_count > 1) snprintf(suffix, sizeof suffix, "-%d-of-%d", shard_index, shard_count);
-    if (code == CLI_OK) code = write_summary(dir, suffix, rows, n, calculator->unit);
+    if (code == CLI_OK) code = write_summary(dir, suffix, rows, n, sslat_calculator_unit(calculator));
     if (code == CLI_OK) fprintf(stderr, "sslat sweep: %d points in %s (summary%s.csv, summary%s.jsonl)\n", n, dir, suffix, suffix);
     free(rows);
     return code;

@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "container.h"
-#include "space.h"
-#include "validation.h"
+#include "api/validate.h"
+#include "base/limits.h"
+#include "cli/cli.h"
+#include "ir/space.h"
+#include "table/container.h"
 
 static void validate_usage(void)
 {
@@ -57,7 +58,7 @@ int cmd_validate(int argc, char **argv)
         case OPT_SEED: if (!cli_parse_int(optarg, "--seed", 0, INT32_MAX, &seed)) return CLI_BAD_INPUT; break;
         case OPT_MODE: mode = optarg; break;
         case OPT_THREADS:
-            if (!cli_parse_int(optarg, "--threads", 0, 4096, &o.threads)) return CLI_BAD_INPUT;
+            if (!cli_parse_int(optarg, "--threads", 0, SSLAT_MAX_THREADS, &o.threads)) return CLI_BAD_INPUT;
             threads_given = true;
             break;
         case OPT_WARMUP: if (!cli_parse_int(optarg, "--warmup", 0, 1000000, &o.warmup_iterations)) return CLI_BAD_INPUT; break;
@@ -71,11 +72,13 @@ int cmd_validate(int argc, char **argv)
         fprintf(stderr, "sslat validate: expects a space file and a table (sslat validate --help)\n");
         return CLI_BAD_INPUT;
     }
-    bool cuda = strcmp(type, "cuda") == 0;
-    if (!cuda && strcmp(type, "cpu") != 0) {
-        fprintf(stderr, "sslat validate: -c is cpu or cuda (the timed calculators), got '%s'\n", type);
+    const sslat_calculator *calculator = sslat_calculator_find(type);
+    if (!calculator || !calculator->measure_architecture) {
+        fprintf(stderr, "sslat validate: -c is a timed calculator (cpu, cuda), got '%s'\n", type);
         return CLI_BAD_INPUT;
     }
+    type = calculator->name;
+    bool cuda = strcmp(type, "cuda") == 0;
     cli_space_args space_args = {argv[optind], {0, 0, 0}};
     sslat_space *space = NULL;
     sslat_container *table = NULL;
@@ -97,7 +100,7 @@ int cmd_validate(int argc, char **argv)
             code = CLI_BAD_INPUT;
         }
         o.mode = strcmp(m, "eager") == 0 ? SSLAT_MODE_EAGER : SSLAT_MODE_FUSED;
-        if (!threads_given && table_threads && cli_parse_int(table_threads, "table threads", 0, 4096, &value))
+        if (!threads_given && table_threads && cli_parse_int(table_threads, "table threads", 0, SSLAT_MAX_THREADS, &value))
             o.threads = value;
         if (table_seed) o.seed = strtoull(table_seed, NULL, 10);
         const char *table_dtype = sslat_container_metadata(table, "dtype");
@@ -110,8 +113,7 @@ int cmd_validate(int argc, char **argv)
     sslat_validation v = {0, NULL, {0, 0, 0, 0, 0}};
     if (code == CLI_OK) {
         sslat_error err;
-        sslat_status status = cuda ? cuda_validate(space, table, &o, k, (uint64_t)seed, &v, &err)
-                                   : host_validate(space, table, &o, k, (uint64_t)seed, &v, &err);
+        sslat_status status = sslat_validate_table(calculator, space, table, &o, k, (uint64_t)seed, &v, &err);
         if (status != SSLAT_OK) {
             fprintf(stderr, "sslat validate: %s\n", err.message);
             code = cli_exit_code(status);

@@ -3,8 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic_file.h"
-#include "cli.h"
+#include "base/file_io.h"
+#include "base/limits.h"
+#include "cli/cli.h"
 
 int cli_exit_code(sslat_status status)
 {
@@ -41,7 +42,7 @@ bool cli_parse_int(const char *text, const char *what, int64_t lo, int64_t hi, i
 bool cli_space_option(int opt, const char *value, cli_space_args *args, int *exit_code)
 {
     if (opt == CLI_OPT_BATCH) {
-        if (!cli_parse_int(value, "--batch", 1, 65536, &args->options.batch))
+        if (!cli_parse_int(value, "--batch", 1, SSLAT_MAX_BATCH, &args->options.batch))
             *exit_code = CLI_BAD_INPUT;
         return true;
     }
@@ -58,8 +59,8 @@ bool cli_space_option(int opt, const char *value, cli_space_args *args, int *exi
         } else {
             height[0] = width[0] = '\0';
         }
-        if (!cli_parse_int(height, "--resolution height", 1, 65536, &args->options.height) ||
-            !cli_parse_int(width, "--resolution width", 1, 65536, &args->options.width))
+        if (!cli_parse_int(height, "--resolution height", 1, SSLAT_MAX_SPATIAL, &args->options.height) ||
+            !cli_parse_int(width, "--resolution width", 1, SSLAT_MAX_SPATIAL, &args->options.width))
             *exit_code = CLI_BAD_INPUT;
         return true;
     }
@@ -154,7 +155,7 @@ int cli_shard_options(const char *text, int32_t *index, int32_t *count)
     }
     memcpy(left, text, (size_t)(slash - text));
     left[slash - text] = '\0';
-    if (!cli_parse_int(slash + 1, "shard count", 1, 1 << 20, count) ||
+    if (!cli_parse_int(slash + 1, "shard count", 1, SSLAT_MAX_SHARDS, count) ||
         !cli_parse_int(left, "shard index", 0, *count - 1, index))
         return CLI_BAD_INPUT;
     return CLI_OK;

@@ -3,10 +3,10 @@
  * (bench/torch_ops.py builds the same ops in PyTorch from it). */
 #include <jansson.h>
 
-#include "cli.h"
-#include "graph.h"
-#include "hash.h"
-#include "space.h"
+#include "base/hash.h"
+#include "cli/cli.h"
+#include "ir/graph.h"
+#include "ir/space.h"
 
 static json_t *shape_json(sslat_shape s) { return json_pack("[i, i, i, i]", s.n, s.c, s.h, s.w); }
 

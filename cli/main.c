@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 static const struct {
     const char *name;
@@ -31,7 +31,8 @@ static void usage(FILE *out)
             sslat_version());
     for (size_t i = 0; i < sizeof VERBS / sizeof VERBS[0]; i++)
         fprintf(out, "  %-12s %s\n", VERBS[i].name, VERBS[i].summary);
-    fprintf(out, "\nexit codes: 0 ok, 1 run-time failure, 2 bad input, 3 calculator unavailable\n");
+    fprintf(out, "\nexit codes: 0 ok, 1 run-time failure, 2 bad input, 3 calculator unavailable,\n"
+                 "            4 interrupted (the journal keeps the work done: --resume)\n");
 }
 
 int main(int argc, char **argv)
@@ -41,6 +42,11 @@ int main(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     const char *verb = argv[1];
+    if (!strcmp(verb, "help") && argc == 3) { /* sslat help VERB = sslat VERB --help */
+        char *help_argv[] = {argv[2], "--help", NULL};
+        for (size_t i = 0; i < sizeof VERBS / sizeof VERBS[0]; i++)
+            if (!strcmp(argv[2], VERBS[i].name)) return VERBS[i].run(2, help_argv);
+    }
     if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {
         usage(stdout);
         return CLI_OK;

@@ -1,12 +1,12 @@
-#include "mpi_measure.h"
+#include "cli/mpi_measure.h"
 
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "container.h"
+#include "cli/cli.h"
+#include "table/container.h"
 
 bool cli_mpi_launched(void)
 {

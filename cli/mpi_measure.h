@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "calculator.h"
+#include "calc/calculator.h"
 
 /* Whether this process was started by mpirun with more than one rank (and the
  * build has MPI). */

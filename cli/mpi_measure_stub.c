@@ -1,7 +1,7 @@
 /* A build without MPI: never launched under mpirun as far as sslat knows. */
 #include <stdlib.h>
 
-#include "mpi_measure.h"
+#include "cli/mpi_measure.h"
 
 bool cli_mpi_launched(void) { return false; }
 

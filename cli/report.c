@@ -1,6 +1,6 @@
 /* The sections of `sslat report`: summary, heat map, distribution, MACs vs
  * latency, validation. Each writes HTML (and inline SVG) to one stream. */
-#include "report.h"
+#include "cli/report.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "order.h"
-#include "rng.h"
-#include "svg_plot.h"
-#include "validation.h"
+#include "base/error.h"
+#include "base/order.h"
+#include "base/rng.h"
+#include "cli/svg_plot.h"
+#include "stats/validation.h"
 
 #define HISTOGRAM_BINS 60
 #define SCATTER_POINTS 2000

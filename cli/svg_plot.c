@@ -1,4 +1,4 @@
-#include "svg_plot.h"
+#include "cli/svg_plot.h"
 
 #include <math.h>
 

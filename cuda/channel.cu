@@ -1,8 +1,7 @@
 /* Per-channel kernels: SE scaling, global average pooling, channel shuffle. */
 #include <cuda_runtime.h>
 
-#include "act.h"
-#include "ops.h"
+#include "cuda/common.cuh"
 
 /* Index of (n, c, p) in NCHW or NHWC. */
 static __device__ __forceinline__ size_t at(int nhwc, int n, int ch, int p, int c, int hw)
@@ -56,7 +55,7 @@ extern "C" int sslat_cuda_mul_channel(int elem, int nhwc, const void *x, const v
 {
     size_t count = (size_t)n * c * hw;
     if (count == 0) return 0;
-#define LAUNCH(T) mul_channel_kernel<T><<<sslat_grid_for(count, 256), 256, 0, (cudaStream_t)stream>>>(nhwc, (const T *)x, (const T *)s, (T *)y, n, c, hw)
+#define LAUNCH(T) mul_channel_kernel<T><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>(nhwc, (const T *)x, (const T *)s, (T *)y, n, c, hw)
     SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
     return (int)cudaGetLastError();
@@ -67,8 +66,8 @@ extern "C" int sslat_cuda_global_avgpool(int elem, int nhwc, const void *x, void
 {
     size_t threads = (size_t)n * c * 32;
     if (threads == 0) return 0;
-    int blocks = (int)((threads + 255) / 256);
-#define LAUNCH(T) global_avgpool_kernel<T><<<blocks, 256, 0, (cudaStream_t)stream>>>(nhwc, (const T *)x, (T *)y, n, c, hw)
+    int blocks = (int)((threads + SSLAT_CUDA_BLOCK - 1) / SSLAT_CUDA_BLOCK);
+#define LAUNCH(T) global_avgpool_kernel<T><<<blocks, SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>(nhwc, (const T *)x, (T *)y, n, c, hw)
     SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
     return (int)cudaGetLastError();
@@ -79,7 +78,7 @@ extern "C" int sslat_cuda_channel_shuffle(int elem, int nhwc, const void *x, voi
 {
     size_t count = (size_t)n * c * hw;
     if (count == 0 || groups < 1 || c % groups) return count == 0 ? 0 : (int)cudaErrorInvalidValue;
-#define LAUNCH(T) shuffle_kernel<T><<<sslat_grid_for(count, 256), 256, 0, (cudaStream_t)stream>>>(nhwc, (const T *)x, (T *)y, n, c, hw, groups)
+#define LAUNCH(T) shuffle_kernel<T><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>(nhwc, (const T *)x, (T *)y, n, c, hw, groups)
     SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
     return (int)cudaGetLastError();

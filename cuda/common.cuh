@@ -1,21 +1,30 @@
-/* Activation functions in float, on the device, as PyTorch defines them. */
-#ifndef SSLAT_KERNELS_ACT_H
-#define SSLAT_KERNELS_ACT_H
+/* What every kernel file shares: activations in float as PyTorch defines them,
+ * typed loads and stores, the launch shape and the element-type dispatch. */
+#ifndef SSLAT_CUDA_COMMON_CUH
+#define SSLAT_CUDA_COMMON_CUH
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "cuda/ops.h"
+#include "ir/op.h"
+
+/* Threads per block of every grid-stride kernel, and the most blocks a launch
+ * asks for (grid-stride loops cover the rest). */
+#define SSLAT_CUDA_BLOCK 256
+#define SSLAT_CUDA_MAX_GRID 65535
+
 static __device__ __forceinline__ float sslat_apply_act(int act, float x)
 {
     switch (act) {
-    case 0: return fmaxf(x, 0.f);                                   /* relu */
-    case 1: return fminf(fmaxf(x, 0.f), 6.f);                       /* relu6 */
-    case 2: return x * fminf(fmaxf(x + 3.f, 0.f), 6.f) / 6.f;       /* hswish */
-    case 3: return fminf(fmaxf(x + 3.f, 0.f), 6.f) / 6.f;           /* hsigmoid */
-    case 4: return 1.f / (1.f + __expf(-x));                        /* sigmoid */
-    case 5: return x / (1.f + __expf(-x));                          /* silu */
-    case 6: return 0.5f * x * (1.f + erff(x * 0.70710678f));        /* gelu (erf) */
-    case 7: return tanhf(x);                                        /* tanh */
+    case SSLAT_ACT_RELU: return fmaxf(x, 0.f);                                   /* relu */
+    case SSLAT_ACT_RELU6: return fminf(fmaxf(x, 0.f), 6.f);                       /* relu6 */
+    case SSLAT_ACT_HSWISH: return x * fminf(fmaxf(x + 3.f, 0.f), 6.f) / 6.f;       /* hswish */
+    case SSLAT_ACT_HSIGMOID: return fminf(fmaxf(x + 3.f, 0.f), 6.f) / 6.f;           /* hsigmoid */
+    case SSLAT_ACT_SIGMOID: return 1.f / (1.f + __expf(-x));                        /* sigmoid */
+    case SSLAT_ACT_SILU: return x / (1.f + __expf(-x));                          /* silu */
+    case SSLAT_ACT_GELU: return 0.5f * x * (1.f + erff(x * 0.70710678f));        /* gelu (erf) */
+    case SSLAT_ACT_TANH: return tanhf(x);                                        /* tanh */
     default: return x;
     }
 }
@@ -32,14 +41,14 @@ static __device__ __forceinline__ void sslat_store(__nv_bfloat16 *p, size_t i, f
 static inline int sslat_grid_for(size_t count, int threads)
 {
     size_t wanted = (count + (size_t)threads - 1) / (size_t)threads;
-    return wanted > 65535 ? 65535 : (wanted < 1 ? 1 : (int)wanted);
+    return wanted > SSLAT_CUDA_MAX_GRID ? SSLAT_CUDA_MAX_GRID : (wanted < 1 ? 1 : (int)wanted);
 }
 
 /* Run LAUNCH(T) with T the element type of elem. */
 #define SSLAT_DISPATCH(elem, LAUNCH)                   \
     do {                                               \
-        if ((elem) == 1) { LAUNCH(__half); }           \
-        else if ((elem) == 2) { LAUNCH(__nv_bfloat16); } \
+        if ((elem) == SSLAT_ELEM_F16) { LAUNCH(__half); }           \
+        else if ((elem) == SSLAT_ELEM_BF16) { LAUNCH(__nv_bfloat16); } \
         else { LAUNCH(float); }                        \
     } while (0)
 

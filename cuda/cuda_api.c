@@ -1,13 +1,13 @@
-#include "cuda_api.h"
+#include "cuda/cuda_api.h"
 
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "error.h"
+#include "base/error.h"
 
-cuda_api_table cuda_api;
+cuda_api_table sslat_cuda_api;
 
 static void *open_first(const char *const *names, char *opened, size_t capacity, char *why, size_t why_size)
 {
@@ -35,7 +35,7 @@ static void load_nvml(void)
     *(void **)&t.throttle_reasons = dlsym(nvml, "nvmlDeviceGetCurrentClocksThrottleReasons");
     if (t.init && t.shutdown && t.device_by_pci_bus_id && t.temperature && t.clock && t.throttle_reasons &&
         t.init() == 0)
-        cuda_api.nvml = t;
+        sslat_cuda_api.nvml = t;
 }
 
 /* One symbol into its table slot; false, with why, when the library lacks it. */
@@ -55,13 +55,13 @@ const char *cuda_api_load(void)
     static const char *const CUDNN_NAMES[] = {"libcudnn.so.9", "libcudnn.so", NULL};
     static const char *const CUBLAS_NAMES[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
     char detail[256] = "";
-    void *cudnn = open_first(CUDNN_NAMES, cuda_api.cudnn_path, sizeof cuda_api.cudnn_path, detail, sizeof detail);
+    void *cudnn = open_first(CUDNN_NAMES, sslat_cuda_api.cudnn_path, sizeof sslat_cuda_api.cudnn_path, detail, sizeof detail);
     if (!cudnn) {
         snprintf(why, sizeof why, "libcudnn.so.9 (cuDNN 9) cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH)", detail);
         state = -1;
         return why;
     }
-    void *cublas = open_first(CUBLAS_NAMES, cuda_api.cublas_path, sizeof cuda_api.cublas_path, detail, sizeof detail);
+    void *cublas = open_first(CUBLAS_NAMES, sslat_cuda_api.cublas_path, sizeof sslat_cuda_api.cublas_path, detail, sizeof detail);
     if (!cublas) {
         snprintf(why, sizeof why, "libcublas.so (cuBLAS 12 or 13) cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH)", detail);
         state = -1;
@@ -69,14 +69,14 @@ const char *cuda_api_load(void)
     }
     /* every function of both tables, each from its library; the hint says what is needed */
     void *library = cudnn;
-    const char *path = cuda_api.cudnn_path, *hint = " (cuDNN 9 with its legacy API is needed)";
+    const char *path = sslat_cuda_api.cudnn_path, *hint = " (cuDNN 9 with its legacy API is needed)";
 #define CUDA_API_LOAD(name)                                                                 \
-    if (!load_symbol(library, path, #name, hint, (void **)&cuda_api.name, why, sizeof why)) { \
+    if (!load_symbol(library, path, #name, hint, (void **)&sslat_cuda_api.name, why, sizeof why)) { \
         state = -1;                                                                         \
         return why;                                                                         \
     }
     CUDA_CUDNN_FUNCTIONS(CUDA_API_LOAD)
-    library = cublas, path = cuda_api.cublas_path, hint = "";
+    library = cublas, path = sslat_cuda_api.cublas_path, hint = "";
     CUDA_CUBLAS_FUNCTIONS(CUDA_API_LOAD)
     CUDA_API_LOAD(cublasGemmEx)
 #undef CUDA_API_LOAD

@@ -77,9 +77,9 @@ typedef struct cuda_api_table {
     char cudnn_path[64], cublas_path[64];
 } cuda_api_table;
 
-extern cuda_api_table cuda_api;
-#define CUDNN(name) (cuda_api.name)
-#define CUBLAS(name) (cuda_api.name)
+extern cuda_api_table sslat_cuda_api;
+#define CUDNN(name) (sslat_cuda_api.name)
+#define CUBLAS(name) (sslat_cuda_api.name)
 
 /* Load cuDNN and cuBLAS (and NVML when present) once; NULL on success, else
  * a one-line reason ("libcudnn.so.9 (cuDNN 9) cannot be loaded: …"). */

@@ -10,11 +10,11 @@
 
 #include <nvtx3/nvToolsExt.h>
 
-#include "calculator.h"
-#include "cuda_api.h"
-#include "cuda_env.h"
-#include "cuda_plan.h"
-#include "validation.h"
+#include "calc/calculator.h"
+#include "cuda/cuda_api.h"
+#include "cuda/cuda_env.h"
+#include "cuda/cuda_plan.h"
+#include "table/container.h"
 
 /* One unit's line of the metadata: its plan with the chosen algorithms. */
 typedef struct cuda_unit_note {

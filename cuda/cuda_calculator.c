@@ -4,10 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_backend.h"
-#include "container.h"
-#include "error.h"
-#include "space.h"
+#include "base/error.h"
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_calculator.h"
+#include "ir/space.h"
+#include "table/container.h"
 
 static const char *cuda_unavailable(void)
 {
@@ -110,21 +111,13 @@ static void cuda_end(void *session)
     free(session);
 }
 
-const sslat_calculator sslat_cuda_calculator = {
-    "cuda", "timed", "ms", "cuDNN / cuBLAS / own kernels timed with CUDA graphs and events",
-    cuda_unavailable, NULL, cuda_begin, cuda_measure, NULL, cuda_describe, cuda_end, -1, SSLAT_DTYPES_ALL};
-
-/* ---- whole architectures (sslat validate -c cuda) ------------------------------------------ */
-
-typedef struct validate_context {
-    cuda_session *session;
-    const sslat_calc_options *options;
-} validate_context;
-
-static sslat_status measure_architecture(void *context, const sslat_space *space, const int32_t *arch, double *ms,
-                                         sslat_error *err)
+/* One whole architecture as one program (sslat validate -c cuda): the
+ * candidates chained into one graph, captured and timed like a unit. */
+static sslat_status cuda_measure_architecture(const sslat_calculator *self, void *session, const sslat_space *space,
+                                              const int32_t *arch, const sslat_calc_options *o, double *ms,
+                                              sslat_error *err)
 {
-    validate_context *v = context;
+    (void)self;
     sslat_graph whole;
     sslat_graph_init(&whole, space->input);
     sslat_status status = SSLAT_OK;
@@ -133,10 +126,10 @@ static sslat_status measure_architecture(void *context, const sslat_space *space
         status = sslat_graph_append(&whole, &layer->candidates[layer->block < 0 ? 0 : arch[layer->block]].graph, err);
     }
     cuda_program program;
-    if (status == SSLAT_OK) status = cuda_program_init(&program, v->session, &whole, v->options, err);
+    if (status == SSLAT_OK) status = cuda_program_init(&program, session, &whole, o, err);
     sslat_entry entry;
     if (status == SSLAT_OK) {
-        status = cuda_measure_program(&program, space->input.n, v->options, "architecture", CUDA_NVTX_PHASE, 0, &entry, err);
+        status = cuda_measure_program(&program, space->input.n, o, "architecture", CUDA_NVTX_PHASE, 0, &entry, err);
         cuda_program_release(&program);
     }
     if (status == SSLAT_OK) *ms = entry.value;
@@ -144,17 +137,12 @@ static sslat_status measure_architecture(void *context, const sslat_space *space
     return status;
 }
 
-sslat_status cuda_validate(const sslat_space *space, const sslat_container *table, const sslat_calc_options *options,
-                           int k, uint64_t seed, sslat_validation *out, sslat_error *err)
-{
-    memset(out, 0, sizeof *out);
-    cuda_session session;
-    sslat_status status = cuda_session_open(&session, options, err);
-    if (status == SSLAT_OK) {
-        validate_context context = {&session, options};
-        status = sslat_validate_architectures(space, table, k, seed, options->progress, measure_architecture, &context,
-                                              out, err);
-    }
-    cuda_session_close(&session);
-    return status;
-}
+const sslat_calculator sslat_cuda_calculator = {
+    SSLAT_CUDA_CALCULATOR_IDENTITY,
+    .unavailable_reason = cuda_unavailable,
+    .begin = cuda_begin,
+    .measure_graph = cuda_measure,
+    .measure_architecture = cuda_measure_architecture,
+    .describe = cuda_describe,
+    .end = cuda_end,
+};

@@ -1,4 +1,4 @@
-#include "cuda_env.h"
+#include "cuda/cuda_env.h"
 
 #include <errno.h>
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "base/error.h"
 
 sslat_status sslat_choose_device(int32_t requested, int32_t device_count, sslat_device_choice *out,
                                  sslat_error *err)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/limits.h"
 #include "sslat.h"
 
 /* The environment variables a launcher sets to a process's rank on its node,
@@ -26,7 +27,6 @@ sslat_status sslat_choose_device(int32_t requested, int32_t device_count, sslat_
 
 /* Limits of hot-mode replays. */
 #define SSLAT_CUDA_MIN_REPLAY_MS 0.2  /* one replay lasts at least this long */
-#define SSLAT_CUDA_MAX_COPIES 1024
 
 /* Copies of a subgraph captured in one graph (hot mode): enough that a replay
  * lasts ≥ min_replay_ms given one copy's time, and that the copies' buffers

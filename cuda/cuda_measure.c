@@ -1,19 +1,17 @@
 /* Timing a cuda program the way nvbench and trtexec do: the work captured in a
  * CUDA graph, warmup by count and by time, samples between CUDA events, copies
  * over rotating buffers (hot) or an L2 flush before each sample (cold). */
-#include "cuda_backend.h"
+#include "cuda/cuda_backend.h"
 
 #include <cuda_profiler_api.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "error.h"
-#include "order.h"
-#include "sample_stats.h"
+#include "base/error.h"
+#include "base/limits.h"
+#include "measure/stop.h"
 
-enum { MAX_SAMPLES = 10000 };
 #define WARMUP_MIN_MS 5.0 /* per unit; the session warmed the GPU up for 200 ms at start */
 
 typedef struct captured {
@@ -106,27 +104,20 @@ sslat_status cuda_measure_program(cuda_program *p, int32_t batch, const sslat_ca
         if (i > 100000) break;
     }
     cuda_nvtx_pop(s);
-    size_t wanted = o->run_iterations > 0 ? (size_t)o->run_iterations : 1;
-    size_t capacity = o->target_noise > 0 && MAX_SAMPLES > wanted ? MAX_SAMPLES : wanted;
-    double *samples = malloc(capacity * sizeof *samples), *sorted = malloc(capacity * sizeof *sorted);
-    if (status == SSLAT_OK && (!samples || !sorted)) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-    size_t n = 0;
-    double started = sslat_now_s();
+    sslat_stop_rule rule = {.min_samples = o->run_iterations > 0 ? (size_t)o->run_iterations : 1,
+                            .max_samples = SSLAT_MAX_SAMPLES,
+                            .target_noise = o->target_noise,
+                            .max_seconds = o->max_seconds};
+    sslat_stop stop = {0};
+    if (status == SSLAT_OK) status = sslat_stop_init(&stop, &rule, err);
     cuda_nvtx_push(s, "measure", CUDA_NVTX_PHASE, payload);
-    while (status == SSLAT_OK && n < capacity) {
+    while (status == SSLAT_OK) {
         status = replay(s, &graph, o->cold, &ms, err);
-        if (status != SSLAT_OK) break;
-        samples[n++] = ms / copies / (batch > 0 ? batch : 1);
-        if (n < wanted) continue;
-        if (o->target_noise <= 0) break;
-        /* adaptive: stop once the median's 95% CI is tight enough, or at the time cap */
-        memcpy(sorted, samples, n * sizeof *sorted);
-        qsort(sorted, n, sizeof *sorted, sslat_compare_doubles);
-        if (sslat_median_noise(sorted, n) <= o->target_noise || sslat_now_s() - started > o->max_seconds) break;
+        if (status == SSLAT_OK && sslat_stop_add(&stop, ms, ms / copies / (batch > 0 ? batch : 1))) break;
     }
     cuda_nvtx_pop(s);
     if (status == SSLAT_OK) {
-        *entry = sslat_entry_of_samples(samples, n);
+        *entry = sslat_stop_entry(&stop);
         double cv = entry->mean > 0 ? entry->stddev / entry->mean : 0;
         s->units++;
         if (cv > 0.025) s->noisy_units++; /* trtexec's threshold */
@@ -145,8 +136,7 @@ sslat_status cuda_measure_program(cuda_program *p, int32_t batch, const sslat_ca
         }
         captured_release(&one);
     }
-    free(samples);
-    free(sorted);
+    sslat_stop_release(&stop);
     captured_release(&graph);
     cuda_nvtx_pop(s);
     return status;

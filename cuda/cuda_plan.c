@@ -1,11 +1,11 @@
-#include "cuda_plan.h"
+#include "cuda/cuda_plan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "base/error.h"
 
 bool cuda_cudnn_has_act(int32_t act)
 {

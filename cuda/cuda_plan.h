@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "calculator.h"
-#include "graph.h"
+#include "calc/calculator.h"
+#include "ir/graph.h"
 
 typedef enum cuda_step_kind {
     CUDA_STEP_CONV,        /* cuDNN convolution; fused: + folded BN bias, residual, activation */

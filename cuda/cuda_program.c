@@ -1,17 +1,17 @@
 /* A cuda program: one subgraph's plan turned into cuDNN descriptors, seeded
  * parameters and device buffers (in `copies` copies), launched on one stream. */
-#include "cuda_backend.h"
+#include "cuda/cuda_backend.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "fill.h"
-#include "half.h"
-#include "ops.h"
-#include "parameters.h"
+#include "base/error.h"
+#include "cuda/ops.h"
+#include "measure/fill.h"
+#include "measure/half.h"
+#include "measure/parameters.h"
 
 /* ---- types and layouts ------------------------------------------------------------- */
 

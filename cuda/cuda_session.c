@@ -1,14 +1,14 @@
 /* The cuda session: device, stream, handles, workspace, metadata, NVTX. */
-#include "cuda_backend.h"
+#include "cuda/cuda_backend.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "container.h"
-#include "error.h"
-#include "ops.h"
+#include "base/clock.h"
+#include "base/error.h"
+#include "cuda/ops.h"
+#include "table/container.h"
 
 enum { NVML_TEMPERATURE_GPU = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
 
@@ -16,9 +16,9 @@ static void read_clocks(cuda_session *s, unsigned *sm, unsigned *memory, unsigne
 {
     *sm = *memory = *temperature = 0;
     if (!s->nvml) return;
-    cuda_api.nvml.clock(s->nvml, NVML_CLOCK_SM, sm);
-    cuda_api.nvml.clock(s->nvml, NVML_CLOCK_MEM, memory);
-    cuda_api.nvml.temperature(s->nvml, NVML_TEMPERATURE_GPU, temperature);
+    sslat_cuda_api.nvml.clock(s->nvml, NVML_CLOCK_SM, sm);
+    sslat_cuda_api.nvml.clock(s->nvml, NVML_CLOCK_MEM, memory);
+    sslat_cuda_api.nvml.temperature(s->nvml, NVML_TEMPERATURE_GPU, temperature);
 }
 
 sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, sslat_error *err)
@@ -47,10 +47,10 @@ sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, ssl
     CUDA_CHECK(err, runtime, cudaMalloc(&s->cublas_workspace, cublas_workspace));
     CUDA_CHECK(err, cublas, CUBLAS(cublasSetWorkspace_v2)(s->cublas, s->cublas_workspace, cublas_workspace));
     if (o->cold) CUDA_CHECK(err, runtime, cudaMalloc(&s->flush, (size_t)s->props.l2CacheSize * 2));
-    if (cuda_api.nvml.init) {
+    if (sslat_cuda_api.nvml.init) {
         char bus[32];
         if (cudaDeviceGetPCIBusId(bus, sizeof bus, s->choice.device) == cudaSuccess &&
-            cuda_api.nvml.device_by_pci_bus_id(bus, &s->nvml) != 0)
+            sslat_cuda_api.nvml.device_by_pci_bus_id(bus, &s->nvml) != 0)
             s->nvml = NULL;
     }
     /* bring the clocks up before the first unit: 200 ms of fills (nvbench and
@@ -61,7 +61,7 @@ sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, ssl
     double until = sslat_now_s() + 0.2;
     cudaError_t code = cudaSuccess;
     for (int i = 0; code == cudaSuccess && sslat_now_s() < until; i++) {
-        code = (cudaError_t)sslat_cuda_fill(0, warm, warm_count, (uint64_t)i, -1.0f, 1.0f, s->stream);
+        code = (cudaError_t)sslat_cuda_fill(SSLAT_ELEM_F32, warm, warm_count, (uint64_t)i, -1.0f, 1.0f, s->stream);
         if (code == cudaSuccess) code = cudaStreamSynchronize(s->stream);
     }
     cudaFree(warm);
@@ -131,7 +131,7 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     unsigned sm_end, memory_end, temperature_end;
     read_clocks(s, &sm_end, &memory_end, &temperature_end);
     unsigned long long reasons = 0;
-    if (s->nvml) cuda_api.nvml.throttle_reasons(s->nvml, &reasons);
+    if (s->nvml) sslat_cuda_api.nvml.throttle_reasons(s->nvml, &reasons);
     sslat_layout layout = sslat_layout_resolve(o->layout, o->dtype);
     struct { const char *key; char value[160]; } pairs[32];
     int n = 0;
@@ -145,8 +145,8 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     PAIR("software.cuda_driver", "%d.%d", driver / 1000, (driver % 1000) / 10);
     PAIR("software.cuda_runtime", "%d.%d", runtime / 1000, (runtime % 1000) / 10);
     PAIR("software.cudnn", "%zu.%zu.%zu (%s)", cudnn_version / 10000, (cudnn_version % 10000) / 100, cudnn_version % 100,
-         cuda_api.cudnn_path);
-    PAIR("software.cublas", "%d (%s)", cublas_version, cuda_api.cublas_path);
+         sslat_cuda_api.cudnn_path);
+    PAIR("software.cublas", "%d (%s)", cublas_version, sslat_cuda_api.cublas_path);
     if (s->nvml) {
         PAIR("device.sm_clock_mhz", "%u at start, %u at end", s->sm_clock_start, sm_end);
         PAIR("device.memory_clock_mhz", "%u at start, %u at end", s->memory_clock_start, memory_end);

@@ -1,8 +1,7 @@
 /* Elementwise kernels: activations, residual add, the conv / GEMM epilogue. */
 #include <cuda_runtime.h>
 
-#include "act.h"
-#include "ops.h"
+#include "cuda/common.cuh"
 
 template <typename T>
 static __global__ void act_kernel(int act, const T *x, T *y, size_t count)
@@ -37,7 +36,7 @@ static __global__ void epilogue_kernel(int nhwc, T *y, const float *bias, const 
 extern "C" int sslat_cuda_act(int elem, int act, const void *x, void *y, size_t count, void *stream)
 {
     if (count == 0) return 0;
-#define LAUNCH(T) act_kernel<T><<<sslat_grid_for(count, 256), 256, 0, (cudaStream_t)stream>>>(act, (const T *)x, (T *)y, count)
+#define LAUNCH(T) act_kernel<T><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>(act, (const T *)x, (T *)y, count)
     SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
     return (int)cudaGetLastError();
@@ -46,7 +45,7 @@ extern "C" int sslat_cuda_act(int elem, int act, const void *x, void *y, size_t 
 extern "C" int sslat_cuda_add(int elem, int act, const void *a, const void *b, void *y, size_t count, void *stream)
 {
     if (count == 0) return 0;
-#define LAUNCH(T) add_kernel<T><<<sslat_grid_for(count, 256), 256, 0, (cudaStream_t)stream>>>(act, (const T *)a, (const T *)b, (T *)y, count)
+#define LAUNCH(T) add_kernel<T><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>(act, (const T *)a, (const T *)b, (T *)y, count)
     SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
     return (int)cudaGetLastError();
@@ -57,7 +56,7 @@ extern "C" int sslat_cuda_epilogue(int elem, int nhwc, void *y, const float *bia
 {
     size_t count = (size_t)n * c * hw;
     if (count == 0) return 0;
-#define LAUNCH(T) epilogue_kernel<T><<<sslat_grid_for(count, 256), 256, 0, (cudaStream_t)stream>>>(nhwc, (T *)y, bias, (const T *)residual, act, n, c, hw)
+#define LAUNCH(T) epilogue_kernel<T><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>(nhwc, (T *)y, bias, (const T *)residual, act, n, c, hw)
     SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
     return (int)cudaGetLastError();

@@ -14,7 +14,7 @@ extern "C" {
 /* Element types of device tensors. */
 enum { SSLAT_ELEM_F32 = 0, SSLAT_ELEM_F16 = 1, SSLAT_ELEM_BF16 = 2 };
 
-/* Activation codes: engine/op.h's sslat_act_kind values; -1 = none. */
+/* act: an sslat_act_kind (ir/op.h), or -1 for none. */
 
 /* y = act(x), count elements (in place allowed). */
 int sslat_cuda_act(int elem, int act, const void *x, void *y, size_t count, void *stream);

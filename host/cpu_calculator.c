@@ -7,11 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "container.h"
-#include "error.h"
-#include "measure.h"
-#include "program.h"
+#include "base/clock.h"
+#include "base/error.h"
+#include "base/limits.h"
+#include "host/architecture.h"
+#include "host/cpu_calculator.h"
+#include "host/lower.h"
+#include "host/measure.h"
+#include "table/container.h"
 
 static const char *cpu_unavailable(void) { return host_dnnl_load(); }
 
@@ -86,7 +89,7 @@ int host_replicas_for(const sslat_graph *graph, int threads)
     double target = 2.0 * (double)l2 * (threads > 0 ? threads : 1);
     double one = footprint_bytes(graph);
     int replicas = one > 0 ? (int)ceil(target / one) : 1;
-    return replicas < 1 ? 1 : replicas > HOST_MAX_REPLICAS ? HOST_MAX_REPLICAS : replicas;
+    return replicas < 1 ? 1 : replicas > SSLAT_MAX_CPU_REPLICAS ? SSLAT_MAX_CPU_REPLICAS : replicas;
 }
 
 /* The timing program of one subgraph: R chained copies. */
@@ -227,6 +230,21 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
     return SSLAT_OK;
 }
 
+static sslat_status cpu_measure_architecture(const sslat_calculator *self, void *session, const sslat_space *space,
+                                             const int32_t *arch, const sslat_calc_options *options, double *ms,
+                                             sslat_error *err)
+{
+    (void)self;
+    return host_measure_architecture(&((cpu_session *)session)->host, space, arch, options, ms, err);
+}
+
 const sslat_calculator sslat_cpu_calculator = {
-    "cpu", "timed", "ms", "oneDNN primitives timed on this CPU (fused conv+BN+act by default)",
-    cpu_unavailable, NULL, cpu_begin, cpu_measure, cpu_measure_many, cpu_describe, cpu_end, -1, SSLAT_DTYPE_BIT(SSLAT_DTYPE_FP32)};
+    SSLAT_CPU_CALCULATOR_IDENTITY,
+    .unavailable_reason = cpu_unavailable,
+    .begin = cpu_begin,
+    .measure_graph = cpu_measure,
+    .measure_many = cpu_measure_many,
+    .measure_architecture = cpu_measure_architecture,
+    .describe = cpu_describe,
+    .end = cpu_end,
+};

@@ -1,9 +1,6 @@
-/* The cpu calculator of a build without oneDNN's headers. */
-#include <string.h>
-
-#include "calculator.h"
-#include "error.h"
-#include "validation.h"
+/* The cpu calculator of a build without oneDNN's headers: it says why it
+ * cannot run. */
+#include "host/cpu_calculator.h"
 
 static const char *cpu_not_built(void)
 {
@@ -11,13 +8,6 @@ static const char *cpu_not_built(void)
 }
 
 const sslat_calculator sslat_cpu_calculator = {
-    "cpu", "timed", "ms", "oneDNN primitives timed on this CPU", cpu_not_built,
-    NULL, NULL, NULL, NULL, NULL, NULL, -1, SSLAT_DTYPE_BIT(SSLAT_DTYPE_FP32)};
-
-sslat_status host_validate(const sslat_space *space, const sslat_container *table, const sslat_calc_options *options,
-                           int k, uint64_t seed, sslat_validation *out, sslat_error *err)
-{
-    (void)space, (void)table, (void)options, (void)k, (void)seed;
-    memset(out, 0, sizeof *out);
-    return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "validate -c cpu: %s", cpu_not_built());
-}
+    SSLAT_CPU_CALCULATOR_IDENTITY,
+    .unavailable_reason = cpu_not_built,
+};

@@ -1,13 +1,13 @@
-#include "dnnl_api.h"
+#include "host/dnnl_api.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "base/error.h"
 
-host_dnnl_table host_dnnl;
+host_dnnl_table sslat_dnnl_api;
 
 static const char *load_reason = "not loaded";
 static int loaded = 0;
@@ -24,25 +24,25 @@ const char *host_dnnl_load(void)
         return load_reason;
     }
 #define HOST_DNNL_RESOLVE(name)                                                \
-    *(void **)(&host_dnnl.name) = dlsym(library, #name);                       \
-    if (!host_dnnl.name) {                                                     \
+    *(void **)(&sslat_dnnl_api.name) = dlsym(library, #name);                       \
+    if (!sslat_dnnl_api.name) {                                                     \
         load_reason = "libdnnl.so.2 lacks " #name ": oneDNN 2.6 or newer 2.x is needed"; \
         return load_reason;                                                    \
     }
     HOST_DNNL_FUNCTIONS(HOST_DNNL_RESOLVE)
 #undef HOST_DNNL_RESOLVE
-    *(void **)(&host_dnnl.omp_set_num_threads) = dlsym(library, "omp_set_num_threads");
-    *(void **)(&host_dnnl.omp_get_max_threads) = dlsym(library, "omp_get_max_threads");
+    *(void **)(&sslat_dnnl_api.omp_set_num_threads) = dlsym(library, "omp_set_num_threads");
+    *(void **)(&sslat_dnnl_api.omp_get_max_threads) = dlsym(library, "omp_get_max_threads");
     load_reason = NULL;
     return NULL;
 }
 
 int host_dnnl_set_threads(int threads)
 {
-    if (!host_dnnl.omp_set_num_threads || !host_dnnl.omp_get_max_threads) return 0;
+    if (!sslat_dnnl_api.omp_set_num_threads || !sslat_dnnl_api.omp_get_max_threads) return 0;
     /* 0 keeps OpenMP's own default: every core, or OMP_NUM_THREADS when set */
-    if (threads > 0) host_dnnl.omp_set_num_threads(threads);
-    return host_dnnl.omp_get_max_threads();
+    if (threads > 0) sslat_dnnl_api.omp_set_num_threads(threads);
+    return sslat_dnnl_api.omp_get_max_threads();
 }
 
 sslat_status host_dnnl_fail(sslat_error *err, const char *call, const char *file, int line,
@@ -59,5 +59,5 @@ sslat_status host_dnnl_fail(sslat_error *err, const char *call, const char *file
                           : status == dnnl_unimplemented ? SSLAT_ERR_UNSUPPORTED
                                                          : SSLAT_ERR_INVALID_ARGUMENT;
     return sslat_fail(err, mapped, "oneDNN %s failed at %s:%d: %s", name[0] ? name : call, file,
-                      line, host_dnnl.dnnl_status2str ? host_dnnl.dnnl_status2str(status) : "?");
+                      line, sslat_dnnl_api.dnnl_status2str ? sslat_dnnl_api.dnnl_status2str(status) : "?");
 }

@@ -56,8 +56,8 @@ typedef struct host_dnnl_table {
     int (*omp_get_max_threads)(void);
 } host_dnnl_table;
 
-extern host_dnnl_table host_dnnl;
-#define DNNL(name) (host_dnnl.name)
+extern host_dnnl_table sslat_dnnl_api;
+#define DNNL(name) (sslat_dnnl_api.name)
 
 /* Load libdnnl.so.2 once. NULL on success, else why it is not available
  * (static text). SSLAT_DNNL_LIBRARY overrides the library path (tests use it

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "lower.h"
+#include "base/error.h"
+#include "host/lower.h"
 
 #define FAIL_STATUS (err ? err->status : SSLAT_ERR_INVALID_ARGUMENT)
 
@@ -535,4 +535,20 @@ sslat_status host_lower_graph(host_program *p, const sslat_graph *g, sslat_error
     free(L.tensor_of);
     free(L.consumers);
     return status;
+}
+
+sslat_status host_program_append(host_program *p, const sslat_graph *graph, sslat_error *err)
+{
+    SSLAT_ASSERT(!p->prologue_done);
+    int first = p->n_tensors, input = p->output;
+    sslat_status status = host_lower_graph(p, graph, err);
+    p->nodes_seen += graph->count;
+    if (status != SSLAT_OK) return status;
+    /* everything but the new output is dead for the subgraphs that follow */
+    int keep = p->tensors[p->output].buffer;
+    for (int t = first; t < p->n_tensors; t++)
+        if (p->tensors[t].buffer >= 0 && p->tensors[t].buffer != keep) p->buffers[p->tensors[t].buffer].busy = false;
+    if (p->tensors[input].buffer >= 0 && p->tensors[input].buffer != keep)
+        p->buffers[p->tensors[input].buffer].busy = false;
+    return SSLAT_OK;
 }

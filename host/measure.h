@@ -3,11 +3,9 @@
 #ifndef SSLAT_HOST_MEASURE_H
 #define SSLAT_HOST_MEASURE_H
 
-#include "program.h"
-#include "sample_stats.h"
-
-/* Most copies of one subgraph in a timing program. */
-#define HOST_MAX_REPLICAS 64
+#include "base/limits.h"
+#include "host/program.h"
+#include "measure/sample_stats.h"
 
 /* Copies of the subgraph a cpu measurement chains (see cpu_calculator.c). */
 int host_replicas_for(const sslat_graph *graph, int threads);

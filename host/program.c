@@ -1,14 +1,13 @@
 /* Host programs: tensors, primitive steps, running and reading back. The
- * lowering of each IR op is in host/lower.c. */
-#include "program.h"
+ * lowering of each IR op is in host/lower.c, which calls the helpers here. */
+#include "host/program.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "fill.h"
-#include "lower.h"
+#include "base/error.h"
+#include "measure/fill.h"
 
 sslat_status host_session_open(host_session *session, int threads, sslat_error *err)
 {
@@ -227,22 +226,6 @@ sslat_status host_program_init(host_program *p, const host_session *session, ssl
     sslat_status status = host_program_new_input(p, input, 0, err);
     if (status != SSLAT_OK) host_program_release(p);
     return status;
-}
-
-sslat_status host_program_append(host_program *p, const sslat_graph *graph, sslat_error *err)
-{
-    SSLAT_ASSERT(!p->prologue_done);
-    int first = p->n_tensors, input = p->output;
-    sslat_status status = host_lower_graph(p, graph, err);
-    p->nodes_seen += graph->count;
-    if (status != SSLAT_OK) return status;
-    /* everything but the new output is dead for the subgraphs that follow */
-    int keep = p->tensors[p->output].buffer;
-    for (int t = first; t < p->n_tensors; t++)
-        if (p->tensors[t].buffer >= 0 && p->tensors[t].buffer != keep) p->buffers[p->tensors[t].buffer].busy = false;
-    if (p->tensors[input].buffer >= 0 && p->tensors[input].buffer != keep)
-        p->buffers[p->tensors[input].buffer].busy = false;
-    return SSLAT_OK;
 }
 
 static sslat_status run_list(host_program *p, const host_step_list *list, sslat_error *err)

@@ -6,10 +6,10 @@
 
 #include <stdbool.h>
 
-#include "calculator.h"
-#include "dnnl_api.h"
-#include "graph.h"
-#include "parameters.h"
+#include "calc/calculator.h"
+#include "host/dnnl_api.h"
+#include "ir/graph.h"
+#include "measure/parameters.h"
 
 /* An engine and a stream, shared by the programs of a run. */
 typedef struct host_session {
@@ -77,15 +77,30 @@ void host_program_release(host_program *program);
 sslat_status host_program_new_input(host_program *program, sslat_shape shape, int replica,
                                     sslat_error *err);
 
-/* Lower a subgraph reading the program's current output; its output becomes
- * the program's output. */
-sslat_status host_program_append(host_program *program, const sslat_graph *graph,
-                                 sslat_error *err);
-
 /* Run the prologue (first call only) and the body once, and wait. */
 sslat_status host_program_run(host_program *program, sslat_error *err);
 
 /* Copy the output, in plain NCHW order, into out (N·C·H·W floats). */
 sslat_status host_program_read_output(host_program *program, float *out, sslat_error *err);
+
+/* Building blocks for the lowering (host/lower.c). */
+sslat_status host_program_own(host_program *p, dnnl_memory_t memory, sslat_error *err);
+sslat_status host_program_memory(host_program *p, const dnnl_memory_desc_t *md,
+                                 dnnl_memory_t *out, sslat_error *err);
+/* A new tensor; memory NULL allocates one of md. */
+sslat_status host_program_tensor(host_program *p, const dnnl_memory_desc_t *md,
+                                 dnnl_memory_t memory, sslat_shape shape, int *index,
+                                 sslat_error *err);
+/* Append a primitive to the body (timed) or the prologue. */
+sslat_status host_program_step(host_program *p, bool timed, const_dnnl_primitive_desc_t pd,
+                               const dnnl_exec_arg_t *args, int nargs, sslat_error *err);
+sslat_status host_program_reorder(host_program *p, dnnl_memory_t from,
+                                  const dnnl_memory_desc_t *from_md, dnnl_memory_t to,
+                                  const dnnl_memory_desc_t *to_md, bool timed, sslat_error *err);
+/* The tensor in layout `wanted` (itself, or a converted copy). */
+sslat_status host_program_layout(host_program *p, int tensor, const dnnl_memory_desc_t *wanted,
+                                 int *result, sslat_error *err);
+sslat_status host_dims_md(dnnl_memory_desc_t *md, sslat_shape shape, int ndims,
+                          dnnl_format_tag_t tag, sslat_error *err);
 
 #endif

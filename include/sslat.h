@@ -15,13 +15,27 @@
 extern "C" {
 #endif
 
+/* Every function of this header is exported from libsslat.so; nothing else is
+ * (the library is built with hidden visibility). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SSLAT_API __attribute__((visibility("default")))
+#else
+#define SSLAT_API
+#endif
+
+/* The one place the version is written: CMake and the Python package read it
+ * from these lines. */
 #define SSLAT_VERSION_MAJOR 0
 #define SSLAT_VERSION_MINOR 1
 #define SSLAT_VERSION_PATCH 0
 #define SSLAT_VERSION_STRING "0.1.0"
+/* MAJOR·10000 + MINOR·100 + PATCH, for comparisons: 0.1.0 is 100. */
+#define SSLAT_VERSION_NUMBER (SSLAT_VERSION_MAJOR * 10000 + SSLAT_VERSION_MINOR * 100 + SSLAT_VERSION_PATCH)
 
-/* The library's version at run time ("0.1.0"); compare with the macros. */
-const char *sslat_version(void);
+/* The library's version at run time ("0.1.0"), and as a number; compare with
+ * the macros to tell the header from the library actually loaded. */
+SSLAT_API const char *sslat_version(void);
+SSLAT_API int32_t sslat_version_number(void);
 
 /* Status codes. Values are pinned: they are part of the ABI. */
 typedef enum sslat_status {
@@ -39,7 +53,7 @@ typedef enum sslat_status {
 } sslat_status;
 
 /* A one-line description of a status ("invalid search space"). Never NULL. */
-const char *sslat_status_string(sslat_status status);
+SSLAT_API const char *sslat_status_string(sslat_status status);
 
 /* Error details, filled by any function that takes one (it may be NULL).
  * message names what and where: file, JSON path, block, candidate. */
@@ -64,57 +78,57 @@ typedef struct sslat_space_options {
 
 /* Load a search-space file (JSON, "sslat": 1; see docs/space-format.md).
  * options may be NULL. On failure *out is NULL and nothing is half-loaded. */
-sslat_status sslat_space_load_file(const char *path, const sslat_space_options *options,
+SSLAT_API sslat_status sslat_space_load_file(const char *path, const sslat_space_options *options,
                                    sslat_space **out, sslat_error *error);
 
 /* Same, from memory. source_name is used in error messages ("<string>" if NULL). */
-sslat_status sslat_space_load_string(const char *text, size_t length, const char *source_name,
+SSLAT_API sslat_status sslat_space_load_string(const char *text, size_t length, const char *source_name,
                                      const sslat_space_options *options, sslat_space **out,
                                      sslat_error *error);
 
 /* The built-in default space (a MobileNetV2-style space, compiled in). */
-sslat_status sslat_space_load_default(const sslat_space_options *options, sslat_space **out,
+SSLAT_API sslat_status sslat_space_load_default(const sslat_space_options *options, sslat_space **out,
                                       sslat_error *error);
 
 /* The built-in default space's JSON text (static storage). */
-const char *sslat_default_space_json(void);
+SSLAT_API const char *sslat_default_space_json(void);
 
-void sslat_space_free(sslat_space *space);
+SSLAT_API void sslat_space_free(sslat_space *space);
 
-const char *sslat_space_name(const sslat_space *space);
+SSLAT_API const char *sslat_space_name(const sslat_space *space);
 /* Canonical 64-bit hash of every subgraph with its input shape, in order. */
-uint64_t sslat_space_hash(const sslat_space *space);
+SSLAT_API uint64_t sslat_space_hash(const sslat_space *space);
 /* Input as N, C, H, W. */
-void sslat_space_input_shape(const sslat_space *space, int32_t nchw[4]);
-int32_t sslat_space_block_count(const sslat_space *space);
+SSLAT_API void sslat_space_input_shape(const sslat_space *space, int32_t nchw[4]);
+SSLAT_API int32_t sslat_space_block_count(const sslat_space *space);
 /* Number of candidates of block (0 ≤ block < block_count), or -1. */
-int32_t sslat_space_candidate_count(const sslat_space *space, int32_t block);
+SSLAT_API int32_t sslat_space_candidate_count(const sslat_space *space, int32_t block);
 /* The block's name ("blk03" or the file's "name"), or NULL when out of range. */
-const char *sslat_space_block_name(const sslat_space *space, int32_t block);
+SSLAT_API const char *sslat_space_block_name(const sslat_space *space, int32_t block);
 /* The candidate's label as a token ("ir_k5_e6_c40_s2"), or NULL. */
-const char *sslat_space_candidate_label(const sslat_space *space, int32_t block,
+SSLAT_API const char *sslat_space_candidate_label(const sslat_space *space, int32_t block,
                                         int32_t candidate);
 /* Number of architectures (product of candidate counts), as a double. */
-double sslat_space_architecture_count(const sslat_space *space);
+SSLAT_API double sslat_space_architecture_count(const sslat_space *space);
 /* The same, exactly, in decimal; returns the length it needs (like snprintf). */
-size_t sslat_space_architecture_count_string(const sslat_space *space, char *buffer,
+SSLAT_API size_t sslat_space_architecture_count_string(const sslat_space *space, char *buffer,
                                              size_t capacity);
 /* The file's "arch": copies up to capacity indices; returns its length
  * (block_count) or 0 when the file has none. */
-int32_t sslat_space_arch(const sslat_space *space, int32_t *arch, int32_t capacity);
+SSLAT_API int32_t sslat_space_arch(const sslat_space *space, int32_t *arch, int32_t capacity);
 
 /* ---- Calculators ------------------------------------------------------------ */
 
 /* Names of the calculators that can run in this build on this machine, best
  * last (static storage). Returns the count; names may be NULL. */
-int32_t sslat_available_calculators(const char *const **names);
+SSLAT_API int32_t sslat_available_calculators(const char *const **names);
 
 /* Analytic MAC counts (latency types mac, mac_thop, mac_fvcore, mac_pthflops),
  * in millions, for the whole input batch. ignore is a comma-separated list of
  * op kinds ("batchnorm,act") or activation names ("relu6"), or NULL.
  * constant receives the constant part; per_op receives, block after block,
  * one value per candidate (capacity = total candidates). */
-sslat_status sslat_mac_count(const sslat_space *space, const char *latency_type,
+SSLAT_API sslat_status sslat_mac_count(const sslat_space *space, const char *latency_type,
                              const char *ignore, double *constant, double *per_op,
                              size_t per_op_capacity, sslat_error *error);
 
@@ -135,101 +149,101 @@ typedef struct sslat_entry {
 /* The seed's constructor: latency_type ("mac", "cuda", …), the constant part,
  * and block_count blocks of candidate_counts[b] values each, flattened block
  * after block in operations_latencies. The unit follows the type. */
-sslat_status sslat_container_create(const char *latency_type, double constant_latency,
+SSLAT_API sslat_status sslat_container_create(const char *latency_type, double constant_latency,
                                     const double *operations_latencies,
                                     const int32_t *candidate_counts, int32_t block_count,
                                     sslat_container **out, sslat_error *error);
-sslat_status sslat_container_clone(const sslat_container *container, sslat_container **out,
+SSLAT_API sslat_status sslat_container_clone(const sslat_container *container, sslat_container **out,
                                    sslat_error *error);
-void sslat_container_free(sslat_container *container);
+SSLAT_API void sslat_container_free(sslat_container *container);
 
 /* Serialisation. save_to_bytes returns a buffer the caller frees with sslat_free. */
-sslat_status sslat_container_save_to_bytes(const sslat_container *container, uint8_t **bytes,
+SSLAT_API sslat_status sslat_container_save_to_bytes(const sslat_container *container, uint8_t **bytes,
                                            size_t *size, sslat_error *error);
-sslat_status sslat_container_load_from_bytes(const uint8_t *bytes, size_t size,
+SSLAT_API sslat_status sslat_container_load_from_bytes(const uint8_t *bytes, size_t size,
                                              sslat_container **out, sslat_error *error);
 /* Atomic: temp file, fsync, rename. */
-sslat_status sslat_container_save_to_file(const sslat_container *container, const char *path,
+SSLAT_API sslat_status sslat_container_save_to_file(const sslat_container *container, const char *path,
                                           sslat_error *error);
-sslat_status sslat_container_load_from_file(const char *path, sslat_container **out,
+SSLAT_API sslat_status sslat_container_load_from_file(const char *path, sslat_container **out,
                                             sslat_error *error);
 /* JSON (every field, exact round trip) and CSV (one row per block × candidate).
  * *text is NUL-terminated; the caller frees it with sslat_free. */
-sslat_status sslat_container_export_json(const sslat_container *container, char **text,
+SSLAT_API sslat_status sslat_container_export_json(const sslat_container *container, char **text,
                                          sslat_error *error);
-sslat_status sslat_container_import_json(const char *text, size_t length,
+SSLAT_API sslat_status sslat_container_import_json(const char *text, size_t length,
                                          sslat_container **out, sslat_error *error);
-sslat_status sslat_container_export_csv(const sslat_container *container, char **text,
+SSLAT_API sslat_status sslat_container_export_csv(const sslat_container *container, char **text,
                                         sslat_error *error);
 /* ENOT latency files (a pickle of {"latency_type", "constant_latency",
  * "operations_latencies"}). The reader is a strict pickle machine for exactly
  * that structure (plain floats or numpy float64 scalars); it refuses anything
  * else and executes nothing. The writer emits protocol 2 with plain floats
  * (caller frees *bytes with sslat_free). */
-sslat_status sslat_container_import_enot(const uint8_t *bytes, size_t size, sslat_container **out,
+SSLAT_API sslat_status sslat_container_import_enot(const uint8_t *bytes, size_t size, sslat_container **out,
                                          sslat_error *error);
-sslat_status sslat_container_export_enot(const sslat_container *container, uint8_t **bytes,
+SSLAT_API sslat_status sslat_container_export_enot(const sslat_container *container, uint8_t **bytes,
                                          size_t *size, sslat_error *error);
 
 /* Frees memory the library handed over (bytes, text). Accepts NULL. */
-void sslat_free(void *pointer);
+SSLAT_API void sslat_free(void *pointer);
 
 /* Accessors. Strings belong to the container. */
-const char *sslat_container_latency_type(const sslat_container *container);
-const char *sslat_container_unit(const sslat_container *container);
-double sslat_container_constant_latency(const sslat_container *container);
-sslat_entry sslat_container_constant_entry(const sslat_container *container);
-int32_t sslat_container_block_count(const sslat_container *container);
+SSLAT_API const char *sslat_container_latency_type(const sslat_container *container);
+SSLAT_API const char *sslat_container_unit(const sslat_container *container);
+SSLAT_API double sslat_container_constant_latency(const sslat_container *container);
+SSLAT_API sslat_entry sslat_container_constant_entry(const sslat_container *container);
+SSLAT_API int32_t sslat_container_block_count(const sslat_container *container);
 /* -1 when block is out of range. */
-int32_t sslat_container_candidate_count(const sslat_container *container, int32_t block);
+SSLAT_API int32_t sslat_container_candidate_count(const sslat_container *container, int32_t block);
 /* The value of one candidate; NaN when out of range. */
-double sslat_container_latency(const sslat_container *container, int32_t block,
+SSLAT_API double sslat_container_latency(const sslat_container *container, int32_t block,
                                int32_t candidate);
-sslat_status sslat_container_entry(const sslat_container *container, int32_t block,
+SSLAT_API sslat_status sslat_container_entry(const sslat_container *container, int32_t block,
                                    int32_t candidate, sslat_entry *entry, sslat_error *error);
 /* "" when the container has no labels. NULL when out of range. */
-const char *sslat_container_block_name(const sslat_container *container, int32_t block);
-const char *sslat_container_candidate_label(const sslat_container *container, int32_t block,
+SSLAT_API const char *sslat_container_block_name(const sslat_container *container, int32_t block);
+SSLAT_API const char *sslat_container_candidate_label(const sslat_container *container, int32_t block,
                                             int32_t candidate);
-const char *sslat_container_space_name(const sslat_container *container);
-uint64_t sslat_container_space_hash(const sslat_container *container);
+SSLAT_API const char *sslat_container_space_name(const sslat_container *container);
+SSLAT_API uint64_t sslat_container_space_hash(const sslat_container *container);
 /* N, C, H, W of the measured input (zeros when not bound to a space). */
-void sslat_container_input_shape(const sslat_container *container, int32_t nchw[4]);
-int32_t sslat_container_batch(const sslat_container *container);
-const char *sslat_container_dtype(const sslat_container *container);
-const char *sslat_container_layout(const sslat_container *container);
-const char *sslat_container_tool_version(const sslat_container *container);
-const char *sslat_container_created(const sslat_container *container);
+SSLAT_API void sslat_container_input_shape(const sslat_container *container, int32_t nchw[4]);
+SSLAT_API int32_t sslat_container_batch(const sslat_container *container);
+SSLAT_API const char *sslat_container_dtype(const sslat_container *container);
+SSLAT_API const char *sslat_container_layout(const sslat_container *container);
+SSLAT_API const char *sslat_container_tool_version(const sslat_container *container);
+SSLAT_API const char *sslat_container_created(const sslat_container *container);
 /* Every metadata pair (latency_type and unit included), in a stable order. */
-int32_t sslat_container_metadata_count(const sslat_container *container);
-sslat_status sslat_container_metadata_at(const sslat_container *container, int32_t index,
+SSLAT_API int32_t sslat_container_metadata_count(const sslat_container *container);
+SSLAT_API sslat_status sslat_container_metadata_at(const sslat_container *container, int32_t index,
                                          const char **key, const char **value);
 /* NULL when absent. */
-const char *sslat_container_metadata(const sslat_container *container, const char *key);
+SSLAT_API const char *sslat_container_metadata(const sslat_container *container, const char *key);
 
 /* Setters, used by calculators and importers. */
-sslat_status sslat_container_set_entry(sslat_container *container, int32_t block,
+SSLAT_API sslat_status sslat_container_set_entry(sslat_container *container, int32_t block,
                                        int32_t candidate, const sslat_entry *entry,
                                        sslat_error *error);
-sslat_status sslat_container_set_constant_entry(sslat_container *container,
+SSLAT_API sslat_status sslat_container_set_constant_entry(sslat_container *container,
                                                 const sslat_entry *entry, sslat_error *error);
 /* Keys must not be latency_type or unit (fixed at creation). */
-sslat_status sslat_container_set_metadata(sslat_container *container, const char *key,
+SSLAT_API sslat_status sslat_container_set_metadata(sslat_container *container, const char *key,
                                           const char *value, sslat_error *error);
 /* Record the space: name, hash, input shape, block names and candidate labels.
  * Fails when the space's blocks do not match the table's shape. */
-sslat_status sslat_container_bind_space(sslat_container *container, const sslat_space *space,
+SSLAT_API sslat_status sslat_container_bind_space(sslat_container *container, const sslat_space *space,
                                         sslat_error *error);
 
 /* A shard's part (sslat measure --shard I/N): returns 1 and its index and count,
  * or 0 for a whole table. Statistics and exports refuse parts. */
-int sslat_container_shard(const sslat_container *container, int32_t *index, int32_t *count);
+SSLAT_API int sslat_container_shard(const sslat_container *container, int32_t *index, int32_t *count);
 
 /* One whole table from the n parts of a sharded run. Checks that every part
  * comes from the same space, latency type and calculator options, that the
  * shards 0..N-1 are each there exactly once, and that every entry is measured
  * by exactly one part; error messages list what is missing or duplicated. */
-sslat_status sslat_container_merge(const sslat_container *const *parts, size_t n,
+SSLAT_API sslat_status sslat_container_merge(const sslat_container *const *parts, size_t n,
                                    sslat_container **out, sslat_error *error);
 
 /* ---- The reference API: latency attached to a space --------------------------- */
@@ -256,44 +270,44 @@ typedef struct sslat_latency_options {
  * input (load the space with sslat_space_options to measure other inputs);
  * options may be NULL. *out is owned by the space: valid until
  * sslat_reset_latency or sslat_space_free; clone it to keep it longer. */
-sslat_status sslat_initialize_latency(const char *latency_type, sslat_space *space,
+SSLAT_API sslat_status sslat_initialize_latency(const char *latency_type, sslat_space *space,
                                       const sslat_space_options *inputs,
                                       const sslat_latency_options *options,
                                       sslat_container **out, sslat_error *error);
 /* Attach a copy of a container (e.g. loaded from a file): its space hash must match. */
-sslat_status sslat_attach_latency(sslat_space *space, const sslat_container *container,
+SSLAT_API sslat_status sslat_attach_latency(sslat_space *space, const sslat_container *container,
                                   sslat_error *error);
 /* The attached container, or NULL. */
-sslat_container *sslat_space_latency(const sslat_space *space);
+SSLAT_API sslat_container *sslat_space_latency(const sslat_space *space);
 /* Drop the attached container. */
-void sslat_reset_latency(sslat_space *space);
+SSLAT_API void sslat_reset_latency(sslat_space *space);
 
 /* ---- Statistics over a container --------------------------------------------- */
 
 /* constant + Σ per-block min / max / mean. */
-sslat_status sslat_min_latency(const sslat_container *container, double *latency,
+SSLAT_API sslat_status sslat_min_latency(const sslat_container *container, double *latency,
                                sslat_error *error);
-sslat_status sslat_max_latency(const sslat_container *container, double *latency,
+SSLAT_API sslat_status sslat_max_latency(const sslat_container *container, double *latency,
                                sslat_error *error);
-sslat_status sslat_mean_latency(const sslat_container *container, double *latency,
+SSLAT_API sslat_status sslat_mean_latency(const sslat_container *container, double *latency,
                                 sslat_error *error);
 /* Latencies of n uniformly random architectures (each block's candidate drawn
  * uniformly and independently), reproducible from seed. */
-sslat_status sslat_sample_latencies(const sslat_container *container, size_t n, uint64_t seed,
+SSLAT_API sslat_status sslat_sample_latencies(const sslat_container *container, size_t n, uint64_t seed,
                                     double *latencies, sslat_error *error);
 /* Median of sample_latencies(n, seed) (the seed's median_latency). */
-sslat_status sslat_median_latency(const sslat_container *container, size_t n, uint64_t seed,
+SSLAT_API sslat_status sslat_median_latency(const sslat_container *container, size_t n, uint64_t seed,
                                   double *latency, sslat_error *error);
 /* Latency of one architecture (length must equal the block count). */
-sslat_status sslat_current_latency(const sslat_container *container, const int32_t *arch,
+SSLAT_API sslat_status sslat_current_latency(const sslat_container *container, const int32_t *arch,
                                    int32_t length, double *latency, sslat_error *error);
 /* Latency of the space's "arch"; refused when the space is not the container's. */
-sslat_status sslat_best_arch_latency(const sslat_container *container, const sslat_space *space,
+SSLAT_API sslat_status sslat_best_arch_latency(const sslat_container *container, const sslat_space *space,
                                      double *latency, sslat_error *error);
 /* The fastest / slowest architecture (capacity ≥ block count). */
-sslat_status sslat_argmin_arch(const sslat_container *container, int32_t *arch, int32_t capacity,
+SSLAT_API sslat_status sslat_argmin_arch(const sslat_container *container, int32_t *arch, int32_t capacity,
                                sslat_error *error);
-sslat_status sslat_argmax_arch(const sslat_container *container, int32_t *arch, int32_t capacity,
+SSLAT_API sslat_status sslat_argmax_arch(const sslat_container *container, int32_t *arch, int32_t capacity,
                                sslat_error *error);
 
 /* Distribution of a uniformly random architecture's latency, computed exactly
@@ -306,16 +320,16 @@ typedef struct sslat_distribution_options {
 
 /* Quantile p in [0, 1]: the smallest latency L with P(latency ≤ L) ≥ p.
  * *estimate ± *bound contains the exact quantile. */
-sslat_status sslat_latency_quantile(const sslat_container *container, double p,
+SSLAT_API sslat_status sslat_latency_quantile(const sslat_container *container, double p,
                                     const sslat_distribution_options *options, double *estimate,
                                     double *bound, sslat_error *error);
 /* P(latency ≤ budget), bracketed: low ≤ exact ≤ high. */
-sslat_status sslat_latency_cdf(const sslat_container *container, double budget,
+SSLAT_API sslat_status sslat_latency_cdf(const sslat_container *container, double budget,
                                const sslat_distribution_options *options, double *low,
                                double *high, sslat_error *error);
 /* Number of architectures with latency ≤ budget, bracketed (as reals: counts
  * exceed 2^64 in large spaces). */
-sslat_status sslat_count_under_budget(const sslat_container *container, double budget,
+SSLAT_API sslat_status sslat_count_under_budget(const sslat_container *container, double budget,
                                       const sslat_distribution_options *options, double *low,
                                       double *high, sslat_error *error);
 
@@ -331,7 +345,7 @@ typedef struct sslat_budget_result {
     double grid_slack;  /* block_count × grid step */
 } sslat_budget_result;
 
-sslat_status sslat_budget_maximize(const sslat_container *latency, const sslat_container *value,
+SSLAT_API sslat_status sslat_budget_maximize(const sslat_container *latency, const sslat_container *value,
                                    double budget, int32_t bins, int32_t *arch, int32_t capacity,
                                    sslat_budget_result *result, sslat_error *error);
 

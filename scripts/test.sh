@@ -7,15 +7,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-normal}
 
-# The Python package, installed with pip into a venv as a user would (the shared
-# library copied next to it), then its pytest suite (pytest and numpy from PyPI).
+# The Python package as a user installs it: `pip install .` builds the wheel
+# (scikit-build-core runs CMake: libsslat.so and the command inside it) into a
+# venv; then its pytest suite. pytest, numpy and scikit-build-core come from PyPI.
 python_tests() {
   local venv=build/python-venv
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check pytest numpy
-  cp "$(readlink -f build/libsslat.so)" python/sslat/libsslat.so
-  "$venv/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps ./python
-  rm -rf python/build python/*.egg-info
+  "$venv/bin/pip" install -q --disable-pip-version-check pytest numpy "scikit-build-core>=0.10"
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps .
   # from build/, so `import sslat` is the installed package, not python/sslat
   (cd build && SSLAT_REQUIRE_CHROMIUM=1 SSLAT_INSTALLED_PACKAGE=1 SSLAT_COMMAND="$PWD/sslat" \
      "../$venv/bin/python" -m pytest -q -p no:cacheprovider ../python/tests)

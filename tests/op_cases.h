@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstddef>
+#include <ostream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -58,7 +59,11 @@ const OpCase CASES[] = {
     {"\"basic_s2_c32\"", "[16, 7, 7]"},
     {"\"bottleneck_c32\"", "[16, 6, 6]"},
     {"\"cn_k7_s2_c16_nre\", \"maxpool_k3_s2\"", "[3, 16, 16]"},
+    {"\"conv_k1_c8\", \"skip\"", "[8, 5, 5]"},
 };
+
+// gtest prints a case as its layers and input instead of its bytes.
+inline void PrintTo(const OpCase &c, std::ostream *os) { *os << "layers " << c.layers << " on " << c.input; }
 
 // ||a − b|| / ||b||, with a floor so all-zero references compare too
 inline double normalised_error(const float *a, const float *b, size_t n)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parameters.h"
+#include "measure/parameters.h"
 
 typedef struct tensor {
     float *data;

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "graph.h"
+#include "ir/graph.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,6 +5,10 @@
 
 #include "helpers.h"
 
+extern "C" {
+#include "calc/calculator.h"
+}
+
 namespace {
 
 TEST(Api, InitializeAttachesAndResetDrops)
@@ -45,9 +49,15 @@ TEST(Api, ErrorsNameTheProblem)
     ASSERT_NE(space, nullptr);
     sslat_container *c = nullptr;
     sslat_error err;
-    EXPECT_EQ(sslat_initialize_latency("cuda", space, nullptr, nullptr, &c, &err), SSLAT_ERR_UNSUPPORTED);
-    EXPECT_EQ(c, nullptr);
-    EXPECT_EQ(sslat_space_latency(space), nullptr);  // nothing attached on failure
+    // every calculator that cannot run here (cuda without a GPU; none on a machine with all)
+    for (int i = 0; i < sslat_calculator_count(); i++) {
+        const sslat_calculator *unavailable = sslat_calculator_at(i);
+        if (!sslat_calculator_unavailable(unavailable)) continue;
+        EXPECT_EQ(sslat_initialize_latency(unavailable->name, space, nullptr, nullptr, &c, &err),
+                  SSLAT_ERR_UNSUPPORTED);
+        EXPECT_EQ(c, nullptr);
+        EXPECT_EQ(sslat_space_latency(space), nullptr);  // nothing attached on failure
+    }
     EXPECT_EQ(sslat_initialize_latency("gpu", space, nullptr, nullptr, &c, &err), SSLAT_ERR_INVALID_ARGUMENT);
     sslat_space_options other = {4, 0, 0};
     EXPECT_EQ(sslat_initialize_latency("mac", space, &other, nullptr, &c, &err), SSLAT_ERR_INVALID_ARGUMENT);

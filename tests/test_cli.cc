@@ -13,6 +13,11 @@
 
 #include "helpers.h"
 
+extern "C" {
+#include "calc/calculator.h"
+#include "ir/space.h"
+}
+
 namespace {
 
 struct Result {
@@ -62,14 +67,22 @@ class Cli : public ::testing::Test {
 
 TEST_F(Cli, HelpOnEveryVerb)
 {
-    for (const char *verb : {"show", "measure", "calculators"}) {
-        Result r = run(std::string(verb) + " --help");
-        EXPECT_EQ(r.code, 0) << verb;
-        EXPECT_NE(r.out.find("usage: sslat " + std::string(verb)), std::string::npos) << r.out;
-    }
+    // every verb the usage lists (so a new verb is covered the day it is added)
     Result r = run("--help");
     EXPECT_EQ(r.code, 0);
-    EXPECT_NE(r.out.find("measure"), std::string::npos);
+    std::istringstream lines(r.out.substr(r.out.find("verbs:\n") + 7));
+    std::vector<std::string> verbs;
+    for (std::string line; std::getline(lines, line) && line.rfind("  ", 0) == 0;)
+        verbs.push_back(line.substr(2, line.find(' ', 2) - 2));
+    EXPECT_EQ(verbs.size(), 13u) << r.out;
+    for (const std::string &verb : verbs) {
+        Result help = run(verb + " --help");
+        EXPECT_EQ(help.code, 0) << verb;
+        EXPECT_EQ(help.out.rfind("usage: sslat " + verb, 0), 0u) << verb << ": " << help.out;
+        EXPECT_EQ(run("help " + verb).out, help.out) << verb;
+        EXPECT_EQ(run(verb + " --no-such-option").code, 2) << verb;
+    }
+    EXPECT_NE(r.out.find("4 interrupted"), std::string::npos) << r.out;
     EXPECT_EQ(run("").code, 2);
     EXPECT_EQ(run("frobnicate").code, 2);
     EXPECT_EQ(run("show --no-such-option").code, 2);
@@ -160,12 +173,17 @@ TEST_F(Cli, MeasureDefaultsAndUnavailableCalculators)
     std::string best = std::string("calculator ") + names[count - 1] + " (the best available here";
     EXPECT_NE(r.err.find(best), std::string::npos) << r.err;
 
+    // a calculator that cannot run here (on a machine with every backend, none)
     std::string out = dir + "/never.json";
-    r = run("measure -c cuda -o " + out);
-    EXPECT_EQ(r.code, 3);
-    EXPECT_NE(r.err.find("calculator 'cuda' cannot run"), std::string::npos) << r.err;
-    struct stat st;
-    EXPECT_NE(stat(out.c_str(), &st), 0) << "no file for a failed run";
+    for (int i = 0; i < sslat_calculator_count(); i++) {
+        const sslat_calculator *c = sslat_calculator_at(i);
+        if (!sslat_calculator_unavailable(c)) continue;
+        r = run(std::string("measure -c ") + c->name + " -o " + out);
+        EXPECT_EQ(r.code, 3) << c->name;
+        EXPECT_NE(r.err.find(std::string("calculator '") + c->name + "' cannot run"), std::string::npos) << r.err;
+        struct stat st;
+        EXPECT_NE(stat(out.c_str(), &st), 0) << "no file for a failed run";
+    }
     EXPECT_EQ(run("measure -c nope").code, 2);
     EXPECT_EQ(run("measure --ignore softmax").code, 2);
 
@@ -483,6 +501,45 @@ TEST_F(CliReport, WritesEverySectionAndRefusesBadInputs)
     EXPECT_EQ(run("report " + lat + " --arch 99 -o " + other).code, 2);
     EXPECT_EQ(run("report " + lat).code, 2); // no -o
     EXPECT_NE(std::system(("test -e " + other).c_str()), 0) << "nothing written on bad input";
+}
+
+} // namespace
+
+namespace {
+
+TEST(ShowIr, EveryCandidateWithItsNodesAndShapes)
+{
+    std::string out = "/tmp/sslat-ir-" + std::to_string(getpid()) + ".json";
+    ASSERT_EQ(std::system((std::string(SSLAT_CLI_PATH) + " show --ir " + example_path("ofa_mobilenet_v3.json") +
+                           " --batch 8 > " + out).c_str()),
+              0);
+    json_error_t jerr;
+    json_t *root = json_load_file(out.c_str(), 0, &jerr);
+    ASSERT_NE(root, nullptr) << jerr.text;
+    sslat_space_options options = {8, 0, 0};
+    sslat_space *space = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_space_load_file(example_path("ofa_mobilenet_v3.json").c_str(), &options, &space, &err), SSLAT_OK);
+    json_t *layers = json_object_get(root, "layers");
+    ASSERT_EQ((int32_t)json_array_size(layers), space->n_layers);
+    for (int32_t i = 0; i < space->n_layers; i++) {
+        json_t *candidates = json_object_get(json_array_get(layers, i), "candidates");
+        ASSERT_EQ((int32_t)json_array_size(candidates), space->layers[i].n_candidates);
+        for (int32_t c = 0; c < space->layers[i].n_candidates; c++) {
+            const sslat_graph *g = &space->layers[i].candidates[c].graph;
+            json_t *nodes = json_object_get(json_array_get(candidates, c), "nodes");
+            ASSERT_EQ((int32_t)json_array_size(nodes), g->count);
+            if (g->count == 0) continue;
+            json_t *shape = json_object_get(json_array_get(nodes, g->count - 1), "shape");
+            sslat_shape s = sslat_graph_output(g);
+            EXPECT_EQ(json_integer_value(json_array_get(shape, 0)), 8);
+            EXPECT_EQ(json_integer_value(json_array_get(shape, 1)), s.c);
+            EXPECT_EQ(json_integer_value(json_array_get(shape, 2)), s.h);
+        }
+    }
+    json_decref(root);
+    sslat_space_free(space);
+    std::remove(out.c_str());
 }
 
 } // namespace

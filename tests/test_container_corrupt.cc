@@ -11,7 +11,7 @@
 #include "helpers.h"
 
 extern "C" {
-#include "crc32.h"
+#include "base/crc32.h"
 }
 
 namespace {

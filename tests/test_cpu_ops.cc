@@ -11,9 +11,9 @@
 #include "op_cases.h"
 
 extern "C" {
-#include "program.h"
+#include "host/lower.h"
+#include "ir/space.h"
 #include "reference_ops.h"
-#include "space.h"
 }
 
 namespace {

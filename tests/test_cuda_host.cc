@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 extern "C" {
-#include "cuda_env.h"
-#include "cuda_plan.h"
-#include "space.h"
+#include "cuda/cuda_env.h"
+#include "cuda/cuda_plan.h"
+#include "ir/space.h"
 }
 
 namespace {
@@ -139,108 +139,3 @@ TEST(CudaPlan, PoolingLinearAndShuffle)
 
 } // namespace
 
-extern "C" {
-#include "half.h"
-}
-
-namespace {
-
-TEST(HalfConversion, KnownValuesAndRoundTrips)
-{
-    EXPECT_EQ(sslat_float_to_fp16(1.0f), 0x3c00);
-    EXPECT_EQ(sslat_float_to_fp16(-2.0f), 0xc000);
-    EXPECT_EQ(sslat_float_to_fp16(65504.0f), 0x7bff);
-    EXPECT_EQ(sslat_float_to_fp16(1e6f), 0x7c00); // overflow: inf
-    EXPECT_EQ(sslat_float_to_fp16(5.9604645e-8f), 0x0001); // smallest subnormal
-    EXPECT_EQ(sslat_float_to_fp16(1.0f + 1.0f / 2048), 0x3c00); // tie to even: down
-    EXPECT_EQ(sslat_float_to_fp16(1.0f + 3.0f / 2048), 0x3c02); // tie to even: up
-    EXPECT_EQ(sslat_float_to_bf16(1.0f), 0x3f80);
-    EXPECT_EQ(sslat_float_to_bf16(3.14159265f), 0x4049);
-    for (float v : {0.0f, 0.5f, -0.75f, 3.0f, 1024.0f, 6.1035156e-5f}) {
-        EXPECT_EQ(sslat_fp16_to_float(sslat_float_to_fp16(v)), v) << v;
-        EXPECT_EQ(sslat_bf16_to_float(sslat_float_to_bf16(v)), v) << v;
-    }
-    // every fp16 pattern that is finite converts back to itself
-    int mismatches = 0;
-    for (uint32_t h = 0; h < 0x10000; h++) {
-        if (((h >> 10) & 0x1f) == 0x1f) continue;
-        mismatches += sslat_float_to_fp16(sslat_fp16_to_float((uint16_t)h)) != (uint16_t)h;
-    }
-    EXPECT_EQ(mismatches, 0);
-}
-
-} // namespace
-
-#include <jansson.h>
-
-#include "helpers.h"
-
-namespace {
-
-TEST(GraphAppend, ChainsSubgraphsWithRenumberedInputs)
-{
-    sslat_space *space = load_example("proxylessnas.json");
-    ASSERT_NE(space, nullptr);
-    sslat_graph whole;
-    sslat_graph_init(&whole, space->input);
-    sslat_error err;
-    int32_t expected = 0;
-    for (int32_t i = 0; i < 4; i++) {
-        const sslat_graph *g = &space->layers[i].candidates[0].graph;
-        int32_t base = whole.count, previous = sslat_graph_output_index(&whole);
-        ASSERT_EQ(sslat_graph_append(&whole, g, &err), SSLAT_OK) << err.message;
-        for (int32_t k = 0; k < g->count; k++) {
-            const sslat_node &n = whole.nodes[base + k];
-            EXPECT_EQ(n.op, g->nodes[k].op);
-            int32_t want = g->nodes[k].input[0] == SSLAT_GRAPH_INPUT ? previous : g->nodes[k].input[0] + base;
-            EXPECT_EQ(n.input[0], want);
-        }
-        expected += g->count;
-    }
-    EXPECT_EQ(whole.count, expected);
-    sslat_shape last = sslat_graph_output(&space->layers[3].candidates[0].graph);
-    sslat_shape out = sslat_graph_output(&whole);
-    EXPECT_EQ(memcmp(&last, &out, sizeof out), 0);
-    // a subgraph whose input is not the chain's output is refused
-    EXPECT_EQ(sslat_graph_append(&whole, &space->layers[0].candidates[0].graph, &err), SSLAT_ERR_SPACE);
-    EXPECT_NE(std::string(err.message).find("cannot chain"), std::string::npos) << err.message;
-    sslat_graph_release(&whole);
-    sslat_space_free(space);
-}
-
-TEST(ShowIr, EveryCandidateWithItsNodesAndShapes)
-{
-    std::string out = "/tmp/sslat-ir-" + std::to_string(getpid()) + ".json";
-    ASSERT_EQ(std::system((std::string(SSLAT_CLI_PATH) + " show --ir " + example_path("ofa_mobilenet_v3.json") +
-                           " --batch 8 > " + out).c_str()),
-              0);
-    json_error_t jerr;
-    json_t *root = json_load_file(out.c_str(), 0, &jerr);
-    ASSERT_NE(root, nullptr) << jerr.text;
-    sslat_space_options options = {8, 0, 0};
-    sslat_space *space = nullptr;
-    sslat_error err;
-    ASSERT_EQ(sslat_space_load_file(example_path("ofa_mobilenet_v3.json").c_str(), &options, &space, &err), SSLAT_OK);
-    json_t *layers = json_object_get(root, "layers");
-    ASSERT_EQ((int32_t)json_array_size(layers), space->n_layers);
-    for (int32_t i = 0; i < space->n_layers; i++) {
-        json_t *candidates = json_object_get(json_array_get(layers, i), "candidates");
-        ASSERT_EQ((int32_t)json_array_size(candidates), space->layers[i].n_candidates);
-        for (int32_t c = 0; c < space->layers[i].n_candidates; c++) {
-            const sslat_graph *g = &space->layers[i].candidates[c].graph;
-            json_t *nodes = json_object_get(json_array_get(candidates, c), "nodes");
-            ASSERT_EQ((int32_t)json_array_size(nodes), g->count);
-            if (g->count == 0) continue;
-            json_t *shape = json_object_get(json_array_get(nodes, g->count - 1), "shape");
-            sslat_shape s = sslat_graph_output(g);
-            EXPECT_EQ(json_integer_value(json_array_get(shape, 0)), 8);
-            EXPECT_EQ(json_integer_value(json_array_get(shape, 1)), s.c);
-            EXPECT_EQ(json_integer_value(json_array_get(shape, 2)), s.h);
-        }
-    }
-    json_decref(root);
-    sslat_space_free(space);
-    std::remove(out.c_str());
-}
-
-} // namespace

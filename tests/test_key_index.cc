@@ -4,7 +4,7 @@
 #include <cstdint>
 
 extern "C" {
-#include "key_index.h"
+#include "base/key_index.h"
 }
 
 namespace {

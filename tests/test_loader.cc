@@ -7,7 +7,7 @@
 #include "helpers.h"
 
 extern "C" {
-#include "space.h"
+#include "ir/space.h"
 }
 
 namespace {

@@ -8,9 +8,9 @@
 #include "helpers.h"
 
 extern "C" {
-#include "calculator.h"
-#include "mac.h"
-#include "space.h"
+#include "calc/calculator.h"
+#include "calc/mac.h"
+#include "ir/space.h"
 }
 
 namespace {
@@ -125,36 +125,6 @@ TEST(MacCount, PerCandidateValuesAndArgumentErrors)
               SSLAT_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(sslat_mac_count(nullptr, "mac", nullptr, &constant, per_op, 3, &err),
               SSLAT_ERR_INVALID_ARGUMENT);
-    sslat_space_free(space);
-}
-
-TEST(Calculators, ListAndUnavailableOnesSayWhy)
-{
-    const char *const *names = nullptr;
-    int32_t count = sslat_available_calculators(&names);
-    const sslat_calculator *cpu = sslat_calculator_find("cpu");
-    ASSERT_NE(cpu, nullptr);
-    bool cpu_here = cpu->unavailable_reason() == nullptr;  // oneDNN present at run time
-    ASSERT_EQ(count, cpu_here ? 5 : 4);
-    EXPECT_STREQ(names[0], "mac");
-    EXPECT_STREQ(names[3], "mac_pthflops");
-    if (cpu_here) {
-        EXPECT_STREQ(names[4], "cpu");
-    }
-    const sslat_calculator *cuda = sslat_calculator_find("cuda");
-    ASSERT_NE(cuda, nullptr);
-    ASSERT_NE(cuda->unavailable_reason, nullptr);
-    sslat_space *space = load_text(space_json("\"cn_c16\""));
-    ASSERT_NE(space, nullptr);
-    sslat_calc_options options;
-    sslat_calc_options_default(&options);
-    sslat_container *table = nullptr;
-    sslat_error err;
-    ASSERT_EQ(sslat_container_create("cuda", 0, nullptr, nullptr, 0, &table, &err), SSLAT_OK);
-    EXPECT_EQ(sslat_calculate_space(cuda, space, &options, table, &err), SSLAT_ERR_UNSUPPORTED);
-    sslat_container_free(table);
-    EXPECT_NE(std::string(err.message).find("calculator 'cuda' cannot run"), std::string::npos);
-    EXPECT_EQ(sslat_calculator_find("nope"), nullptr);
     sslat_space_free(space);
 }
 

@@ -13,8 +13,8 @@
 #include "helpers.h"
 
 extern "C" {
-#include "graph.h"
-#include "space.h"
+#include "ir/graph.h"
+#include "ir/space.h"
 }
 
 namespace {

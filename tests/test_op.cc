@@ -4,8 +4,8 @@
 #include <cstring>
 
 extern "C" {
-#include "graph.h"
-#include "op.h"
+#include "ir/graph.h"
+#include "ir/op.h"
 }
 
 namespace {

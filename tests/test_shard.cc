@@ -9,10 +9,11 @@
 #include "helpers.h"
 
 extern "C" {
-#include "calculator.h"
-#include "container.h"
-#include "latency.h"
-#include "space.h"
+#include "api/latency.h"
+#include "calc/calculator.h"
+#include "calc/run.h"
+#include "ir/space.h"
+#include "table/container.h"
 }
 
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 
 extern "C" {
-#include "expand.h"
-#include "spec.h"
+#include "ir/expand.h"
+#include "ir/spec.h"
 }
 
 namespace {

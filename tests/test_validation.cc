@@ -4,7 +4,7 @@
 #include <cmath>
 
 extern "C" {
-#include "validation.h"
+#include "stats/validation.h"
 }
 
 TEST(Validation, SummaryFiguresOnKnownErrors)

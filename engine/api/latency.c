@@ -1,11 +1,23 @@
-/* The reference API: a latency table attached to its space. */
-#include "latency.h"
+/* The reference API: a latency table attached to its space, and the public
+ * entry points that tie a space to a table (binding, MAC counts, freeing a
+ * space with its table). They sit above the IR, the calculators and the
+ * container, so none of those needs the others. */
+#include "api/latency.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "space.h"
+#include "base/error.h"
+#include "calc/run.h"
+#include "ir/space.h"
+#include "table/container.h"
+
+void sslat_space_free(sslat_space *space)
+{
+    if (!space) return;
+    sslat_container_free(space->latency);
+    sslat_space_release(space);
+}
 
 sslat_status sslat_measure_space(const sslat_calculator *calculator, const sslat_space *space,
                                  const sslat_calc_options *options, const char *ignore_text,
@@ -21,7 +33,7 @@ sslat_status sslat_measure_space(const sslat_calculator *calculator, const sslat
     free(counts);
     if (status == SSLAT_OK) status = sslat_container_bind_space(c, space, err);
     if (status == SSLAT_OK) status = sslat_calculate_space(calculator, space, options, c, err);
-    if (status == SSLAT_OK && calculator->rule >= 0)
+    if (status == SSLAT_OK && calculator->kind == SSLAT_CALC_ANALYTIC)
         status = sslat_container_set_metadata(c, "calculator.ignore", ignore_text ? ignore_text : "", err);
     if (status == SSLAT_OK)
         status = sslat_container_set_metadata(c, "calculator.summary", calculator->summary, err);
@@ -121,4 +133,73 @@ void sslat_reset_latency(sslat_space *space)
     if (!space) return;
     sslat_container_free(space->latency);
     space->latency = NULL;
+}
+
+sslat_status sslat_container_bind_space(sslat_container *c, const sslat_space *space,
+                                        sslat_error *error)
+{
+    if (!c || !space) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
+    int32_t blocks = sslat_container_block_count(c);
+    if (space->n_blocks != blocks)
+        return sslat_fail(error, SSLAT_ERR_SPACE, "space '%s' has %d NAS blocks, the table %d",
+                          space->name, space->n_blocks, blocks);
+    for (int32_t b = 0; b < blocks; b++)
+        if (sslat_space_block_layer(space, b)->n_candidates != sslat_container_candidate_count(c, b))
+            return sslat_fail(error, SSLAT_ERR_SPACE,
+                              "block %d: space '%s' has %d candidates, the table %d", b,
+                              space->name, sslat_space_block_layer(space, b)->n_candidates,
+                              sslat_container_candidate_count(c, b));
+    char **names = calloc((size_t)blocks + 1, sizeof *names);
+    char **labels = calloc(sslat_space_total_candidates(space) + 1, sizeof *labels);
+    sslat_status status = SSLAT_OK;
+    if (!names || !labels) {
+        status = sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory");
+    } else {
+        size_t at = 0;
+        for (int32_t b = 0; b < blocks; b++) {
+            const sslat_layer *layer = sslat_space_block_layer(space, b);
+            names[b] = (char *)layer->name;
+            for (int32_t i = 0; i < layer->n_candidates; i++) labels[at++] = (char *)layer->candidates[i].label;
+        }
+        status = sslat_container_set_labels(c, names, labels, error);
+    }
+    int32_t nchw[4];
+    sslat_space_input_shape(space, nchw);
+    if (status == SSLAT_OK) status = sslat_container_set_space_info(c, space->name, space->hash, nchw, error);
+    free(names);
+    free(labels);
+    return status;
+}
+
+sslat_status sslat_mac_count(const sslat_space *space, const char *latency_type,
+                             const char *ignore, double *constant, double *per_op,
+                             size_t per_op_capacity, sslat_error *error)
+{
+    sslat_error_clear(error);
+    if (!space || !constant)
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "space and constant must not be NULL");
+    if (sslat_mac_rule_from_name(latency_type) < 0)
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
+                          "'%s' is not a MAC latency type (mac, mac_thop, mac_fvcore, mac_pthflops)",
+                          latency_type ? latency_type : "(null)");
+    size_t needed = sslat_space_total_candidates(space);
+    if (needed > per_op_capacity || (needed > 0 && !per_op))
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
+                          "per_op holds %zu values but the space has %zu candidates",
+                          per_op_capacity, needed);
+    const sslat_calculator *calculator = sslat_calculator_find(latency_type);
+    sslat_calc_options options;
+    sslat_calc_options_default(&options);
+    sslat_status status = sslat_ignore_parse(ignore, &options.ignore, error);
+    sslat_container *table = NULL;
+    if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &options, ignore, &table, error);
+    if (status == SSLAT_OK) {
+        *constant = sslat_container_constant_latency(table);
+        size_t at = 0;
+        for (int32_t b = 0; b < space->n_blocks; b++)
+            for (int32_t c = 0; c < sslat_container_candidate_count(table, b); c++)
+                per_op[at++] = sslat_container_latency(table, b, c);
+    }
+    sslat_container_free(table);
+    return status;
 }

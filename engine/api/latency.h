@@ -2,8 +2,8 @@
 #ifndef SSLAT_LATENCY_H
 #define SSLAT_LATENCY_H
 
-#include "calculator.h"
-#include "container.h"
+#include "calc/calculator.h"
+#include "table/container.h"
 
 /* Run the calculator over the space and return a container bound to it, with
  * the calculator's options in the metadata (ignore_text as given, may be NULL). */

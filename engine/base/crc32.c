@@ -1,4 +1,4 @@
-#include "crc32.h"
+#include "base/crc32.h"
 
 uint32_t sslat_crc32(const void *data, size_t size)
 {

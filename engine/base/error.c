@@ -1,10 +1,11 @@
-#include "error.h"
+#include "base/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 const char *sslat_version(void) { return SSLAT_VERSION_STRING; }
+int32_t sslat_version_number(void) { return SSLAT_VERSION_NUMBER; }
 
 const char *sslat_status_string(sslat_status status)
 {

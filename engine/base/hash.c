@@ -1,4 +1,4 @@
-#include "hash.h"
+#include "base/hash.h"
 
 void sslat_hash_begin(sslat_hasher *h) { h->state = 14695981039346656037ULL; }
 

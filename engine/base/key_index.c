@@ -1,4 +1,4 @@
-#include "key_index.h"
+#include "base/key_index.h"
 
 #include <stdlib.h>
 

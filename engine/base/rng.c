@@ -1,4 +1,4 @@
-#include "rng.h"
+#include "base/rng.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {

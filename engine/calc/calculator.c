@@ -1,101 +1,15 @@
-#include "calculator.h"
+/* The registry of calculators. */
+#include "calc/calculator.h"
 
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <unistd.h>
 
-#include "clock.h"
-#include "container.h"
-#include "error.h"
-#include "hash.h"
-#include "journal.h"
-#include "key_index.h"
+#include "base/assert.h"
+#include "table/latency_type.h"
 
-void sslat_calc_options_default(sslat_calc_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->mode = SSLAT_MODE_FUSED;
-    o->warmup_iterations = 10;
-    o->run_iterations = 10;
-    o->max_seconds = 2.0;
-    o->seed = 0x5eed;
-    o->dtype = SSLAT_DTYPE_FP32;
-    o->layout = SSLAT_LAYOUT_DEFAULT;
-    o->device = -1;
-}
-
-static const char *const DTYPE_NAMES[SSLAT_DTYPE_COUNT] = {"fp32", "tf32", "fp16", "bf16"};
-
-bool sslat_dtype_parse(const char *text, sslat_dtype *dtype)
-{
-    for (int d = 0; text && d < SSLAT_DTYPE_COUNT; d++)
-        if (!strcmp(text, DTYPE_NAMES[d])) {
-            *dtype = (sslat_dtype)d;
-            return true;
-        }
-    return false;
-}
-
-const char *sslat_dtype_name(sslat_dtype dtype)
-{
-    return (unsigned)dtype < SSLAT_DTYPE_COUNT ? DTYPE_NAMES[dtype] : "?";
-}
-
-bool sslat_layout_parse(const char *text, sslat_layout *layout)
-{
-    if (!text) return false;
-    if (!strcasecmp(text, "nchw")) *layout = SSLAT_LAYOUT_NCHW;
-    else if (!strcasecmp(text, "nhwc")) *layout = SSLAT_LAYOUT_NHWC;
-    else return false;
-    return true;
-}
-
-sslat_layout sslat_layout_resolve(sslat_layout layout, sslat_dtype dtype)
-{
-    if (layout != SSLAT_LAYOUT_DEFAULT) return layout;
-    return dtype == SSLAT_DTYPE_FP16 || dtype == SSLAT_DTYPE_BF16 ? SSLAT_LAYOUT_NHWC : SSLAT_LAYOUT_NCHW;
-}
-
-bool sslat_device_parse(const char *text, int32_t *device)
-{
-    if (!text) return false;
-    if (!strncmp(text, "cuda:", 5)) text += 5;
-    if (*text < '0' || *text > '9') return false;
-    char *end = NULL;
-    long value = strtol(text, &end, 10);
-    if (*end || value > 1024) return false;
-    *device = (int32_t)value;
-    return true;
-}
-
-const char *sslat_layout_name(sslat_layout layout)
-{
-    return layout == SSLAT_LAYOUT_NHWC ? "nhwc" : layout == SSLAT_LAYOUT_NCHW ? "nchw" : "default";
-}
-
-static sslat_status measure_mac(const sslat_calculator *self, void *session,
-                                const sslat_graph *graph, const sslat_calc_options *options,
-                                sslat_entry *entry, sslat_error *err)
-{
-    (void)session;
-    (void)err;
-    *entry = sslat_entry_of_value(sslat_mac_graph(graph, (sslat_mac_rule)self->rule, &options->ignore) / 1e6);
-    return SSLAT_OK;
-}
-
-#define MAC_CALCULATOR(NAME, SUMMARY, RULE) \
-    {NAME, "analytic", "MMAC", SUMMARY, NULL, NULL, NULL, measure_mac, NULL, NULL, NULL, RULE, SSLAT_DTYPES_ALL}
-
+/* best last: `sslat measure` without -c takes the last available one */
 static const sslat_calculator *const CALCULATORS[] = {
-    &(const sslat_calculator)MAC_CALCULATOR("mac", "conv2d + linear multiply-accumulates (torchvision's GFLOPS column)", SSLAT_MAC_PLAIN),
-    &(const sslat_calculator)MAC_CALCULATOR("mac_thop", "what thop 0.1.1 (pytorch-OpCounter) counts", SSLAT_MAC_THOP),
-    &(const sslat_calculator)MAC_CALCULATOR("mac_fvcore", "what fvcore's FlopCountAnalysis counts (eval mode)", SSLAT_MAC_FVCORE),
-    &(const sslat_calculator)MAC_CALCULATOR("mac_pthflops", "what pthflops 0.4.2 counts in FX mode", SSLAT_MAC_PTHFLOPS),
-    &sslat_cpu_calculator,
-    &sslat_cuda_calculator,
+    &sslat_mac_calculator, &sslat_mac_thop_calculator, &sslat_mac_fvcore_calculator,
+    &sslat_mac_pthflops_calculator, &sslat_cpu_calculator, &sslat_cuda_calculator,
 };
 
 int sslat_calculator_count(void) { return (int)(sizeof CALCULATORS / sizeof CALCULATORS[0]); }
@@ -106,21 +20,6 @@ const sslat_calculator *sslat_calculator_at(int index)
     return CALCULATORS[index];
 }
 
-/* enot.latency's latency types, so its users' calls and files keep their names. */
-static const struct {
-    const char *enot_name, *name;
-} ENOT_ALIASES[] = {
-    {"mmac", "mac"}, {"mmac.thop", "mac_thop"}, {"mmac.fvcore", "mac_fvcore"},
-    {"mmac.pthflops", "mac_pthflops"},
-};
-
-const char *sslat_latency_type_canonical(const char *name)
-{
-    for (size_t i = 0; name && i < sizeof ENOT_ALIASES / sizeof ENOT_ALIASES[0]; i++)
-        if (!strcmp(ENOT_ALIASES[i].enot_name, name)) return ENOT_ALIASES[i].name;
-    return name;
-}
-
 const sslat_calculator *sslat_calculator_find(const char *name)
 {
     name = sslat_latency_type_canonical(name);
@@ -129,286 +28,31 @@ const sslat_calculator *sslat_calculator_find(const char *name)
     return NULL;
 }
 
+const char *sslat_calc_kind_name(sslat_calc_kind kind)
+{
+    return kind == SSLAT_CALC_ANALYTIC ? "analytic" : "timed";
+}
+
+const char *sslat_calculator_unit(const sslat_calculator *calculator)
+{
+    const char *unit = sslat_latency_type_unit(calculator->name);
+    SSLAT_ASSERT(unit); /* every calculator is a latency type (a test checks the table) */
+    return unit;
+}
+
+const char *sslat_calculator_unavailable(const sslat_calculator *calculator)
+{
+    if (calculator->api_version != SSLAT_CALCULATOR_API_VERSION)
+        return "built against another version of the calculator table";
+    return calculator->unavailable_reason ? calculator->unavailable_reason() : NULL;
+}
+
 int32_t sslat_available_calculators(const char *const **names)
 {
     static const char *available[sizeof CALCULATORS / sizeof CALCULATORS[0]];
     int32_t count = 0;
     for (int i = 0; i < sslat_calculator_count(); i++)
-        if (!CALCULATORS[i]->unavailable_reason || !CALCULATORS[i]->unavailable_reason())
-            available[count++] = CALCULATORS[i]->name;
+        if (!sslat_calculator_unavailable(CALCULATORS[i])) available[count++] = CALCULATORS[i]->name;
     if (names) *names = available;
     return count;
-}
-
-size_t sslat_space_total_candidates(const sslat_space *space)
-{
-    size_t total = 0;
-    for (int32_t b = 0; b < space->n_blocks; b++)
-        total += (size_t)sslat_space_block_layer(space, b)->n_candidates;
-    return total;
-}
-
-static sslat_status check_support(const sslat_calculator *calculator, const sslat_layer *layer,
-                                  int32_t candidate, sslat_error *err)
-{
-    if (!calculator->supports_op) return SSLAT_OK;
-    const sslat_graph *graph = &layer->candidates[candidate].graph;
-    for (int32_t i = 0; i < graph->count; i++)
-        if (!calculator->supports_op(&graph->nodes[i]))
-            return sslat_fail(err, SSLAT_ERR_UNSUPPORTED,
-                              "%s: layer '%s' candidate '%s': op %s '%s' is not supported",
-                              calculator->name, layer->name, layer->candidates[candidate].label,
-                              sslat_op_name(graph->nodes[i].op), graph->nodes[i].name);
-    return SSLAT_OK;
-}
-
-/* Measured subgraphs by hash, so identical ones are measured once. */
-typedef struct measured {
-    uint64_t *hashes;
-    sslat_entry *entries;
-    unsigned char *wanted; /* this shard measures it */
-    size_t count;
-    sslat_key_index index; /* hash → position */
-} measured;
-
-static long find_measured(const measured *m, uint64_t hash)
-{
-    return sslat_key_index_get(&m->index, hash);
-}
-
-uint64_t sslat_run_fingerprint(const sslat_calculator *calculator, const sslat_space *space,
-                               const sslat_calc_options *o)
-{
-    sslat_hasher h;
-    sslat_hash_begin(&h);
-    sslat_hash_u64(&h, space->hash);
-    sslat_hash_bytes(&h, calculator->name, strlen(calculator->name));
-    const int32_t ints[] = {(int32_t)o->mode, o->threads, o->warmup_iterations, o->run_iterations,
-                            o->replicas, o->shard_index, o->shard_count, (int32_t)o->ignore.ops,
-                            (int32_t)o->ignore.acts, (int32_t)o->dtype,
-                            (int32_t)sslat_layout_resolve(o->layout, o->dtype), (int32_t)o->cold};
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) sslat_hash_i32(&h, ints[i]);
-    sslat_hash_u64(&h, o->seed);
-    sslat_hash_bytes(&h, &o->target_noise, sizeof o->target_noise);
-    sslat_hash_bytes(&h, &o->max_seconds, sizeof o->max_seconds);
-    return h.state;
-}
-
-void sslat_shard_assign(const double *costs, size_t n, int32_t count, int32_t *shard_of)
-{
-    if (count < 1) count = 1;
-    size_t *order = malloc((n + 1) * sizeof *order);
-    double *load = calloc((size_t)count, sizeof *load);
-    for (size_t k = 0; order && k < n; k++) order[k] = k;
-    /* insertion sort by cost, descending, stable: n is at most 65536 and sorted once */
-    for (size_t a = 1; order && a < n; a++) {
-        size_t item = order[a], b = a;
-        while (b > 0 && costs[order[b - 1]] < costs[item]) {
-            order[b] = order[b - 1];
-            b--;
-        }
-        order[b] = item;
-    }
-    for (size_t k = 0; k < n; k++) {
-        size_t unit = order ? order[k] : k;
-        int32_t best = 0;
-        for (int32_t s = 1; load && s < count; s++)
-            if (load[s] < load[best]) best = s;
-        shard_of[unit] = best;
-        if (load) load[best] += costs[unit];
-    }
-    free(order);
-    free(load);
-}
-
-static void show_progress(const sslat_calculator *c, size_t done, size_t total, double started)
-{
-    double elapsed = sslat_now_s() - started;
-    double eta = done > 0 ? elapsed / (double)done * (double)(total - done) : 0;
-    fprintf(stderr, "\r[%s] %zu/%zu distinct subgraphs  ETA %4.0f s ", c->name, done, total, eta);
-    if (done == total) fprintf(stderr, "\n");
-}
-
-/* Entries of the given subgraphs: all at once through measure_many when the
- * backend has it (on failure, one by one to name the candidate at fault). */
-static sslat_status measure_graphs(const sslat_calculator *calculator, void *session,
-                                   const sslat_space *space, const sslat_calc_options *options,
-                                   const sslat_graph **graphs, size_t n, sslat_entry *entries,
-                                   sslat_error *err)
-{
-    bool progress = options->progress && isatty(2) && strcmp(calculator->kind, "timed") == 0;
-    double started = sslat_now_s();
-    if (calculator->measure_many &&
-        calculator->measure_many(calculator, session, graphs, n, options, entries, err) == SSLAT_OK)
-        return SSLAT_OK;
-    for (size_t k = 0; k < n; k++) {
-        sslat_status status = calculator->measure_graph(calculator, session, graphs[k], options, &entries[k], err);
-        if (status != SSLAT_OK) {
-            int32_t i, c;
-            if (sslat_space_find_graph(space, graphs[k], &i, &c))
-                sslat_error_prefix(err, "%s: layer '%s' candidate %d '%s': ", calculator->name, space->layers[i].name, c,
-                                   space->layers[i].candidates[c].label);
-            return status;
-        }
-        if (progress) show_progress(calculator, k + 1, n, started);
-    }
-    return SSLAT_OK;
-}
-
-/* The distinct subgraphs of the space (the work units, in first-occurrence
- * order), which of them this shard measures, and their entries. */
-static sslat_status measure_unique(const sslat_calculator *calculator, void *session,
-                                   const sslat_space *space, const sslat_calc_options *options,
-                                   measured *m, sslat_error *err)
-{
-    size_t total = 0;
-    for (int32_t i = 0; i < space->n_layers; i++) total += (size_t)space->layers[i].n_candidates;
-    const sslat_graph **graphs = calloc(total + 1, sizeof *graphs), **subset = calloc(total + 1, sizeof *subset);
-    sslat_entry *results = calloc(total + 1, sizeof *results);
-    size_t *where = calloc(total + 1, sizeof *where);
-    sslat_status status = graphs && subset && results && where ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-    for (int32_t i = 0; status == SSLAT_OK && i < space->n_layers; i++) {
-        const sslat_layer *layer = &space->layers[i];
-        for (int32_t c = 0; status == SSLAT_OK && c < layer->n_candidates; c++) {
-            uint64_t hash = sslat_graph_hash(&layer->candidates[c].graph);
-            if (find_measured(m, hash) >= 0) continue;
-            status = check_support(calculator, layer, c, err);
-            if (status == SSLAT_OK && !sslat_key_index_put(&m->index, hash, (long)m->count))
-                status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-            graphs[m->count] = &layer->candidates[c].graph;
-            m->wanted[m->count] = 1;
-            m->hashes[m->count++] = hash;
-        }
-    }
-    if (status == SSLAT_OK && options->shard_count > 1) {
-        /* work units balanced by their MACs (+1: free units still count) */
-        double *costs = calloc(m->count + 1, sizeof *costs);
-        int32_t *shard_of = calloc(m->count + 1, sizeof *shard_of);
-        if (!costs || !shard_of) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-        for (size_t k = 0; status == SSLAT_OK && k < m->count; k++)
-            costs[k] = sslat_mac_graph(graphs[k], SSLAT_MAC_PLAIN, NULL) + 1;
-        if (status == SSLAT_OK) sslat_shard_assign(costs, m->count, options->shard_count, shard_of);
-        for (size_t k = 0; status == SSLAT_OK && k < m->count; k++) m->wanted[k] = shard_of[k] == options->shard_index;
-        free(costs);
-        free(shard_of);
-    }
-    size_t n = 0;
-    for (size_t k = 0; status == SSLAT_OK && k < m->count; k++) {
-        if (!m->wanted[k]) continue;
-        const sslat_entry *recorded = sslat_journal_find(options->journal, m->hashes[k]);
-        if (recorded) { /* finished by an earlier, interrupted run */
-            m->entries[k] = *recorded;
-            continue;
-        }
-        subset[n] = graphs[k];
-        where[n++] = k;
-    }
-    /* with a journal, units are measured and recorded a few at a time so a
-     * killed run loses at most one chunk; a stop request is honoured between */
-    size_t chunk = options->journal ? 16 : (n ? n : 1);
-    for (size_t first = 0; status == SSLAT_OK && first < n; first += chunk) {
-        if (options->stop && *options->stop) {
-            status = sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted with %zu of %zu units left to measure",
-                                n - first, n);
-            break;
-        }
-        size_t size = n - first < chunk ? n - first : chunk;
-        status = measure_graphs(calculator, session, space, options, subset + first, size, results + first, err);
-        for (size_t k = first; status == SSLAT_OK && k < first + size; k++) {
-            m->entries[where[k]] = results[k];
-            if (options->journal) status = sslat_journal_append(options->journal, m->hashes[where[k]], &results[k], err);
-        }
-    }
-    free(graphs);
-    free(subset);
-    free(results);
-    free(where);
-    return status;
-}
-
-static sslat_status measure_all(const sslat_calculator *calculator, void *session,
-                                const sslat_space *space, const sslat_calc_options *options,
-                                sslat_container *container, sslat_error *err)
-{
-    size_t total = 0;
-    int32_t n_fixed = 0;
-    for (int32_t i = 0; i < space->n_layers; i++) {
-        total += (size_t)space->layers[i].n_candidates;
-        n_fixed += space->layers[i].block < 0;
-    }
-    measured m = {calloc(total + 1, sizeof(uint64_t)), calloc(total + 1, sizeof(sslat_entry)),
-                  calloc(total + 1, 1), 0, {NULL, NULL, 0, 0}};
-    sslat_status status = m.hashes && m.entries && m.wanted ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-    bool sharded = options->shard_count > 1;
-    if (status == SSLAT_OK && sharded)
-        status = sslat_container_make_partial(container, options->shard_index, options->shard_count, n_fixed, err);
-    if (status == SSLAT_OK) status = measure_unique(calculator, session, space, options, &m, err);
-    sslat_entry constant = sslat_entry_of_value(0.0);
-    bool first_fixed = true;
-    int32_t fixed = 0;
-    for (int32_t i = 0; status == SSLAT_OK && i < space->n_layers; i++) {
-        const sslat_layer *layer = &space->layers[i];
-        for (int32_t c = 0; status == SSLAT_OK && c < layer->n_candidates; c++) {
-            long k = find_measured(&m, sslat_graph_hash(&layer->candidates[c].graph));
-            SSLAT_ASSERT(k >= 0);
-            if (!m.wanted[k]) { /* another shard's */
-                fixed += layer->block < 0;
-                continue;
-            }
-            const sslat_entry *entry = &m.entries[k];
-            if (layer->block < 0) {
-                sslat_entry_accumulate(&constant, entry, first_fixed);
-                first_fixed = false;
-                if (sharded) {
-                    container->shard->fixed[fixed] = *entry;
-                    container->shard->fixed_present[fixed] = 1;
-                }
-                fixed++;
-            } else {
-                status = sslat_container_set_entry(container, layer->block, c, entry, err);
-                if (sharded) container->shard->present[container->offset[layer->block] + c] = 1;
-            }
-        }
-    }
-    if (status == SSLAT_OK) status = sslat_container_set_constant_entry(container, &constant, err);
-    free(m.hashes);
-    free(m.entries);
-    free(m.wanted);
-    sslat_key_index_release(&m.index);
-    return status;
-}
-
-sslat_status sslat_calculate_space(const sslat_calculator *calculator, const sslat_space *space,
-                                   const sslat_calc_options *options, sslat_container *container,
-                                   sslat_error *err)
-{
-    if (!calculator || !space || !options || !container)
-        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
-                          "calculator, space, options and container are required");
-    const char *why = calculator->unavailable_reason ? calculator->unavailable_reason() : NULL;
-    if (why)
-        return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "calculator '%s' cannot run: %s",
-                          calculator->name, why);
-    if (sslat_container_block_count(container) != space->n_blocks)
-        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "the container does not have the space's blocks");
-    if (options->shard_count > 1 && (options->shard_index < 0 || options->shard_index >= options->shard_count))
-        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "shard %d/%d: the index must be in 0..%d",
-                          options->shard_index, options->shard_count, options->shard_count - 1);
-    if (!(calculator->dtypes & SSLAT_DTYPE_BIT(options->dtype)))
-        return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "calculator '%s' does not measure %s",
-                          calculator->name, sslat_dtype_name(options->dtype));
-    sslat_calc_options with_space = *options;
-    with_space.space = space;
-    options = &with_space;
-    void *session = NULL;
-    sslat_status status = calculator->begin ? calculator->begin(calculator, options, &session, err) : SSLAT_OK;
-    if (status != SSLAT_OK) return status;
-    status = measure_all(calculator, session, space, options, container, err);
-    if (status == SSLAT_OK && calculator->describe)
-        status = calculator->describe(calculator, session, options, container, err);
-    /* counts do not depend on the dtype; record it so sweeps label their points */
-    if (status == SSLAT_OK && calculator->rule >= 0)
-        status = sslat_container_set_metadata(container, "dtype", sslat_dtype_name(options->dtype), err);
-    if (calculator->end) calculator->end(session);
-    return status;
 }

@@ -1,4 +1,4 @@
-#include "journal.h"
+#include "calc/journal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crc32.h"
-#include "error.h"
-#include "key_index.h"
+#include "base/crc32.h"
+#include "base/error.h"
+#include "base/key_index.h"
 
 enum { MAGIC = 0x4E524A53 /* "SJRN" */, VERSION = 1, UNIT_PAYLOAD = 8 + 52, HEADER_PAYLOAD = 4 + 8 };
 

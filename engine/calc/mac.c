@@ -1,16 +1,13 @@
 /* Each rule is what the library's code counts per module / aten op; sources and
  * the reasoning per op are in docs/calculators.md. Symbols: M = conv MACs
  * N·Cout·Ho·Wo·(Cin/g)·k², B = N·Cout·Ho·Wo, Nin / Nout element counts. */
-#include "mac.h"
+#include "calc/mac.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "calculator.h"
-#include "container.h"
-#include "space.h"
+#include "base/error.h"
 
 static const char *const RULE_NAMES[] = {"mac", "mac_thop", "mac_fvcore", "mac_pthflops"};
 _Static_assert(sizeof(RULE_NAMES) / sizeof(RULE_NAMES[0]) == SSLAT_MAC_RULE_COUNT,
@@ -160,43 +157,4 @@ double sslat_mac_graph(const sslat_graph *graph, sslat_mac_rule rule,
         if (!sslat_ignore_contains(ignore, &graph->nodes[i]))
             total += sslat_mac_node(graph, &graph->nodes[i], rule);
     return total;
-}
-
-sslat_status sslat_mac_count(const sslat_space *space, const char *latency_type,
-                             const char *ignore, double *constant, double *per_op,
-                             size_t per_op_capacity, sslat_error *error)
-{
-    sslat_error_clear(error);
-    if (!space || !constant)
-        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "space and constant must not be NULL");
-    if (sslat_mac_rule_from_name(latency_type) < 0)
-        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
-                          "'%s' is not a MAC latency type (mac, mac_thop, mac_fvcore, mac_pthflops)",
-                          latency_type ? latency_type : "(null)");
-    size_t needed = sslat_space_total_candidates(space);
-    if (needed > per_op_capacity || (needed > 0 && !per_op))
-        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
-                          "per_op holds %zu values but the space has %zu candidates",
-                          per_op_capacity, needed);
-    sslat_calc_options options;
-    sslat_calc_options_default(&options);
-    sslat_status status = sslat_ignore_parse(ignore, &options.ignore, error);
-    int32_t *counts = calloc((size_t)space->n_blocks + 1, sizeof *counts);
-    if (status == SSLAT_OK && !counts) status = sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory");
-    for (int32_t b = 0; status == SSLAT_OK && b < space->n_blocks; b++)
-        counts[b] = sslat_space_block_layer(space, b)->n_candidates;
-    sslat_container *table = NULL;
-    if (status == SSLAT_OK)
-        status = sslat_container_new(latency_type, counts, space->n_blocks, &table, error);
-    if (status == SSLAT_OK)
-        status = sslat_calculate_space(sslat_calculator_find(latency_type), space, &options, table, error);
-    if (status == SSLAT_OK) {
-        *constant = sslat_container_constant_latency(table);
-        size_t at = 0;
-        for (int32_t b = 0; b < space->n_blocks; b++)
-            for (int32_t c = 0; c < counts[b]; c++) per_op[at++] = sslat_container_latency(table, b, c);
-    }
-    sslat_container_free(table);
-    free(counts);
-    return status;
 }

@@ -2,7 +2,7 @@
 #ifndef SSLAT_MAC_H
 #define SSLAT_MAC_H
 
-#include "graph.h"
+#include "ir/graph.h"
 #include "sslat.h"
 
 typedef enum sslat_mac_rule {

@@ -1,9 +1,9 @@
-#include "expand.h"
+#include "ir/expand.h"
 
 #include <math.h>
 
-#include "error.h"
-#include "limits.h"
+#include "base/error.h"
+#include "base/limits.h"
 
 int32_t sslat_make_divisible(double value, int32_t divisor)
 {

@@ -3,8 +3,8 @@
 #ifndef SSLAT_EXPAND_H
 #define SSLAT_EXPAND_H
 
-#include "graph.h"
-#include "spec.h"
+#include "ir/graph.h"
+#include "ir/spec.h"
 
 typedef struct sslat_expand_context {
     sslat_act_kind se_gate; /* gate of squeeze-excite: hsigmoid in hswish nets, else sigmoid */

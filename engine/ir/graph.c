@@ -1,12 +1,12 @@
-#include "graph.h"
+#include "ir/graph.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "hash.h"
-#include "limits.h"
+#include "base/error.h"
+#include "base/hash.h"
+#include "base/limits.h"
 
 void sslat_graph_init(sslat_graph *graph, sslat_shape input)
 {

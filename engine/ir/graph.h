@@ -2,7 +2,7 @@
 #ifndef SSLAT_GRAPH_H
 #define SSLAT_GRAPH_H
 
-#include "op.h"
+#include "ir/op.h"
 #include "sslat.h"
 
 typedef struct sslat_graph {

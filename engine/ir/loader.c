@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "expand.h"
-#include "limits.h"
-#include "space.h"
+#include "base/error.h"
+#include "base/file_io.h"
+#include "base/limits.h"
+#include "ir/expand.h"
+#include "ir/space.h"
 
 /* One candidate: a sequence of layer specs (usually one). */
 typedef struct candidate_decl {
@@ -625,7 +626,7 @@ sslat_status sslat_space_load_string(const char *text, size_t length, const char
     json_decref(root);
     free_decls(&L);
     if (status != SSLAT_OK) {
-        sslat_space_free(space);
+        sslat_space_release(space);
         return status;
     }
     *out = space;
@@ -639,24 +640,10 @@ sslat_status sslat_space_load_file(const char *path, const sslat_space_options *
     if (!out || !path)
         return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "path and out must not be NULL");
     *out = NULL;
-    FILE *file = fopen(path, "rb");
-    if (!file) return sslat_fail(error, SSLAT_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    char *text = malloc((size_t)SSLAT_MAX_FILE_BYTES + 1);
-    if (!text) {
-        fclose(file);
-        return sslat_fail(error, SSLAT_ERR_NOMEM, "%s: out of memory", path);
-    }
-    size_t length = fread(text, 1, (size_t)SSLAT_MAX_FILE_BYTES + 1, file);
-    int read_error = ferror(file) ? errno : 0;
-    fclose(file);
-    sslat_status status;
-    if (read_error)
-        status = sslat_fail(error, SSLAT_ERR_IO, "%s: cannot read: %s", path, strerror(read_error));
-    else if (length > (size_t)SSLAT_MAX_FILE_BYTES)
-        status = sslat_fail(error, SSLAT_ERR_LIMIT, "%s: larger than the %ld-byte limit", path,
-                            SSLAT_MAX_FILE_BYTES);
-    else
-        status = sslat_space_load_string(text, length, path, options, out, error);
+    char *text = NULL;
+    size_t length = 0;
+    sslat_status status = sslat_read_file(path, (size_t)SSLAT_MAX_FILE_BYTES, &text, &length, error);
+    if (status == SSLAT_OK) status = sslat_space_load_string(text, length, path, options, out, error);
     free(text);
     return status;
 }

@@ -1,6 +1,6 @@
-#include "op.h"
+#include "ir/op.h"
 
-#include "limits.h"
+#include "base/limits.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -19,12 +19,6 @@ static const char *const ACT_NAMES[] = {
 };
 static_assert(sizeof(ACT_NAMES) / sizeof(ACT_NAMES[0]) == SSLAT_ACT_COUNT,
               "ACT_NAMES must name every sslat_act_kind");
-
-void sslat_abort(const char *file, int line, const char *what)
-{
-    fprintf(stderr, "sslat: internal error at %s:%d: assertion '%s' failed\n", file, line, what);
-    abort();
-}
 
 const char *sslat_op_name(sslat_op_kind op)
 {

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/assert.h"
+
 /* Primitive ops. Serialized in containers and hashes: append only. */
 typedef enum sslat_op_kind {
     SSLAT_OP_CONV2D,
@@ -99,12 +101,5 @@ int32_t sslat_node_shuffle_groups(const sslat_node *node);
 int64_t sslat_shape_elements(sslat_shape shape);
 /* Whether the element count is within SSLAT_MAX_ELEMENTS (computed without overflow). */
 bool sslat_shape_fits(sslat_shape shape);
-
-/* Programmer errors abort with file:line; runtime outcomes return a status. */
-#define SSLAT_ASSERT(cond)                                                        \
-    do {                                                                          \
-        if (!(cond)) sslat_abort(__FILE__, __LINE__, #cond);                      \
-    } while (0)
-__attribute__((noreturn)) void sslat_abort(const char *file, int line, const char *what);
 
 #endif

@@ -1,12 +1,12 @@
-#include "space.h"
+#include "ir/space.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
+#include "base/hash.h"
 
-void sslat_space_free(sslat_space *space)
+void sslat_space_release(sslat_space *space)
 {
     if (!space) return;
     for (int32_t i = 0; i < space->n_layers; i++) {
@@ -18,8 +18,15 @@ void sslat_space_free(sslat_space *space)
     free(space->layers);
     free(space->block_layer);
     free(space->arch);
-    sslat_container_free(space->latency);
     free(space);
+}
+
+size_t sslat_space_total_candidates(const sslat_space *space)
+{
+    size_t total = 0;
+    for (int32_t b = 0; b < space->n_blocks; b++)
+        total += (size_t)sslat_space_block_layer(space, b)->n_candidates;
+    return total;
 }
 
 const sslat_layer *sslat_space_block_layer(const sslat_space *space, int32_t block)

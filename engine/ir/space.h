@@ -3,7 +3,7 @@
 #ifndef SSLAT_SPACE_H
 #define SSLAT_SPACE_H
 
-#include "graph.h"
+#include "ir/graph.h"
 #include "sslat.h"
 
 typedef struct sslat_candidate {
@@ -28,7 +28,7 @@ struct sslat_space {
     int32_t *arch;        /* the file's "arch" (n_blocks entries) or NULL */
     sslat_act_kind se_gate;
     uint64_t hash;
-    sslat_container *latency; /* attached by sslat_initialize_latency, owned; or NULL */
+    sslat_container *latency; /* attached by sslat_initialize_latency (api/), owned; or NULL */
 };
 
 /* Which layer and candidate own graph (by address): true and the indices, or false. */
@@ -37,6 +37,13 @@ bool sslat_space_find_graph(const sslat_space *space, const sslat_graph *graph, 
 
 /* The layer of NAS block `block` (asserts the index is valid). */
 const sslat_layer *sslat_space_block_layer(const sslat_space *space, int32_t block);
+
+/* Free the space's own memory. The public sslat_space_free (api/) also frees
+ * the attached table, which the IR knows only as a pointer. */
+void sslat_space_release(sslat_space *space);
+
+/* Total candidates over all NAS blocks. */
+size_t sslat_space_total_candidates(const sslat_space *space);
 
 /* Compute space->hash from every candidate graph, in order. */
 void sslat_space_compute_hash(sslat_space *space);

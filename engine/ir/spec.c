@@ -1,4 +1,4 @@
-#include "spec.h"
+#include "ir/spec.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "limits.h"
+#include "base/limits.h"
 
 static const char *const TYPE_NAMES[] = {
     "cn",   "ds",   "ir",  "er",      "basic",   "bottleneck", "conv", "skip",

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "op.h"
+#include "ir/op.h"
 
 typedef enum sslat_layer_type {
     SSLAT_LAYER_CN,         /* conv-bn-act */

@@ -1,8 +1,8 @@
-#include "parameters.h"
+#include "measure/parameters.h"
 
 #include <math.h>
 
-#include "fill.h"
+#include "measure/fill.h"
 
 void sslat_fill_parameter(float *out, size_t count, uint64_t seed, int32_t node, int role,
                           int64_t fan_in)

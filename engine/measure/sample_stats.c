@@ -1,9 +1,9 @@
-#include "sample_stats.h"
+#include "measure/sample_stats.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "order.h"
+#include "base/order.h"
 
 sslat_entry sslat_entry_of_samples(double *s, size_t n)
 {

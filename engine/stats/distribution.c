@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "container.h"
-#include "error.h"
+#include "base/error.h"
+#include "base/limits.h"
+#include "stats/stats.h"
+#include "table/container.h"
 
-enum { DEFAULT_BINS = 65536, MAX_BINS = 1 << 22 };
 /* convolution work cap (bins × candidates), so hostile tables stay fast */
-static const double MAX_WORK = 4e9;
 
 typedef struct grid {
     double origin;   /* the minimum latency: bin 0 */
@@ -29,10 +29,10 @@ static void grid_free(grid *g)
 
 static int32_t bins_of(const sslat_container *c, const sslat_distribution_options *options)
 {
-    int32_t bins = options && options->bins > 0 ? options->bins : DEFAULT_BINS;
-    if (bins > MAX_BINS) bins = MAX_BINS;
+    int32_t bins = options && options->bins > 0 ? options->bins : SSLAT_DISTRIBUTION_DEFAULT_BINS;
+    if (bins > SSLAT_MAX_BINS) bins = SSLAT_MAX_BINS;
     double candidates = c->offset[c->n_blocks] > 0 ? c->offset[c->n_blocks] : 1;
-    if ((double)bins * candidates > MAX_WORK) bins = (int32_t)(MAX_WORK / candidates);
+    if ((double)bins * candidates > SSLAT_MAX_DISTRIBUTION_WORK) bins = (int32_t)(SSLAT_MAX_DISTRIBUTION_WORK / candidates);
     return bins < 1 ? 1 : bins;
 }
 

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "container.h"
-#include "error.h"
+#include "base/error.h"
+#include "base/limits.h"
+#include "stats/stats.h"
+#include "table/container.h"
 
-enum { DEFAULT_BINS = 32768 };
-static const double MAX_TABLE_BYTES = 64.0 * 1024 * 1024;
 
 static sslat_status check_pair(const sslat_container *latency, const sslat_container *value,
                                sslat_error *error)
@@ -59,8 +59,8 @@ sslat_status sslat_budget_maximize(const sslat_container *latency, const sslat_c
                           budget, sslat_container_unit(latency), fastest);
     }
     double room = budget - fastest;
-    int64_t width = bins > 0 ? bins : DEFAULT_BINS;
-    if ((double)(width + 1) * (n > 0 ? n : 1) > MAX_TABLE_BYTES) width = (int64_t)(MAX_TABLE_BYTES / (n > 0 ? n : 1)) - 1;
+    int64_t width = bins > 0 ? bins : SSLAT_BUDGET_DEFAULT_BINS;
+    if ((double)(width + 1) * (n > 0 ? n : 1) > SSLAT_MAX_KNAPSACK_BYTES) width = (int64_t)(SSLAT_MAX_KNAPSACK_BYTES / (n > 0 ? n : 1)) - 1;
     double step = room > 0 ? room / (double)width : 0;
     if (room <= 0) width = 0;
 

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "container.h"
-#include "error.h"
-#include "order.h"
-#include "rng.h"
-#include "space.h"
+#include "base/error.h"
+#include "base/order.h"
+#include "base/rng.h"
+#include "ir/space.h"
+#include "table/container.h"
 
 static sslat_status check(const sslat_container *c, const void *out, sslat_error *error)
 {

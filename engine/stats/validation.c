@@ -1,4 +1,4 @@
-#include "validation.h"
+#include "stats/validation.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "rng.h"
+#include "base/error.h"
+#include "base/rng.h"
 
 static int sign(double x) { return (x > 0) - (x < 0); }
 

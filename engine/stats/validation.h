@@ -47,16 +47,6 @@ sslat_status sslat_validate_architectures(const sslat_space *space, const sslat_
                                           void *context, sslat_validation *out, sslat_error *err);
 void sslat_validation_release(sslat_validation *validation);
 
-/* The timed backends' runners (host/validate.c and engine/cuda_calculator.c, or
- * their stubs in builds without oneDNN / CUDA, which fail with UNSUPPORTED). */
-struct sslat_calc_options;
-sslat_status host_validate(const sslat_space *space, const sslat_container *table,
-                           const struct sslat_calc_options *options, int k, uint64_t seed,
-                           sslat_validation *out, sslat_error *err);
-sslat_status cuda_validate(const sslat_space *space, const sslat_container *table,
-                           const struct sslat_calc_options *options, int k, uint64_t seed,
-                           sslat_validation *out, sslat_error *err);
-
 /* Spearman's rank correlation (ties get their average rank); NaN when n < 2
  * or either side is constant. */
 double sslat_spearman_rho(const double *x, const double *y, size_t n);

@@ -1,5 +1,5 @@
 /* Container construction, validation, accessors and setters. */
-#include "container.h"
+#include "table/container.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,26 +7,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "calculator.h"
-#include "error.h"
-#include "limits.h"
-#include "space.h"
-
-char *sslat_strdup(const char *text)
-{
-    size_t size = strlen(text) + 1;
-    char *copy = malloc(size);
-    if (copy) memcpy(copy, text, size);
-    return copy;
-}
-
-void sslat_free(void *pointer) { free(pointer); }
-
-const char *sslat_latency_type_unit(const char *latency_type)
-{
-    const sslat_calculator *calculator = sslat_calculator_find(latency_type);
-    return calculator ? calculator->unit : NULL;
-}
+#include "base/error.h"
+#include "base/limits.h"
+#include "base/memory.h"
+#include "table/latency_type.h"
 
 sslat_entry sslat_entry_of_value(double value)
 {
@@ -276,18 +260,6 @@ sslat_status sslat_container_set_labels(sslat_container *c, char **block_names, 
     return SSLAT_OK;
 }
 
-sslat_status sslat_container_clone(const sslat_container *src, sslat_container **out,
-                                   sslat_error *error)
-{
-    /* one serialisation path: the clone is what a save and load would give */
-    uint8_t *bytes = NULL;
-    size_t size = 0;
-    sslat_status status = sslat_container_save_to_bytes(src, &bytes, &size, error);
-    if (status == SSLAT_OK) status = sslat_container_load_from_bytes(bytes, size, out, error);
-    free(bytes);
-    return status;
-}
-
 /* ---- accessors ------------------------------------------------------------------ */
 
 const char *sslat_container_metadata(const sslat_container *c, const char *key)
@@ -387,6 +359,7 @@ sslat_status sslat_container_set_entry(sslat_container *c, int32_t block, int32_
         return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "operations_latencies[%d][%d]: %s",
                           block, candidate, why);
     c->entries[c->offset[block] + candidate] = *entry;
+    if (c->shard) c->shard->present[c->offset[block] + candidate] = 1; /* this part measured it */
     return SSLAT_OK;
 }
 
@@ -411,46 +384,28 @@ sslat_status sslat_container_set_metadata(sslat_container *c, const char *key, c
     return put_meta(c, key, value, error);
 }
 
-sslat_status sslat_container_bind_space(sslat_container *c, const sslat_space *space,
-                                        sslat_error *error)
+sslat_status sslat_container_set_fixed_entry(sslat_container *c, int32_t fixed, const sslat_entry *entry,
+                                             sslat_error *error)
 {
-    if (!c || !space) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
-    if (space->n_blocks != c->n_blocks)
-        return sslat_fail(error, SSLAT_ERR_SPACE, "space '%s' has %d NAS blocks, the table %d",
-                          space->name, space->n_blocks, c->n_blocks);
-    for (int32_t b = 0; b < c->n_blocks; b++)
-        if (sslat_space_block_layer(space, b)->n_candidates != c->n_candidates[b])
-            return sslat_fail(error, SSLAT_ERR_SPACE,
-                              "block %d: space '%s' has %d candidates, the table %d", b,
-                              space->name, sslat_space_block_layer(space, b)->n_candidates,
-                              c->n_candidates[b]);
-    char **names = calloc((size_t)c->n_blocks + 1, sizeof *names);
-    char **labels = calloc((size_t)c->offset[c->n_blocks] + 1, sizeof *labels);
-    char *name = sslat_strdup(space->name);
-    sslat_status status = SSLAT_OK;
-    if (!names || !labels || !name) {
-        status = sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory");
-    } else {
-        for (int32_t b = 0; b < c->n_blocks; b++) {
-            const sslat_layer *layer = sslat_space_block_layer(space, b);
-            names[b] = (char *)layer->name;
-            for (int32_t i = 0; i < layer->n_candidates; i++)
-                labels[c->offset[b] + i] = (char *)layer->candidates[i].label;
-        }
-        status = sslat_container_set_labels(c, names, labels, error);
-    }
-    if (status == SSLAT_OK) {
-        free(c->space_name);
-        c->space_name = name;
-        name = NULL;
-        c->space_hash = space->hash;
-        c->input[0] = space->input.n;
-        c->input[1] = space->input.c;
-        c->input[2] = space->input.h;
-        c->input[3] = space->input.w;
-    }
-    free(name);
-    free(names);
-    free(labels);
-    return status;
+    if (!c || !c->shard || fixed < 0 || fixed >= c->shard->n_fixed || !entry)
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "fixed layer %d: not a fixed layer of this shard's part",
+                          fixed);
+    char why[96];
+    if (!sslat_entry_valid(entry, why, sizeof why))
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "fixed layer %d: %s", fixed, why);
+    c->shard->fixed[fixed] = *entry;
+    c->shard->fixed_present[fixed] = 1;
+    return SSLAT_OK;
+}
+
+sslat_status sslat_container_set_space_info(sslat_container *c, const char *name, uint64_t hash,
+                                            const int32_t nchw[4], sslat_error *error)
+{
+    char *copy = sslat_strdup(name);
+    if (!copy) return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory");
+    free(c->space_name);
+    c->space_name = copy;
+    c->space_hash = hash;
+    memcpy(c->input, nchw, sizeof c->input);
+    return SSLAT_OK;
 }

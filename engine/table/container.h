@@ -4,11 +4,8 @@
 
 #include <stdbool.h>
 
+#include "base/limits.h"
 #include "sslat.h"
-
-#define SSLAT_MAX_META 1024
-#define SSLAT_MAX_STRING 65536
-#define SSLAT_MAX_CONTAINER_BYTES (256L * 1024 * 1024)
 
 typedef struct sslat_meta_pair {
     char *key, *value;
@@ -63,14 +60,18 @@ sslat_entry sslat_entry_of_value(double value);
 /* Finite and >= 0 everywhere; otherwise writes which figure to why. */
 bool sslat_entry_valid(const sslat_entry *entry, char *why, size_t why_size);
 
-/* Duplicate of a string (NULL on allocation failure). */
-char *sslat_strdup(const char *text);
-
 /* Replace the labels (block names, candidate labels); NULL names keep "". */
 sslat_status sslat_container_set_labels(sslat_container *container, char **block_names,
                                         char **labels, sslat_error *err);
 
-/* Unit of a latency type ("MMAC", "ms"), or NULL when the type is unknown. */
-const char *sslat_latency_type_unit(const char *latency_type);
+/* A fixed layer's entry in a shard's part (fixed: its index among the space's
+ * fixed layers), marked as measured by this part. Block entries go through
+ * sslat_container_set_entry, which marks them too. */
+sslat_status sslat_container_set_fixed_entry(sslat_container *container, int32_t fixed,
+                                             const sslat_entry *entry, sslat_error *err);
+
+/* Record the space a table was measured on: name, hash, input N, C, H, W. */
+sslat_status sslat_container_set_space_info(sslat_container *container, const char *name,
+                                            uint64_t hash, const int32_t nchw[4], sslat_error *err);
 
 #endif

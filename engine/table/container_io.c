@@ -5,11 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic_file.h"
-#include "container.h"
-#include "crc32.h"
-#include "error.h"
-#include "limits.h"
+#include "base/crc32.h"
+#include "base/error.h"
+#include "base/file_io.h"
+#include "base/limits.h"
+#include "table/container.h"
+#include "table/latency_type.h"
 
 static const unsigned char MAGIC[8] = {0x89, 'S', 'S', 'L', 'A', 'T', 0x0D, 0x0A};
 enum { HEADER_SIZE = 32, SECTION_HEADER = 16, ENTRY_SIZE = 52, FORMAT_VERSION = 1 };
@@ -632,27 +633,25 @@ sslat_status sslat_container_load_from_file(const char *path, sslat_container **
     sslat_error_clear(error);
     if (!path || !out) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
     *out = NULL;
-    FILE *file = fopen(path, "rb");
-    if (!file) return sslat_fail(error, SSLAT_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    sslat_status status = SSLAT_OK;
-    unsigned char *data = NULL;
-    long size = -1;
-    if (fseek(file, 0, SEEK_END) == 0) size = ftell(file);
-    if (size < 0 || fseek(file, 0, SEEK_SET) != 0)
-        status = sslat_fail(error, SSLAT_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
-    else if (size > SSLAT_MAX_CONTAINER_BYTES)
-        status = sslat_fail(error, SSLAT_ERR_LIMIT, "%s: %ld bytes (limit %ld)", path, size,
-                            SSLAT_MAX_CONTAINER_BYTES);
-    else if (!(data = malloc((size_t)size + 1)))
-        status = sslat_fail(error, SSLAT_ERR_NOMEM, "%s: out of memory", path);
-    else if (fread(data, 1, (size_t)size, file) != (size_t)size)
-        status = sslat_fail(error, SSLAT_ERR_IO, "%s: cannot read: %s", path,
-                            ferror(file) ? strerror(errno) : "short read");
-    fclose(file);
+    char *data = NULL;
+    size_t size = 0;
+    sslat_status status = sslat_read_file(path, (size_t)SSLAT_MAX_CONTAINER_BYTES, &data, &size, error);
     if (status == SSLAT_OK) {
-        status = sslat_container_load_from_bytes(data, (size_t)size, out, error);
+        status = sslat_container_load_from_bytes((const uint8_t *)data, size, out, error);
         if (status != SSLAT_OK) sslat_error_prefix(error, "%s: ", path);
     }
     free(data);
+    return status;
+}
+
+sslat_status sslat_container_clone(const sslat_container *src, sslat_container **out,
+                                   sslat_error *error)
+{
+    /* one serialisation path: the clone is what a save and load would give */
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    sslat_status status = sslat_container_save_to_bytes(src, &bytes, &size, error);
+    if (status == SSLAT_OK) status = sslat_container_load_from_bytes(bytes, size, out, error);
+    free(bytes);
     return status;
 }

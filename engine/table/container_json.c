@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "container.h"
-#include "error.h"
+#include "base/error.h"
+#include "base/limits.h"
+#include "base/memory.h"
+#include "table/container.h"
+#include "table/latency_type.h"
 
 static json_t *entry_stats_json(const sslat_entry *e)
 {
@@ -98,15 +101,15 @@ static sslat_status import_root(json_t *root, sslat_container **out, sslat_error
         return sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: needs latency_type, "
                                                   "constant_latency and operations_latencies");
     size_t blocks = json_array_size(values);
-    if (blocks > 4096) return sslat_fail(error, SSLAT_ERR_LIMIT, "JSON container: %zu blocks", blocks);
+    if (blocks > SSLAT_MAX_LAYERS) return sslat_fail(error, SSLAT_ERR_LIMIT, "JSON container: %zu blocks", blocks);
     int32_t *counts = calloc(blocks + 1, sizeof *counts);
     if (!counts) return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory");
     sslat_status status = SSLAT_OK;
     for (size_t b = 0; b < blocks && status == SSLAT_OK; b++) {
         json_t *row = json_array_get(values, b);
-        if (!json_is_array(row) || json_array_size(row) > 256)
+        if (!json_is_array(row) || json_array_size(row) > SSLAT_MAX_CANDIDATES)
             status = sslat_fail(error, SSLAT_ERR_PARSE,
-                                "JSON container: operations_latencies[%zu] must be an array of up to 256 numbers", b);
+                                "JSON container: operations_latencies[%zu] must be an array of up to %d numbers", b, SSLAT_MAX_CANDIDATES);
         counts[b] = (int32_t)json_array_size(row);
     }
     sslat_container *c = NULL;
@@ -196,7 +199,7 @@ static sslat_status import_root(json_t *root, sslat_container **out, sslat_error
                 c->space_hash = h;
                 for (int i = 0; i < 4; i++) {
                     json_t *d = json_array_get(input, (size_t)i);
-                    if (!json_is_integer(d) || json_integer_value(d) < 0 || json_integer_value(d) > 1 << 20)
+                    if (!json_is_integer(d) || json_integer_value(d) < 0 || json_integer_value(d) > SSLAT_MAX_DIMENSION)
                         status = sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: space.input[%d] must be a dimension", i);
                     else c->input[i] = (int32_t)json_integer_value(d);
                 }

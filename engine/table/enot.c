@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "container.h"
-#include "error.h"
+#include "base/error.h"
+#include "base/limits.h"
+#include "table/container.h"
 
-enum { MAX_PICKLE = 64 << 20, MAX_STACK = 1 << 16, MAX_MEMO = 1 << 20, MAX_STRING = 1 << 20 };
 
 typedef enum { V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_BYTES, V_LIST, V_TUPLE, V_DICT, V_MARK,
                V_GLOBAL, V_DTYPE } value_kind;
@@ -67,7 +67,7 @@ static value *new_value(machine *m, value_kind kind)
 static bool push(machine *m, value *v)
 {
     if (!v) return fail(m, "out of memory", NULL), false;
-    if (m->depth >= MAX_STACK) return fail(m, "stack deeper than the format needs", NULL), false;
+    if (m->depth >= SSLAT_MAX_PICKLE_STACK) return fail(m, "stack deeper than the format needs", NULL), false;
     m->stack[m->depth++] = v;
     return true;
 }
@@ -114,7 +114,7 @@ static uint64_t little(const unsigned char *p, int n)
 
 static bool push_text(machine *m, value_kind kind, size_t n)
 {
-    if (n > MAX_STRING) return fail(m, "string longer than the format needs", NULL), false;
+    if (n > SSLAT_MAX_PICKLE_STRING) return fail(m, "string longer than the format needs", NULL), false;
     const unsigned char *p = take(m, n);
     value *v = p ? new_value(m, kind) : NULL;
     if (!v || !(v->text = malloc(n + 1))) return p ? (fail(m, "out of memory", NULL), false) : false;
@@ -293,7 +293,7 @@ static bool step(machine *m)
             if (!(p = take(m, *op == 'q' ? 1 : 4))) return false;
             index = (size_t)little(p, *op == 'q' ? 1 : 4);
         }
-        if (m->depth == 0 || index >= MAX_MEMO) return fail(m, "bad memo store", NULL), false;
+        if (m->depth == 0 || index >= SSLAT_MAX_PICKLE_MEMO) return fail(m, "bad memo store", NULL), false;
         if (index >= m->memo_count) {
             value **grown = realloc(m->memo, (index + 1) * sizeof *grown);
             if (!grown) return fail(m, "out of memory", NULL), false;
@@ -427,8 +427,8 @@ sslat_status sslat_container_import_enot(const uint8_t *bytes, size_t size, ssla
     sslat_error_clear(error);
     if (!out || (!bytes && size)) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
     *out = NULL;
-    if (size > MAX_PICKLE) return sslat_fail(error, SSLAT_ERR_LIMIT, "ENOT pickle: %zu bytes (limit %d)", size, MAX_PICKLE);
-    machine m = {bytes, size, 0, calloc(MAX_STACK, sizeof(value *)), 0, NULL, 0, NULL, 0, 0, error, SSLAT_OK};
+    if (size > SSLAT_MAX_PICKLE_BYTES) return sslat_fail(error, SSLAT_ERR_LIMIT, "ENOT pickle: %zu bytes (limit %d)", size, SSLAT_MAX_PICKLE_BYTES);
+    machine m = {bytes, size, 0, calloc(SSLAT_MAX_PICKLE_STACK, sizeof(value *)), 0, NULL, 0, NULL, 0, 0, error, SSLAT_OK};
     if (!m.stack) return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory");
     bool stopped = false;
     while (m.status == SSLAT_OK && !stopped) {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "container.h"
-#include "error.h"
+#include "base/error.h"
+#include "table/container.h"
 
 int sslat_container_shard(const sslat_container *c, int32_t *index, int32_t *count)
 {

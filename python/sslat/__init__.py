@@ -10,7 +10,9 @@ The names and signatures follow enot.latency (the reference API):
 """
 from ._native import library_path, lib as _lib
 from .container import SearchSpaceLatencyContainer
-from .errors import SslatError
+from .errors import (DeviceError, InterruptedRunError, InvalidArgumentError, IoError, LimitError,
+                     NoDeviceError, OutOfMemoryError, ParseError, SpaceError, SslatError,
+                     UnsupportedError)
 from .latency import (argmax_arch, argmin_arch, attach_latency, available_calculators,
                       best_arch_latency, budget_maximize, count_under_budget, current_latency,
                       initialize_latency, latency_cdf, latency_quantile, max_latency,
@@ -18,10 +20,12 @@ from .latency import (argmax_arch, argmin_arch, attach_latency, available_calcul
                       sample_latencies)
 from .space import SearchSpace
 
-__version__ = _lib.sslat_version().decode()
+__version__: str = _lib.sslat_version().decode()
 
 __all__ = [
-    "SearchSpace", "SearchSpaceLatencyContainer", "SslatError", "available_calculators",
+    "SearchSpace", "SearchSpaceLatencyContainer", "SslatError", "InvalidArgumentError", "IoError",
+    "ParseError", "SpaceError", "LimitError", "OutOfMemoryError", "UnsupportedError",
+    "NoDeviceError", "InterruptedRunError", "DeviceError", "available_calculators",
     "initialize_latency", "attach_latency", "reset_latency", "min_latency", "max_latency",
     "mean_latency", "median_latency", "sample_latencies", "current_latency",
     "best_arch_latency", "argmin_arch", "argmax_arch", "latency_quantile", "latency_cdf",

@@ -6,7 +6,7 @@ import ctypes
 import ctypes.util
 import os
 
-from .errors import SslatError
+from .errors import error_for
 
 LIBRARY_NAME = "libsslat.so"
 
@@ -35,8 +35,8 @@ def _load():
                 break  # an explicit choice is not second-guessed
     raise ImportError(
         "sslat: cannot load the C library; tried " + "; ".join(tried) +
-        ". Build it (bash scripts/setup.sh gives build/libsslat.so) and copy it next to "
-        "the package before `pip install ./python`, or set SSLAT_LIBRARY to its path.")
+        ". Install the package with pip from the repository root (`pip install .` builds "
+        "the library into it), or set SSLAT_LIBRARY to a libsslat.so.")
 
 
 lib, library_path = _load()
@@ -90,6 +90,7 @@ ST = ctypes.c_int
 
 _PROTOTYPES = {
     "sslat_version": (STR, []),
+    "sslat_version_number": (I32, []),
     "sslat_status_string": (STR, [ctypes.c_int]),
     "sslat_free": (None, [P]),
     # spaces
@@ -172,8 +173,8 @@ def call(function, *args):
     error = Error()
     status = function(*args, ctypes.byref(error))
     if status != 0:
-        raise SslatError(status, lib.sslat_status_string(status).decode(),
-                         error.message.decode("utf-8", "replace"))
+        raise error_for(status, lib.sslat_status_string(status).decode(),
+                        error.message.decode("utf-8", "replace"))
 
 
 def text(value):

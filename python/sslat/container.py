@@ -1,6 +1,7 @@
 """SearchSpaceLatencyContainer: one latency table (constant part + per-candidate values)."""
 import ctypes
 import os
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import lib
@@ -19,7 +20,8 @@ class SearchSpaceLatencyContainer:
     save_to_file writes an ENOT pickle for a .pkl path and JSON for a .json path.
     """
 
-    def __init__(self, latency_type, constant_latency, operations_latencies):
+    def __init__(self, latency_type: str, constant_latency: float,
+                 operations_latencies: Sequence[Sequence[float]]):
         blocks = [list(map(float, block)) for block in operations_latencies]
         counts = (ctypes.c_int32 * max(len(blocks), 1))(*[len(b) for b in blocks])
         flat = [value for block in blocks for value in block]
@@ -54,7 +56,7 @@ class SearchSpaceLatencyContainer:
     # ---- loading and saving ------------------------------------------------
 
     @classmethod
-    def load_from_bytes(cls, data):
+    def load_from_bytes(cls, data: bytes) -> "SearchSpaceLatencyContainer":
         data = bytes(data)
         handle = ctypes.c_void_p()
         if data[:1] == bytes([PICKLE_PROTO]):
@@ -67,7 +69,7 @@ class SearchSpaceLatencyContainer:
         return cls._wrap(handle)
 
     @classmethod
-    def load_from_file(cls, path):
+    def load_from_file(cls, path: Union[str, "os.PathLike[str]"]) -> "SearchSpaceLatencyContainer":
         path = os.fspath(path)
         with open(path, "rb") as file:
             head = file.read(len(SSLAT_MAGIC))
@@ -79,7 +81,7 @@ class SearchSpaceLatencyContainer:
         with open(path, "rb") as file:
             return cls.load_from_bytes(file.read())
 
-    def save_to_bytes(self, format="sslat"):
+    def save_to_bytes(self, format: str = "sslat") -> bytes:
         """The container as bytes: "sslat" (binary), "enot" (pickle) or "json"."""
         if format == "json":
             return self.to_json().encode("utf-8")
@@ -95,7 +97,7 @@ class SearchSpaceLatencyContainer:
             raise ValueError("format is 'sslat', 'enot' or 'json', not %r" % (format,))
         return _native.take_bytes(data, size)
 
-    def save_to_file(self, path, format=None):
+    def save_to_file(self, path: Union[str, "os.PathLike[str]"], format: Optional[str] = None) -> None:
         """Write atomically. format defaults from the suffix: .pkl → enot, .json → json,
         anything else → the sslat binary container."""
         path = os.fspath(path)
@@ -117,12 +119,12 @@ class SearchSpaceLatencyContainer:
             if os.path.exists(temporary):
                 os.remove(temporary)
 
-    def to_json(self):
+    def to_json(self) -> str:
         pointer = ctypes.c_void_p()
         _native.call(lib.sslat_container_export_json, self._handle, ctypes.byref(pointer))
         return _native.take_text(pointer)
 
-    def to_csv(self):
+    def to_csv(self) -> str:
         pointer = ctypes.c_void_p()
         _native.call(lib.sslat_container_export_csv, self._handle, ctypes.byref(pointer))
         return _native.take_text(pointer)
@@ -130,59 +132,59 @@ class SearchSpaceLatencyContainer:
     # ---- the reference's properties ----------------------------------------
 
     @property
-    def latency_type(self):
+    def latency_type(self) -> str:
         return _native.text(lib.sslat_container_latency_type(self._handle))
 
     @property
-    def constant_latency(self):
+    def constant_latency(self) -> float:
         return lib.sslat_container_constant_latency(self._handle)
 
     @property
-    def operations_latencies(self):
+    def operations_latencies(self) -> List[List[float]]:
         return [[lib.sslat_container_latency(self._handle, b, c) for c in range(n)]
                 for b, n in enumerate(self.candidate_counts)]
 
     # ---- beyond the reference ----------------------------------------------
 
     @property
-    def unit(self):
+    def unit(self) -> str:
         return _native.text(lib.sslat_container_unit(self._handle))
 
     @property
-    def block_count(self):
+    def block_count(self) -> int:
         return lib.sslat_container_block_count(self._handle)
 
     @property
-    def candidate_counts(self):
+    def candidate_counts(self) -> List[int]:
         return [lib.sslat_container_candidate_count(self._handle, b)
                 for b in range(self.block_count)]
 
     @property
-    def space_name(self):
+    def space_name(self) -> str:
         return _native.text(lib.sslat_container_space_name(self._handle))
 
     @property
-    def space_hash(self):
+    def space_hash(self) -> int:
         return lib.sslat_container_space_hash(self._handle)
 
     @property
-    def input_shape(self):
+    def input_shape(self) -> Tuple[int, int, int, int]:
         shape = (ctypes.c_int32 * 4)()
         lib.sslat_container_input_shape(self._handle, shape)
         return tuple(shape)
 
     @property
-    def block_names(self):
+    def block_names(self) -> List[str]:
         return [_native.text(lib.sslat_container_block_name(self._handle, b))
                 for b in range(self.block_count)]
 
     @property
-    def candidate_labels(self):
+    def candidate_labels(self) -> List[List[str]]:
         return [[_native.text(lib.sslat_container_candidate_label(self._handle, b, c))
                  for c in range(n)] for b, n in enumerate(self.candidate_counts)]
 
     @property
-    def metadata(self):
+    def metadata(self) -> Dict[str, str]:
         """Every metadata pair (device, versions, options, …) as a dict of strings."""
         result = {}
         key, value = ctypes.c_char_p(), ctypes.c_char_p()
@@ -192,7 +194,7 @@ class SearchSpaceLatencyContainer:
                 result[_native.text(key.value)] = _native.text(value.value)
         return result
 
-    def entry(self, block, candidate):
+    def entry(self, block: int, candidate: int) -> Dict[str, float]:
         """Statistics of one entry: value, median, mean, stddev, min, max, samples."""
         entry = _native.Entry()
         _native.call(lib.sslat_container_entry, self._handle, block, candidate,
@@ -200,6 +202,6 @@ class SearchSpaceLatencyContainer:
         return {name: getattr(entry, name) for name, _ in _native.Entry._fields_}
 
     @property
-    def constant_entry(self):
+    def constant_entry(self) -> Dict[str, float]:
         entry = lib.sslat_container_constant_entry(self._handle)
         return {name: getattr(entry, name) for name, _ in _native.Entry._fields_}

@@ -5,11 +5,15 @@ Every statistic takes `arg`: a SearchSpace with a latency attached
 """
 import ctypes
 import random
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import lib
 from .container import SearchSpaceLatencyContainer
 from .space import SearchSpace
+
+# What a statistic reads: a space with a latency attached, or a container.
+Source = Union[SearchSpace, SearchSpaceLatencyContainer]
 
 # kwargs of initialize_latency that map one to one onto sslat_latency_options
 _INT_OPTIONS = ("warmup_iterations", "run_iterations", "threads")
@@ -17,7 +21,7 @@ _FLOAT_OPTIONS = ("target_noise", "max_seconds")
 _TEXT_OPTIONS = ("dtype", "layout")
 
 
-def available_calculators():
+def available_calculators() -> List[str]:
     """The latency types that can run in this build on this machine, best last."""
     names = ctypes.POINTER(ctypes.c_char_p)()
     count = lib.sslat_available_calculators(ctypes.byref(names))
@@ -84,7 +88,9 @@ def _latency_options(kwargs):
     return options, keep
 
 
-def initialize_latency(latency_type, search_space, inputs=None, keyword_inputs=None, **kwargs):
+def initialize_latency(latency_type: str, search_space: SearchSpace, inputs: Any = None,
+                       keyword_inputs: Optional[Dict[str, Any]] = None,
+                       **kwargs: Any) -> SearchSpaceLatencyContainer:
     """Compute a latency table of latency_type for search_space, attach it to the
     space and return a copy. inputs (a shape or a tensor) overrides the space's
     input batch and resolution (the channel count must match). kwargs:
@@ -109,12 +115,12 @@ def initialize_latency(latency_type, search_space, inputs=None, keyword_inputs=N
     return SearchSpaceLatencyContainer._copy_of(pointer)
 
 
-def attach_latency(search_space, container):
+def attach_latency(search_space: SearchSpace, container: SearchSpaceLatencyContainer) -> None:
     """Attach a copy of a container (its space hash must match the space)."""
     _native.call(lib.sslat_attach_latency, search_space._handle, container._handle)
 
 
-def reset_latency(search_space):
+def reset_latency(search_space: SearchSpace) -> None:
     """Drop the latency attached to search_space."""
     lib.sslat_reset_latency(search_space._handle)
 
@@ -143,21 +149,21 @@ def _seed(seed):
     return random.getrandbits(64) if seed is None else int(seed) & (2**64 - 1)
 
 
-def min_latency(arg):
+def min_latency(arg: Source) -> float:
     """constant + Σ per-block minimum."""
     return _scalar(lib.sslat_min_latency, arg)
 
 
-def max_latency(arg):
+def max_latency(arg: Source) -> float:
     return _scalar(lib.sslat_max_latency, arg)
 
 
-def mean_latency(arg):
+def mean_latency(arg: Source) -> float:
     """constant + Σ per-block mean: the mean over all architectures."""
     return _scalar(lib.sslat_mean_latency, arg)
 
 
-def sample_latencies(arg, n=100, seed=None):
+def sample_latencies(arg: Source, n: int = 100, seed: Optional[int] = None) -> List[float]:
     """Latencies of n uniformly random architectures (seed makes them reproducible)."""
     if n < 0:
         raise ValueError("n must be >= 0")
@@ -167,7 +173,7 @@ def sample_latencies(arg, n=100, seed=None):
     return list(values[:n])
 
 
-def median_latency(arg, n=100, seed=None):
+def median_latency(arg: Source, n: int = 100, seed: Optional[int] = None) -> float:
     """Median of sample_latencies(arg, n, seed)."""
     if n < 1:
         raise ValueError("n must be >= 1")
@@ -179,7 +185,7 @@ def _arch_array(arch):
     return (ctypes.c_int32 * max(len(values), 1))(*values), len(values)
 
 
-def current_latency(arg, arch=None):
+def current_latency(arg: Source, arch: Optional[Sequence[int]] = None) -> float:
     """Latency of one architecture: arch, or the space's current_arch."""
     if arch is None:
         arch = getattr(arg, "current_arch", None)
@@ -190,7 +196,7 @@ def current_latency(arg, arch=None):
     return _scalar(lib.sslat_current_latency, arg, values, length)
 
 
-def best_arch_latency(search_space):
+def best_arch_latency(search_space: SearchSpace) -> float:
     """Latency of the space's "arch" (the file's chosen architecture)."""
     if not isinstance(search_space, SearchSpace):
         raise TypeError("best_arch_latency takes a SearchSpace")
@@ -205,16 +211,16 @@ def _arch_of(function, arg):
     return list(values[:n])
 
 
-def argmin_arch(arg):
+def argmin_arch(arg: Source) -> List[int]:
     """The fastest architecture."""
     return _arch_of(lib.sslat_argmin_arch, arg)
 
 
-def argmax_arch(arg):
+def argmax_arch(arg: Source) -> List[int]:
     return _arch_of(lib.sslat_argmax_arch, arg)
 
 
-def latency_quantile(arg, p, bins=0):
+def latency_quantile(arg: Source, p: float, bins: int = 0) -> Tuple[float, float]:
     """(estimate, bound): the exact p-quantile of a uniformly random architecture's
     latency lies within estimate ± bound."""
     estimate, bound = ctypes.c_double(), ctypes.c_double()
@@ -232,17 +238,18 @@ def _bracket(function, arg, budget, bins):
     return low.value, high.value
 
 
-def latency_cdf(arg, budget, bins=0):
+def latency_cdf(arg: Source, budget: float, bins: int = 0) -> Tuple[float, float]:
     """(low, high) bracketing P(latency <= budget)."""
     return _bracket(lib.sslat_latency_cdf, arg, budget, bins)
 
 
-def count_under_budget(arg, budget, bins=0):
+def count_under_budget(arg: Source, budget: float, bins: int = 0) -> Tuple[float, float]:
     """(low, high) bracketing the number of architectures with latency <= budget."""
     return _bracket(lib.sslat_count_under_budget, arg, budget, bins)
 
 
-def budget_maximize(latency, value, budget, bins=0):
+def budget_maximize(latency: Source, value: Source, budget: float,
+                    bins: int = 0) -> Tuple[List[int], float, float, float]:
     """The architecture maximising value's total with latency <= budget:
     returns (arch, latency, value, grid_slack)."""
     table = _table(latency)

@@ -2,9 +2,13 @@
 import ctypes
 import json
 import os
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 from . import _native
 from ._native import lib
+
+if TYPE_CHECKING:
+    from .container import SearchSpaceLatencyContainer
 
 
 class SearchSpace:
@@ -18,7 +22,8 @@ class SearchSpace:
     arch: the file's "arch" at first, settable to any list of indices.
     """
 
-    def __init__(self, source, batch=None, height=None, width=None):
+    def __init__(self, source: Union[str, "os.PathLike[str]", Dict[str, Any]], batch: Optional[int] = None,
+                 height: Optional[int] = None, width: Optional[int] = None):
         if isinstance(source, dict):
             source = ("text", json.dumps(source), "<dict>")
         elif isinstance(source, (str, os.PathLike)):
@@ -29,7 +34,8 @@ class SearchSpace:
         self._open(source, batch, height, width)
 
     @classmethod
-    def default(cls, batch=None, height=None, width=None):
+    def default(cls, batch: Optional[int] = None, height: Optional[int] = None,
+                width: Optional[int] = None) -> "SearchSpace":
         """The built-in MobileNetV2-style space."""
         space = cls.__new__(cls)
         space._open(("default", None, None), batch, height, width)
@@ -42,7 +48,8 @@ class SearchSpace:
         self.current_arch = self.arch
 
     @classmethod
-    def from_json(cls, text, batch=None, height=None, width=None):
+    def from_json(cls, text: str, batch: Optional[int] = None, height: Optional[int] = None,
+                  width: Optional[int] = None) -> "SearchSpace":
         return cls(json.loads(text), batch, height, width)
 
     def _load(self, batch, height, width):
@@ -81,41 +88,41 @@ class SearchSpace:
     # ---- properties --------------------------------------------------------
 
     @property
-    def name(self):
+    def name(self) -> str:
         return _native.text(lib.sslat_space_name(self._handle))
 
     @property
-    def hash(self):
+    def hash(self) -> int:
         """Canonical 64-bit hash of every subgraph with its input shape."""
         return lib.sslat_space_hash(self._handle)
 
     @property
-    def input_shape(self):
+    def input_shape(self) -> Tuple[int, int, int, int]:
         """(N, C, H, W)."""
         shape = (ctypes.c_int32 * 4)()
         lib.sslat_space_input_shape(self._handle, shape)
         return tuple(shape)
 
     @property
-    def block_count(self):
+    def block_count(self) -> int:
         return lib.sslat_space_block_count(self._handle)
 
     @property
-    def candidate_counts(self):
+    def candidate_counts(self) -> List[int]:
         return [lib.sslat_space_candidate_count(self._handle, b) for b in range(self.block_count)]
 
     @property
-    def block_names(self):
+    def block_names(self) -> List[str]:
         return [_native.text(lib.sslat_space_block_name(self._handle, b))
                 for b in range(self.block_count)]
 
     @property
-    def candidate_labels(self):
+    def candidate_labels(self) -> List[List[str]]:
         return [[_native.text(lib.sslat_space_candidate_label(self._handle, b, c))
                  for c in range(n)] for b, n in enumerate(self.candidate_counts)]
 
     @property
-    def architecture_count(self):
+    def architecture_count(self) -> int:
         """The exact number of architectures (a Python int: it exceeds 2**64)."""
         size = lib.sslat_space_architecture_count_string(self._handle, None, 0)
         buffer = ctypes.create_string_buffer(size + 1)
@@ -123,7 +130,7 @@ class SearchSpace:
         return int(buffer.value)
 
     @property
-    def arch(self):
+    def arch(self) -> Optional[List[int]]:
         """The file's "arch" (a list of candidate indices), or None."""
         n = self.block_count
         values = (ctypes.c_int32 * max(n, 1))()
@@ -131,7 +138,7 @@ class SearchSpace:
         return list(values[:length]) if length > 0 else None
 
     @property
-    def latency(self):
+    def latency(self) -> Optional["SearchSpaceLatencyContainer"]:
         """A copy of the attached latency container, or None."""
         from .container import SearchSpaceLatencyContainer
         attached = lib.sslat_space_latency(self._handle)

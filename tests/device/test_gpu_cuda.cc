@@ -18,11 +18,11 @@
 #include "op_cases.h"
 
 extern "C" {
-#include "calculator.h"
-#include "cuda_backend.h"
-#include "latency.h"
+#include "api/latency.h"
+#include "calc/calculator.h"
+#include "cuda/cuda_backend.h"
+#include "ir/space.h"
 #include "reference_ops.h"
-#include "space.h"
 }
 
 namespace {

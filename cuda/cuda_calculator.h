@@ -1,0 +1,13 @@
+/* What the cuda calculator is, shared by its table entry (cuda/cuda_calculator.c)
+ * and the stub of builds without CUDA (cuda/cuda_stub.c). */
+#ifndef SSLAT_CUDA_CALCULATOR_H
+#define SSLAT_CUDA_CALCULATOR_H
+
+#include "calc/calculator.h"
+
+#define SSLAT_CUDA_CALCULATOR_IDENTITY                                                       \
+    .api_version = SSLAT_CALCULATOR_API_VERSION, .name = "cuda", .kind = SSLAT_CALC_TIMED,   \
+    .summary = "cuDNN / cuBLAS / own kernels timed with CUDA graphs and events",             \
+    .dtypes = SSLAT_DTYPES_ALL
+
+#endif

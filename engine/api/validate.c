@@ -1,0 +1,40 @@
+#include "api/validate.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "base/error.h"
+
+typedef struct runner {
+    const sslat_calculator *calculator;
+    void *session;
+    const sslat_calc_options *options;
+} runner;
+
+static sslat_status run_architecture(void *context, const sslat_space *space, const int32_t *arch, double *ms,
+                                     sslat_error *err)
+{
+    const runner *r = context;
+    return r->calculator->measure_architecture(r->calculator, r->session, space, arch, r->options, ms, err);
+}
+
+sslat_status sslat_validate_table(const sslat_calculator *calculator, const sslat_space *space,
+                                  const sslat_container *table, const sslat_calc_options *options,
+                                  int k, uint64_t seed, sslat_validation *out, sslat_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *why = sslat_calculator_unavailable(calculator);
+    if (why) return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "calculator '%s' cannot run: %s", calculator->name, why);
+    if (!calculator->measure_architecture)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                          "calculator '%s' cannot run whole architectures (validation needs a timed calculator)",
+                          calculator->name);
+    void *session = NULL;
+    sslat_status status = calculator->begin ? calculator->begin(calculator, options, &session, err) : SSLAT_OK;
+    if (status != SSLAT_OK) return status;
+    runner r = {calculator, session, options};
+    status = sslat_validate_architectures(space, table, k, seed, options->progress && isatty(2), run_architecture, &r,
+                                          out, err);
+    if (calculator->end) calculator->end(session);
+    return status;
+}

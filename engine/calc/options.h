@@ -1,0 +1,78 @@
+/* What a calculator run is asked to do: the element type, layout and mode of a
+ * timed run, its sampling, its device, and the run's plan (shard, journal,
+ * stop request, progress). */
+#ifndef SSLAT_CALC_OPTIONS_H
+#define SSLAT_CALC_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "calc/mac.h"
+
+typedef enum sslat_exec_mode {
+    SSLAT_MODE_FUSED, /* conv + BN + act (+ residual) as one primitive, as deployment runs it */
+    SSLAT_MODE_EAGER, /* one primitive per op */
+} sslat_exec_mode;
+
+/* Element type of a timed run. tf32 is fp32 storage with TF32 tensor-core math. */
+typedef enum sslat_dtype {
+    SSLAT_DTYPE_FP32,
+    SSLAT_DTYPE_TF32,
+    SSLAT_DTYPE_FP16,
+    SSLAT_DTYPE_BF16,
+    SSLAT_DTYPE_COUNT
+} sslat_dtype;
+
+/* Activation layout; DEFAULT = NHWC for fp16/bf16, NCHW otherwise. */
+typedef enum sslat_layout { SSLAT_LAYOUT_DEFAULT, SSLAT_LAYOUT_NCHW, SSLAT_LAYOUT_NHWC } sslat_layout;
+
+#define SSLAT_DTYPE_BIT(d) (1u << (d))
+#define SSLAT_DTYPES_ALL ((1u << SSLAT_DTYPE_COUNT) - 1u)
+
+/* "fp32" … "bf16"; false for anything else. */
+bool sslat_dtype_parse(const char *text, sslat_dtype *dtype);
+const char *sslat_dtype_name(sslat_dtype dtype);
+/* "nchw" / "nhwc" (any case); false for anything else. */
+bool sslat_layout_parse(const char *text, sslat_layout *layout);
+/* The layout a run uses: the given one, or the dtype's default. */
+sslat_layout sslat_layout_resolve(sslat_layout layout, sslat_dtype dtype);
+const char *sslat_layout_name(sslat_layout layout);
+/* "3" or "cuda:3" → 3 (at most SSLAT_MAX_DEVICE_INDEX); false for anything else. */
+bool sslat_device_parse(const char *text, int32_t *device);
+
+struct sslat_journal;
+struct sslat_space;
+
+/* Defaults of a timed run (sslat_calc_options_default). */
+#define SSLAT_DEFAULT_WARMUP 10
+#define SSLAT_DEFAULT_RUNS 10
+#define SSLAT_DEFAULT_MAX_SECONDS 2.0
+#define SSLAT_DEFAULT_SEED 0x5eed
+
+typedef struct sslat_calc_options {
+    sslat_ignore_set ignore;   /* analytic: op kinds left out */
+    sslat_exec_mode mode;      /* timed: fused (default) or eager */
+    int32_t threads;           /* timed: worker threads, 0 = every core */
+    int32_t warmup_iterations; /* timed: runs before timing */
+    int32_t run_iterations;    /* timed: timed runs (the minimum when adaptive) */
+    double target_noise;       /* adaptive stop: 95% CI half-width of the median / median (0 = off) */
+    double max_seconds;        /* adaptive stop: sampled time per unit (measure/stop.h) */
+    uint64_t seed;             /* timed: random inputs and weights */
+    sslat_dtype dtype;         /* timed: element type (default fp32) */
+    sslat_layout layout;       /* timed: activation layout (default: by dtype) */
+    int32_t device;            /* cuda: device index, -1 = from LOCAL_RANK & co. (default) */
+    bool cold;                 /* cuda: L2 flushed before each sample (default: hot) */
+    bool profile;              /* cuda: each unit once more between cudaProfilerStart / Stop */
+    const struct sslat_space *space; /* set by sslat_calculate_space: names units in progress and NVTX */
+    int32_t replicas;          /* cpu: copies per timing program, 0 = enough to exceed 2x L2 */
+    int32_t shard_index;       /* measure only shard shard_index of shard_count (count ≤ 1: all) */
+    int32_t shard_count;
+    struct sslat_journal *journal;  /* records finished units, re-uses recorded ones (may be NULL) */
+    volatile int *stop;             /* set by a signal handler: stop after the current units (may be NULL) */
+    bool progress;             /* progress on stderr (only when it is a terminal) */
+} sslat_calc_options;
+
+/* The defaults above. */
+void sslat_calc_options_default(sslat_calc_options *options);
+
+#endif
