@@ -73,7 +73,7 @@ int cmd_validate(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     const sslat_calculator *calculator = sslat_calculator_find(type);
-    if (!calculator || !calculator->measure_architecture) {
+    if (!calculator || calculator->kind != SSLAT_CALC_TIMED) {
         fprintf(stderr, "sslat validate: -c is a timed calculator (cpu, cuda), got '%s'\n", type);
         return CLI_BAD_INPUT;
     }

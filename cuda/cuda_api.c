@@ -102,22 +102,26 @@ sslat_status cuda_check_runtime(cudaError_t code, const char *call, const char *
                       cudaGetErrorName(code));
 }
 
+/* cuDNN's and cuBLAS's statuses map the same way: allocation, unsupported, the rest. */
+static sslat_status library_failure(bool alloc_failed, bool not_supported, const char *why, const char *call,
+                                    const char *file, int line, sslat_error *err)
+{
+    sslat_status status = alloc_failed ? SSLAT_ERR_NOMEM : not_supported ? SSLAT_ERR_UNSUPPORTED : SSLAT_ERR_DEVICE;
+    return sslat_fail(err, status, "%s failed at %s:%d: %s", call, file, line, why);
+}
+
 sslat_status cuda_check_cudnn(cudnnStatus_t code, const char *call, const char *file, int line, sslat_error *err)
 {
     if (code == CUDNN_STATUS_SUCCESS) return SSLAT_OK;
-    sslat_status status = code == CUDNN_STATUS_ALLOC_FAILED ? SSLAT_ERR_NOMEM
-                          : code == CUDNN_STATUS_NOT_SUPPORTED ? SSLAT_ERR_UNSUPPORTED
-                                                               : SSLAT_ERR_DEVICE;
-    return sslat_fail(err, status, "%s failed at %s:%d: %s", call, file, line,
-                      CUDNN(cudnnGetErrorString) ? CUDNN(cudnnGetErrorString)(code) : "cuDNN error");
+    return library_failure(code == CUDNN_STATUS_ALLOC_FAILED, code == CUDNN_STATUS_NOT_SUPPORTED,
+                           CUDNN(cudnnGetErrorString) ? CUDNN(cudnnGetErrorString)(code) : "cuDNN error", call, file,
+                           line, err);
 }
 
 sslat_status cuda_check_cublas(cublasStatus_t code, const char *call, const char *file, int line, sslat_error *err)
 {
     if (code == CUBLAS_STATUS_SUCCESS) return SSLAT_OK;
-    sslat_status status = code == CUBLAS_STATUS_ALLOC_FAILED ? SSLAT_ERR_NOMEM
-                          : code == CUBLAS_STATUS_NOT_SUPPORTED ? SSLAT_ERR_UNSUPPORTED
-                                                                : SSLAT_ERR_DEVICE;
-    return sslat_fail(err, status, "%s failed at %s:%d: %s", call, file, line,
-                      CUBLAS(cublasGetStatusString) ? CUBLAS(cublasGetStatusString)(code) : "cuBLAS error");
+    return library_failure(code == CUBLAS_STATUS_ALLOC_FAILED, code == CUBLAS_STATUS_NOT_SUPPORTED,
+                           CUBLAS(cublasGetStatusString) ? CUBLAS(cublasGetStatusString)(code) : "cuBLAS error", call,
+                           file, line, err);
 }
