@@ -4,10 +4,12 @@
 #ifndef SSLAT_HOST_ARCHITECTURE_H
 #define SSLAT_HOST_ARCHITECTURE_H
 
-#include "host/program.h"
+#include "host/choose.h"
 
-/* Time of the network per sample, in ms. */
-sslat_status host_measure_architecture(const host_session *session, const sslat_space *space,
+/* Time of the network per sample, in ms. Each subgraph runs in the lowering
+ * choices holds for it (the one its table entry was timed in), deciding it
+ * now when there is none. */
+sslat_status host_measure_architecture(const host_session *session, host_choices *choices, const sslat_space *space,
                                        const int32_t *arch, const sslat_calc_options *options, double *ms,
                                        sslat_error *err);
 

@@ -9,8 +9,10 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "base/key_index.h"
 #include "base/limits.h"
 #include "host/architecture.h"
+#include "host/choose.h"
 #include "host/cpu_calculator.h"
 #include "host/lower.h"
 #include "host/measure.h"
@@ -38,6 +40,7 @@ static double calibration_ms(void)
 
 typedef struct cpu_session {
     host_session host;
+    host_choices choices; /* the lowering of each distinct subgraph */
     double calibration_start;
 } cpu_session;
 
@@ -64,6 +67,7 @@ static void cpu_end(void *session)
 {
     if (!session) return;
     host_session_close(&((cpu_session *)session)->host);
+    host_choices_release(&((cpu_session *)session)->choices);
     free(session);
 }
 
@@ -92,22 +96,17 @@ int host_replicas_for(const sslat_graph *graph, int threads)
     return replicas < 1 ? 1 : replicas > SSLAT_MAX_CPU_REPLICAS ? SSLAT_MAX_CPU_REPLICAS : replicas;
 }
 
-/* The timing program of one subgraph: R chained copies. */
-static sslat_status build_program(const host_session *s, const sslat_graph *graph,
-                                  const sslat_calc_options *options, host_program *program,
-                                  int32_t *units, sslat_error *err)
+/* The timing program of one subgraph: R chained copies, in the lowering that
+ * avoids oneDNN's reference kernels (host/choose.h). */
+static sslat_status build_program(cpu_session *s, const sslat_graph *graph, const sslat_calc_options *options,
+                                  host_program *program, int32_t *units, sslat_error *err)
 {
-    int replicas = options->replicas > 0 ? options->replicas : host_replicas_for(graph, s->threads);
-    sslat_status status = host_program_init(program, s, graph->input, options->mode, options->seed, err);
-    if (status != SSLAT_OK) return status;
-    for (int r = 0; status == SSLAT_OK && r < replicas; r++) {
-        if (r > 0) status = host_program_new_input(program, graph->input, r, err);
-        if (status == SSLAT_OK) status = host_program_append(program, graph, err);
-    }
+    int replicas = options->replicas > 0 ? options->replicas : host_replicas_for(graph, s->host.threads);
+    const host_choice *choice = NULL;
     /* per sample and per copy: the run time divided by batch × replicas */
     *units = graph->input.n * replicas;
-    if (status != SSLAT_OK) host_program_release(program);
-    return status;
+    return host_build_avoiding_reference(&s->host, &s->choices, graph, options->mode, options->seed, replicas,
+                                         program, &choice, err);
 }
 
 static sslat_status cpu_measure(const sslat_calculator *self, void *session, const sslat_graph *graph,
@@ -116,7 +115,7 @@ static sslat_status cpu_measure(const sslat_calculator *self, void *session, con
     (void)self;
     host_program program;
     int32_t units = 1;
-    sslat_status status = build_program(&((cpu_session *)session)->host, graph, options, &program, &units, err);
+    sslat_status status = build_program(session, graph, options, &program, &units, err);
     if (status != SSLAT_OK) return status;
     status = host_measure_program(&program, units, options, entry, err);
     host_program_release(&program);
@@ -142,7 +141,7 @@ static sslat_status cpu_measure_many(const sslat_calculator *self, void *session
     for (size_t start = 0; status == SSLAT_OK && start < n; start += GROUP) {
         size_t size = n - start < GROUP ? n - start : GROUP, built = 0;
         while (status == SSLAT_OK && built < size) {
-            status = build_program(&((cpu_session *)session)->host, graphs[start + built], options, &programs[built], &units[built], err);
+            status = build_program(session, graphs[start + built], options, &programs[built], &units[built], err);
             pointers[built] = &programs[built];
             if (status == SSLAT_OK) built++; /* a failed one released itself */
         }
@@ -191,6 +190,84 @@ static const char *isa_name(dnnl_cpu_isa_t isa)
     }
 }
 
+/* Appends to a bounded text; the end says when something was left out. */
+typedef struct text {
+    char buffer[4096];
+    size_t used;
+    int items;
+} text;
+
+static void text_add(text *t, const char *item)
+{
+    t->items++;
+    if (t->used + strlen(item) + 8 >= sizeof t->buffer) {
+        if (t->used + 5 < sizeof t->buffer && !strstr(t->buffer, ", ...")) t->used += (size_t)sprintf(t->buffer + t->used, ", ...");
+        return;
+    }
+    t->used += (size_t)snprintf(t->buffer + t->used, sizeof t->buffer - t->used, "%s%s", t->items > 1 ? ", " : "", item);
+}
+
+/* Per-unit implementation keys stop here, so a huge space leaves room for the
+ * rest of the metadata. */
+enum { MAX_IMPL_KEYS = 512 };
+
+/* Which kernels the table timed: each distinct subgraph's primitives (named
+ * by its first layer / candidate), the ones that needed another lowering to
+ * avoid a reference kernel, and the ones still on one (flagged, and warned
+ * about: their entries are not what a deployed runtime would take). */
+static sslat_status describe_implementations(const cpu_session *s, const sslat_space *space, sslat_container *c,
+                                             sslat_error *err)
+{
+    sslat_key_index seen = {0};
+    text *reference = calloc(1, sizeof *reference), *fallback = calloc(1, sizeof *fallback);
+    sslat_status status = reference && fallback ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    int units = 0;
+    char key[256], item[512], lowering[128];
+    for (int32_t i = 0; status == SSLAT_OK && space && i < space->n_layers; i++) {
+        const sslat_layer *layer = &space->layers[i];
+        for (int32_t k = 0; status == SSLAT_OK && k < layer->n_candidates; k++) {
+            const host_choice *choice = host_choices_find(&s->choices, sslat_graph_hash(&layer->candidates[k].graph));
+            if (!choice || sslat_key_index_get(&seen, choice->hash) >= 0) continue; /* another shard's, or known */
+            if (!sslat_key_index_put(&seen, choice->hash, units)) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+            /* the layer's index keeps keys apart: fixed layers are named by their token */
+            snprintf(key, sizeof key, "cpu.impl.L%d/%s/%s", (int)i, layer->name, layer->candidates[k].label);
+            if (status == SSLAT_OK && units < MAX_IMPL_KEYS)
+                status = sslat_container_set_metadata(c, key, choice->implementations, err);
+            units++;
+            host_lowering_describe(choice->lowering, lowering, sizeof lowering);
+            if (choice->reference) {
+                snprintf(item, sizeof item, "%s/%s (%s)", layer->name, layer->candidates[k].label, choice->avoided);
+                text_add(reference, item);
+            } else if (choice->avoided[0]) {
+                snprintf(item, sizeof item, "%s/%s: %s (default had %s)", layer->name, layer->candidates[k].label,
+                         lowering, choice->avoided);
+                text_add(fallback, item);
+            }
+        }
+    }
+    if (status == SSLAT_OK) {
+        snprintf(item, sizeof item, "%d distinct subgraphs (%d listed as cpu.impl.L<index>/<layer>/<candidate>), %d in a fallback "
+                 "lowering, %d on a reference kernel", units, units < MAX_IMPL_KEYS ? units : MAX_IMPL_KEYS,
+                 fallback->items, reference->items);
+        status = sslat_container_set_metadata(c, "cpu.impl.units", item, err);
+    }
+    if (status == SSLAT_OK)
+        status = sslat_container_set_metadata(c, "cpu.fallback", fallback->items ? fallback->buffer : "none", err);
+    if (status == SSLAT_OK)
+        status = sslat_container_set_metadata(c, "cpu.reference", reference->items ? reference->buffer : "none", err);
+    if (status == SSLAT_OK && reference->items)
+        fprintf(stderr, "sslat: warning: %d subgraph%s ran on oneDNN reference kernels in every lowering tried; "
+                        "their entries are far slower than a deployed runtime (metadata cpu.reference): %s\n",
+                reference->items, reference->items == 1 ? "" : "s", reference->buffer);
+    if (status == SSLAT_OK && fallback->items)
+        fprintf(stderr, "sslat: note: %d subgraph%s avoided a oneDNN reference kernel with another lowering "
+                        "(metadata cpu.fallback)\n", fallback->items, fallback->items == 1 ? "" : "s");
+    free(reference);
+    free(fallback);
+    sslat_key_index_release(&seen);
+    return status;
+}
+
 static sslat_status cpu_describe(const sslat_calculator *self, void *session,
                                  const sslat_calc_options *o, sslat_container *c, sslat_error *err)
 {
@@ -227,7 +304,7 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
         sslat_status status = sslat_container_set_metadata(c, pairs[i].key, pairs[i].value, err);
         if (status != SSLAT_OK) return status;
     }
-    return SSLAT_OK;
+    return describe_implementations(cs, o->space, c, err);
 }
 
 static sslat_status cpu_measure_architecture(const sslat_calculator *self, void *session, const sslat_space *space,
@@ -235,7 +312,8 @@ static sslat_status cpu_measure_architecture(const sslat_calculator *self, void 
                                              sslat_error *err)
 {
     (void)self;
-    return host_measure_architecture(&((cpu_session *)session)->host, space, arch, options, ms, err);
+    cpu_session *s = session;
+    return host_measure_architecture(&s->host, &s->choices, space, arch, options, ms, err);
 }
 
 const sslat_calculator sslat_cpu_calculator = {

@@ -13,6 +13,7 @@
     X(dnnl_version)                             \
     X(dnnl_get_effective_cpu_isa)               \
     X(dnnl_status2str)                          \
+    X(dnnl_prim_kind2str)                       \
     X(dnnl_engine_create)                       \
     X(dnnl_engine_destroy)                      \
     X(dnnl_stream_create)                       \
@@ -27,6 +28,7 @@
     X(dnnl_memory_get_memory_desc)              \
     X(dnnl_primitive_desc_create)               \
     X(dnnl_primitive_desc_destroy)              \
+    X(dnnl_primitive_desc_query)                \
     X(dnnl_primitive_desc_query_md)             \
     X(dnnl_primitive_create)                    \
     X(dnnl_primitive_destroy)                   \
@@ -39,6 +41,7 @@
     X(dnnl_post_ops_destroy)                    \
     X(dnnl_post_ops_append_eltwise)             \
     X(dnnl_post_ops_append_binary)              \
+    X(dnnl_post_ops_append_sum)                 \
     X(dnnl_dilated_convolution_forward_desc_init) \
     X(dnnl_batch_normalization_forward_desc_init) \
     X(dnnl_eltwise_forward_desc_init)           \

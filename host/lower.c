@@ -182,7 +182,7 @@ static bool single_reader(const lowering *L, int32_t node) { return L->consumers
 static conv_run find_run(const lowering *L, int32_t i)
 {
     conv_run r = {i, -1, i, {0}, 0, SSLAT_NO_INPUT, {0}, 0};
-    if (L->p->mode != SSLAT_MODE_FUSED) return r;
+    if (L->p->lowering.mode != SSLAT_MODE_FUSED) return r;
     const sslat_graph *g = L->g;
     int32_t j = i + 1;
     if (j < g->count && g->nodes[j].op == SSLAT_OP_BATCHNORM && g->nodes[j].input[0] == r.last &&
@@ -195,7 +195,8 @@ static conv_run find_run(const lowering *L, int32_t i)
         r.acts[r.n_acts++] = g->nodes[j].params.act;
         r.last = j++;
     }
-    if (j < g->count && g->nodes[j].op == SSLAT_OP_ADD && single_reader(L, r.last)) {
+    if (L->p->lowering.residual != HOST_RESIDUAL_SEPARATE && j < g->count && g->nodes[j].op == SSLAT_OP_ADD &&
+        single_reader(L, r.last)) {
         const sslat_node *add = &g->nodes[j];
         int32_t other = add->input[0] == r.last ? add->input[1] : add->input[1] == r.last ? add->input[0] : SSLAT_NO_INPUT;
         if (other != SSLAT_NO_INPUT && other < i) { /* computed before the conv */
@@ -226,7 +227,8 @@ fail:
 }
 
 /* The conv primitive desc for the run: dst_md NULL lets oneDNN pick the layout;
- * add_md is the residual's layout for the binary post-op. */
+ * add_md is the residual's layout, read by the binary post-op (or, with the
+ * sum post-op, already copied into dst). */
 static sslat_status conv_pd(lowering *L, const conv_run *r, const dnnl_memory_desc_t *dst_md,
                             const dnnl_memory_desc_t *add_md, dnnl_primitive_desc_t *pd)
 {
@@ -259,7 +261,9 @@ static sslat_status conv_pd(lowering *L, const conv_run *r, const dnnl_memory_de
     HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_attr_create)(&attr));
     HOST_DNNL_CHECK(err, DNNL(dnnl_post_ops_create)(&po));
     status = append_acts(L, po, r->acts, r->n_acts);
-    if (status == SSLAT_OK && add_md)
+    if (status == SSLAT_OK && add_md && L->p->lowering.residual == HOST_RESIDUAL_SUM_POST_OP)
+        HOST_DNNL_CHECK(err, DNNL(dnnl_post_ops_append_sum)(po, 1.0f));
+    else if (status == SSLAT_OK && add_md)
         HOST_DNNL_CHECK(err, DNNL(dnnl_post_ops_append_binary)(po, dnnl_binary_add, add_md));
     if (status == SSLAT_OK && add_md) status = append_acts(L, po, r->post_acts, r->n_post_acts);
     if (status == SSLAT_OK) HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_attr_set_post_ops)(attr, po));
@@ -327,7 +331,10 @@ static sslat_status lower_conv(lowering *L, int32_t i, int32_t *last)
         dnnl_memory_desc_t dst = *DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_dst_md, 0);
         DNNL(dnnl_primitive_desc_destroy)(pd);
         pd = NULL;
-        status = host_program_layout(L->p, tensor_at(L, r.add_other), &dst, &other, err);
+        if (L->p->lowering.residual == HOST_RESIDUAL_SUM_POST_OP)
+            other = tensor_at(L, r.add_other); /* converted on its copy into dst, below */
+        else
+            status = host_program_layout(L->p, tensor_at(L, r.add_other), &dst, &other, err);
         if (status == SSLAT_OK) status = conv_pd(L, &r, &dst, &dst, &pd);
     }
     if (status != SSLAT_OK) {
@@ -340,6 +347,10 @@ static sslat_status lower_conv(lowering *L, int32_t i, int32_t *last)
     if (status == SSLAT_OK)
         status = host_program_tensor(L->p, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_dst_md, 0), NULL,
                                      L->g->nodes[r.last].shape, &out, err);
+    bool sum = other >= 0 && L->p->lowering.residual == HOST_RESIDUAL_SUM_POST_OP;
+    if (status == SSLAT_OK && sum) /* the sum post-op accumulates onto dst: start it as the residual */
+        status = host_program_reorder(L->p, L->p->tensors[other].memory, md_of(L, other), L->p->tensors[out].memory,
+                                      md_of(L, out), true, err);
     if (status == SSLAT_OK) {
         dnnl_exec_arg_t args[5];
         int n = 0;
@@ -347,7 +358,7 @@ static sslat_status lower_conv(lowering *L, int32_t i, int32_t *last)
         args[n++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, weights};
         if (bias) args[n++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, bias};
         args[n++] = (dnnl_exec_arg_t){DNNL_ARG_DST, L->p->tensors[out].memory};
-        if (other >= 0) {
+        if (other >= 0 && !sum) {
             int binary_index = 0; /* position of the binary post-op in the chain */
             for (int a = 0; a < r.n_acts; a++) binary_index += r.acts[a] == SSLAT_ACT_HSIGMOID ? 2 : 1;
             args[n++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(binary_index) | DNNL_ARG_SRC_1,
@@ -471,10 +482,43 @@ fail:
     return FAIL_STATUS;
 }
 
+/* PyTorch's channel_shuffle as its definition: view C as g x C/g, transpose,
+ * view back. On plain NCHW that is a reorder from the 5-D view (N, g, C/g, H, W)
+ * to the same dims laid out as (N, C/g, g, H, W) in the output's bytes. */
+static sslat_status lower_shuffle_reorder(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    sslat_shape s = n->shape;
+    int64_t groups = sslat_node_shuffle_groups(n);
+    dnnl_memory_desc_t plain, from, to;
+    dnnl_dims_t view = {s.n, groups, s.c / groups, s.h, s.w};
+    dnnl_memory_t from_memory = NULL, to_memory = NULL;
+    void *data = NULL;
+    sslat_status status = host_dims_md(&plain, s, 4, dnnl_nchw, err);
+    if (status == SSLAT_OK) status = host_program_layout(L->p, src, &plain, &src, err);
+    if (status == SSLAT_OK) status = host_program_tensor(L->p, &plain, NULL, s, out, err);
+    if (status != SSLAT_OK) return status;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&from, 5, view, dnnl_f32, dnnl_abcde));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&to, 5, view, dnnl_f32, dnnl_acbde));
+    DNNL(dnnl_memory_get_data_handle)(L->p->tensors[src].memory, &data);
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&from_memory, &from, L->p->session->engine, data));
+    status = host_program_own(L->p, from_memory, err);
+    DNNL(dnnl_memory_get_data_handle)(L->p->tensors[*out].memory, &data);
+    if (status == SSLAT_OK)
+        HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&to_memory, &to, L->p->session->engine, data));
+    if (status == SSLAT_OK) status = host_program_own(L->p, to_memory, err);
+    if (status == SSLAT_OK) status = host_program_reorder(L->p, from_memory, &from, to_memory, &to, true, err);
+    return status;
+fail:
+    return FAIL_STATUS;
+}
+
 static sslat_status lower_shuffle(lowering *L, int32_t node, int src, int *out)
 {
     sslat_error *err = L->err;
     const sslat_node *n = &L->g->nodes[node];
+    if (L->p->lowering.shuffle == HOST_SHUFFLE_REORDER) return lower_shuffle_reorder(L, node, src, out);
     /* PyTorch's ChannelShuffle(g) views C as g x C/g and transposes; oneDNN's
      * group_size is the inner extent of that view */
     dnnl_shuffle_desc_t d;

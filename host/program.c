@@ -3,11 +3,17 @@
 #include "host/program.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "measure/fill.h"
+
+host_lowering host_lowering_default(sslat_exec_mode mode)
+{
+    return (host_lowering){mode, HOST_RESIDUAL_BINARY_POST_OP, HOST_SHUFFLE_PRIMITIVE};
+}
 
 sslat_status host_session_open(host_session *session, int threads, sslat_error *err)
 {
@@ -123,9 +129,17 @@ sslat_status host_program_step(host_program *p, bool timed, const_dnnl_primitive
         return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_create)(&primitive, pd));
     host_step *step = &list->items[list->count++];
+    memset(step, 0, sizeof *step);
     step->primitive = primitive;
     step->nargs = nargs;
     memcpy(step->args, args, (size_t)nargs * sizeof *args);
+    /* which kernel oneDNN picked: a reference one must never be timed silently */
+    dnnl_primitive_kind_t kind = dnnl_undefined_primitive;
+    const char *impl = NULL;
+    if (DNNL(dnnl_primitive_desc_query)(pd, dnnl_query_primitive_kind, 0, &kind) == dnnl_success)
+        snprintf(step->kind, sizeof step->kind, "%s", DNNL(dnnl_prim_kind2str)(kind));
+    if (DNNL(dnnl_primitive_desc_query)(pd, dnnl_query_impl_info_str, 0, (void *)&impl) == dnnl_success && impl)
+        snprintf(step->impl, sizeof step->impl, "%s", impl);
     return SSLAT_OK;
 fail:
     return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
@@ -221,7 +235,7 @@ sslat_status host_program_init(host_program *p, const host_session *session, ssl
 {
     memset(p, 0, sizeof *p);
     p->session = session;
-    p->mode = mode;
+    p->lowering = host_lowering_default(mode);
     p->seed = seed;
     sslat_status status = host_program_new_input(p, input, 0, err);
     if (status != SSLAT_OK) host_program_release(p);

@@ -42,6 +42,8 @@ typedef struct host_step {
     dnnl_primitive_t primitive;
     int nargs;
     dnnl_exec_arg_t args[8];
+    char kind[24]; /* oneDNN's primitive kind: "convolution", "reorder", … */
+    char impl[40]; /* the implementation oneDNN chose: "jit_1x1:avx2", "ref:any", … */
 } host_step;
 
 typedef struct host_step_list {
@@ -49,9 +51,32 @@ typedef struct host_step_list {
     int count, capacity;
 } host_step_list;
 
+/* How a subgraph becomes primitives. The default of each mode comes first;
+ * the others exist because oneDNN has no fast kernel for some fused forms on
+ * some CPUs (docs/calculators.md, "Reference kernels"). */
+typedef enum host_residual {
+    HOST_RESIDUAL_BINARY_POST_OP, /* conv … + binary_add post-op reading the residual */
+    HOST_RESIDUAL_SUM_POST_OP,    /* the residual copied into dst, then conv … + sum post-op */
+    HOST_RESIDUAL_SEPARATE,       /* conv (+ BN + act) as one primitive, the add as its own */
+} host_residual;
+
+typedef enum host_shuffle {
+    HOST_SHUFFLE_PRIMITIVE, /* oneDNN's shuffle primitive */
+    HOST_SHUFFLE_REORDER,   /* a reorder over a 5-D view, as view / transpose / view */
+} host_shuffle;
+
+typedef struct host_lowering {
+    sslat_exec_mode mode; /* fused: conv + BN + act (+ residual) runs as one primitive */
+    host_residual residual;
+    host_shuffle shuffle;
+} host_lowering;
+
+/* The default lowering of a mode. */
+host_lowering host_lowering_default(sslat_exec_mode mode);
+
 typedef struct host_program {
     const host_session *session;
-    sslat_exec_mode mode;
+    host_lowering lowering;  /* of the next append (host_program_append) */
     uint64_t seed;
     int32_t nodes_seen;      /* global node index base: fill streams differ per node */
     host_tensor *tensors;

@@ -11,6 +11,7 @@
 #include "op_cases.h"
 
 extern "C" {
+#include "host/choose.h"
 #include "host/lower.h"
 #include "ir/space.h"
 #include "reference_ops.h"
@@ -47,16 +48,25 @@ TEST_P(CpuOps, MatchesTheReference)
     ASSERT_NE(expected, nullptr);
     sslat_shape out = sslat_graph_output(graphs.back());
     size_t n = (size_t)sslat_shape_elements(out);
-    for (sslat_exec_mode mode : {SSLAT_MODE_EAGER, SSLAT_MODE_FUSED}) {
+    // every lowering either mode may fall back to (host/choose.h) computes the same
+    std::vector<host_lowering> lowerings(2 * HOST_MAX_LOWERINGS);
+    int n_fused = host_lowering_ladder(SSLAT_MODE_FUSED, lowerings.data());
+    int n_eager = host_lowering_ladder(SSLAT_MODE_EAGER, lowerings.data() + n_fused);
+    lowerings.resize((size_t)(n_fused + n_eager));
+    for (const host_lowering &lowering : lowerings) {
+        char name[128];
+        host_lowering_describe(lowering, name, sizeof name);
+        SCOPED_TRACE(name);
         host_program program;
         sslat_error err;
-        ASSERT_EQ(host_program_init(&program, &session, space->input, mode, seed, &err), SSLAT_OK) << err.message;
+        ASSERT_EQ(host_program_init(&program, &session, space->input, lowering.mode, seed, &err), SSLAT_OK) << err.message;
+        program.lowering = lowering;
         for (const sslat_graph *g : graphs) ASSERT_EQ(host_program_append(&program, g, &err), SSLAT_OK) << err.message;
         ASSERT_EQ(host_program_run(&program, &err), SSLAT_OK) << err.message;
         std::vector<float> got(n);
         ASSERT_EQ(host_program_read_output(&program, got.data(), &err), SSLAT_OK) << err.message;
         double e = normalised_error(got.data(), expected, n);
-        EXPECT_LT(e, 1e-5) << c.layers << (mode == SSLAT_MODE_FUSED ? " fused" : " eager");
+        EXPECT_LT(e, 1e-5) << c.layers;
         // a second run gives the same numbers (no state leaks between runs)
         ASSERT_EQ(host_program_run(&program, &err), SSLAT_OK);
         std::vector<float> again(n);
