@@ -104,6 +104,7 @@ int cmd_show(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_arch(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_export_onnx(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_import_enot(int argc, char **argv);
 int cmd_budget(int argc, char **argv);

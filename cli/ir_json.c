@@ -1,5 +1,6 @@
 /* The expanded IR of a space as JSON (sslat show --ir): every layer, candidate
- * and primitive node with its parameters and output shape, for other tools
+ * and primitive node with its parameters, learnable parameter count and output
+ * shape, for other tools
  * (bench/torch_ops.py builds the same ops in PyTorch from it). */
 #include <jansson.h>
 
@@ -10,10 +11,11 @@
 
 static json_t *shape_json(sslat_shape s) { return json_pack("[i, i, i, i]", s.n, s.c, s.h, s.w); }
 
-static json_t *node_json(const sslat_node *node)
+static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
 {
-    json_t *j = json_pack("{s:s, s:[i, i], s:o, s:s}", "op", sslat_op_name(node->op), "input", node->input[0],
-                          node->input[1], "shape", shape_json(node->shape), "name", node->name);
+    json_t *j = json_pack("{s:s, s:[i, i], s:o, s:s, s:I}", "op", sslat_op_name(node->op), "input", node->input[0],
+                          node->input[1], "shape", shape_json(node->shape), "name", node->name, "params",
+                          (json_int_t)sslat_node_param_count(graph, node));
     switch (node->op) {
     case SSLAT_OP_CONV2D: {
         const sslat_conv_params *c = sslat_node_conv(node);
@@ -50,7 +52,7 @@ void cli_print_ir_json(const sslat_space *space)
         for (int32_t c = 0; c < layer->n_candidates; c++) {
             const sslat_graph *g = &layer->candidates[c].graph;
             json_t *nodes = json_array();
-            for (int32_t k = 0; k < g->count; k++) json_array_append_new(nodes, node_json(&g->nodes[k]));
+            for (int32_t k = 0; k < g->count; k++) json_array_append_new(nodes, node_json(g, &g->nodes[k]));
             char hash[20];
             snprintf(hash, sizeof hash, "%016llx", (unsigned long long)sslat_graph_hash(g));
             json_array_append_new(candidates, json_pack("{s:s, s:s, s:o, s:o}", "label", layer->candidates[c].label, "hash",

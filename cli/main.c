@@ -18,6 +18,7 @@ static const struct {
     {"merge", cmd_merge, "the parts of a sharded run (--shard I/N) into one table"},
     {"sweep", cmd_sweep, "one table per batch size x resolution, with a summary"},
     {"export", cmd_export, "a container as JSON or CSV"},
+    {"export-onnx", cmd_export_onnx, "one architecture of a space as an ONNX model (seeded weights)"},
     {"import", cmd_import, "a JSON export back into a binary container"},
     {"report", cmd_report, "a table as one self-contained HTML page with plots (inline SVG)"},
     {"import-enot", cmd_import_enot, "an ENOT latency pickle into a container (strict, runs no code)"},
@@ -30,7 +31,7 @@ static void usage(FILE *out)
                  "sslat %s builds latency lookup tables for NAS search spaces.\n\nverbs:\n",
             sslat_version());
     for (size_t i = 0; i < sizeof VERBS / sizeof VERBS[0]; i++)
-        fprintf(out, "  %-12s %s\n", VERBS[i].name, VERBS[i].summary);
+        fprintf(out, "  %-13s %s\n", VERBS[i].name, VERBS[i].summary);
     fprintf(out, "\nexit codes: 0 ok, 1 run-time failure, 2 bad input, 3 calculator unavailable,\n"
                  "            4 interrupted (the journal keeps the work done: --resume)\n");
 }

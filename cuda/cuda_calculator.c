@@ -119,12 +119,7 @@ static sslat_status cuda_measure_architecture(const sslat_calculator *self, void
 {
     (void)self;
     sslat_graph whole;
-    sslat_graph_init(&whole, space->input);
-    sslat_status status = SSLAT_OK;
-    for (int32_t i = 0; status == SSLAT_OK && i < space->n_layers; i++) {
-        const sslat_layer *layer = &space->layers[i];
-        status = sslat_graph_append(&whole, &layer->candidates[layer->block < 0 ? 0 : arch[layer->block]].graph, err);
-    }
+    sslat_status status = sslat_space_architecture_graph(space, arch, space->n_blocks, &whole, err);
     cuda_program program;
     if (status == SSLAT_OK) status = cuda_program_init(&program, session, &whole, o, err);
     sslat_entry entry;

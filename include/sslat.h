@@ -117,6 +117,23 @@ SSLAT_API size_t sslat_space_architecture_count_string(const sslat_space *space,
  * (block_count) or 0 when the file has none. */
 SSLAT_API int32_t sslat_space_arch(const sslat_space *space, int32_t *arch, int32_t capacity);
 
+/* ---- ONNX export -------------------------------------------------------------- */
+
+/* Options of an ONNX export; zero-initialise, then set what you need. */
+typedef struct sslat_onnx_options {
+    uint64_t seed; /* weights and BN statistics: 0 = the default seed (the timed calculators') */
+} sslat_onnx_options;
+
+/* One architecture of the space (arch: one candidate index per NAS block;
+ * NULL with 0 blocks) as an ONNX model: opset 17, fp32, the input shape the
+ * space was loaded with (batch and resolution overrides included), the seeded
+ * weights the timed calculators run, BatchNormalization unfused. Written
+ * atomically to path (docs/onnx.md). SSLAT_ERR_UNSUPPORTED when this build
+ * has no ONNX support (protobuf-c and ONNX's onnx.proto). */
+SSLAT_API sslat_status sslat_space_export_onnx(const sslat_space *space, const int32_t *arch,
+                                               int32_t arch_length, const sslat_onnx_options *options,
+                                               const char *path, sslat_error *error);
+
 /* ---- Calculators ------------------------------------------------------------ */
 
 /* Names of the calculators that can run in this build on this machine, best

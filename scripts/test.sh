@@ -9,14 +9,16 @@ mode=${1:-normal}
 
 # The Python package as a user installs it: `pip install .` builds the wheel
 # (scikit-build-core runs CMake: libsslat.so and the command inside it) into a
-# venv; then its pytest suite. pytest, numpy and scikit-build-core come from PyPI.
+# venv (the project's environment scripts/setup.sh made, with onnx and
+# onnxruntime); then its pytest suite. pytest and scikit-build-core come from PyPI.
 python_tests() {
   local venv=build/python-venv
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check pytest numpy "scikit-build-core>=0.10"
+  "$venv/bin/pip" install -q --disable-pip-version-check pytest numpy onnx onnxruntime "scikit-build-core>=0.10"
   "$venv/bin/pip" install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps .
   # from build/, so `import sslat` is the installed package, not python/sslat
-  (cd build && SSLAT_REQUIRE_CHROMIUM=1 SSLAT_INSTALLED_PACKAGE=1 SSLAT_COMMAND="$PWD/sslat" \
+  (cd build && SSLAT_REQUIRE_CHROMIUM=1 SSLAT_REQUIRE_ONNX=1 SSLAT_INSTALLED_PACKAGE=1 SSLAT_COMMAND="$PWD/sslat" \
+     SSLAT_REFERENCE="$PWD/tests/sslat_reference" \
      "../$venv/bin/python" -m pytest -q -p no:cacheprovider ../python/tests)
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "calc/mac.h"
+#include "measure/parameters.h" /* SSLAT_DEFAULT_SEED */
 
 typedef enum sslat_exec_mode {
     SSLAT_MODE_FUSED, /* conv + BN + act (+ residual) as one primitive, as deployment runs it */
@@ -47,7 +48,6 @@ struct sslat_space;
 #define SSLAT_DEFAULT_WARMUP 10
 #define SSLAT_DEFAULT_RUNS 10
 #define SSLAT_DEFAULT_MAX_SECONDS 2.0
-#define SSLAT_DEFAULT_SEED 0x5eed
 
 typedef struct sslat_calc_options {
     sslat_ignore_set ignore;   /* analytic: op kinds left out */

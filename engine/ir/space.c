@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "base/hash.h"
 
 void sslat_space_release(sslat_space *space)
@@ -143,4 +144,26 @@ bool sslat_space_find_graph(const sslat_space *space, const sslat_graph *graph, 
                 return true;
             }
     return false;
+}
+
+sslat_status sslat_space_architecture_graph(const sslat_space *space, const int32_t *arch, int32_t length,
+                                            sslat_graph *whole, sslat_error *err)
+{
+    sslat_graph_init(whole, space->input);
+    if (length != space->n_blocks || (length > 0 && !arch))
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "the architecture has %d indices but space '%s' has %d blocks",
+                          length, space->name, space->n_blocks);
+    for (int32_t b = 0; b < length; b++) {
+        const sslat_layer *layer = sslat_space_block_layer(space, b);
+        if (arch[b] < 0 || arch[b] >= layer->n_candidates)
+            return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                              "arch[%d] = %d is out of range: block %d '%s' has %d candidates (0..%d)", b, arch[b], b,
+                              layer->name, layer->n_candidates, layer->n_candidates - 1);
+    }
+    sslat_status status = SSLAT_OK;
+    for (int32_t i = 0; status == SSLAT_OK && i < space->n_layers; i++) {
+        const sslat_layer *layer = &space->layers[i];
+        status = sslat_graph_append(whole, &layer->candidates[layer->block < 0 ? 0 : arch[layer->block]].graph, err);
+    }
+    return status;
 }

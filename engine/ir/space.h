@@ -38,6 +38,14 @@ bool sslat_space_find_graph(const sslat_space *space, const sslat_graph *graph, 
 /* The layer of NAS block `block` (asserts the index is valid). */
 const sslat_layer *sslat_space_block_layer(const sslat_space *space, int32_t block);
 
+/* The architecture as one graph: the constant part and arch's candidates
+ * chained in layer order, nodes numbered as the backends number chained
+ * subgraphs (sslat_graph_append). arch has one index per NAS block; a wrong
+ * length or an index out of range fails naming the block. The caller
+ * releases *whole (sslat_graph_release), also on failure. */
+sslat_status sslat_space_architecture_graph(const sslat_space *space, const int32_t *arch, int32_t length,
+                                            sslat_graph *whole, sslat_error *err);
+
 /* Free the space's own memory. The public sslat_space_free (api/) also frees
  * the attached table, which the IR knows only as a pointer. */
 void sslat_space_release(sslat_space *space);

@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The seed of the inputs and weights when none is given: tables, validation
+ * runs and ONNX exports of one space agree on every value. */
+#define SSLAT_DEFAULT_SEED 0x5eed
+
 /* BN epsilon of every batchnorm, as PyTorch's default. */
 #define SSLAT_BN_EPSILON 1e-5f
 

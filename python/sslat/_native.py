@@ -65,6 +65,10 @@ class LatencyOptions(ctypes.Structure):
                 ("device", ctypes.c_char_p), ("cold", ctypes.c_int32)]
 
 
+class OnnxOptions(ctypes.Structure):
+    _fields_ = [("seed", ctypes.c_uint64)]
+
+
 class DistributionOptions(ctypes.Structure):
     _fields_ = [("bins", ctypes.c_int32)]
 
@@ -108,6 +112,7 @@ _PROTOTYPES = {
     "sslat_space_candidate_label": (STR, [P, I32, I32]),
     "sslat_space_architecture_count_string": (SIZE, [P, STR, SIZE]),
     "sslat_space_arch": (I32, [P, I32P, I32]),
+    "sslat_space_export_onnx": (ST, [P, I32P, I32, ctypes.POINTER(OnnxOptions), STR, ERR]),
     "sslat_available_calculators": (I32, [ctypes.POINTER(ctypes.POINTER(STR))]),
     # containers
     "sslat_container_create": (ST, [STR, DBL, DBLP, I32P, I32, PP, ERR]),

@@ -143,3 +143,26 @@ class SearchSpace:
         from .container import SearchSpaceLatencyContainer
         attached = lib.sslat_space_latency(self._handle)
         return SearchSpaceLatencyContainer._copy_of(attached) if attached else None
+
+    # ---- export -------------------------------------------------------------
+
+    def to_onnx(self, arch: Optional[List[int]] = None, path: Union[str, "os.PathLike[str]"] = "model.onnx",
+                seed: Optional[int] = None) -> str:
+        """Write one architecture as an ONNX model (opset 17, fp32) and return the path.
+
+        arch is one candidate index per NAS block (default: current_arch). The
+        weights are the seeded values the timed calculators run (seed: None =
+        theirs); the input shape is the space's, overrides included. The file
+        is written atomically; see docs/onnx.md.
+        """
+        chosen = self.current_arch if arch is None else list(arch)
+        if chosen is None:
+            if self.block_count:
+                raise ValueError("to_onnx: space %r has %d NAS blocks and no arch: pass arch"
+                                 % (self.name, self.block_count))
+            chosen = []
+        values = (ctypes.c_int32 * max(len(chosen), 1))(*chosen)
+        options = _native.OnnxOptions(seed or 0)
+        _native.call(lib.sslat_space_export_onnx, self._handle, values, len(chosen), ctypes.byref(options),
+                     _native.encode(os.fspath(path)))
+        return os.fspath(path)

@@ -1,0 +1,93 @@
+/* sslat export-onnx: one architecture of a space as an ONNX model. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "base/limits.h"
+#include "cli/cli.h"
+
+static void export_onnx_usage(void)
+{
+    printf("usage: sslat export-onnx [SPACE] [--arch LIST] -o FILE.onnx [options]\n\n"
+           "Writes one architecture of the space (the constant part and one candidate per\n"
+           "NAS block) as an ONNX model: opset 17, fp32, the seeded weights the cpu and cuda\n"
+           "calculators run, BatchNormalization unfused (docs/onnx.md). ONNX Runtime,\n"
+           "trtexec and OpenVINO load it. The file is written atomically.\n\n" CLI_SPACE_HELP
+           "  --arch LIST        one candidate index per NAS block (0,3,1,...); default: the\n"
+           "                     space's \"arch\"\n"
+           "  -o, --output FILE  the model\n"
+           "  --seed S           seed of the weights (default: the calculators' seed)\n");
+}
+
+/* Whether two paths name the same existing file. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int cmd_export_onnx(int argc, char **argv)
+{
+    enum { OPT_ARCH = 2001, OPT_SEED };
+    static const struct option LONG[] = {{"arch", required_argument, NULL, OPT_ARCH},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"seed", required_argument, NULL, OPT_SEED},
+                                         {"help", no_argument, NULL, 'h'},
+                                         CLI_SPACE_LONG_OPTIONS,
+                                         {NULL, 0, NULL, 0}};
+    cli_space_args space_args = {NULL, {0, 0, 0}};
+    const char *arch_text = NULL, *output = NULL;
+    int32_t seed = 0;
+    int opt, code = CLI_OK;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:h", LONG, NULL)) != -1) {
+        if (cli_space_option(opt, optarg, &space_args, &code)) {
+            if (code) return code;
+            continue;
+        }
+        switch (opt) {
+        case OPT_ARCH: arch_text = optarg; break;
+        case 'o': output = optarg; break;
+        case OPT_SEED: if (!cli_parse_int(optarg, "--seed", 1, INT32_MAX, &seed)) return CLI_BAD_INPUT; break;
+        case 'h': export_onnx_usage(); return CLI_OK;
+        default: return CLI_BAD_INPUT;
+        }
+    }
+    if (optind < argc) space_args.path = argv[optind++];
+    if (optind != argc || !output) {
+        fprintf(stderr, "sslat export-onnx: expects at most one space file and -o FILE.onnx (sslat export-onnx --help)\n");
+        return CLI_BAD_INPUT;
+    }
+    if (same_file(output, space_args.path)) {
+        fprintf(stderr, "sslat export-onnx: the output %s is the space file %s: refusing to overwrite it\n", output,
+                space_args.path);
+        return CLI_BAD_INPUT;
+    }
+    sslat_space *space = NULL;
+    code = cli_load_space(&space_args, &space);
+    if (code != CLI_OK) return code;
+    static int32_t arch[SSLAT_MAX_LAYERS];
+    int32_t blocks = sslat_space_block_count(space), length = 0;
+    if (arch_text) {
+        length = cli_parse_arch(arch_text, arch, SSLAT_MAX_LAYERS);
+        if (length < 0) code = CLI_BAD_INPUT;
+    } else if (blocks > 0) {
+        length = sslat_space_arch(space, arch, SSLAT_MAX_LAYERS);
+        if (length == 0) {
+            fprintf(stderr, "sslat export-onnx: space '%s' has %d NAS blocks and no \"arch\": give --arch\n",
+                    sslat_space_name(space), blocks);
+            code = CLI_BAD_INPUT;
+        }
+    }
+    if (code == CLI_OK) {
+        sslat_onnx_options options = {(uint64_t)seed};
+        sslat_error err;
+        sslat_status status = sslat_space_export_onnx(space, arch, length, &options, output, &err);
+        if (status != SSLAT_OK) fprintf(stderr, "sslat export-onnx: %s\n", err.message);
+        else fprintf(stderr, "sslat export-onnx: wrote %s (space %s)\n", output, sslat_space_name(space));
+        code = cli_exit_code(status);
+    }
+    sslat_space_free(space);
+    return code;
+}
