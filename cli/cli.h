@@ -100,6 +100,10 @@ int cli_write_text(const char *path, const char *text, const char *verb);
 /* The expanded IR of a space as JSON on stdout (sslat show --ir). */
 void cli_print_ir_json(const sslat_space *space);
 
+struct sslat_graph;
+/* One graph as the IR JSON writes a candidate: {"hash", "input", "nodes"}. */
+json_t *cli_graph_json(const struct sslat_graph *graph);
+
 int cmd_show(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_arch(int argc, char **argv);

@@ -23,8 +23,9 @@ static void report_usage(void)
            "The current architecture is --arch, else the space's \"arch\" (--space).\n");
 }
 
-/* Read `sslat validate --json` output: {"architectures": [{label, predicted_ms, measured_ms}]}. */
-static int load_validation(const char *path, report_validation_row **rows, int32_t *count)
+/* Read `sslat validate --json` output: {"runtime", "architectures": [{label, predicted_ms, measured_ms}]}. */
+static int load_validation(const char *path, report_validation_row **rows, int32_t *count, char *runtime,
+                           size_t runtime_size)
 {
     json_error_t jerr;
     json_t *root = json_load_file(path, 0, &jerr);
@@ -64,6 +65,8 @@ static int load_validation(const char *path, report_validation_row **rows, int32
         out[i].predicted = json_number_value(p);
         out[i].measured = json_number_value(m);
     }
+    const char *who = json_string_value(json_object_get(root, "runtime"));
+    snprintf(runtime, runtime_size, "%s", who ? who : "");
     json_decref(root);
     *rows = out;
     *count = (int32_t)n;
@@ -124,6 +127,7 @@ int cmd_report(int argc, char **argv)
     sslat_container *table = NULL, *mac = NULL;
     sslat_space *space = NULL;
     report_validation_row *rows = NULL;
+    char runtime[512] = "";
     int32_t *arch = NULL;
     int code = cli_load_container(in.table_path, &table);
     if (code == CLI_OK && space_path) {
@@ -137,7 +141,7 @@ int cmd_report(int argc, char **argv)
     }
     if (code == CLI_OK && mac_path) code = cli_load_container(mac_path, &mac);
     if (code == CLI_OK && mac) code = check_same_space(table, mac, mac_path);
-    if (code == CLI_OK && validation_path) code = load_validation(validation_path, &rows, &in.n_validation);
+    if (code == CLI_OK && validation_path) code = load_validation(validation_path, &rows, &in.n_validation, runtime, sizeof runtime);
     int32_t blocks = table ? sslat_container_block_count(table) : 0;
     if (code == CLI_OK && (arch_text || (space && sslat_space_arch(space, NULL, 0) > 0))) {
         arch = calloc((size_t)blocks + 1, sizeof *arch);
@@ -153,6 +157,7 @@ int cmd_report(int argc, char **argv)
     }
     if (code == CLI_OK) {
         in.table = table, in.space = space, in.mac = mac, in.validation = rows, in.current_arch = arch;
+        in.validation_runtime = runtime[0] ? runtime : NULL;
         char *html = NULL;
         sslat_error err;
         sslat_status status = report_render(&in, &html, &err);

@@ -9,17 +9,27 @@
 #include "api/validate.h"
 #include "base/limits.h"
 #include "cli/cli.h"
+#include "cli/reference.h"
 #include "ir/space.h"
 #include "table/container.h"
 
 static void validate_usage(void)
 {
-    printf("usage: sslat validate -c cpu|cuda SPACE LAT.sslat [-k K] [--seed S] [options] [--json]\n\n"
+    printf("usage: sslat validate -c cpu|cuda SPACE LAT.sslat [-k K] [--seed S] [--reference R] [options] [--json]\n\n"
            "Runs the fastest, the slowest and K random architectures (default 20) as whole\n"
            "networks (the constant part and the chosen candidates in order) and prints, for\n"
            "each, the latency LAT.sslat predicts and the one measured; then MAPE, the share\n"
-           "within ±5%% and ±10%%, the bias and Kendall's tau. The run uses the table's mode,\n"
-           "threads and seed unless given:\n"
+           "within ±5%% and ±10%%, the bias and Kendall's tau.\n\n"
+           "  --reference R      who measures the whole networks:\n"
+           "                     sslat (default): the table's own calculator, as the table ran;\n"
+           "                     onnxruntime: each architecture exported to ONNX (seeded weights)\n"
+           "                     and run in ONNX Runtime (CPU, or the CUDA provider for -c cuda);\n"
+           "                     torch: PyTorch eager (cpu or cuda), built from the IR.\n"
+           "                     Both run in the project's Python (SSLAT_PYTHON, else\n"
+           "                     build/python-venv, else python3): warmup, interleaved rounds,\n"
+           "                     medians. A runtime that is not installed: exit 3.\n"
+           "  --channels-last    torch: channels_last memory format\n"
+           "The run uses the table's mode, threads and seed unless given:\n"
            "  --mode fused|eager  --threads N  --warmup N (10)  --runs N (10)\n"
            "cuda (default: the table's dtype, layout and cache mode; each architecture is one\n"
            "CUDA graph):\n" CLI_DEVICE_HELP);
@@ -27,17 +37,19 @@ static void validate_usage(void)
 
 int cmd_validate(int argc, char **argv)
 {
-    enum { OPT_SEED = 2001, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS, OPT_JSON };
+    enum { OPT_SEED = 2001, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS, OPT_JSON, OPT_REFERENCE, OPT_CHANNELS_LAST };
     static const struct option LONG[] = {
         {"calculator", required_argument, NULL, 'c'}, {"seed", required_argument, NULL, OPT_SEED},
         {"mode", required_argument, NULL, OPT_MODE},   {"threads", required_argument, NULL, OPT_THREADS},
         {"warmup", required_argument, NULL, OPT_WARMUP}, {"runs", required_argument, NULL, OPT_RUNS},
         {"json", no_argument, NULL, OPT_JSON},         {"help", no_argument, NULL, 'h'},
+        {"reference", required_argument, NULL, OPT_REFERENCE},
+        {"channels-last", no_argument, NULL, OPT_CHANNELS_LAST},
         CLI_DEVICE_LONG_OPTIONS,                       {NULL, 0, NULL, 0}};
     const char *type = "cpu";
     int32_t k = 20, seed = 0, value = 0;
-    const char *mode = NULL;
-    bool json = false, threads_given = false;
+    const char *mode = NULL, *reference = "sslat";
+    bool json = false, threads_given = false, channels_last = false;
     sslat_calc_options o;
     sslat_calc_options_default(&o);
     o.progress = true;
@@ -64,12 +76,18 @@ int cmd_validate(int argc, char **argv)
         case OPT_WARMUP: if (!cli_parse_int(optarg, "--warmup", 0, 1000000, &o.warmup_iterations)) return CLI_BAD_INPUT; break;
         case OPT_RUNS: if (!cli_parse_int(optarg, "--runs", 1, 1000000, &o.run_iterations)) return CLI_BAD_INPUT; break;
         case OPT_JSON: json = true; break;
+        case OPT_REFERENCE: reference = optarg; break;
+        case OPT_CHANNELS_LAST: channels_last = true; break;
         case 'h': validate_usage(); return CLI_OK;
         default: return CLI_BAD_INPUT;
         }
     }
     if (optind + 2 != argc) {
         fprintf(stderr, "sslat validate: expects a space file and a table (sslat validate --help)\n");
+        return CLI_BAD_INPUT;
+    }
+    if (strcmp(reference, "sslat") && !cli_reference_known(reference)) {
+        fprintf(stderr, "sslat validate: --reference is sslat, onnxruntime or torch, got '%s'\n", reference);
         return CLI_BAD_INPUT;
     }
     const sslat_calculator *calculator = sslat_calculator_find(type);
@@ -111,12 +129,26 @@ int cmd_validate(int argc, char **argv)
         if (cuda && table_cache && !strncmp(table_cache, "cold", 4)) o.cold = true;
     }
     sslat_validation v = {0, NULL, {0, 0, 0, 0, 0}};
-    if (code == CLI_OK) {
+    char runtime[512];
+    snprintf(runtime, sizeof runtime, "sslat %s (the table's own calculator)", type);
+    if (code == CLI_OK && !strcmp(reference, "sslat")) {
         sslat_error err;
         sslat_status status = sslat_validate_table(calculator, space, table, &o, k, (uint64_t)seed, &v, &err);
         if (status != SSLAT_OK) {
             fprintf(stderr, "sslat validate: %s\n", err.message);
             code = cli_exit_code(status);
+        }
+    } else if (code == CLI_OK) {
+        /* the same architectures, timed by a runtime that did not make the table */
+        cli_reference_options r = {reference, cuda ? "cuda" : "cpu", sslat_dtype_name(o.dtype), cuda ? 0 : o.threads,
+                                   o.warmup_iterations, o.run_iterations, channels_last, o.seed};
+        sslat_error err;
+        sslat_status status = sslat_validation_plan(space, table, k, (uint64_t)seed, &v, &err);
+        if (status != SSLAT_OK) fprintf(stderr, "sslat validate: %s\n", err.message);
+        code = status != SSLAT_OK ? cli_exit_code(status) : cli_reference_measure(space, &v, &r, runtime, sizeof runtime);
+        if (code == CLI_OK && sslat_validation_finish(&v, &err) != SSLAT_OK) {
+            fprintf(stderr, "sslat validate: %s\n", err.message);
+            code = CLI_FAILURE;
         }
     }
     if (code == CLI_OK && json) {
@@ -127,11 +159,13 @@ int cmd_validate(int argc, char **argv)
             json_array_append_new(rows, json_pack("{s:s, s:o, s:f, s:f}", "label", v.rows[r].label, "arch", arch,
                                                   "predicted_ms", v.rows[r].predicted, "measured_ms", v.rows[r].measured));
         }
-        json_t *root = json_pack("{s:o, s:f, s:f, s:f, s:f, s:f}", "architectures", rows, "mape", v.summary.mape,
+        json_t *root = json_pack("{s:s, s:s, s:o, s:f, s:f, s:f, s:f, s:f}", "reference", reference, "runtime", runtime,
+                                 "architectures", rows, "mape", v.summary.mape,
                                  "within_5", v.summary.within_5, "within_10", v.summary.within_10, "bias",
                                  v.summary.bias, "kendall_tau", v.summary.kendall_tau);
         cli_print_json(root);
     } else if (code == CLI_OK) {
+        printf("measured by %s\n\n", runtime);
         printf("%-10s %14s %14s %9s\n", "arch", "predicted ms", "measured ms", "error");
         for (int r = 0; r < v.n; r++)
             printf("%-10s %14.4f %14.4f %+8.2f%%\n", v.rows[r].label, v.rows[r].predicted, v.rows[r].measured,

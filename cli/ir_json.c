@@ -43,6 +43,15 @@ static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
     return j;
 }
 
+json_t *cli_graph_json(const sslat_graph *g)
+{
+    json_t *nodes = json_array();
+    for (int32_t k = 0; k < g->count; k++) json_array_append_new(nodes, node_json(g, &g->nodes[k]));
+    char hash[20];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)sslat_graph_hash(g));
+    return json_pack("{s:s, s:o, s:o}", "hash", hash, "input", shape_json(g->input), "nodes", nodes);
+}
+
 void cli_print_ir_json(const sslat_space *space)
 {
     json_t *layers = json_array();
@@ -50,13 +59,9 @@ void cli_print_ir_json(const sslat_space *space)
         const sslat_layer *layer = &space->layers[i];
         json_t *candidates = json_array();
         for (int32_t c = 0; c < layer->n_candidates; c++) {
-            const sslat_graph *g = &layer->candidates[c].graph;
-            json_t *nodes = json_array();
-            for (int32_t k = 0; k < g->count; k++) json_array_append_new(nodes, node_json(g, &g->nodes[k]));
-            char hash[20];
-            snprintf(hash, sizeof hash, "%016llx", (unsigned long long)sslat_graph_hash(g));
-            json_array_append_new(candidates, json_pack("{s:s, s:s, s:o, s:o}", "label", layer->candidates[c].label, "hash",
-                                                        hash, "input", shape_json(g->input), "nodes", nodes));
+            json_t *candidate = cli_graph_json(&layer->candidates[c].graph);
+            json_object_set_new(candidate, "label", json_string(layer->candidates[c].label));
+            json_array_append_new(candidates, candidate);
         }
         json_array_append_new(layers, json_pack("{s:s, s:i, s:o}", "name", layer->name, "block", layer->block,
                                                 "candidates", candidates));

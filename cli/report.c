@@ -299,9 +299,12 @@ static void write_validation(FILE *out, const report_input *in)
     const char *unit = sslat_container_unit(in->table);
     char x_label[64], y_label[64];
     snprintf(x_label, sizeof x_label, "measured end to end (%s)", unit);
+    const char *runtime = in->validation_runtime ? in->validation_runtime : "(not recorded)";
     snprintf(y_label, sizeof y_label, "predicted by the table (%s)", unit);
     plot_frame f = {lo, hi, lo, hi, 70, 20, 420, 420};
-    fputs("<h2>Validation: predicted vs measured</h2>\n", out);
+    fputs("<h2>Validation: predicted vs measured</h2>\n<p id=\"validation-reference\">Measured by ", out);
+    plot_escape(out, runtime);
+    fputs(".</p>\n", out);
     plot_begin(out, "validation-scatter", 560, 490, "predicted against measured latency of whole architectures");
     plot_axes(out, &f, x_label, y_label);
     /* y = x and the ±5% / ±10% bands */

@@ -21,6 +21,7 @@ typedef struct report_input {
     const int32_t *current_arch;    /* marked in the plots (NULL: none) */
     const report_validation_row *validation; /* n_validation rows (may be NULL) */
     int32_t n_validation;
+    const char *validation_runtime; /* who measured them ("onnxruntime 1.23 (...)"; NULL: not said) */
     int32_t samples;                /* random architectures in the histogram */
     uint64_t seed;
 } report_input;

@@ -97,9 +97,8 @@ void sslat_validation_release(sslat_validation *v)
     memset(v, 0, sizeof *v);
 }
 
-sslat_status sslat_validate_architectures(const sslat_space *space, const sslat_container *table, int k,
-                                          uint64_t seed, bool progress, sslat_measure_architecture_fn measure,
-                                          void *context, sslat_validation *out, sslat_error *err)
+sslat_status sslat_validation_plan(const sslat_space *space, const sslat_container *table, int k, uint64_t seed,
+                                   sslat_validation *out, sslat_error *err)
 {
     memset(out, 0, sizeof *out);
     if (sslat_container_space_hash(table) != sslat_space_hash(space))
@@ -132,21 +131,39 @@ sslat_status sslat_validate_architectures(const sslat_space *space, const sslat_
                 row->arch[b] = (int32_t)sslat_rng_below(&rng, (uint32_t)sslat_container_candidate_count(table, b));
         }
         if (status == SSLAT_OK) status = sslat_current_latency(table, row->arch, blocks, &row->predicted, err);
-        if (status == SSLAT_OK) status = measure(context, space, row->arch, &row->measured, err);
-        if (progress) fprintf(stderr, "\r[validate] %d/%d architectures ", r + 1, k + 2);
     }
-    if (progress) fprintf(stderr, "\n");
-    double *predicted = malloc((size_t)out->n * sizeof *predicted + 1), *measured = malloc((size_t)out->n * sizeof *measured + 1);
-    if (status == SSLAT_OK && (!predicted || !measured)) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-    if (status == SSLAT_OK) {
-        for (int r = 0; r < out->n; r++) {
-            predicted[r] = out->rows[r].predicted;
-            measured[r] = out->rows[r].measured;
-        }
-        out->summary = sslat_validation_summarize(predicted, measured, (size_t)out->n);
+    if (status != SSLAT_OK) sslat_validation_release(out);
+    return status;
+}
+
+sslat_status sslat_validation_finish(sslat_validation *v, sslat_error *err)
+{
+    double *predicted = malloc((size_t)v->n * sizeof *predicted + 1), *measured = malloc((size_t)v->n * sizeof *measured + 1);
+    sslat_status status = predicted && measured ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    for (int r = 0; status == SSLAT_OK && r < v->n; r++) {
+        if (!(v->rows[r].measured > 0))
+            status = sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "architecture '%s' has no positive measured time",
+                                v->rows[r].label);
+        predicted[r] = v->rows[r].predicted;
+        measured[r] = v->rows[r].measured;
     }
+    if (status == SSLAT_OK) v->summary = sslat_validation_summarize(predicted, measured, (size_t)v->n);
     free(predicted);
     free(measured);
+    return status;
+}
+
+sslat_status sslat_validate_architectures(const sslat_space *space, const sslat_container *table, int k,
+                                          uint64_t seed, bool progress, sslat_measure_architecture_fn measure,
+                                          void *context, sslat_validation *out, sslat_error *err)
+{
+    sslat_status status = sslat_validation_plan(space, table, k, seed, out, err);
+    for (int r = 0; status == SSLAT_OK && r < out->n; r++) {
+        status = measure(context, space, out->rows[r].arch, &out->rows[r].measured, err);
+        if (progress) fprintf(stderr, "\r[validate] %d/%d architectures ", r + 1, out->n);
+    }
+    if (progress) fprintf(stderr, "\n");
+    if (status == SSLAT_OK) status = sslat_validation_finish(out, err);
     if (status != SSLAT_OK) sslat_validation_release(out);
     return status;
 }

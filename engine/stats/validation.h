@@ -39,9 +39,16 @@ typedef struct sslat_validation {
 typedef sslat_status (*sslat_measure_architecture_fn)(void *context, const sslat_space *space,
                                                       const int32_t *arch, double *ms, sslat_error *err);
 
-/* The argmin, the argmax and k uniformly random architectures (seeded), each
- * predicted from the table and measured by `measure`. The table must belong
- * to the space. */
+/* The rows of a validation: the argmin, the argmax and k uniformly random
+ * architectures (seeded), each with the table's prediction; measured = 0. The
+ * table must belong to the space. */
+sslat_status sslat_validation_plan(const sslat_space *space, const sslat_container *table, int k, uint64_t seed,
+                                   sslat_validation *out, sslat_error *err);
+
+/* The summary of rows whose measured times are all filled (> 0). */
+sslat_status sslat_validation_finish(sslat_validation *validation, sslat_error *err);
+
+/* The plan, each row measured by `measure`, the summary. */
 sslat_status sslat_validate_architectures(const sslat_space *space, const sslat_container *table, int k,
                                           uint64_t seed, bool progress, sslat_measure_architecture_fn measure,
                                           void *context, sslat_validation *out, sslat_error *err);

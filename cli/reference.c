@@ -1,0 +1,202 @@
+#include "cli/reference.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/file_io.h"
+#include "cli/cli.h"
+#include "ir/space.h"
+
+/* cli/reference_runner.py, embedded at build time (cmake/embed_text.cmake). */
+const char *sslat_reference_runner_py(void);
+
+bool cli_reference_known(const char *name) { return !strcmp(name, "onnxruntime") || !strcmp(name, "torch"); }
+
+/* A private folder and the files made in it, removed together. */
+typedef struct workspace {
+    char dir[4096];
+    char files[64][32];
+    int n_files;
+} workspace;
+
+static const char *workspace_path(workspace *w, const char *name, char *out, size_t size)
+{
+    snprintf(out, size, "%s/%s", w->dir, name);
+    if (w->n_files < (int)(sizeof w->files / sizeof w->files[0])) snprintf(w->files[w->n_files++], 32, "%s", name);
+    return out;
+}
+
+static void workspace_remove(workspace *w)
+{
+    char path[4200];
+    for (int i = 0; i < w->n_files; i++) {
+        snprintf(path, sizeof path, "%s/%s", w->dir, w->files[i]);
+        unlink(path);
+    }
+    rmdir(w->dir);
+}
+
+/* The Python that runs the runner: SSLAT_PYTHON, the project's environment
+ * (scripts/setup.sh), or python3 from PATH. */
+static const char *python_path(void)
+{
+    const char *chosen = getenv("SSLAT_PYTHON");
+    if (chosen && *chosen) return chosen;
+#ifdef SSLAT_PROJECT_PYTHON
+    if (access(SSLAT_PROJECT_PYTHON, X_OK) == 0) return SSLAT_PROJECT_PYTHON;
+#endif
+    return "python3";
+}
+
+/* Each row's architecture as the runtime reads it: an ONNX model, or the
+ * chained graph's IR for torch. */
+static int write_models(const sslat_space *space, const sslat_validation *v, const cli_reference_options *o,
+                        workspace *w, json_t *models)
+{
+    bool onnx = !strcmp(o->runtime, "onnxruntime");
+    int32_t shape[4];
+    sslat_space_input_shape(space, shape);
+    for (int r = 0; r < v->n; r++) {
+        char name[32], path[4200];
+        snprintf(name, sizeof name, "arch%d.%s", r, onnx ? "onnx" : "json");
+        workspace_path(w, name, path, sizeof path);
+        sslat_error err;
+        sslat_status status = SSLAT_OK;
+        if (onnx) {
+            sslat_onnx_options options = {o->seed};
+            status = sslat_space_export_onnx(space, v->rows[r].arch, space->n_blocks, &options, path, &err);
+        } else {
+            sslat_graph whole;
+            status = sslat_space_architecture_graph(space, v->rows[r].arch, space->n_blocks, &whole, &err);
+            json_t *graph = status == SSLAT_OK ? cli_graph_json(&whole) : NULL;
+            if (graph && json_dump_file(graph, path, JSON_COMPACT) != 0)
+                status = sslat_fail(&err, SSLAT_ERR_IO, "%s: cannot write the architecture's graph", path);
+            json_decref(graph);
+            sslat_graph_release(&whole);
+        }
+        if (status != SSLAT_OK) {
+            fprintf(stderr, "sslat validate: %s\n", err.message);
+            return cli_exit_code(status);
+        }
+        json_array_append_new(models, json_pack("{s:s, s:s, s:[i, i, i, i]}", onnx ? "onnx" : "graph", path,
+                                                onnx ? "graph" : "onnx", "", "input", shape[0], shape[1], shape[2],
+                                                shape[3]));
+    }
+    return CLI_OK;
+}
+
+/* Run python RUNNER MANIFEST with stdout into out_path; the runner's own
+ * messages go to our stderr. Returns an exit code. */
+static int run_python(const char *python, const char *runner, const char *manifest, const char *out_path)
+{
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "sslat validate: cannot start %s: %s\n", python, strerror(errno));
+        return CLI_FAILURE;
+    }
+    if (pid == 0) {
+        int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0 || dup2(fd, 1) < 0) _exit(126);
+        close(fd);
+        execlp(python, python, runner, manifest, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return CLI_FAILURE;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+        fprintf(stderr, "sslat validate: no Python at '%s': install python3 (and onnxruntime / torch in it) or set "
+                        "SSLAT_PYTHON\n", python);
+        return CLI_UNAVAILABLE;
+    }
+    if (!WIFEXITED(status)) {
+        fprintf(stderr, "sslat validate: the reference runner (%s) was killed by signal %d\n", python,
+                WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+        return CLI_FAILURE;
+    }
+    switch (WEXITSTATUS(status)) {
+    case 0: return CLI_OK;
+    case 3: return CLI_UNAVAILABLE; /* the runtime is missing: the runner said what to install */
+    case 2: return CLI_BAD_INPUT;
+    default: return CLI_FAILURE;
+    }
+}
+
+/* The runner's answer: the runtime's description and one time per row. */
+static int read_answer(const char *path, sslat_validation *v, char *runtime, size_t runtime_size)
+{
+    char *text = NULL;
+    size_t size = 0;
+    sslat_error err;
+    if (sslat_read_file(path, 1 << 20, &text, &size, &err) != SSLAT_OK) {
+        fprintf(stderr, "sslat validate: the reference runner's answer: %s\n", err.message);
+        return CLI_FAILURE;
+    }
+    json_error_t json_err;
+    json_t *root = json_loadb(text, size, 0, &json_err), *ms = root ? json_object_get(root, "ms") : NULL;
+    const char *name = root ? json_string_value(json_object_get(root, "runtime")) : NULL;
+    int code = CLI_OK;
+    if (!name || !json_is_array(ms) || json_array_size(ms) != (size_t)v->n) {
+        fprintf(stderr, "sslat validate: the reference runner's answer is not what was asked for: %.200s\n", text);
+        code = CLI_FAILURE;
+    }
+    for (int r = 0; code == CLI_OK && r < v->n; r++) {
+        v->rows[r].measured = json_number_value(json_array_get(ms, (size_t)r));
+        if (!(v->rows[r].measured > 0)) {
+            fprintf(stderr, "sslat validate: the reference runner gave no positive time for '%s'\n", v->rows[r].label);
+            code = CLI_FAILURE;
+        }
+    }
+    if (code == CLI_OK) snprintf(runtime, runtime_size, "%s", name);
+    json_decref(root);
+    free(text);
+    return code;
+}
+
+int cli_reference_measure(const sslat_space *space, sslat_validation *v, const cli_reference_options *o,
+                          char *runtime, size_t runtime_size)
+{
+    workspace w = {.n_files = 0};
+    const char *tmp = getenv("TMPDIR");
+    snprintf(w.dir, sizeof w.dir, "%s/sslat-reference-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(w.dir)) {
+        fprintf(stderr, "sslat validate: cannot make a temporary folder in %s: %s\n", tmp && *tmp ? tmp : "/tmp",
+                strerror(errno));
+        return CLI_FAILURE;
+    }
+    json_t *models = json_array();
+    int code = write_models(space, v, o, &w, models);
+    char runner[4200], manifest[4200], answer[4200];
+    workspace_path(&w, "runner.py", runner, sizeof runner);
+    workspace_path(&w, "manifest.json", manifest, sizeof manifest);
+    workspace_path(&w, "answer.json", answer, sizeof answer);
+    if (code == CLI_OK) {
+        const char *script = sslat_reference_runner_py();
+        sslat_error err;
+        json_t *root = json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:b, s:O}", "runtime", o->runtime, "device", o->device,
+                                 "threads", o->threads, "warmup", o->warmup, "runs", o->runs, "dtype", o->dtype,
+                                 "channels_last", o->channels_last, "models", models);
+        if (sslat_write_file_atomic(runner, script, strlen(script), &err) != SSLAT_OK ||
+            !root || json_dump_file(root, manifest, JSON_COMPACT) != 0) {
+            fprintf(stderr, "sslat validate: cannot write the reference runner into %s\n", w.dir);
+            code = CLI_FAILURE;
+        }
+        json_decref(root);
+    }
+    const char *python = python_path();
+    if (code == CLI_OK) {
+        fprintf(stderr, "[validate] %d architectures end to end in %s (%s)\n", v->n, o->runtime, python);
+        code = run_python(python, runner, manifest, answer);
+    }
+    if (code == CLI_OK) code = read_answer(answer, v, runtime, runtime_size);
+    json_decref(models);
+    workspace_remove(&w);
+    return code;
+}

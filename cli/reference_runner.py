@@ -1,0 +1,209 @@
+"""The reference runtimes of `sslat validate --reference onnxruntime|torch`.
+
+sslat embeds this file and runs it with the project's Python (SSLAT_PYTHON,
+else build/python-venv, else python3): it times whole architectures in a
+runtime that did not produce the table. It reads a manifest
+
+    {"runtime": "onnxruntime" | "torch", "device": "cpu" | "cuda", "threads": T,
+     "warmup": W, "runs": R, "dtype": "fp32", "channels_last": false,
+     "models": [{"onnx": PATH, "graph": PATH, "input": [N, C, H, W]}, ...]}
+
+warms every model up W times, then runs R rounds of one timed run per model
+(interleaved, so the machine's slow and fast moments spread over all of them),
+and prints {"runtime": "...", "ms": [median per sample of each model]} on
+stdout. Exit 3: the runtime is not installed (what to install is said); exit 1:
+the runtime failed (its message is passed on).
+"""
+import json
+import statistics
+import sys
+import time
+
+PREFIX = "sslat validate --reference"
+
+
+def fail(code, message):
+    sys.stderr.write("%s: %s\n" % (PREFIX, message))
+    sys.exit(code)
+
+
+def import_or_explain(module, package):
+    try:
+        return __import__(module)
+    except ImportError as error:
+        fail(3, "%s is not installed for %s (%s): pip install %s into that environment "
+                "(bash scripts/setup.sh puts onnxruntime into build/python-venv), or point SSLAT_PYTHON at a "
+                "Python that has it" % (package, sys.executable, error, package))
+
+
+def interleaved(runners, batches, warmup, runs, synchronize=None):
+    """Median ms per sample of each runner, over rounds of one run each."""
+    for run in runners:
+        for _ in range(max(warmup, 1)):
+            run()
+    if synchronize:
+        synchronize()
+    samples = [[] for _ in runners]
+    for round_index in range(runs):
+        for k, run in enumerate(runners):
+            start = time.perf_counter()
+            run()
+            if synchronize:
+                synchronize()
+            samples[k].append((time.perf_counter() - start) * 1e3 / batches[k])
+        if sys.stderr.isatty():
+            sys.stderr.write("\r%s: round %d/%d " % (PREFIX, round_index + 1, runs))
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+    return [statistics.median(s) for s in samples]
+
+
+def random_input(numpy, shape):
+    return numpy.random.default_rng(0).uniform(-1, 1, size=shape).astype(numpy.float32)
+
+
+def onnxruntime_runners(manifest):
+    ort = import_or_explain("onnxruntime", "onnxruntime")
+    numpy = import_or_explain("numpy", "numpy")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = manifest["threads"]  # 0: ONNX Runtime's default (every core)
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    provider = "CUDAExecutionProvider" if manifest["device"] == "cuda" else "CPUExecutionProvider"
+    if provider not in ort.get_available_providers():
+        fail(3, "this onnxruntime has no %s (it has %s): pip install onnxruntime-gpu for cuda"
+                % (provider, ", ".join(ort.get_available_providers())))
+    runners = []
+    for model in manifest["models"]:
+        try:
+            session = ort.InferenceSession(model["onnx"], options, providers=[provider])
+        except Exception as error:  # the runtime's own message, whatever its type
+            fail(1, "ONNX Runtime cannot load %s: %s" % (model["onnx"], error))
+        feed = {"input": random_input(numpy, model["input"])}
+        runners.append(lambda session=session, feed=feed: session.run(None, feed))
+    threads = manifest["threads"] or "default"
+    name = "onnxruntime %s (%s, %s intra-op threads, graph optimisations on)" % (ort.__version__, provider, threads)
+    return name, runners, None
+
+
+def torch_module(torch, graph):
+    """The architecture's IR (nodes reading earlier values, -1 = input) as a torch module."""
+    nn = torch.nn
+    functional = torch.nn.functional
+    acts = {"relu": nn.ReLU, "relu6": nn.ReLU6, "hswish": nn.Hardswish, "hsigmoid": nn.Hardsigmoid,
+            "sigmoid": nn.Sigmoid, "silu": nn.SiLU, "gelu": nn.GELU, "tanh": nn.Tanh}
+
+    class Architecture(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.nodes = graph["nodes"]
+            self.layers = nn.ModuleList()
+            for node in self.nodes:
+                shape = graph["input"] if node["input"][0] == -1 else self.nodes[node["input"][0]]["shape"]
+                op = node["op"]
+                if op == "conv2d":
+                    c = node["conv"]
+                    layer = nn.Conv2d(shape[1], c["out_channels"], c["kernel"], c["stride"], c["padding"],
+                                      c["dilation"], c["groups"], bias=c["bias"])
+                elif op == "batchnorm":
+                    layer = nn.BatchNorm2d(shape[1])
+                elif op == "act":
+                    layer = acts[node["act"]]()
+                elif op == "maxpool":
+                    p = node["pool"]
+                    layer = nn.MaxPool2d(p["kernel"], p["stride"], p["padding"])
+                elif op == "avgpool":
+                    p = node["pool"]
+                    layer = nn.AvgPool2d(p["kernel"], p["stride"], p["padding"])
+                elif op == "linear":
+                    layer = nn.Linear(shape[1] * shape[2] * shape[3], node["linear"]["out_features"],
+                                      bias=node["linear"]["bias"])
+                else:
+                    layer = nn.Identity()
+                self.layers.append(layer)
+
+        def forward(self, x):
+            values = []
+            for node, layer in zip(self.nodes, self.layers):
+                a = x if node["input"][0] == -1 else values[node["input"][0]]
+                second = node["input"][1]
+                b = None if second == -2 else (x if second == -1 else values[second])
+                op = node["op"]
+                if op == "add":
+                    y = a + b
+                elif op == "mul_channel":
+                    y = a * b
+                elif op == "global_avgpool":
+                    y = functional.adaptive_avg_pool2d(a, 1)
+                elif op == "linear":
+                    y = layer(torch.flatten(a, 1)).view(a.shape[0], -1, 1, 1)
+                elif op == "flatten":
+                    y = a.reshape(a.shape[0], -1, 1, 1)
+                elif op == "channel_shuffle":
+                    n, c, h, w = a.shape
+                    g = node["groups"]
+                    y = a.view(n, g, c // g, h, w).transpose(1, 2).reshape(n, c, h, w)
+                else:
+                    y = layer(a)
+                values.append(y)
+            return values[-1] if values else x
+
+    return Architecture()
+
+
+def torch_runners(manifest):
+    torch = import_or_explain("torch", "torch")
+    device = manifest["device"]
+    if device == "cuda" and not torch.cuda.is_available():
+        fail(3, "this PyTorch sees no CUDA device")
+    if manifest["threads"] > 0:
+        torch.set_num_threads(manifest["threads"])
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(manifest["dtype"], torch.float32)
+    if device == "cuda":
+        torch.backends.cudnn.benchmark = True
+        tf32 = manifest["dtype"] == "tf32"
+        torch.backends.cudnn.allow_tf32 = tf32
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+    layout = torch.channels_last if manifest["channels_last"] else torch.contiguous_format
+    runners = []
+    for model in manifest["models"]:
+        with open(model["graph"]) as file:
+            graph = json.load(file)
+        try:
+            module = torch_module(torch, graph).eval().to(device=device, dtype=dtype, memory_format=layout)
+        except Exception as error:
+            fail(1, "PyTorch cannot build %s: %s" % (model["graph"], error))
+        x = torch.empty(model["input"], device=device, dtype=dtype).uniform_(-1, 1).contiguous(memory_format=layout)
+
+        def run(module=module, x=x):
+            with torch.inference_mode():
+                module(x)
+
+        runners.append(run)
+    synchronize = torch.cuda.synchronize if device == "cuda" else None
+    name = "torch %s eager (%s, %s threads%s)" % (torch.__version__, device, torch.get_num_threads(),
+                                                 ", channels_last" if manifest["channels_last"] else "")
+    return name, runners, synchronize
+
+
+def main():
+    if len(sys.argv) != 2:
+        fail(2, "usage: reference_runner.py MANIFEST.json")
+    with open(sys.argv[1]) as file:
+        manifest = json.load(file)
+    make = {"onnxruntime": onnxruntime_runners, "torch": torch_runners}.get(manifest["runtime"])
+    if make is None:
+        fail(2, "unknown runtime %r" % manifest["runtime"])
+    name, runners, synchronize = make(manifest)
+    batches = [model["input"][0] for model in manifest["models"]]
+    try:
+        ms = interleaved(runners, batches, manifest["warmup"], manifest["runs"], synchronize)
+    except Exception as error:
+        fail(1, "%s failed while running: %s" % (manifest["runtime"], error))
+    json.dump({"runtime": name, "ms": ms}, sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()

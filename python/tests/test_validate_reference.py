@@ -1,0 +1,114 @@
+"""sslat validate --reference onnxruntime|torch: a cpu table against runtimes
+that did not produce it; what a missing or failing runtime looks like."""
+import json
+import os
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from conftest import TINY_SPACE
+
+
+@pytest.fixture
+def tiny_table(tmp_path, sslat_command):
+    space = tmp_path / "tiny.json"
+    space.write_text(json.dumps(TINY_SPACE))
+    table = tmp_path / "tiny.sslat"
+    result = subprocess.run([sslat_command, "measure", "-c", "cpu", str(space), "--threads", "1", "--runs", "3",
+                             "--warmup", "1", "-o", str(table)], capture_output=True, text=True)
+    if result.returncode == 3:
+        pytest.skip("the cpu calculator cannot run here: " + result.stderr)
+    assert result.returncode == 0, result.stderr
+    return space, table
+
+
+def validate(sslat_command, space, table, *extra, env=None):
+    return subprocess.run([sslat_command, "validate", "-c", "cpu", str(space), str(table), "-k", "3", "--runs", "3",
+                           "--warmup", "1", "--json", *extra], capture_output=True, text=True,
+                          env=dict(os.environ, **(env or {})))
+
+
+def test_onnxruntime_times_the_same_architectures(tiny_table, sslat_command, tmp_path):
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        if os.environ.get("SSLAT_REQUIRE_ONNX"):
+            pytest.fail("onnxruntime is required here")
+        pytest.skip("onnxruntime is not installed")
+    space, table = tiny_table
+    # the runner uses this interpreter (the one with onnxruntime), as the project's environment would
+    result = validate(sslat_command, space, table, "--reference", "onnxruntime", env={"SSLAT_PYTHON": sys.executable})
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["reference"] == "onnxruntime"
+    assert report["runtime"].startswith("onnxruntime ") and "CPUExecutionProvider" in report["runtime"]
+    assert "1 intra-op threads" in report["runtime"]  # the table's thread count
+    rows = report["architectures"]
+    assert [row["label"] for row in rows] == ["min", "max", "random 0", "random 1", "random 2"]
+    assert all(row["measured_ms"] > 0 and row["predicted_ms"] > 0 for row in rows)
+    for key in ("mape", "within_5", "within_10", "bias", "kendall_tau"):
+        assert key in report
+    # self-validation still names itself
+    own = validate(sslat_command, space, table)
+    assert own.returncode == 0, own.stderr
+    assert json.loads(own.stdout)["runtime"].startswith("sslat cpu")
+    # the report says who measured
+    path = tmp_path / "v.json"
+    path.write_text(result.stdout)
+    page = tmp_path / "r.html"
+    subprocess.run([sslat_command, "report", str(table), "--validation", str(path), "-o", str(page)], check=True)
+    assert "Measured by onnxruntime " in page.read_text()
+
+
+def test_torch_runs_where_installed_and_says_what_to_install_elsewhere(tiny_table, sslat_command):
+    space, table = tiny_table
+    result = validate(sslat_command, space, table, "--reference", "torch", env={"SSLAT_PYTHON": sys.executable})
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        assert result.returncode == 3, result.stderr
+        assert "pip install torch" in result.stderr
+        assert result.stdout == ""
+        return
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["runtime"].startswith("torch ")
+
+
+def test_a_missing_python_or_runtime_is_exit_3_naming_what_to_install(tiny_table, sslat_command, tmp_path):
+    space, table = tiny_table
+    result = validate(sslat_command, space, table, "--reference", "onnxruntime",
+                      env={"SSLAT_PYTHON": str(tmp_path / "no" / "python")})
+    assert result.returncode == 3 and "no Python" in result.stderr, result.stderr
+    # a Python without onnxruntime: a bare venv
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True)
+    bare = str(tmp_path / "bare" / "bin" / "python")
+    result = validate(sslat_command, space, table, "--reference", "onnxruntime", env={"SSLAT_PYTHON": bare})
+    assert result.returncode == 3, result.stderr
+    assert "pip install onnxruntime" in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_runtime_that_fails_passes_its_message_on(tiny_table, sslat_command, tmp_path):
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        pytest.skip("onnxruntime is not installed")
+    space, table = tiny_table
+    # a Python that empties the exported models before ONNX Runtime reads them
+    wrapper = tmp_path / "python"
+    wrapper.write_text("#!/bin/sh\nfor f in \"$(dirname \"$2\")\"/arch*.onnx; do : > \"$f\"; done\nexec %s \"$@\"\n"
+                       % sys.executable)
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    result = validate(sslat_command, space, table, "--reference", "onnxruntime", env={"SSLAT_PYTHON": str(wrapper)})
+    assert result.returncode == 1, result.stderr
+    assert "ONNX Runtime cannot load" in result.stderr
+    assert result.stdout == ""
+
+
+def test_an_unknown_reference_is_bad_input(tiny_table, sslat_command):
+    space, table = tiny_table
+    result = validate(sslat_command, space, table, "--reference", "tensorflow")
+    assert result.returncode == 2
+    assert "onnxruntime or torch" in result.stderr
