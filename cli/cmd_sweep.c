@@ -124,6 +124,7 @@ int cmd_sweep(int argc, char **argv)
     int n_batch = 1, n_res = 1, opt;
     sslat_calc_options options;
     sslat_calc_options_default(&options);
+    options.progress = true;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "c:o:h", LONG, NULL)) != -1) {
         switch (opt) {
@@ -194,7 +195,12 @@ int cmd_sweep(int argc, char **argv)
         r->resolution = resolutions[(k / n_dtype) % n_res];
         r->dtype = dtype_list[k % n_dtype];
         snprintf(r->name, sizeof r->name, "b%d_r%d_%s", r->batch, r->resolution, r->dtype);
+        /* a Slurm log shows each point begin and end, with the point's own progress between */
+        fprintf(stderr, "[sweep] point %d/%d %s: started\n", k + 1, total, r->name);
         code = run_point(&base, calculator, &options, dir, r);
+        if (code == CLI_OK)
+            fprintf(stderr, "[sweep] point %d/%d %s: %s in %.1f s\n", k + 1, total, r->name,
+                    r->reused ? "kept (its table was there)" : "done", r->wall);
         if (code != CLI_OK) break;
         char best[24] = "-";
         if (r->has_best) snprintf(best, sizeof best, "%.4f", r->best);

@@ -51,10 +51,14 @@ def interleaved(runners, batches, warmup, runs, synchronize=None):
             if synchronize:
                 synchronize()
             samples[k].append((time.perf_counter() - start) * 1e3 / batches[k])
-        if sys.stderr.isatty():
-            sys.stderr.write("\r%s: round %d/%d " % (PREFIX, round_index + 1, runs))
-    if sys.stderr.isatty():
-        sys.stderr.write("\n")
+        done = round_index + 1
+        if sys.stderr.isatty():  # one line rewritten on a terminal, a plain line a tenth elsewhere (logs)
+            sys.stderr.write("\r[validate] round %d/%d in the reference runtime " % (done, runs))
+            if done == runs:
+                sys.stderr.write("\n")
+        elif done % max(runs // 10, 1) == 0 or done == runs:
+            sys.stderr.write("[validate] round %d/%d in the reference runtime\n" % (done, runs))
+        sys.stderr.flush()
     return [statistics.median(s) for s in samples]
 
 

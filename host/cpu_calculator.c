@@ -38,6 +38,23 @@ static double calibration_ms(void)
     return best;
 }
 
+static const char *isa_name(dnnl_cpu_isa_t isa)
+{
+    switch (isa) {
+    case dnnl_cpu_isa_sse41: return "sse41";
+    case dnnl_cpu_isa_avx: return "avx";
+    case dnnl_cpu_isa_avx2: return "avx2";
+    case dnnl_cpu_isa_avx512_mic: return "avx512_mic";
+    case dnnl_cpu_isa_avx512_mic_4ops: return "avx512_mic_4ops";
+    case dnnl_cpu_isa_avx512_core: return "avx512_core";
+    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
+    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
+    default: return "other";
+    }
+}
+
 typedef struct cpu_session {
     host_session host;
     host_choices choices; /* the lowering of each distinct subgraph */
@@ -59,6 +76,10 @@ static sslat_status cpu_begin(const sslat_calculator *self, const sslat_calc_opt
         return status;
     }
     s->calibration_start = calibration_ms();
+    if (options->progress)
+        fprintf(stderr, "[cpu] %d worker thread%s (%s), oneDNN on %s\n", threads, threads == 1 ? "" : "s",
+                options->threads > 0 ? "--threads" : "the default: every core, or OMP_NUM_THREADS",
+                isa_name(DNNL(dnnl_get_effective_cpu_isa)()));
     *session = s;
     return SSLAT_OK;
 }
@@ -136,7 +157,6 @@ static sslat_status cpu_measure_many(const sslat_calculator *self, void *session
     host_program *pointers[GROUP];
     int32_t units[GROUP];
     if (!programs) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-    bool progress = options->progress && isatty(2);
     sslat_status status = SSLAT_OK;
     for (size_t start = 0; status == SSLAT_OK && start < n; start += GROUP) {
         size_t size = n - start < GROUP ? n - start : GROUP, built = 0;
@@ -148,9 +168,7 @@ static sslat_status cpu_measure_many(const sslat_calculator *self, void *session
         if (status == SSLAT_OK)
             status = host_measure_interleaved(pointers, units, size, options, entries + start, err);
         for (size_t k = 0; k < built; k++) host_program_release(&programs[k]);
-        if (progress) fprintf(stderr, "\r[cpu] %zu/%zu distinct subgraphs ", start + size, n);
     }
-    if (progress) fprintf(stderr, "\n");
     free(programs);
     return status;
 }
@@ -171,23 +189,6 @@ static void cpu_model(char *out, size_t size)
         break;
     }
     fclose(f);
-}
-
-static const char *isa_name(dnnl_cpu_isa_t isa)
-{
-    switch (isa) {
-    case dnnl_cpu_isa_sse41: return "sse41";
-    case dnnl_cpu_isa_avx: return "avx";
-    case dnnl_cpu_isa_avx2: return "avx2";
-    case dnnl_cpu_isa_avx512_mic: return "avx512_mic";
-    case dnnl_cpu_isa_avx512_mic_4ops: return "avx512_mic_4ops";
-    case dnnl_cpu_isa_avx512_core: return "avx512_core";
-    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
-    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
-    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
-    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
-    default: return "other";
-    }
 }
 
 /* Appends to a bounded text; the end says when something was left out. */
@@ -280,6 +281,9 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
         fprintf(stderr, "sslat: warning: this CPU ran %.0f%% %s at the end of the run than at its start "
                         "(throttling or a busy machine): the table mixes two speeds\n",
                 100 * fabs(drift - 1), drift > 1 ? "slower" : "faster");
+    else if (o->progress)
+        fprintf(stderr, "sslat: calibration drift %+.1f%% between the start and the end of the run\n",
+                100 * (drift - 1));
     char cpu[256];
     cpu_model(cpu, sizeof cpu);
     struct { const char *key; char value[128]; } pairs[16];

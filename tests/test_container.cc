@@ -181,9 +181,9 @@ TEST(Container, CsvHasOneRowPerCandidate)
     ASSERT_EQ(sslat_container_export_csv(c, &csv, nullptr), SSLAT_OK);
     std::string text = csv;
     sslat_free(csv);
-    EXPECT_EQ(text.rfind("block,block_name,candidate,label,value,median,mean,stddev,min,max,samples\n", 0), 0u);
+    EXPECT_EQ(text.rfind("block,block_name,candidate,label,value,median,mean,stddev,min,max,samples,noisy\n", 0), 0u);
     EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + 6);
-    EXPECT_NE(text.find("\n1,,2,,0.30000000000000004,0.29999999999999999,0.30000000000000004,0.01,0.28999999999999998,0.31,25\n"),
+    EXPECT_NE(text.find("\n1,,2,,0.30000000000000004,0.29999999999999999,0.30000000000000004,0.01,0.28999999999999998,0.31,25,1\n"),
               std::string::npos) << text;
     sslat_container_free(c);
 }

@@ -20,6 +20,7 @@ extern "C" {
 #include "host/lower.h"
 #include "host/measure.h"
 #include "ir/space.h"
+#include "table/container.h"
 }
 
 namespace {
@@ -319,6 +320,111 @@ TEST(CpuCalculator, SweepOverThreeBatchesAndTwoResolutions)
         EXPECT_NE(printed.find(point), std::string::npos) << printed;
         EXPECT_NE(summary.find(std::string(point) + ","), std::string::npos);
     }
+    std::system(("rm -rf " + std::string(dir)).c_str());
+}
+
+}  // namespace
+
+namespace {
+
+// What a Slurm log of a cpu run shows: plain progress lines (no carriage
+// returns), the thread count, the calibration drift; the noise figures are in
+// the metadata and in the CSV's noisy column, by the CoV rule.
+TEST(CpuCalculator, ALogShowsProgressAndTheTableItsNoise)
+{
+    SKIP_WITHOUT_DNNL();
+    char dir[] = "/tmp/sslat-log-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    std::string out = std::string(dir) + "/lat.sslat", csv = std::string(dir) + "/lat.csv", log = std::string(dir) + "/log";
+    std::string command = "LSAN_OPTIONS=detect_leaks=0 " + std::string(SSLAT_CLI_PATH) + " measure -c cpu " +
+                          example_path("proxylessnas.json") + " --threads 1 --runs 4 --warmup 1 -o " + out +
+                          " --csv " + csv + " 2>" + log;
+    ASSERT_EQ(WEXITSTATUS(std::system(command.c_str())), 0) << read_text(log);
+    std::string text = read_text(log);
+    EXPECT_EQ(text.find('\r'), std::string::npos) << "no carriage return in a log";
+    EXPECT_NE(text.find("[cpu] 1 worker thread (--threads)"), std::string::npos) << text;
+    EXPECT_NE(text.find("[cpu] 76/76 distinct subgraphs"), std::string::npos) << text;
+    EXPECT_NE(text.find("[cpu] 16/76 distinct subgraphs"), std::string::npos) << text;  // a line per journal chunk
+    EXPECT_NE(text.find("calibration drift"), std::string::npos) << text;
+    sslat_container *table = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_container_load_from_file(out.c_str(), &table, &err), SSLAT_OK) << err.message;
+    const char *noisy = sslat_container_metadata(table, "quality.noisy_entries");
+    ASSERT_NE(noisy, nullptr);
+    // the CSV's column follows the rule row by row, and the metadata counts them
+    std::string rows = read_text(csv);
+    int flagged = 0, timed = 0;
+    size_t at = rows.find('\n') + 1;
+    while (at < rows.size()) {
+        size_t end = rows.find('\n', at);
+        std::string row = rows.substr(at, end - at);
+        std::vector<std::string> f;
+        for (size_t p = 0, q; p <= row.size(); p = q + 1) {
+            q = row.find(',', p);
+            if (q == std::string::npos) q = row.size();
+            f.push_back(row.substr(p, q - p));
+        }
+        ASSERT_EQ(f.size(), 12u) << row;
+        double mean = std::stod(f[6]), stddev = std::stod(f[7]);
+        unsigned samples = (unsigned)std::stoul(f[10]);
+        bool expected = samples > 1 && mean > 0 && stddev / mean > 0.025;
+        EXPECT_EQ(f[11], expected ? "1" : "0") << row;
+        flagged += expected;
+        timed += samples > 1;
+        at = end + 1;
+    }
+    EXPECT_EQ(std::string(noisy).rfind(std::to_string(flagged) + " of " + std::to_string(timed) + " ", 0), 0u) << noisy;
+    sslat_container_free(table);
+    std::system(("rm -rf " + std::string(dir)).c_str());
+}
+
+}  // namespace
+
+namespace {
+
+int impl_keys(const sslat_container *table)
+{
+    int n = 0;
+    for (int32_t i = 0; i < sslat_container_metadata_count(table); i++) {
+        const char *key = nullptr, *value = nullptr;
+        sslat_container_metadata_at(table, i, &key, &value);
+        n += strncmp(key, "cpu.impl.L", 10) == 0;
+    }
+    return n;
+}
+
+// A sharded cpu run merged: every unit's implementation from the part that
+// measured it, the per-part summaries side by side, the noise recounted.
+TEST(CpuCalculator, MergedShardsKeepEveryPartsImplementations)
+{
+    SKIP_WITHOUT_DNNL();
+    char dir[] = "/tmp/sslat-merge-impl-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    std::string base = std::string(SSLAT_CLI_PATH) + " measure -c cpu " + example_path("proxylessnas.json") +
+                       " --threads 1 --runs 2 --warmup 1 ";
+    std::string whole = std::string(dir) + "/whole.sslat", merged = std::string(dir) + "/merged.sslat";
+    for (int s = 0; s < 2; s++)
+        ASSERT_EQ(WEXITSTATUS(std::system((base + "--shard " + std::to_string(s) + "/2 -o " + dir + "/part" +
+                                           std::to_string(s) + ".sslat 2>/dev/null").c_str())), 0);
+    ASSERT_EQ(WEXITSTATUS(std::system((base + "-o " + whole + " 2>/dev/null").c_str())), 0);
+    ASSERT_EQ(WEXITSTATUS(std::system((std::string(SSLAT_CLI_PATH) + " merge " + dir + "/part0.sslat " + dir +
+                                       "/part1.sslat -o " + merged + " 2>/dev/null").c_str())), 0);
+    sslat_container *a = nullptr, *b = nullptr, *p0 = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_container_load_from_file(whole.c_str(), &a, &err), SSLAT_OK);
+    ASSERT_EQ(sslat_container_load_from_file(merged.c_str(), &b, &err), SSLAT_OK);
+    ASSERT_EQ(sslat_container_load_from_file((std::string(dir) + "/part0.sslat").c_str(), &p0, &err), SSLAT_OK);
+    EXPECT_EQ(impl_keys(b), impl_keys(a)) << "every distinct subgraph named, from whichever part measured it";
+    EXPECT_LT(impl_keys(p0), impl_keys(a));
+    std::string units = sslat_container_metadata(b, "cpu.impl.units");
+    EXPECT_EQ(units.rfind("part 0: ", 0), 0u) << units;  // the parts' own counts, side by side
+    EXPECT_NE(units.find("; part 1: "), std::string::npos) << units;
+    char noise[160];
+    sslat_container_noise_summary(b, noise, sizeof noise);
+    EXPECT_STREQ(sslat_container_metadata(b, "quality.noisy_entries"), noise);
+    sslat_container_free(a);
+    sslat_container_free(b);
+    sslat_container_free(p0);
     std::system(("rm -rf " + std::string(dir)).c_str());
 }
 

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 extern "C" {
+#include "base/progress.h"
 #include "measure/fill.h"
 #include "measure/half.h"
 #include "measure/sample_stats.h"
 #include "measure/stop.h"
+#include "table/container.h"
 }
 
 #include <cmath>
@@ -154,4 +156,29 @@ TEST(StopRule, AUnitWithoutSamplesIsZero)
     sslat_stop_release(&stop);
 }
 
-} // namespace
+TEST(Progress, SaysCountsElapsedTimeAndTheEta)
+{
+    sslat_progress p;
+    sslat_progress_begin(&p, false, "[cpu]", "distinct subgraphs", 100);
+    char line[256];
+    sslat_progress_format(&p, 25, 10.0, line, sizeof line);
+    EXPECT_STREQ(line, "[cpu] 25/100 distinct subgraphs  10 s elapsed, ETA 30 s");
+    sslat_progress_format(&p, 100, 40.4, line, sizeof line);
+    EXPECT_STREQ(line, "[cpu] 100/100 distinct subgraphs  40 s elapsed");  // no ETA at the end
+    sslat_progress_format(&p, 0, 0.0, line, sizeof line);
+    EXPECT_STREQ(line, "[cpu] 0/100 distinct subgraphs  0 s elapsed");  // nor before any step
+}
+
+TEST(NoisyEntries, FollowTrtexecsCoefficientOfVariationRule)
+{
+    sslat_entry e = {1.0, 1.0, 1.0, 0.02, 0.9, 1.1, 10};
+    EXPECT_FALSE(sslat_entry_noisy(&e));  // 2% <= 2.5%
+    e.stddev = 0.03;
+    EXPECT_TRUE(sslat_entry_noisy(&e));
+    e.samples = 1;  // one sample (an analytic entry, a single run): no spread to judge
+    EXPECT_FALSE(sslat_entry_noisy(&e));
+    sslat_entry zero = {0, 0, 0, 0, 0, 0, 0};  // skip: nothing ran
+    EXPECT_FALSE(sslat_entry_noisy(&zero));
+}
+
+}  // namespace

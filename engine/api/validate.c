@@ -1,7 +1,6 @@
 #include "api/validate.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #include "base/error.h"
 
@@ -33,7 +32,7 @@ sslat_status sslat_validate_table(const sslat_calculator *calculator, const ssla
     sslat_status status = calculator->begin ? calculator->begin(calculator, options, &session, err) : SSLAT_OK;
     if (status != SSLAT_OK) return status;
     runner r = {calculator, session, options};
-    status = sslat_validate_architectures(space, table, k, seed, options->progress && isatty(2), run_architecture, &r,
+    status = sslat_validate_architectures(space, table, k, seed, options->progress, run_architecture, &r,
                                           out, err);
     if (calculator->end) calculator->end(session);
     return status;

@@ -7,17 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/hash.h"
 #include "base/key_index.h"
+#include "base/progress.h"
 #include "calc/journal.h"
 #include "table/container.h"
 
 /* Units measured between journal syncs: a killed run loses at most this many. */
 enum { JOURNAL_CHUNK = 16 };
+/* Units a step of progress without a journal (the cpu backend's group size). */
+enum { PROGRESS_CHUNK = 48 };
 
 static sslat_status check_support(const sslat_calculator *calculator, const sslat_layer *layer,
                                   int32_t candidate, sslat_error *err)
@@ -92,14 +94,6 @@ void sslat_shard_assign(const double *costs, size_t n, int32_t count, int32_t *s
     free(load);
 }
 
-static void show_progress(const sslat_calculator *c, size_t done, size_t total, double started)
-{
-    double elapsed = sslat_now_s() - started;
-    double eta = done > 0 ? elapsed / (double)done * (double)(total - done) : 0;
-    fprintf(stderr, "\r[%s] %zu/%zu distinct subgraphs  ETA %4.0f s ", c->name, done, total, eta);
-    if (done == total) fprintf(stderr, "\n");
-}
-
 /* Entries of the given subgraphs: all at once through measure_many when the
  * backend has it (on failure, one by one to name the candidate at fault). */
 static sslat_status measure_graphs(const sslat_calculator *calculator, void *session,
@@ -107,8 +101,6 @@ static sslat_status measure_graphs(const sslat_calculator *calculator, void *ses
                                    const sslat_graph **graphs, size_t n, sslat_entry *entries,
                                    sslat_error *err)
 {
-    bool progress = options->progress && isatty(2) && calculator->kind == SSLAT_CALC_TIMED;
-    double started = sslat_now_s();
     if (calculator->measure_many &&
         calculator->measure_many(calculator, session, graphs, n, options, entries, err) == SSLAT_OK)
         return SSLAT_OK;
@@ -121,7 +113,6 @@ static sslat_status measure_graphs(const sslat_calculator *calculator, void *ses
                                    space->layers[i].candidates[c].label);
             return status;
         }
-        if (progress) show_progress(calculator, k + 1, n, started);
     }
     return SSLAT_OK;
 }
@@ -174,9 +165,15 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
         subset[n] = graphs[k];
         where[n++] = k;
     }
-    /* with a journal, units are measured and recorded a few at a time so a
-     * killed run loses at most one chunk; a stop request is honoured between */
-    size_t chunk = options->journal ? JOURNAL_CHUNK : (n ? n : 1);
+    /* units are measured a chunk at a time: with a journal, recorded after
+     * each so a killed run loses at most one chunk; a stop request is honoured
+     * between; progress is one step a chunk */
+    size_t chunk = options->journal ? JOURNAL_CHUNK : PROGRESS_CHUNK;
+    sslat_progress progress;
+    char what[48];
+    snprintf(what, sizeof what, "[%s]", calculator->name);
+    sslat_progress_begin(&progress, options->progress && calculator->kind == SSLAT_CALC_TIMED, what,
+                         "distinct subgraphs", n);
     for (size_t first = 0; status == SSLAT_OK && first < n; first += chunk) {
         if (options->stop && *options->stop) {
             status = sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted with %zu of %zu units left to measure",
@@ -189,6 +186,7 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
             m->entries[where[k]] = results[k];
             if (options->journal) status = sslat_journal_append(options->journal, m->hashes[where[k]], &results[k], err);
         }
+        if (status == SSLAT_OK) sslat_progress_step(&progress, first + size);
     }
     free(graphs);
     free(subset);
@@ -245,6 +243,20 @@ static sslat_status measure_all(const sslat_calculator *calculator, void *sessio
     return status;
 }
 
+/* How many of the entries this run measured are noisy (sslat_entry_noisy):
+ * recorded in the metadata, and said at the end of an interactive run with
+ * what to do about it. */
+/* How many of the entries are noisy (sslat_entry_noisy): recorded in the
+ * metadata, and said at the end of an interactive run with what to do. */
+static sslat_status describe_noise(sslat_container *c, const sslat_calc_options *options, sslat_error *err)
+{
+    char text[160];
+    sslat_container_noise_summary(c, text, sizeof text);
+    if (options->progress && text[0] != '0')
+        fprintf(stderr, "sslat: noise: %s; more --runs or --adaptive 0.01 tighten them\n", text);
+    return sslat_container_set_metadata(c, "quality.noisy_entries", text, err);
+}
+
 sslat_status sslat_calculate_space(const sslat_calculator *calculator, const sslat_space *space,
                                    const sslat_calc_options *options, sslat_container *container,
                                    sslat_error *err)
@@ -273,6 +285,7 @@ sslat_status sslat_calculate_space(const sslat_calculator *calculator, const ssl
     status = measure_all(calculator, session, space, options, container, err);
     if (status == SSLAT_OK && calculator->describe)
         status = calculator->describe(calculator, session, options, container, err);
+    if (status == SSLAT_OK && calculator->kind == SSLAT_CALC_TIMED) status = describe_noise(container, options, err);
     /* counts do not depend on the dtype; record it so sweeps label their points */
     if (status == SSLAT_OK && calculator->kind == SSLAT_CALC_ANALYTIC)
         status = sslat_container_set_metadata(container, "dtype", sslat_dtype_name(options->dtype), err);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/rng.h"
 
 static int sign(double x) { return (x > 0) - (x < 0); }
@@ -158,11 +159,12 @@ sslat_status sslat_validate_architectures(const sslat_space *space, const sslat_
                                           void *context, sslat_validation *out, sslat_error *err)
 {
     sslat_status status = sslat_validation_plan(space, table, k, seed, out, err);
+    sslat_progress p;
+    sslat_progress_begin(&p, progress && status == SSLAT_OK, "[validate]", "architectures", (size_t)out->n);
     for (int r = 0; status == SSLAT_OK && r < out->n; r++) {
         status = measure(context, space, out->rows[r].arch, &out->rows[r].measured, err);
-        if (progress) fprintf(stderr, "\r[validate] %d/%d architectures ", r + 1, out->n);
+        if (status == SSLAT_OK) sslat_progress_step(&p, (size_t)r + 1);
     }
-    if (progress) fprintf(stderr, "\n");
     if (status == SSLAT_OK) status = sslat_validation_finish(out, err);
     if (status != SSLAT_OK) sslat_validation_release(out);
     return status;

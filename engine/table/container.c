@@ -12,6 +12,23 @@
 #include "base/memory.h"
 #include "table/latency_type.h"
 
+bool sslat_entry_noisy(const sslat_entry *e)
+{
+    return e->samples > 1 && e->mean > 0 && e->stddev / e->mean > SSLAT_NOISY_COV;
+}
+
+void sslat_container_noise_summary(const sslat_container *c, char *text, size_t size)
+{
+    int32_t noisy = 0, timed = 0;
+    for (int32_t i = 0; i < c->offset[c->n_blocks]; i++) {
+        if (c->entries[i].samples < 2) continue;
+        timed++;
+        noisy += sslat_entry_noisy(&c->entries[i]);
+    }
+    snprintf(text, size, "%d of %d timed candidate entries have stddev / mean > %.1f%% (column noisy of the CSV)",
+             noisy, timed, 100 * SSLAT_NOISY_COV);
+}
+
 sslat_entry sslat_entry_of_value(double value)
 {
     sslat_entry entry = {value, value, value, 0.0, value, value, 1};

@@ -54,6 +54,17 @@ sslat_status sslat_container_new(const char *latency_type, const int32_t *candid
  * smallest sample count stays). first: total = e. */
 void sslat_entry_accumulate(sslat_entry *total, const sslat_entry *e, bool first);
 
+/* trtexec's threshold: a timed entry whose coefficient of variation
+ * (stddev / mean) exceeds it is flagged noisy. */
+#define SSLAT_NOISY_COV 0.025
+
+/* Whether a timed entry (samples > 1) is noisy by that rule. */
+bool sslat_entry_noisy(const sslat_entry *entry);
+
+/* "N of M timed candidate entries have stddev / mean > 2.5% …": the table's
+ * quality.noisy_entries. */
+void sslat_container_noise_summary(const sslat_container *container, char *text, size_t size);
+
 /* An analytic entry: every figure = value, one sample. */
 sslat_entry sslat_entry_of_value(double value);
 

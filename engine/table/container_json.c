@@ -289,7 +289,7 @@ sslat_status sslat_container_export_csv(const sslat_container *c, char **text, s
     size_t size = 0;
     FILE *out = open_memstream(text, &size);
     if (!out) return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory writing CSV");
-    fprintf(out, "block,block_name,candidate,label,value,median,mean,stddev,min,max,samples\n");
+    fprintf(out, "block,block_name,candidate,label,value,median,mean,stddev,min,max,samples,noisy\n");
     for (int32_t b = 0; b < c->n_blocks; b++)
         for (int32_t i = 0; i < c->n_candidates[b]; i++) {
             const sslat_entry *e = &c->entries[c->offset[b] + i];
@@ -297,8 +297,8 @@ sslat_status sslat_container_export_csv(const sslat_container *c, char **text, s
             csv_field(out, sslat_container_block_name(c, b));
             fprintf(out, ",%d,", i);
             csv_field(out, sslat_container_candidate_label(c, b, i));
-            fprintf(out, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%u\n", e->value, e->median, e->mean,
-                    e->stddev, e->min, e->max, e->samples);
+            fprintf(out, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%u,%d\n", e->value, e->median, e->mean,
+                    e->stddev, e->min, e->max, e->samples, sslat_entry_noisy(e));
         }
     if (fclose(out) != 0 || !*text) {
         free(*text);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/limits.h"
 #include "table/container.h"
 
 int sslat_container_shard(const sslat_container *c, int32_t *index, int32_t *count)
@@ -65,6 +66,34 @@ static sslat_status check_shards(const sslat_container *const *parts, size_t n, 
     return SSLAT_OK;
 }
 
+/* Part k's metadata into the merged table (part 0's copy): keys it lacks are
+ * added; a value that differs becomes "part 0: A; part k: B". */
+static sslat_status merge_metadata(sslat_container *whole, const sslat_container *const *parts, size_t k,
+                                   sslat_error *err)
+{
+    const sslat_container *part = parts[k];
+    sslat_status status = SSLAT_OK;
+    for (int32_t i = 0; status == SSLAT_OK && i < part->n_meta; i++) {
+        const char *key = part->meta[i].key, *value = part->meta[i].value;
+        const char *have = sslat_container_metadata(whole, key);
+        if (!have) {
+            status = sslat_container_set_metadata(whole, key, value, err);
+            continue;
+        }
+        if (!strcmp(have, value)) continue;
+        /* "part 0: A" the first time two parts differ, then "; part k: B" */
+        size_t size = strlen(have) + strlen(value) + 64;
+        char *joined = malloc(size);
+        if (!joined) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+        if (!strncmp(have, "part 0: ", 8)) snprintf(joined, size, "%s; part %zu: %s", have, k, value);
+        else snprintf(joined, size, "part 0: %s; part %zu: %s", have, k, value);
+        if (strlen(joined) >= SSLAT_MAX_STRING) joined[SSLAT_MAX_STRING - 1] = '\0';
+        status = sslat_container_set_metadata(whole, key, joined, err);
+        free(joined);
+    }
+    return status;
+}
+
 sslat_status sslat_container_merge(const sslat_container *const *parts, size_t n,
                                    sslat_container **out, sslat_error *error)
 {
@@ -112,6 +141,14 @@ sslat_status sslat_container_merge(const sslat_container *const *parts, size_t n
             status = sslat_fail(error, SSLAT_ERR_SPACE, "fixed layer %d is measured by %d parts (must be 1)", f, owners);
     }
     if (status == SSLAT_OK) whole->constant = constant;
+    /* what only later parts recorded (their units' implementations) joins the
+     * table; what the parts recorded differently is kept per part, so a
+     * reference kernel one shard found is never hidden by another's "none" */
+    for (size_t k = 1; status == SSLAT_OK && k < n; k++) status = merge_metadata(whole, parts, k, error);
+    char noise[160];
+    sslat_container_noise_summary(whole, noise, sizeof noise);
+    if (status == SSLAT_OK && sslat_container_metadata(whole, "quality.noisy_entries"))
+        status = sslat_container_set_metadata(whole, "quality.noisy_entries", noise, error);
     char count[32];
     snprintf(count, sizeof count, "%zu shards", n);
     if (status == SSLAT_OK) status = sslat_container_set_metadata(whole, "merged", count, error);
