@@ -109,13 +109,15 @@ def main():
         say("")
         say("## 3. Fused <= eager per candidate")
         say("")
+        say("%d thread, %d runs per unit." % (args.threads, args.runs))
+        say("")
         say("| space | candidates | fused <= eager | fused <= 1.05 x eager | fused / eager (median) |")
         say("|---|---|---|---|---|")
         for name in SPACES:
             path = os.path.join(examples, name + ".json")
             fused, eager = os.path.join(work, name + ".fused"), os.path.join(work, name + ".eager")
-            table(sslat, path, fused, args.threads)
-            table(sslat, path, eager, args.threads, ("--mode", "eager"))
+            table(sslat, path, fused, args.threads, ("--runs", str(args.runs)))
+            table(sslat, path, eager, args.threads, ("--mode", "eager", "--runs", str(args.runs)))
             a, b = entries(sslat, fused), entries(sslat, eager)
             pairs = [(a[key][1], b[key][1]) for key in a if a[key][1] > 0 and b[key][1] > 0]
             ratios = sorted(f / e for f, e in pairs)

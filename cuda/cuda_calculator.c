@@ -132,12 +132,23 @@ static sslat_status cuda_measure_architecture(const sslat_calculator *self, void
     return status;
 }
 
+/* One after another: each is its own CUDA graph, timed with events. */
+static sslat_status cuda_measure_architectures(const sslat_calculator *self, void *session, const sslat_space *space,
+                                               const int32_t *const *archs, size_t n, const sslat_calc_options *o,
+                                               double *ms, sslat_error *err)
+{
+    sslat_status status = SSLAT_OK;
+    for (size_t k = 0; status == SSLAT_OK && k < n; k++)
+        status = cuda_measure_architecture(self, session, space, archs[k], o, &ms[k], err);
+    return status;
+}
+
 const sslat_calculator sslat_cuda_calculator = {
     SSLAT_CUDA_CALCULATOR_IDENTITY,
     .unavailable_reason = cuda_unavailable,
     .begin = cuda_begin,
     .measure_graph = cuda_measure,
-    .measure_architecture = cuda_measure_architecture,
+    .measure_architectures = cuda_measure_architectures,
     .describe = cuda_describe,
     .end = cuda_end,
 };

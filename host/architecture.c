@@ -1,15 +1,18 @@
 #include "host/architecture.h"
 
+#include <stdlib.h>
+
+#include "base/error.h"
 #include "host/lower.h"
 #include "host/measure.h"
 #include "ir/space.h"
 
-sslat_status host_measure_architecture(const host_session *session, host_choices *choices, const sslat_space *space,
-                                       const int32_t *arch, const sslat_calc_options *o, double *ms,
+/* One architecture as one program: its subgraphs appended in layer order. */
+static sslat_status build_architecture(const host_session *session, host_choices *choices, const sslat_space *space,
+                                       const int32_t *arch, const sslat_calc_options *o, host_program *program,
                                        sslat_error *err)
 {
-    host_program program;
-    sslat_status status = host_program_init(&program, session, space->input, o->mode, o->seed, err);
+    sslat_status status = host_program_init(program, session, space->input, o->mode, o->seed, err);
     if (status != SSLAT_OK) return status;
     for (int32_t i = 0; status == SSLAT_OK && i < space->n_layers; i++) {
         const sslat_layer *layer = &space->layers[i];
@@ -21,12 +24,32 @@ sslat_status host_measure_architecture(const host_session *session, host_choices
             status = host_build_avoiding_reference(session, choices, graph, o->mode, o->seed, 1, &alone, &choice, err);
             if (status == SSLAT_OK) host_program_release(&alone);
         }
-        if (status == SSLAT_OK) program.lowering = choice->lowering;
-        if (status == SSLAT_OK) status = host_program_append(&program, graph, err);
+        if (status == SSLAT_OK) program->lowering = choice->lowering;
+        if (status == SSLAT_OK) status = host_program_append(program, graph, err);
     }
-    sslat_entry entry;
-    if (status == SSLAT_OK) status = host_measure_program(&program, space->input.n, o, &entry, err);
-    if (status == SSLAT_OK) *ms = entry.value;
-    host_program_release(&program);
+    if (status != SSLAT_OK) host_program_release(program);
+    return status;
+}
+
+sslat_status host_measure_architectures(const host_session *session, host_choices *choices, const sslat_space *space,
+                                        const int32_t *const *archs, size_t n, const sslat_calc_options *o,
+                                        double *ms, sslat_error *err)
+{
+    host_program *programs = calloc(n + 1, sizeof *programs);
+    host_program **pointers = calloc(n + 1, sizeof *pointers);
+    int32_t *units = calloc(n + 1, sizeof *units);
+    sslat_entry *entries = calloc(n + 1, sizeof *entries);
+    sslat_status status = programs && pointers && units && entries ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    size_t built = 0;
+    for (; status == SSLAT_OK && built < n; built++) {
+        status = build_architecture(session, choices, space, archs[built], o, &programs[built], err);
+        if (status != SSLAT_OK) break; /* a failed one released itself */
+        pointers[built] = &programs[built];
+        units[built] = space->input.n;
+    }
+    if (status == SSLAT_OK) status = host_measure_interleaved(pointers, units, n, o, entries, err);
+    for (size_t k = 0; status == SSLAT_OK && k < n; k++) ms[k] = entries[k].value;
+    for (size_t k = 0; k < built; k++) host_program_release(&programs[k]);
+    free(programs), free(pointers), free(units), free(entries);
     return status;
 }

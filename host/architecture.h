@@ -1,16 +1,17 @@
 /* A whole architecture (the constant part and the chosen candidates, in
- * order) run as one network on the cpu backend: the measure_architecture slot
+ * order) run as one network on the cpu backend: the measure_architectures slot
  * behind `sslat validate -c cpu`. */
 #ifndef SSLAT_HOST_ARCHITECTURE_H
 #define SSLAT_HOST_ARCHITECTURE_H
 
 #include "host/choose.h"
 
-/* Time of the network per sample, in ms. Each subgraph runs in the lowering
- * choices holds for it (the one its table entry was timed in), deciding it
- * now when there is none. */
-sslat_status host_measure_architecture(const host_session *session, host_choices *choices, const sslat_space *space,
-                                       const int32_t *arch, const sslat_calc_options *options, double *ms,
-                                       sslat_error *err);
+/* Time of each architecture's network per sample, in ms: n programs alive
+ * together, their samples interleaved (host_measure_interleaved). Each
+ * subgraph runs in the lowering choices holds for it (the one its table entry
+ * was timed in), deciding it now when there is none. */
+sslat_status host_measure_architectures(const host_session *session, host_choices *choices, const sslat_space *space,
+                                        const int32_t *const *archs, size_t n, const sslat_calc_options *options,
+                                        double *ms, sslat_error *err);
 
 #endif

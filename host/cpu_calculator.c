@@ -311,13 +311,13 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
     return describe_implementations(cs, o->space, c, err);
 }
 
-static sslat_status cpu_measure_architecture(const sslat_calculator *self, void *session, const sslat_space *space,
-                                             const int32_t *arch, const sslat_calc_options *options, double *ms,
-                                             sslat_error *err)
+static sslat_status cpu_measure_architectures(const sslat_calculator *self, void *session, const sslat_space *space,
+                                              const int32_t *const *archs, size_t n, const sslat_calc_options *options,
+                                              double *ms, sslat_error *err)
 {
     (void)self;
     cpu_session *s = session;
-    return host_measure_architecture(&s->host, &s->choices, space, arch, options, ms, err);
+    return host_measure_architectures(&s->host, &s->choices, space, archs, n, options, ms, err);
 }
 
 const sslat_calculator sslat_cpu_calculator = {
@@ -326,7 +326,7 @@ const sslat_calculator sslat_cpu_calculator = {
     .begin = cpu_begin,
     .measure_graph = cpu_measure,
     .measure_many = cpu_measure_many,
-    .measure_architecture = cpu_measure_architecture,
+    .measure_architectures = cpu_measure_architectures,
     .describe = cpu_describe,
     .end = cpu_end,
 };

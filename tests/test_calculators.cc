@@ -32,7 +32,7 @@ TEST(Calculators, EveryOneIsALatencyTypeWithAUnitAndAFilledTable)
         if (!sslat_calculator_unavailable(c)) EXPECT_NE(c->measure_graph, nullptr);
         if (c->kind == SSLAT_CALC_ANALYTIC) {
             EXPECT_NE(c->context, nullptr);  // the MAC rule
-            EXPECT_EQ(c->measure_architecture, nullptr);
+            EXPECT_EQ(c->measure_architectures, nullptr);
         }
     }
     // ENOT's names find their calculator; unknown names find none

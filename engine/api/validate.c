@@ -10,11 +10,11 @@ typedef struct runner {
     const sslat_calc_options *options;
 } runner;
 
-static sslat_status run_architecture(void *context, const sslat_space *space, const int32_t *arch, double *ms,
-                                     sslat_error *err)
+static sslat_status run_architectures(void *context, const sslat_space *space, const int32_t *const *archs, size_t n,
+                                      double *ms, sslat_error *err)
 {
     const runner *r = context;
-    return r->calculator->measure_architecture(r->calculator, r->session, space, arch, r->options, ms, err);
+    return r->calculator->measure_architectures(r->calculator, r->session, space, archs, n, r->options, ms, err);
 }
 
 sslat_status sslat_validate_table(const sslat_calculator *calculator, const sslat_space *space,
@@ -24,7 +24,7 @@ sslat_status sslat_validate_table(const sslat_calculator *calculator, const ssla
     memset(out, 0, sizeof *out);
     const char *why = sslat_calculator_unavailable(calculator);
     if (why) return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "calculator '%s' cannot run: %s", calculator->name, why);
-    if (!calculator->measure_architecture)
+    if (!calculator->measure_architectures)
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
                           "calculator '%s' cannot run whole architectures (validation needs a timed calculator)",
                           calculator->name);
@@ -32,7 +32,7 @@ sslat_status sslat_validate_table(const sslat_calculator *calculator, const ssla
     sslat_status status = calculator->begin ? calculator->begin(calculator, options, &session, err) : SSLAT_OK;
     if (status != SSLAT_OK) return status;
     runner r = {calculator, session, options};
-    status = sslat_validate_architectures(space, table, k, seed, options->progress, run_architecture, &r,
+    status = sslat_validate_architectures(space, table, k, seed, options->progress, run_architectures, &r,
                                           out, err);
     if (calculator->end) calculator->end(session);
     return status;

@@ -1,5 +1,5 @@
 /* Validation of a table through its calculator's whole-architecture runner
- * (the table's measure_architecture slot). */
+ * (the table's measure_architectures slot). */
 #ifndef SSLAT_API_VALIDATE_H
 #define SSLAT_API_VALIDATE_H
 

@@ -12,7 +12,7 @@
 
 /* Bumped when the table's slots change, so an out-of-tree backend built
  * against another layout is refused (sslat_calculator_check). */
-#define SSLAT_CALCULATOR_API_VERSION 1
+#define SSLAT_CALCULATOR_API_VERSION 2
 
 typedef enum sslat_calc_kind {
     SSLAT_CALC_ANALYTIC, /* counts from the IR alone: exact, instant */
@@ -48,13 +48,14 @@ struct sslat_calculator {
                                  const sslat_graph *const *graphs, size_t n,
                                  const sslat_calc_options *options, sslat_entry *entries,
                                  sslat_error *err);
-    /* One whole architecture (the constant part and arch's candidates, in
-     * order, run as one network), in ms per sample: what `sslat validate`
-     * compares a table with. (optional: NULL = this calculator cannot validate) */
-    sslat_status (*measure_architecture)(const sslat_calculator *self, void *session,
-                                         const sslat_space *space, const int32_t *arch,
-                                         const sslat_calc_options *options, double *ms,
-                                         sslat_error *err);
+    /* Whole architectures (each the constant part and its candidates, in
+     * order, run as one network), ms[k] per sample of archs[k]: what `sslat
+     * validate` compares a table with. A backend may interleave their samples
+     * so the machine's drift lands on all of them. (optional: NULL = this
+     * calculator cannot validate) */
+    sslat_status (*measure_architectures)(const sslat_calculator *self, void *session,
+                                          const sslat_space *space, const int32_t *const *archs, size_t n,
+                                          const sslat_calc_options *options, double *ms, sslat_error *err);
     /* Record device / software / option metadata in the container. (optional) */
     sslat_status (*describe)(const sslat_calculator *self, void *session,
                              const sslat_calc_options *options, sslat_container *container,

@@ -10,6 +10,10 @@
 #include "base/progress.h"
 #include "base/rng.h"
 
+/* Architectures measured together (a cpu backend interleaves them; each is a
+ * whole network alive in memory meanwhile). */
+enum { VALIDATION_CHUNK = 8 };
+
 static int sign(double x) { return (x > 0) - (x < 0); }
 
 sslat_validation_summary sslat_validation_summarize(const double *predicted, const double *measured,
@@ -155,15 +159,20 @@ sslat_status sslat_validation_finish(sslat_validation *v, sslat_error *err)
 }
 
 sslat_status sslat_validate_architectures(const sslat_space *space, const sslat_container *table, int k,
-                                          uint64_t seed, bool progress, sslat_measure_architecture_fn measure,
+                                          uint64_t seed, bool progress, sslat_measure_architectures_fn measure,
                                           void *context, sslat_validation *out, sslat_error *err)
 {
     sslat_status status = sslat_validation_plan(space, table, k, seed, out, err);
     sslat_progress p;
     sslat_progress_begin(&p, progress && status == SSLAT_OK, "[validate]", "architectures", (size_t)out->n);
-    for (int r = 0; status == SSLAT_OK && r < out->n; r++) {
-        status = measure(context, space, out->rows[r].arch, &out->rows[r].measured, err);
-        if (status == SSLAT_OK) sslat_progress_step(&p, (size_t)r + 1);
+    for (int first = 0; status == SSLAT_OK && first < out->n; first += VALIDATION_CHUNK) {
+        const int32_t *archs[VALIDATION_CHUNK];
+        double ms[VALIDATION_CHUNK];
+        int size = out->n - first < VALIDATION_CHUNK ? out->n - first : VALIDATION_CHUNK;
+        for (int r = 0; r < size; r++) archs[r] = out->rows[first + r].arch;
+        status = measure(context, space, archs, (size_t)size, ms, err);
+        for (int r = 0; status == SSLAT_OK && r < size; r++) out->rows[first + r].measured = ms[r];
+        if (status == SSLAT_OK) sslat_progress_step(&p, (size_t)(first + size));
     }
     if (status == SSLAT_OK) status = sslat_validation_finish(out, err);
     if (status != SSLAT_OK) sslat_validation_release(out);

@@ -35,9 +35,11 @@ typedef struct sslat_validation {
     sslat_validation_summary summary;
 } sslat_validation;
 
-/* How a backend runs one whole architecture (constant part + chosen candidates). */
-typedef sslat_status (*sslat_measure_architecture_fn)(void *context, const sslat_space *space,
-                                                      const int32_t *arch, double *ms, sslat_error *err);
+/* How a backend runs whole architectures (constant part + chosen candidates):
+ * ms[k] per sample of archs[k]. */
+typedef sslat_status (*sslat_measure_architectures_fn)(void *context, const sslat_space *space,
+                                                       const int32_t *const *archs, size_t n, double *ms,
+                                                       sslat_error *err);
 
 /* The rows of a validation: the argmin, the argmax and k uniformly random
  * architectures (seeded), each with the table's prediction; measured = 0. The
@@ -48,9 +50,10 @@ sslat_status sslat_validation_plan(const sslat_space *space, const sslat_contain
 /* The summary of rows whose measured times are all filled (> 0). */
 sslat_status sslat_validation_finish(sslat_validation *validation, sslat_error *err);
 
-/* The plan, each row measured by `measure`, the summary. */
+/* The plan, the rows measured by `measure` a few at a time (interleaved by
+ * backends that can; progress a chunk), the summary. */
 sslat_status sslat_validate_architectures(const sslat_space *space, const sslat_container *table, int k,
-                                          uint64_t seed, bool progress, sslat_measure_architecture_fn measure,
+                                          uint64_t seed, bool progress, sslat_measure_architectures_fn measure,
                                           void *context, sslat_validation *out, sslat_error *err);
 void sslat_validation_release(sslat_validation *validation);
 
