@@ -102,7 +102,7 @@ def main():
               env={"ONEDNN_MAX_CPU_ISA": "AVX2"})
         say("")
         say("Mean of the table / mean under `ONEDNN_MAX_CPU_ISA=AVX2` (%d thread): **%.3f** "
-            "(target <= 1.1; this CPU's best ISA is %s%s). Reference kernels: %s; fallbacks: %s." % (
+            "(target <= 1.1; this CPU's best ISA is %s%s). Reference kernels (cpu.reference): %s; cpu.impl.units: %s." % (
                 args.threads, mean_of(sslat, one) / mean_of(sslat, avx2), isa,
                 ", so the two are the same kernels" if isa == "avx2" else "",
                 metadata(sslat, one, "cpu.reference"), metadata(sslat, one, "cpu.impl.units")))
