@@ -1,53 +1,87 @@
-/* Per-channel kernels: SE scaling, global average pooling, channel shuffle. */
+/* Per-channel kernels: SE scaling, global average pooling, channel shuffle.
+ * Index arithmetic is 32-bit when the tensor fits (I = uint32_t). */
 #include <cuda_runtime.h>
 
 #include "cuda/common.cuh"
 
 /* Index of (n, c, p) in NCHW or NHWC. */
-static __device__ __forceinline__ size_t at(int nhwc, int n, int ch, int p, int c, int hw)
+template <typename I>
+static __device__ __forceinline__ I at(int nhwc, I n, I ch, I p, I c, I hw)
 {
-    return nhwc ? ((size_t)n * hw + p) * c + ch : ((size_t)n * c + ch) * hw + p;
+    return nhwc ? (n * hw + p) * c + ch : (n * c + ch) * hw + p;
 }
 
-template <typename T>
-static __global__ void mul_channel_kernel(int nhwc, const T *x, const T *s, T *y, int n, int c, int hw)
+template <typename T, typename I>
+static __global__ void mul_channel_kernel(int nhwc, const T *x, const T *s, T *y, I count, I c, I hw)
 {
-    size_t count = (size_t)n * c * hw, stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
-        size_t image = i / ((size_t)c * hw);
-        int channel = nhwc ? (int)(i % c) : (int)((i / hw) % c);
-        sslat_store(y, i, sslat_load(x, i) * sslat_load(s, image * c + channel));
+    I stride = (I)gridDim.x * blockDim.x;
+    for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        /* the scale's index n·C + c: in NHWC i / (C·HW) · C + i % C, in NCHW i / HW */
+        I scale = nhwc ? i / (c * hw) * c + i % c : i / hw;
+        sslat_store(y, i, sslat_load(x, i) * sslat_load(s, scale));
     }
 }
 
-/* One warp per (n, c): a strided sum, then a shuffle reduction. */
+/* NCHW: one warp per (n, c) plane, a strided sum over its contiguous pixels,
+ * then a shuffle reduction. */
 template <typename T>
-static __global__ void global_avgpool_kernel(int nhwc, const T *x, T *y, int n, int c, int hw)
+static __global__ void global_avgpool_nchw_kernel(const T *x, T *y, int planes, int hw)
 {
-    int warp = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32), lane = threadIdx.x % 32;
-    if (warp >= n * c) return;
-    int image = warp / c, channel = warp % c;
-    float sum = 0.f;
-    for (int p = lane; p < hw; p += 32) sum += sslat_load(x, at(nhwc, image, channel, p, c, hw));
-    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
-    if (lane == 0) sslat_store(y, (size_t)image * c + channel, sum / (float)hw);
+    int lane = threadIdx.x % 32, warps = (int)(gridDim.x * (blockDim.x / 32));
+    for (int plane = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32); plane < planes; plane += warps) {
+        float sum = 0.f;
+        for (int p = lane; p < hw; p += 32) sum += sslat_load(x, (size_t)plane * hw + p);
+        for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+        if (lane == 0) sslat_store(y, (size_t)plane, sum / (float)hw);
+    }
 }
 
+/* NHWC: threads over the channels of one image (neighbouring threads read
+ * neighbouring channels: coalesced), each summing its channel over the pixels. */
 template <typename T>
-static __global__ void shuffle_kernel(int nhwc, const T *x, T *y, int n, int c, int hw, int groups)
+static __global__ void global_avgpool_nhwc_kernel(const T *x, T *y, int n, int c, int hw)
 {
-    size_t count = (size_t)n * c * hw, stride = (size_t)gridDim.x * blockDim.x;
-    int per_group = c / groups;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
-        int image, channel, p;
-        if (nhwc) {
-            channel = (int)(i % c), p = (int)((i / c) % hw), image = (int)(i / ((size_t)c * hw));
-        } else {
-            p = (int)(i % hw), channel = (int)((i / hw) % c), image = (int)(i / ((size_t)c * hw));
+    for (int image = blockIdx.y; image < n; image += gridDim.y)
+        for (int ch = blockIdx.x * blockDim.x + threadIdx.x; ch < c; ch += gridDim.x * blockDim.x) {
+            float sum = 0.f;
+            const size_t base = (size_t)image * hw * c + ch;
+            for (int p = 0; p < hw; p++) sum += sslat_load(x, base + (size_t)p * c);
+            sslat_store(y, (size_t)image * c + ch, sum / (float)hw);
         }
-        int out_channel = (channel % per_group) * groups + channel / per_group;
-        sslat_store(y, at(nhwc, image, out_channel, p, c, hw), sslat_load(x, i));
+}
+
+template <typename T, typename I>
+static __global__ void shuffle_kernel(int nhwc, const T *x, T *y, I count, I c, I hw, I groups)
+{
+    I stride = (I)gridDim.x * blockDim.x, per_group = c / groups;
+    for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        I image, channel, p;
+        if (nhwc) {
+            channel = i % c, p = (i / c) % hw, image = i / (c * hw);
+        } else {
+            p = i % hw, channel = (i / hw) % c, image = i / (c * hw);
+        }
+        I out_channel = (channel % per_group) * groups + channel / per_group;
+        sslat_store(y, at<I>(nhwc, image, out_channel, p, c, hw), sslat_load(x, i));
     }
+}
+
+template <typename I>
+static void launch_mul_channel(int elem, int nhwc, const void *x, const void *s, void *y, size_t count, size_t c,
+                               size_t hw, cudaStream_t stream)
+{
+#define LAUNCH(T) mul_channel_kernel<T, I><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, stream>>>(nhwc, (const T *)x, (const T *)s, (T *)y, (I)count, (I)c, (I)hw)
+    SSLAT_DISPATCH(elem, LAUNCH);
+#undef LAUNCH
+}
+
+template <typename I>
+static void launch_shuffle(int elem, int nhwc, const void *x, void *y, size_t count, size_t c, size_t hw, size_t groups,
+                           cudaStream_t stream)
+{
+#define LAUNCH(T) shuffle_kernel<T, I><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, stream>>>(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)hw, (I)groups)
+    SSLAT_DISPATCH(elem, LAUNCH);
+#undef LAUNCH
 }
 
 extern "C" int sslat_cuda_mul_channel(int elem, int nhwc, const void *x, const void *s, void *y, int n, int c,
@@ -55,21 +89,28 @@ extern "C" int sslat_cuda_mul_channel(int elem, int nhwc, const void *x, const v
 {
     size_t count = (size_t)n * c * hw;
     if (count == 0) return 0;
-#define LAUNCH(T) mul_channel_kernel<T><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>(nhwc, (const T *)x, (const T *)s, (T *)y, n, c, hw)
-    SSLAT_DISPATCH(elem, LAUNCH);
-#undef LAUNCH
+    if (sslat_fits_32(count)) launch_mul_channel<uint32_t>(elem, nhwc, x, s, y, count, (size_t)c, (size_t)hw, (cudaStream_t)stream);
+    else launch_mul_channel<size_t>(elem, nhwc, x, s, y, count, (size_t)c, (size_t)hw, (cudaStream_t)stream);
     return (int)cudaGetLastError();
 }
 
 extern "C" int sslat_cuda_global_avgpool(int elem, int nhwc, const void *x, void *y, int n, int c, int hw,
                                          void *stream)
 {
-    size_t threads = (size_t)n * c * 32;
-    if (threads == 0) return 0;
-    int blocks = (int)((threads + SSLAT_CUDA_BLOCK - 1) / SSLAT_CUDA_BLOCK);
-#define LAUNCH(T) global_avgpool_kernel<T><<<blocks, SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>(nhwc, (const T *)x, (T *)y, n, c, hw)
-    SSLAT_DISPATCH(elem, LAUNCH);
+    if ((size_t)n * c * hw == 0) return 0;
+    cudaStream_t s = (cudaStream_t)stream;
+    if (nhwc) {
+        dim3 grid((unsigned)sslat_grid_for((size_t)c, SSLAT_CUDA_BLOCK),
+                  (unsigned)(n < SSLAT_CUDA_MAX_GRID ? n : SSLAT_CUDA_MAX_GRID));
+#define LAUNCH(T) global_avgpool_nhwc_kernel<T><<<grid, SSLAT_CUDA_BLOCK, 0, s>>>((const T *)x, (T *)y, n, c, hw)
+        SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
+    } else {
+        int planes = n * c, grid = sslat_grid_for((size_t)planes * 32, SSLAT_CUDA_BLOCK);
+#define LAUNCH(T) global_avgpool_nchw_kernel<T><<<grid, SSLAT_CUDA_BLOCK, 0, s>>>((const T *)x, (T *)y, planes, hw)
+        SSLAT_DISPATCH(elem, LAUNCH);
+#undef LAUNCH
+    }
     return (int)cudaGetLastError();
 }
 
@@ -78,8 +119,9 @@ extern "C" int sslat_cuda_channel_shuffle(int elem, int nhwc, const void *x, voi
 {
     size_t count = (size_t)n * c * hw;
     if (count == 0 || groups < 1 || c % groups) return count == 0 ? 0 : (int)cudaErrorInvalidValue;
-#define LAUNCH(T) shuffle_kernel<T><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>(nhwc, (const T *)x, (T *)y, n, c, hw, groups)
-    SSLAT_DISPATCH(elem, LAUNCH);
-#undef LAUNCH
+    if (sslat_fits_32(count))
+        launch_shuffle<uint32_t>(elem, nhwc, x, y, count, (size_t)c, (size_t)hw, (size_t)groups, (cudaStream_t)stream);
+    else
+        launch_shuffle<size_t>(elem, nhwc, x, y, count, (size_t)c, (size_t)hw, (size_t)groups, (cudaStream_t)stream);
     return (int)cudaGetLastError();
 }

@@ -44,6 +44,10 @@ static inline int sslat_grid_for(size_t count, int threads)
     return wanted > SSLAT_CUDA_MAX_GRID ? SSLAT_CUDA_MAX_GRID : (wanted < 1 ? 1 : (int)wanted);
 }
 
+/* Whether a tensor's indices fit 32-bit arithmetic (the fast path of the
+ * kernels; 64-bit division is a library call per element). */
+static inline bool sslat_fits_32(size_t count) { return count <= 0x7fffffffu; }
+
 /* Run LAUNCH(T) with T the element type of elem. */
 #define SSLAT_DISPATCH(elem, LAUNCH)                   \
     do {                                               \

@@ -1,24 +1,57 @@
+#define _GNU_SOURCE /* dladdr: the file a loaded library really is */
 #include "cuda/cuda_api.h"
 
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 
 cuda_api_table sslat_cuda_api;
 
-static void *open_first(const char *const *names, char *opened, size_t capacity, char *why, size_t why_size)
+/* Where the libraries are looked for after the loader's own path: the
+ * folders of SSLAT_CUDA_LIBRARY_PATH (':'-separated), $CUDA_HOME/lib64 and
+ * /usr/local/cuda/lib64. pip's CUDA 13 wheels put cuBLAS in nvidia/cu13/lib and
+ * cuDNN in nvidia/cudnn/lib: bench/gpu_check.sh names them. */
+static void *open_in_folders(const char *name)
 {
-    for (const char *const *name = names; *name; name++) {
-        void *handle = dlopen(*name, RTLD_NOW | RTLD_LOCAL);
-        if (handle) {
-            snprintf(opened, capacity, "%s", *name);
-            return handle;
-        }
-        if (name == names) snprintf(why, why_size, "%s", dlerror());
+    char folders[2048], path[2300];
+    const char *home = getenv("CUDA_HOME"), *extra = getenv("SSLAT_CUDA_LIBRARY_PATH");
+    snprintf(folders, sizeof folders, "%s:%s%s:/usr/local/cuda/lib64", extra ? extra : "", home ? home : "",
+             home ? "/lib64" : "");
+    char *save = NULL;
+    for (char *folder = strtok_r(folders, ":", &save); folder; folder = strtok_r(NULL, ":", &save)) {
+        snprintf(path, sizeof path, "%s/%s", folder, name);
+        void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (handle) return handle;
     }
+    return NULL;
+}
+
+/* The file a loaded library really is (dladdr on one of its symbols): a
+ * wheel's copy and a system one are told apart in the metadata. */
+static void real_path(void *library, const char *symbol, char *out, size_t capacity)
+{
+    Dl_info info;
+    void *address = dlsym(library, symbol);
+    if (address && dladdr(address, &info) && info.dli_fname) snprintf(out, capacity, "%s", info.dli_fname);
+}
+
+static void *open_first(const char *const *names, const char *symbol, char *opened, size_t capacity, char *why,
+                        size_t why_size)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (const char *const *name = names; *name; name++) {
+            void *handle = pass == 0 ? dlopen(*name, RTLD_NOW | RTLD_LOCAL) : open_in_folders(*name);
+            if (handle) {
+                snprintf(opened, capacity, "%s", *name);
+                real_path(handle, symbol, opened, capacity);
+                return handle;
+            }
+            if (pass == 0 && name == names) snprintf(why, why_size, "%s", dlerror());
+        }
     return NULL;
 }
 
@@ -32,9 +65,11 @@ static void load_nvml(void)
     *(void **)&t.device_by_pci_bus_id = dlsym(nvml, "nvmlDeviceGetHandleByPciBusId_v2");
     *(void **)&t.temperature = dlsym(nvml, "nvmlDeviceGetTemperature");
     *(void **)&t.clock = dlsym(nvml, "nvmlDeviceGetClockInfo");
-    *(void **)&t.throttle_reasons = dlsym(nvml, "nvmlDeviceGetCurrentClocksThrottleReasons");
-    if (t.init && t.shutdown && t.device_by_pci_bus_id && t.temperature && t.clock && t.throttle_reasons &&
-        t.init() == 0)
+    /* optional: the newer name first, the deprecated one of older drivers after */
+    *(void **)&t.throttle_reasons = dlsym(nvml, "nvmlDeviceGetCurrentClocksEventReasons");
+    if (!t.throttle_reasons) *(void **)&t.throttle_reasons = dlsym(nvml, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    /* required for clocks and temperature: without them NVML is not used at all */
+    if (t.init && t.shutdown && t.device_by_pci_bus_id && t.temperature && t.clock && t.init() == 0)
         sslat_cuda_api.nvml = t;
 }
 
@@ -55,15 +90,19 @@ const char *cuda_api_load(void)
     static const char *const CUDNN_NAMES[] = {"libcudnn.so.9", "libcudnn.so", NULL};
     static const char *const CUBLAS_NAMES[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
     char detail[256] = "";
-    void *cudnn = open_first(CUDNN_NAMES, sslat_cuda_api.cudnn_path, sizeof sslat_cuda_api.cudnn_path, detail, sizeof detail);
+    void *cudnn = open_first(CUDNN_NAMES, "cudnnGetVersion", sslat_cuda_api.cudnn_path, sizeof sslat_cuda_api.cudnn_path,
+                             detail, sizeof detail);
     if (!cudnn) {
-        snprintf(why, sizeof why, "libcudnn.so.9 (cuDNN 9) cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH)", detail);
+        snprintf(why, sizeof why, "libcudnn.so.9 (cuDNN 9) cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH "
+                                  "or SSLAT_CUDA_LIBRARY_PATH)", detail);
         state = -1;
         return why;
     }
-    void *cublas = open_first(CUBLAS_NAMES, sslat_cuda_api.cublas_path, sizeof sslat_cuda_api.cublas_path, detail, sizeof detail);
+    void *cublas = open_first(CUBLAS_NAMES, "cublasCreate_v2", sslat_cuda_api.cublas_path, sizeof sslat_cuda_api.cublas_path,
+                              detail, sizeof detail);
     if (!cublas) {
-        snprintf(why, sizeof why, "libcublas.so (cuBLAS 12 or 13) cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH)", detail);
+        snprintf(why, sizeof why, "libcublas.so (cuBLAS 12 or 13) cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH "
+                                  "or SSLAT_CUDA_LIBRARY_PATH; pip's CUDA 13 wheels keep it in nvidia/cu13/lib)", detail);
         state = -1;
         return why;
     }

@@ -14,6 +14,7 @@
 #include "cuda/cuda_api.h"
 #include "cuda/cuda_env.h"
 #include "cuda/cuda_plan.h"
+#include "cuda/cuda_select.h"
 #include "table/container.h"
 
 /* One unit's line of the metadata: its plan with the chosen algorithms. */
@@ -41,6 +42,12 @@ typedef struct cuda_session {
     int n_notes, notes_capacity;
     int noisy_units, units;
     double worst_noise;
+    cuda_find_cache find_cache;   /* each distinct convolution's algorithm, decided once */
+    int fused_fallbacks;          /* fused calls that no algorithm took: conv + own epilogue */
+    int relaxed_captures;         /* captures that needed cudaStreamCaptureModeRelaxed */
+    int blocked_samples, unblocked_samples; /* hot samples behind the blocking kernel, and those it timed out on */
+    int32_t *block_flags;         /* host-mapped: [0] release, [1] timed out */
+    int32_t *block_flags_device;
 } cuda_session;
 
 sslat_status cuda_session_open(cuda_session *session, const sslat_calc_options *options, sslat_error *err);
@@ -66,6 +73,7 @@ typedef struct cuda_step_state {
     cudnnConvolutionFwdAlgo_t algo;
     cudnnMathType_t math;
     size_t workspace;
+    bool fallback;     /* a fused call no algorithm took: runs as the plain convolution + own epilogue */
     int32_t params[4]; /* indices into the program's parameters, -1 when unused */
 } cuda_step_state;
 
@@ -105,7 +113,9 @@ sslat_status cuda_program_init(cuda_program *program, cuda_session *session, con
 void cuda_program_release(cuda_program *program);
 /* Device buffers for `copies` copies (inputs seeded per copy, parameters uploaded). */
 sslat_status cuda_program_allocate(cuda_program *program, int32_t copies, sslat_error *err);
-/* Time cuDNN's candidate algorithms of every convolution on copy 0; keep the fastest. */
+/* Every convolution's algorithm: from the session's cache, or cuDNN's Find
+ * on copy 0 (fastest first; fp32 kept on FMA math; a fused call trial-run
+ * with each until one works, else the plain convolution + own epilogue). */
 sslat_status cuda_program_choose_algorithms(cuda_program *program, sslat_error *err);
 /* Launch every step of one copy on the session's stream (capturable). */
 sslat_status cuda_program_enqueue(cuda_program *program, int32_t copy, sslat_error *err);

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "cuda/cuda_layout.h"
+#include "cuda/cuda_select.h"
 #include "cuda/ops.h"
 #include "measure/fill.h"
 #include "measure/half.h"
@@ -102,8 +104,8 @@ static sslat_status io_descs(cuda_step_state *st, const cuda_program *p, sslat_s
 /* ---- parameters (the same seeded values as the cpu backend) ------------------------ */
 
 /* Conv weights (BN folded when the step has one) in the layout cuDNN reads:
- * KCRS for NCHW, KRSC for NHWC; the bias in float (epilogue) or the element
- * type (cuDNN's fused call). */
+ * KCRS for NCHW, KRSC for NHWC; the bias in float (params[2], the own
+ * epilogue) and, for cuDNN's fused call, in the element type (params[1]). */
 static sslat_status conv_params(cuda_program *p, cuda_step_state *st, const cuda_step *s, sslat_error *err)
 {
     const sslat_node *node = &p->graph->nodes[s->main_node];
@@ -147,13 +149,17 @@ static sslat_status conv_params(cuda_program *p, cuda_step_state *st, const cuda
         w = t;
     }
     size_t bytes = 0;
+    bool fused_call = s->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT;
     st->params[0] = add_param(p, convert(w, count, p->elem, &bytes), bytes);
-    if (s->bias) {
-        bool in_elem = s->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT;
-        st->params[1] = add_param(p, convert(b, (size_t)c->out_channels, in_elem ? p->elem : SSLAT_ELEM_F32, &bytes), bytes);
-    }
+    /* the bias in the element type for cuDNN's fused call, in float for the own epilogue:
+     * a fused call keeps both, as it falls back to conv + epilogue when no algorithm takes it */
+    if (s->bias && fused_call)
+        st->params[1] = add_param(p, convert(b, (size_t)c->out_channels, p->elem, &bytes), bytes);
+    if (s->bias)
+        st->params[2] = add_param(p, convert(b, (size_t)c->out_channels, SSLAT_ELEM_F32, &bytes), bytes);
     free(w), free(b);
-    if (st->params[0] < 0 || (s->bias && st->params[1] < 0)) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    if (st->params[0] < 0 || (s->bias && st->params[2] < 0) || (s->bias && fused_call && st->params[1] < 0))
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     return SSLAT_OK;
 }
 
@@ -179,16 +185,16 @@ static sslat_status linear_params(cuda_program *p, cuda_step_state *st, const cu
     float *w = malloc(count * sizeof *w + 1);
     if (!w) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for %zu weights", count);
     sslat_fill_parameter(w, count, p->seed, s->main_node, SSLAT_ROLE_WEIGHTS, (int64_t)fan_in);
-    size_t hw = (size_t)in.h * (size_t)in.w;
-    if (p->nhwc && hw > 1) { /* the input is flattened in NHWC order: permute the columns to match */
+    /* the 4-D tensor the columns come from, before any flatten (which is free: an alias) */
+    sslat_shape source = cuda_linear_source_shape(p->graph, s->main_node);
+    size_t hw = (size_t)source.h * (size_t)source.w;
+    if (p->nhwc && hw > 1) { /* flattened in NHWC order: permute the columns to (h, w, c) */
         float *t = malloc(count * sizeof *t + 1);
         if (!t) {
             free(w);
             return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
         }
-        for (size_t o = 0; o < (size_t)l->out_features; o++)
-            for (size_t c = 0; c < (size_t)in.c; c++)
-                for (size_t q = 0; q < hw; q++) t[o * fan_in + q * (size_t)in.c + c] = w[o * fan_in + c * hw + q];
+        sslat_permute_linear_columns(w, t, (size_t)l->out_features, (size_t)source.c, hw);
         free(w);
         w = t;
     }
@@ -294,7 +300,15 @@ sslat_status cuda_program_init(cuda_program *p, cuda_session *session, const ssl
     p->nhwc = sslat_layout_resolve(o->layout, o->dtype) == SSLAT_LAYOUT_NHWC;
     p->seed = o->seed;
     p->n_values = graph->count + 1;
-    sslat_status status = cuda_plan_build(graph, o->mode, &p->plan, err);
+    /* cuDNN's and the device's limits before any descriptor or allocation */
+    size_t free_bytes = 0, total = 0;
+    sslat_status status = cuda_check_runtime(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo", __FILE__, __LINE__, err);
+    if (status == SSLAT_OK) status = cuda_check_sizes(graph, p->elem_size, free_bytes, err);
+    if (status != SSLAT_OK) {
+        p->session = NULL; /* nothing to synchronise or free */
+        return status;
+    }
+    status = cuda_plan_build(graph, o->mode, &p->plan, err);
     if (status != SSLAT_OK) return status;
     p->states = calloc((size_t)p->plan.count + 1, sizeof *p->states);
     p->value_bytes = calloc((size_t)p->n_values, sizeof *p->value_bytes);
@@ -389,9 +403,12 @@ sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error 
         if (copy > 0 && param_part)
             CUDA_CHECK(err, runtime, cudaMemcpyAsync(first_params, p->param_buffers[0], param_part, cudaMemcpyDeviceToDevice,
                                                      stream));
-        /* the input: node -1, role = the copy, in [-1, 1] (never zeros) */
-        int code = sslat_cuda_fill(p->elem, row[0], (size_t)sslat_shape_elements(p->graph->input),
-                                   sslat_fill_stream(p->seed, -1, copy), -1.0f, 1.0f, stream);
+        /* the input: node -1, role = the copy, in [-1, 1] (never zeros), each
+         * element the value of its logical NCHW index in either layout */
+        sslat_shape in = p->graph->input;
+        int code = sslat_cuda_fill_tensor(p->elem, p->nhwc, row[0], (size_t)sslat_shape_elements(in), (size_t)in.c,
+                                          (size_t)in.h * (size_t)in.w, sslat_fill_stream(p->seed, -1, copy), -1.0f,
+                                          1.0f, stream);
         CUDA_CHECK(err, runtime, (cudaError_t)code);
     }
     CUDA_CHECK(err, runtime, cudaStreamSynchronize(stream));
@@ -401,39 +418,122 @@ sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error 
 static const char *const ALGO_NAMES[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT",
                                          "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
 
+/* A trial of cuDNN's fused call with Find's result k (cuda_pick_algorithm). */
+typedef struct fused_trial {
+    cuda_program *p;
+    int32_t step;
+    const cudnnConvolutionFwdAlgoPerf_t *results;
+} fused_trial;
+
+static sslat_status launch_fused(cuda_program *p, int32_t k, int32_t copy, sslat_error *err);
+
+static bool try_fused(void *context, int k)
+{
+    fused_trial *t = context;
+    cuda_step_state *st = &t->p->states[t->step];
+    cudnnConvolutionFwdAlgo_t algo = st->algo;
+    size_t workspace = st->workspace;
+    st->algo = t->results[k].algo;
+    st->workspace = t->results[k].memory;
+    sslat_error ignored;
+    bool works = launch_fused(t->p, t->step, 0, &ignored) == SSLAT_OK &&
+                 cudaStreamSynchronize(t->p->session->stream) == cudaSuccess;
+    cudaGetLastError(); /* a refused trial leaves nothing behind */
+    if (!works) st->algo = algo, st->workspace = workspace;
+    return works;
+}
+
+/* Find for step k on copy 0, the choice (cuda_pick_algorithm), and the workspace it needs. */
+static sslat_status find_algorithm(cuda_program *p, int32_t k, cuda_conv_choice *choice, sslat_error *err)
+{
+    cuda_session *s = p->session;
+    const cuda_step *step = &p->plan.steps[k];
+    cuda_step_state *st = &p->states[k];
+    /* the workspace cuDNN may try: a quarter of what was free, at most 1 GiB */
+    size_t limit = s->free_at_start / 4 < (1u << 30) ? s->free_at_start / 4 : (1u << 30);
+    void *workspace = NULL;
+    sslat_status status = cuda_session_workspace(s, limit, &workspace, err);
+    if (status != SSLAT_OK) return status;
+    cudnnConvolutionFwdAlgoPerf_t results[16];
+    int returned = 0;
+    CUDA_CHECK(err, cudnn, CUDNN(cudnnFindConvolutionForwardAlgorithmEx)(
+                               s->cudnn, st->x, buffer_of(p, 0, value_of(p->graph->nodes[step->main_node].input[0])), st->w,
+                               param_of(p, 0, st->params[0]), st->conv, st->y, buffer_of(p, 0, value_of(step->node)), 16,
+                               &returned, results, workspace, limit));
+    cuda_algo_result seen[16];
+    for (int r = 0; r < returned; r++)
+        seen[r] = (cuda_algo_result){(int)results[r].algo, results[r].status == CUDNN_STATUS_SUCCESS,
+                                     results[r].mathType == CUDNN_FMA_MATH, results[r].memory};
+    bool fp32 = p->dtype == SSLAT_DTYPE_FP32, fused = step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT;
+    fused_trial trial = {p, k, results};
+    int tried = 0, chosen = cuda_pick_algorithm(seen, returned, fp32, fused ? try_fused : NULL, &trial, &tried);
+    choice->fallback = false;
+    if (chosen < 0 && fused) { /* no algorithm takes the fused call: the plain one, then the own epilogue */
+        choice->fallback = true;
+        chosen = cuda_pick_algorithm(seen, returned, fp32, NULL, NULL, &tried);
+    }
+    if (chosen < 0)
+        return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "cuDNN offers no algorithm%s for node %d (%s)",
+                          fp32 ? " with FMA math (fp32 without TF32)" : "", step->main_node,
+                          p->graph->nodes[step->main_node].name);
+    choice->algo = (int)results[chosen].algo;
+    choice->workspace = results[chosen].memory;
+    /* fp32 stays FMA whatever Find reported; the others use the math Find timed */
+    choice->math = fp32 ? (int)CUDNN_FMA_MATH : (int)results[chosen].mathType;
+    return SSLAT_OK;
+}
+
 sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
 {
     if (p->algorithms_chosen) return SSLAT_OK;
     sslat_status status = cuda_program_allocate(p, 1, err);
     if (status != SSLAT_OK) return status;
     cuda_session *s = p->session;
-    /* the workspace cuDNN may try: a quarter of what was free, at most 1 GiB */
-    size_t limit = s->free_at_start / 4 < (1u << 30) ? s->free_at_start / 4 : (1u << 30);
     for (int32_t k = 0; k < p->plan.count; k++) {
         const cuda_step *step = &p->plan.steps[k];
         cuda_step_state *st = &p->states[k];
         if (step->kind != CUDA_STEP_CONV) continue;
-        void *workspace = NULL;
-        status = cuda_session_workspace(s, limit, &workspace, err);
+        const sslat_node *node = &p->graph->nodes[step->main_node];
+        cuda_conv_key key = cuda_conv_key_of(sslat_graph_shape_of(p->graph, node->input[0]), node->shape,
+                                             sslat_node_conv(node), (int)p->dtype, p->nhwc, (int)math_of(p->dtype),
+                                             step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT);
+        const cuda_conv_choice *known = cuda_find_cache_get(&s->find_cache, &key);
+        cuda_conv_choice choice = {.key = key};
+        if (known) choice = *known;
+        else {
+            status = find_algorithm(p, k, &choice, err);
+            if (status == SSLAT_OK) status = cuda_find_cache_put(&s->find_cache, &choice, err);
+            if (status == SSLAT_OK && choice.fallback) s->fused_fallbacks++;
+        }
         if (status != SSLAT_OK) return status;
-        cudnnConvolutionFwdAlgoPerf_t results[16];
-        int returned = 0;
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnFindConvolutionForwardAlgorithmEx)(
-                                   s->cudnn, st->x, buffer_of(p, 0, value_of(p->graph->nodes[step->main_node].input[0])), st->w,
-                                   param_of(p, 0, st->params[0]), st->conv, st->y, buffer_of(p, 0, value_of(step->node)), 16,
-                                   &returned, results, workspace, limit));
-        int chosen = -1;
-        for (int r = 0; r < returned && chosen < 0; r++)
-            if (results[r].status == CUDNN_STATUS_SUCCESS) chosen = r; /* sorted by time */
-        if (chosen < 0)
-            return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "cuDNN offers no algorithm for node %d (%s)", step->main_node,
-                              p->graph->nodes[step->main_node].name);
-        st->algo = results[chosen].algo;
-        st->workspace = results[chosen].memory;
-        st->math = results[chosen].mathType;
+        st->algo = (cudnnConvolutionFwdAlgo_t)choice.algo;
+        st->workspace = choice.workspace;
+        st->math = (cudnnMathType_t)choice.math;
+        st->fallback = choice.fallback;
         CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math));
+        /* the shared workspace holds what every chosen algorithm needs */
+        void *workspace = NULL;
+        status = cuda_session_workspace(s, st->workspace, &workspace, err);
+        if (status != SSLAT_OK) return status;
     }
     p->algorithms_chosen = true;
+    return SSLAT_OK;
+}
+
+/* cuDNN's fused call for conv step k: y = act(conv(x) + bias (+ z)). */
+static sslat_status launch_fused(cuda_program *p, int32_t k, int32_t copy, sslat_error *err)
+{
+    cuda_session *s = p->session;
+    const cuda_step *step = &p->plan.steps[k];
+    const cuda_step_state *st = &p->states[k];
+    const float one = 1.0f;
+    void *x = buffer_of(p, copy, value_of(step->input[0])), *y = buffer_of(p, copy, value_of(step->node));
+    void *z = step->residual != SSLAT_NO_INPUT ? buffer_of(p, copy, value_of(step->residual)) : y;
+    float alpha2 = step->residual != SSLAT_NO_INPUT ? 1.0f : 0.0f;
+    CUDA_CHECK(err, cudnn, CUDNN(cudnnConvolutionBiasActivationForward)(
+                               s->cudnn, &one, st->x, x, st->w, param_of(p, copy, st->params[0]), st->conv, st->algo,
+                               s->workspace, st->workspace, &alpha2, st->y, z, st->bias, param_of(p, copy, st->params[1]),
+                               st->act, st->y, y));
     return SSLAT_OK;
 }
 
@@ -451,20 +551,16 @@ sslat_status cuda_program_enqueue(cuda_program *p, int32_t copy, sslat_error *er
         size_t count = (size_t)sslat_shape_elements(out);
         switch (step->kind) {
         case CUDA_STEP_CONV:
-            if (step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT) {
-                void *z = step->residual != SSLAT_NO_INPUT ? buffer_of(p, copy, value_of(step->residual)) : y;
-                float alpha2 = step->residual != SSLAT_NO_INPUT ? 1.0f : 0.0f;
-                CUDA_CHECK(err, cudnn, CUDNN(cudnnConvolutionBiasActivationForward)(
-                                           s->cudnn, &one, st->x, x, st->w, param_of(p, copy, st->params[0]), st->conv, st->algo,
-                                           s->workspace, st->workspace, &alpha2, st->y, z, st->bias,
-                                           param_of(p, copy, st->params[1]), st->act, st->y, y));
+            if (step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT && !st->fallback) {
+                sslat_status status = launch_fused(p, k, copy, err);
+                if (status != SSLAT_OK) return status;
             } else {
                 CUDA_CHECK(err, cudnn, CUDNN(cudnnConvolutionForward)(s->cudnn, &one, st->x, x, st->w,
                                                                        param_of(p, copy, st->params[0]), st->conv, st->algo,
                                                                        s->workspace, st->workspace, &zero, st->y, y));
-                if (step->epilogue) {
+                if (step->epilogue || st->fallback) {
                     const void *residual = step->residual != SSLAT_NO_INPUT ? buffer_of(p, copy, value_of(step->residual)) : NULL;
-                    CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_epilogue(p->elem, p->nhwc, y, param_of(p, copy, st->params[1]), residual,
+                    CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_epilogue(p->elem, p->nhwc, y, param_of(p, copy, st->params[2]), residual,
                                                           step->act, out.n, out.c, hw, s->stream));
                 }
             }
@@ -529,10 +625,13 @@ sslat_status cuda_program_read_output(cuda_program *p, float *out, sslat_error *
     size_t count = (size_t)sslat_shape_elements(shape), hw = (size_t)shape.h * (size_t)shape.w;
     uint8_t *raw = malloc(count * p->elem_size + 1);
     if (!raw) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-    cudaError_t code = cudaMemcpy(raw, buffer_of(p, 0, v), count * p->elem_size, cudaMemcpyDeviceToHost);
+    /* on the session's stream (non-blocking: the legacy stream would not wait for it), then wait */
+    cudaError_t code = cudaMemcpyAsync(raw, buffer_of(p, 0, v), count * p->elem_size, cudaMemcpyDeviceToHost,
+                                       p->session->stream);
+    if (code == cudaSuccess) code = cudaStreamSynchronize(p->session->stream);
     if (code != cudaSuccess) {
         free(raw);
-        return cuda_check_runtime(code, "cudaMemcpy(output)", __FILE__, __LINE__, err);
+        return cuda_check_runtime(code, "cudaMemcpyAsync(output)", __FILE__, __LINE__, err);
     }
     for (size_t i = 0; i < count; i++) {
         float value;
@@ -542,12 +641,7 @@ sslat_status cuda_program_read_output(cuda_program *p, float *out, sslat_error *
             memcpy(&h, raw + 2 * i, 2);
             value = p->elem == SSLAT_ELEM_F16 ? sslat_fp16_to_float(h) : sslat_bf16_to_float(h);
         }
-        size_t at = i; /* NHWC index i → NCHW */
-        if (p->nhwc) {
-            size_t c = i % (size_t)shape.c, pixel = (i / (size_t)shape.c) % hw, n = i / ((size_t)shape.c * hw);
-            at = (n * (size_t)shape.c + c) * hw + pixel;
-        }
-        out[at] = value;
+        out[p->nhwc ? sslat_nhwc_to_nchw(i, (size_t)shape.c, hw) : i] = value;
     }
     free(raw);
     return SSLAT_OK;
@@ -563,12 +657,13 @@ void cuda_program_describe(const cuda_program *p, char *buffer, size_t capacity)
     for (int32_t k = 0; k < p->plan.count && used < capacity; k++) {
         const cuda_step_state *st = &p->states[k];
         if (p->plan.steps[k].kind != CUDA_STEP_CONV) continue;
-        int n = snprintf(buffer + used, capacity - used, " | conv %d: %s, ws %zu B, %s", p->plan.steps[k].main_node,
+        int n = snprintf(buffer + used, capacity - used, " | conv %d: %s, ws %zu B, %s%s", p->plan.steps[k].main_node,
                          (unsigned)st->algo < 8 ? ALGO_NAMES[st->algo] : "?", st->workspace,
                          st->math == CUDNN_TENSOR_OP_MATH                       ? "tensor_op"
                          : st->math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ? "tensor_op+conversion"
                          : st->math == CUDNN_FMA_MATH                        ? "fma"
-                                                                             : "default");
+                                                                             : "default",
+                         st->fallback ? ", fused call refused: conv + sslat_epilogue" : "");
         if (n > 0) used += (size_t)n;
     }
 }

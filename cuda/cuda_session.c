@@ -47,6 +47,9 @@ sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, ssl
     CUDA_CHECK(err, runtime, cudaMalloc(&s->cublas_workspace, cublas_workspace));
     CUDA_CHECK(err, cublas, CUBLAS(cublasSetWorkspace_v2)(s->cublas, s->cublas_workspace, cublas_workspace));
     if (o->cold) CUDA_CHECK(err, runtime, cudaMalloc(&s->flush, (size_t)s->props.l2CacheSize * 2));
+    /* the blocking kernel's flags (hot replays): host-mapped, read by the GPU while the host writes */
+    CUDA_CHECK(err, runtime, cudaHostAlloc((void **)&s->block_flags, 2 * sizeof(int32_t), cudaHostAllocMapped));
+    CUDA_CHECK(err, runtime, cudaHostGetDevicePointer((void **)&s->block_flags_device, s->block_flags, 0));
     if (sslat_cuda_api.nvml.init) {
         char bus[32];
         if (cudaDeviceGetPCIBusId(bus, sizeof bus, s->choice.device) == cudaSuccess &&
@@ -86,6 +89,8 @@ void cuda_session_close(cuda_session *s)
     if (s->stop) cudaEventDestroy(s->stop);
     if (s->stream) cudaStreamDestroy(s->stream);
     if (s->nvtx) nvtxDomainDestroy(s->nvtx);
+    if (s->block_flags) cudaFreeHost(s->block_flags);
+    cuda_find_cache_release(&s->find_cache);
     free(s->notes);
     memset(s, 0, sizeof *s);
 }
@@ -131,9 +136,9 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     unsigned sm_end, memory_end, temperature_end;
     read_clocks(s, &sm_end, &memory_end, &temperature_end);
     unsigned long long reasons = 0;
-    if (s->nvml) sslat_cuda_api.nvml.throttle_reasons(s->nvml, &reasons);
+    if (s->nvml && sslat_cuda_api.nvml.throttle_reasons) sslat_cuda_api.nvml.throttle_reasons(s->nvml, &reasons);
     sslat_layout layout = sslat_layout_resolve(o->layout, o->dtype);
-    struct { const char *key; char value[160]; } pairs[32];
+    struct { const char *key; char value[192]; } pairs[40];
     int n = 0;
 #define PAIR(KEY, ...) do { pairs[n].key = KEY; snprintf(pairs[n].value, sizeof pairs[n].value, __VA_ARGS__); n++; } while (0)
     PAIR("device.name", "%s", s->props.name);
@@ -151,7 +156,8 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
         PAIR("device.sm_clock_mhz", "%u at start, %u at end", s->sm_clock_start, sm_end);
         PAIR("device.memory_clock_mhz", "%u at start, %u at end", s->memory_clock_start, memory_end);
         PAIR("device.temperature_c", "%u at start, %u at end", s->temperature_start, temperature_end);
-        PAIR("device.throttle_reasons", "0x%llx at end (NVML clocks-event reasons; 0x1 = idle)", reasons);
+        if (sslat_cuda_api.nvml.throttle_reasons)
+            PAIR("device.throttle_reasons", "0x%llx at end (NVML clocks-event reasons; 0x1 = idle)", reasons);
     } else {
         PAIR("device.clocks", "unknown (NVML not loaded)");
     }
@@ -164,7 +170,15 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     PAIR("calculator.run_iterations", "%d", o->run_iterations);
     PAIR("calculator.adaptive", o->target_noise > 0 ? "noise %g, cap %g s" : "off", o->target_noise, o->max_seconds);
     PAIR("calculator.seed", "%llu", (unsigned long long)o->seed);
-    PAIR("calculator.timing", "CUDA graph replays between CUDA events, median per sample, spin-wait");
+    PAIR("calculator.timing", "CUDA graph replays between CUDA events, median per sample, spin-wait; hot replays behind "
+                              "nvbench's blocking kernel (host launch latency outside the events)");
+    PAIR("cuda.blocking_kernel", "%d hot samples behind it, %d where it timed out (launch latency inside)",
+         s->blocked_samples, s->unblocked_samples);
+    PAIR("cuda.find", "%d distinct convolutions timed by cudnnFind, %d reused from the session's cache", s->find_cache.misses,
+         s->find_cache.hits);
+    PAIR("cuda.fused_fallbacks", "%d fused conv+bias+act calls no algorithm took: plain convolution + own epilogue",
+         s->fused_fallbacks);
+    PAIR("cuda.relaxed_captures", "%d captures needed cudaStreamCaptureModeRelaxed", s->relaxed_captures);
     PAIR("cuda.noisy_units", "%d of %d units had a coefficient of variation above 2.5%% (worst %.1f%%)",
          s->noisy_units, s->units, 100 * s->worst_noise);
 #undef PAIR

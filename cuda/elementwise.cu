@@ -1,53 +1,103 @@
-/* Elementwise kernels: activations, residual add, the conv / GEMM epilogue. */
+/* Elementwise kernels: activations, residual add, the conv / GEMM epilogue.
+ * Index arithmetic is 32-bit when the tensor fits (I = uint32_t), 64-bit only
+ * past 2^31 elements: a 64-bit division per element is a library call. */
 #include <cuda_runtime.h>
 
 #include "cuda/common.cuh"
 
-template <typename T>
-static __global__ void act_kernel(int act, const T *x, T *y, size_t count)
+template <typename T, typename I>
+static __global__ void act_kernel(int act, const T *x, T *y, I count)
 {
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
+    I stride = (I)gridDim.x * blockDim.x;
+    for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
         sslat_store(y, i, sslat_apply_act(act, sslat_load(x, i)));
 }
 
-template <typename T>
-static __global__ void add_kernel(int act, const T *a, const T *b, T *y, size_t count)
+template <typename T, typename I>
+static __global__ void add_kernel(int act, const T *a, const T *b, T *y, I count)
 {
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
+    I stride = (I)gridDim.x * blockDim.x;
+    for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
         sslat_store(y, i, sslat_apply_act(act, sslat_load(a, i) + sslat_load(b, i)));
 }
 
-template <typename T>
-static __global__ void epilogue_kernel(int nhwc, T *y, const float *bias, const T *residual, int act,
-                                       int n, int c, int hw)
+/* NHWC (and vectors): the channel is the fastest-moving index. */
+template <typename T, typename I>
+static __global__ void epilogue_nhwc_kernel(T *y, const float *bias, const T *residual, int act, I count, I c)
 {
-    size_t count = (size_t)n * c * hw, stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
-        int channel = nhwc ? (int)(i % c) : (int)((i / hw) % c);
+    I stride = (I)gridDim.x * blockDim.x;
+    for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
         float v = sslat_load(y, i);
-        if (bias) v += bias[channel];
+        if (bias) v += bias[i % c];
         if (residual) v += sslat_load(residual, i);
         sslat_store(y, i, sslat_apply_act(act, v));
+    }
+}
+
+/* NCHW: one (image, channel) plane per grid row, so the channel is read once
+ * per plane instead of divided out of every index. */
+template <typename T, typename I>
+static __global__ void epilogue_nchw_kernel(T *y, const float *bias, const T *residual, int act, I planes, I c, I hw)
+{
+    for (I plane = blockIdx.y; plane < planes; plane += gridDim.y) {
+        float b = bias ? bias[plane % c] : 0.f;
+        I base = plane * hw;
+        for (I p = (I)blockIdx.x * blockDim.x + threadIdx.x; p < hw; p += (I)gridDim.x * blockDim.x) {
+            float v = sslat_load(y, base + p) + b;
+            if (residual) v += sslat_load(residual, base + p);
+            sslat_store(y, base + p, sslat_apply_act(act, v));
+        }
+    }
+}
+
+/* Launchers per index type I (the narrowest that holds the tensor). */
+template <typename I>
+static void launch_act(int elem, int act, const void *x, void *y, size_t count, cudaStream_t stream)
+{
+#define LAUNCH(T) act_kernel<T, I><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, stream>>>(act, (const T *)x, (T *)y, (I)count)
+    SSLAT_DISPATCH(elem, LAUNCH);
+#undef LAUNCH
+}
+
+template <typename I>
+static void launch_add(int elem, int act, const void *a, const void *b, void *y, size_t count, cudaStream_t stream)
+{
+#define LAUNCH(T) add_kernel<T, I><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, stream>>>(act, (const T *)a, (const T *)b, (T *)y, (I)count)
+    SSLAT_DISPATCH(elem, LAUNCH);
+#undef LAUNCH
+}
+
+template <typename I>
+static void launch_epilogue(int elem, int nhwc, void *y, const float *bias, const void *residual, int act, size_t n,
+                            size_t c, size_t hw, cudaStream_t stream)
+{
+    size_t count = n * c * hw, planes = n * c;
+    if (nhwc || hw == 1) {
+#define LAUNCH(T) epilogue_nhwc_kernel<T, I><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, stream>>>((T *)y, bias, (const T *)residual, act, (I)count, (I)c)
+        SSLAT_DISPATCH(elem, LAUNCH);
+#undef LAUNCH
+    } else {
+        dim3 grid((unsigned)sslat_grid_for(hw, SSLAT_CUDA_BLOCK),
+                  (unsigned)(planes < SSLAT_CUDA_MAX_GRID ? planes : SSLAT_CUDA_MAX_GRID));
+#define LAUNCH(T) epilogue_nchw_kernel<T, I><<<grid, SSLAT_CUDA_BLOCK, 0, stream>>>((T *)y, bias, (const T *)residual, act, (I)planes, (I)c, (I)hw)
+        SSLAT_DISPATCH(elem, LAUNCH);
+#undef LAUNCH
     }
 }
 
 extern "C" int sslat_cuda_act(int elem, int act, const void *x, void *y, size_t count, void *stream)
 {
     if (count == 0) return 0;
-#define LAUNCH(T) act_kernel<T><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>(act, (const T *)x, (T *)y, count)
-    SSLAT_DISPATCH(elem, LAUNCH);
-#undef LAUNCH
+    if (sslat_fits_32(count)) launch_act<uint32_t>(elem, act, x, y, count, (cudaStream_t)stream);
+    else launch_act<size_t>(elem, act, x, y, count, (cudaStream_t)stream);
     return (int)cudaGetLastError();
 }
 
 extern "C" int sslat_cuda_add(int elem, int act, const void *a, const void *b, void *y, size_t count, void *stream)
 {
     if (count == 0) return 0;
-#define LAUNCH(T) add_kernel<T><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>(act, (const T *)a, (const T *)b, (T *)y, count)
-    SSLAT_DISPATCH(elem, LAUNCH);
-#undef LAUNCH
+    if (sslat_fits_32(count)) launch_add<uint32_t>(elem, act, a, b, y, count, (cudaStream_t)stream);
+    else launch_add<size_t>(elem, act, a, b, y, count, (cudaStream_t)stream);
     return (int)cudaGetLastError();
 }
 
@@ -56,8 +106,9 @@ extern "C" int sslat_cuda_epilogue(int elem, int nhwc, void *y, const float *bia
 {
     size_t count = (size_t)n * c * hw;
     if (count == 0) return 0;
-#define LAUNCH(T) epilogue_kernel<T><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>(nhwc, (T *)y, bias, (const T *)residual, act, n, c, hw)
-    SSLAT_DISPATCH(elem, LAUNCH);
-#undef LAUNCH
+    if (sslat_fits_32(count))
+        launch_epilogue<uint32_t>(elem, nhwc, y, bias, residual, act, (size_t)n, (size_t)c, (size_t)hw, (cudaStream_t)stream);
+    else
+        launch_epilogue<size_t>(elem, nhwc, y, bias, residual, act, (size_t)n, (size_t)c, (size_t)hw, (cudaStream_t)stream);
     return (int)cudaGetLastError();
 }

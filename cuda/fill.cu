@@ -1,22 +1,31 @@
 #include <cuda_runtime.h>
 
 #include "cuda/common.cuh"
+#include "cuda/cuda_layout.h"
 #include "cuda/ops.h"
-#include "measure/fill.h"
 
+/* Element i of the buffer gets the value of its logical NCHW index
+ * (cuda/cuda_layout.h): in NHWC too, so every layout computes on the same input. */
 template <typename T>
-static __global__ void fill_kernel(T *data, size_t count, uint64_t seed, float lo, float hi)
+static __global__ void fill_kernel(T *data, size_t count, uint64_t seed, int nhwc, size_t c, size_t hw, float lo, float hi)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
-        sslat_store(data, i, sslat_fill_at(seed, i, lo, hi));
+        sslat_store(data, i, sslat_fill_tensor_at(seed, i, nhwc, c, hw, lo, hi));
+}
+
+extern "C" int sslat_cuda_fill_tensor(int elem, int nhwc, void *data, size_t count, size_t c, size_t hw, uint64_t seed,
+                                      float lo, float hi, void *stream)
+{
+    if (count == 0) return 0;
+    if (nhwc && (c == 0 || hw == 0 || count % (c * hw))) return (int)cudaErrorInvalidValue;
+#define LAUNCH(T) fill_kernel<T><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>((T *)data, count, seed, nhwc, c, hw, lo, hi)
+    SSLAT_DISPATCH(elem, LAUNCH);
+#undef LAUNCH
+    return (int)cudaGetLastError();
 }
 
 extern "C" int sslat_cuda_fill(int elem, void *data, size_t count, uint64_t seed, float lo, float hi, void *stream)
 {
-    if (count == 0) return 0;
-#define LAUNCH(T) fill_kernel<T><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>((T *)data, count, seed, lo, hi)
-    SSLAT_DISPATCH(elem, LAUNCH);
-#undef LAUNCH
-    return (int)cudaGetLastError();
+    return sslat_cuda_fill_tensor(elem, 0, data, count, 1, 1, seed, lo, hi, stream);
 }

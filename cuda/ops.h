@@ -39,9 +39,20 @@ int sslat_cuda_global_avgpool(int elem, int nhwc, const void *x, void *y, int n,
 int sslat_cuda_channel_shuffle(int elem, int nhwc, const void *x, void *y, int n, int c, int hw,
                                int groups, void *stream);
 
-/* Seeded uniform values in [lo, hi) (engine/fill.h's formula, then rounded to
- * the element type). */
+/* Seeded uniform values in [lo, hi) (measure/fill.h's formula, then rounded to
+ * the element type), element i of the buffer getting the value of its index. */
 int sslat_cuda_fill(int elem, void *data, size_t count, uint64_t seed, float lo, float hi, void *stream);
+
+/* The same for an N×C×H×W tensor in NCHW or NHWC (c channels, hw pixels):
+ * each element gets the value of its logical NCHW index (cuda/cuda_layout.h). */
+int sslat_cuda_fill_tensor(int elem, int nhwc, void *data, size_t count, size_t c, size_t hw, uint64_t seed,
+                           float lo, float hi, void *stream);
+
+/* nvbench's blocking kernel: holds the stream until *release (host-mapped
+ * memory) is non-zero, so the launches queued behind it (start event, graph,
+ * stop event) start back to back with no host latency inside the timing. It
+ * gives up after timeout_ns of GPU time and sets *timed_out. */
+int sslat_cuda_block_stream(const volatile int32_t *release, int32_t *timed_out, uint64_t timeout_ns, void *stream);
 
 #ifdef __cplusplus
 }

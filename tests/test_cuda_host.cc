@@ -8,9 +8,16 @@
 
 extern "C" {
 #include "cuda/cuda_env.h"
+#include "cuda/cuda_layout.h"
 #include "cuda/cuda_plan.h"
+#include "cuda/cuda_select.h"
 #include "ir/space.h"
+#include "measure/parameters.h"
 }
+
+#include <cstring>
+#include <set>
+#include <vector>
 
 namespace {
 
@@ -135,6 +142,172 @@ TEST(CudaPlan, PoolingLinearAndShuffle)
     EXPECT_EQ(plan_of("\"gap\", \"fc10\"", SSLAT_MODE_FUSED), "sslat_global_avgpool");
     std::string fc = plan_of("\"fc10\"", SSLAT_MODE_FUSED);
     EXPECT_NE(fc.find("cublasGemmEx + sslat_epilogue(bias)"), std::string::npos) << fc;
+}
+
+// ---- layouts: one mapping for the fill kernel, the read-back and the weights ----
+
+TEST(CudaLayout, AnNhwcBufferHoldsEachLogicalIndexOnce)
+{
+    const size_t n = 2, c = 3, hw = 5, count = n * c * hw;
+    std::set<size_t> seen;
+    for (size_t i = 0; i < count; i++) seen.insert(sslat_nhwc_to_nchw(i, c, hw));
+    EXPECT_EQ(seen.size(), count);                      // a bijection
+    EXPECT_EQ(sslat_nhwc_to_nchw(1, c, hw), 1 * hw);    // the next channel of pixel 0
+    EXPECT_EQ(sslat_nhwc_to_nchw(c, c, hw), 1u);        // channel 0 of pixel 1
+    EXPECT_EQ(sslat_nhwc_to_nchw(c * hw, c, hw), c * hw); // the next image
+}
+
+// The fill kernel's formula: an NHWC input, read back to NCHW as the program
+// reads its output, is the seeded input every other path uses (it was filled
+// in buffer order, so every NHWC variant computed on shuffled input).
+TEST(CudaLayout, AnNhwcFillReadBackIsTheSeededNchwInput)
+{
+    const size_t n = 2, c = 4, hw = 6, count = n * c * hw;
+    const uint64_t seed = 1234;
+    std::vector<float> expected(count), device(count), read_back(count);
+    sslat_fill_parameter(expected.data(), count, seed, -1, 0, 0);  // the reference's input (node -1, copy 0)
+    const uint64_t stream = sslat_fill_stream(seed, -1, 0);
+    for (size_t i = 0; i < count; i++) device[i] = sslat_fill_tensor_at(stream, i, 1, c, hw, -1.0f, 1.0f);
+    for (size_t i = 0; i < count; i++) read_back[sslat_nhwc_to_nchw(i, c, hw)] = device[i];
+    EXPECT_EQ(read_back, expected);
+    for (size_t i = 0; i < count; i++)  // NCHW: buffer order is the logical order
+        EXPECT_EQ(sslat_fill_tensor_at(stream, i, 0, c, hw, -1.0f, 1.0f), expected[i]);
+}
+
+TEST(CudaLayout, PermutedLinearColumnsComputeTheSameProductOnNhwcInput)
+{
+    const size_t rows = 3, c = 4, hw = 5, columns = c * hw;
+    std::vector<float> w(rows * columns), permuted(rows * columns), x_nchw(columns), x_nhwc(columns);
+    for (size_t i = 0; i < w.size(); i++) w[i] = (float)((i * 7919) % 13) - 6.0f;
+    for (size_t i = 0; i < columns; i++) x_nchw[i] = (float)((i * 31) % 11) - 5.0f;
+    for (size_t i = 0; i < columns; i++) x_nhwc[i] = x_nchw[sslat_nhwc_to_nchw(i, c, hw)];
+    sslat_permute_linear_columns(w.data(), permuted.data(), rows, c, hw);
+    for (size_t o = 0; o < rows; o++) {
+        double a = 0, b = 0;
+        for (size_t k = 0; k < columns; k++) {
+            a += w[o * columns + k] * x_nchw[k];
+            b += permuted[o * columns + k] * x_nhwc[k];
+        }
+        EXPECT_EQ(a, b) << "row " << o;
+    }
+}
+
+// The IR writes flatten before a linear on a spatial input: the permutation
+// must see the 4-D shape behind it (it saw 1x1 and never ran).
+TEST(CudaSelect, ALinearsColumnsComeFromTheTensorBeforeFlatten)
+{
+    for (const char *layers : {"\"fc10\"", "\"flatten\", \"fc10\""}) {
+        std::string text = std::string("{\"sslat\": 1, \"input\": {\"shape\": [8, 3, 3], \"batch\": 2}, \"layers\": [") +
+                           layers + "]}";
+        sslat_space *space = nullptr;
+        sslat_error err;
+        ASSERT_EQ(sslat_space_load_string(text.c_str(), text.size(), "t", nullptr, &space, &err), SSLAT_OK) << err.message;
+        sslat_graph whole;
+        ASSERT_EQ(sslat_space_architecture_graph(space, nullptr, 0, &whole, &err), SSLAT_OK) << err.message;
+        int32_t linear = -1;
+        for (int32_t i = 0; i < whole.count; i++)
+            if (whole.nodes[i].op == SSLAT_OP_LINEAR) linear = i;
+        ASSERT_GE(linear, 0);
+        sslat_shape source = cuda_linear_source_shape(&whole, linear);
+        EXPECT_EQ(source.c, 8) << layers;
+        EXPECT_EQ(source.h, 3) << layers;
+        EXPECT_EQ(source.w, 3) << layers;
+        sslat_graph_release(&whole);
+        sslat_space_free(space);
+    }
+}
+
+// ---- which of cuDNN's algorithms a convolution keeps ----
+
+struct Trials {
+    std::vector<bool> works;
+    std::vector<int> asked;
+};
+
+bool trial(void *context, int k)
+{
+    Trials *t = static_cast<Trials *>(context);
+    t->asked.push_back(k);
+    return t->works[(size_t)k];
+}
+
+TEST(CudaSelect, TheFastestAlgorithmThatSucceededKeepsFp32OnFmaAndWorksForTheCall)
+{
+    // Find's order: fastest first
+    const cuda_algo_result results[] = {{1, false, true, 0},  // failed in Find
+                                        {6, true, false, 0},  // tensor-op math: TF32 for fp32
+                                        {0, true, true, 64},
+                                        {2, true, true, 128}};
+    int tried = 0;
+    EXPECT_EQ(cuda_pick_algorithm(results, 4, false, nullptr, nullptr, &tried), 1);  // fp16 / tf32: any math
+    EXPECT_EQ(cuda_pick_algorithm(results, 4, true, nullptr, nullptr, &tried), 2);   // fp32: FMA only
+    EXPECT_EQ(tried, 0);
+    // the fused call: each candidate trial-run in Find's order until one works
+    Trials t{{false, false, false, true}, {}};
+    EXPECT_EQ(cuda_pick_algorithm(results, 4, true, trial, &t, &tried), 3);
+    EXPECT_EQ(t.asked, (std::vector<int>{2, 3}));
+    EXPECT_EQ(tried, 2);
+    // none works: -1, the caller falls back to conv + own epilogue
+    Trials none{{true, true, false, false}, {}};
+    EXPECT_EQ(cuda_pick_algorithm(results, 4, true, trial, &none, &tried), -1);
+    EXPECT_EQ(none.asked, (std::vector<int>{2, 3}));  // a non-FMA one is never tried for fp32
+    EXPECT_EQ(cuda_pick_algorithm(results, 0, false, nullptr, nullptr, &tried), -1);
+}
+
+TEST(CudaSelect, TheFindCacheTellsEveryFieldApart)
+{
+    sslat_conv_params conv = {32, 3, 1, 1, 1, 1, false};
+    sslat_shape in = {1, 16, 28, 28}, out = {1, 32, 28, 28};
+    cuda_find_cache cache = {};
+    cuda_conv_choice choice = {};
+    choice.key = cuda_conv_key_of(in, out, &conv, 0, false, 2, true);
+    choice.algo = 6;
+    sslat_error err;
+    ASSERT_EQ(cuda_find_cache_put(&cache, &choice, &err), SSLAT_OK);
+    cuda_conv_key same = cuda_conv_key_of(in, out, &conv, 0, false, 2, true);
+    const cuda_conv_choice *hit = cuda_find_cache_get(&cache, &same);
+    ASSERT_NE(hit, nullptr);
+    EXPECT_EQ(hit->algo, 6);
+    sslat_conv_params stride = conv, groups = conv, bias = conv;
+    stride.stride = 2, groups.groups = 16, bias.bias = true;
+    sslat_shape batch = in;
+    batch.n = 8;
+    const cuda_conv_key others[] = {
+        cuda_conv_key_of(in, out, &conv, 2, false, 2, true),    // dtype
+        cuda_conv_key_of(in, out, &conv, 0, true, 2, true),     // layout
+        cuda_conv_key_of(in, out, &conv, 0, false, 1, true),    // math
+        cuda_conv_key_of(in, out, &conv, 0, false, 2, false),   // plain instead of fused call
+        cuda_conv_key_of(in, out, &stride, 0, false, 2, true),  // parameters
+        cuda_conv_key_of(in, out, &groups, 0, false, 2, true),
+        cuda_conv_key_of(in, out, &bias, 0, false, 2, true),
+        cuda_conv_key_of(batch, out, &conv, 0, false, 2, true)};  // shape
+    for (const cuda_conv_key &key : others) EXPECT_EQ(cuda_find_cache_get(&cache, &key), nullptr);
+    EXPECT_EQ(cache.hits, 1);
+    EXPECT_EQ(cache.misses, (int)(sizeof others / sizeof others[0]));
+    cuda_find_cache_release(&cache);
+}
+
+TEST(CudaSelect, SizesAreCheckedBeforeAnyDescriptorOrAllocation)
+{
+    // 4096 x 256 x 1024 x 1024 activations: past cuDNN's 2^31 elements per tensor
+    std::string text = "{\"sslat\": 1, \"input\": {\"shape\": [256, 8, 8]}, \"layers\": [\"conv_k3_c256\"]}";
+    sslat_space_options big = {4096, 1024, 1024};
+    sslat_space *space = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_space_load_string(text.c_str(), text.size(), "t", &big, &space, &err), SSLAT_OK) << err.message;
+    const sslat_graph *g = &space->layers[0].candidates[0].graph;
+    EXPECT_EQ(cuda_check_sizes(g, 4, (size_t)1 << 40, &err), SSLAT_ERR_LIMIT);
+    EXPECT_NE(std::string(err.message).find("2^31"), std::string::npos) << err.message;
+    sslat_space_free(space);
+    // within the limit but more than the memory that is free
+    sslat_space_options fits = {8, 256, 256};
+    ASSERT_EQ(sslat_space_load_string(text.c_str(), text.size(), "t", &fits, &space, &err), SSLAT_OK);
+    g = &space->layers[0].candidates[0].graph;
+    // input and output 8 x 256 x 256 x 256 fp32 = 512 MiB each, weights 2.25 MiB
+    EXPECT_EQ(cuda_check_sizes(g, 4, (size_t)1100 << 20, &err), SSLAT_OK);
+    EXPECT_EQ(cuda_check_sizes(g, 4, (size_t)1000 << 20, &err), SSLAT_ERR_NOMEM);
+    EXPECT_NE(std::string(err.message).find("MB are free"), std::string::npos) << err.message;
+    sslat_space_free(space);
 }
 
 } // namespace

@@ -1,0 +1,114 @@
+#include "cuda/cuda_select.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/hash.h"
+
+int cuda_pick_algorithm(const cuda_algo_result *results, int n, bool fp32_exact, cuda_algo_trial trial,
+                        void *context, int *tried)
+{
+    *tried = 0;
+    for (int k = 0; k < n; k++) {
+        if (!results[k].succeeded) continue;
+        if (fp32_exact && !results[k].fma_math) continue; /* fp32 stays fp32, whatever Find timed */
+        if (!trial) return k;
+        (*tried)++;
+        if (trial(context, k)) return k;
+    }
+    return -1;
+}
+
+cuda_conv_key cuda_conv_key_of(sslat_shape in, sslat_shape out, const sslat_conv_params *c, int dtype, bool nhwc,
+                               int math, bool fused_call)
+{
+    cuda_conv_key key;
+    memset(&key, 0, sizeof key);
+    const int64_t fields[] = {in.n,       in.c,       in.h,      in.w,        out.n,       out.c,        out.h,
+                              out.w,      c->kernel,  c->stride, c->padding,  c->dilation, c->groups,    c->bias,
+                              c->out_channels, dtype, nhwc, math, fused_call, 0};
+    _Static_assert(sizeof fields / sizeof fields[0] == CUDA_CONV_KEY_FIELDS, "every field of the key");
+    memcpy(key.fields, fields, sizeof fields);
+    return key;
+}
+
+static uint64_t key_hash(const cuda_conv_key *key)
+{
+    sslat_hasher h;
+    sslat_hash_begin(&h);
+    for (int i = 0; i < CUDA_CONV_KEY_FIELDS; i++) sslat_hash_u64(&h, (uint64_t)key->fields[i]);
+    return h.state;
+}
+
+const cuda_conv_choice *cuda_find_cache_get(cuda_find_cache *cache, const cuda_conv_key *key)
+{
+    long at = sslat_key_index_get(&cache->index, key_hash(key));
+    /* the whole key is compared: a 64-bit hash collision must not mix two convolutions */
+    if (at >= 0 && !memcmp(&cache->items[at].key, key, sizeof *key)) {
+        cache->hits++;
+        return &cache->items[at];
+    }
+    cache->misses++;
+    return NULL;
+}
+
+sslat_status cuda_find_cache_put(cuda_find_cache *cache, const cuda_conv_choice *choice, sslat_error *err)
+{
+    if (cache->count == cache->capacity) {
+        int next = cache->capacity ? 2 * cache->capacity : 64;
+        cuda_conv_choice *grown = realloc(cache->items, (size_t)next * sizeof *grown);
+        if (!grown) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+        cache->items = grown;
+        cache->capacity = next;
+    }
+    if (!sslat_key_index_put(&cache->index, key_hash(&choice->key), cache->count))
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    cache->items[cache->count++] = *choice;
+    return SSLAT_OK;
+}
+
+void cuda_find_cache_release(cuda_find_cache *cache)
+{
+    free(cache->items);
+    sslat_key_index_release(&cache->index);
+    memset(cache, 0, sizeof *cache);
+}
+
+static int64_t parameter_count(const sslat_graph *g, const sslat_node *node)
+{
+    /* what a copy holds on the device for the node: weights, bias, BN statistics */
+    int64_t learnable = sslat_node_param_count(g, node);
+    return node->op == SSLAT_OP_BATCHNORM ? 2 * learnable : learnable;
+}
+
+sslat_status cuda_check_sizes(const sslat_graph *g, size_t elem_size, size_t free_bytes, sslat_error *err)
+{
+    double bytes = (double)sslat_shape_elements(g->input) * (double)elem_size;
+    if (sslat_shape_elements(g->input) > SSLAT_CUDNN_MAX_ELEMENTS)
+        return sslat_fail(err, SSLAT_ERR_LIMIT,
+                          "the input %dx%dx%dx%d has %lld elements, more than cuDNN's tensors hold (2^31 - 1)",
+                          g->input.n, g->input.c, g->input.h, g->input.w, (long long)sslat_shape_elements(g->input));
+    for (int32_t i = 0; i < g->count; i++) {
+        const sslat_node *node = &g->nodes[i];
+        int64_t elements = sslat_shape_elements(node->shape);
+        if (elements > SSLAT_CUDNN_MAX_ELEMENTS)
+            return sslat_fail(err, SSLAT_ERR_LIMIT,
+                              "%s '%s' outputs %dx%dx%dx%d = %lld elements, more than cuDNN's tensors hold (2^31 - 1)",
+                              sslat_op_name(node->op), node->name, node->shape.n, node->shape.c, node->shape.h,
+                              node->shape.w, (long long)elements);
+        bytes += ((double)elements + (double)parameter_count(g, node)) * (double)elem_size;
+    }
+    if (bytes > (double)free_bytes)
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "one copy needs %.0f MB of device memory, %.0f MB are free",
+                          bytes / 1048576.0, (double)free_bytes / 1048576.0);
+    return SSLAT_OK;
+}
+
+sslat_shape cuda_linear_source_shape(const sslat_graph *g, int32_t linear_node)
+{
+    int32_t source = g->nodes[linear_node].input[0];
+    while (source >= 0 && (g->nodes[source].op == SSLAT_OP_FLATTEN || g->nodes[source].op == SSLAT_OP_IDENTITY))
+        source = g->nodes[source].input[0];
+    return sslat_graph_shape_of(g, source);
+}
