@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build, here, what bench/gpu_check.sh runs on the GPU machine (which has no
 # GoogleTest and no network): Release, sm_90, static CUDA runtime, no MPI; the
-# command, the GPU test binary, libsslat.so and libjansson go to gpu-carry/
-# (git-ignored), which the device run carries.
+# command, the GPU test binary, libsslat.so, libjansson and libprotobuf-c go to
+# gpu-carry/ (git-ignored), which the device run carries:
+#   run(command="bash bench/gpu_check.sh smoke", carry=["gpu-carry"], timeout_s=120)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
@@ -12,5 +13,6 @@ rm -rf gpu-carry && mkdir -p gpu-carry
 cp build-gpu/sslat build-gpu/tests/sslat_gpu_tests gpu-carry/
 cp "$(readlink -f build-gpu/libsslat.so)" gpu-carry/libsslat.so
 cp "$(ldconfig -p | awk '/libjansson.so.4 /{print $NF; exit}')" gpu-carry/libjansson.so.4
+cp "$(ldconfig -p | awk '/libprotobuf-c.so.1 /{print $NF; exit}')" gpu-carry/libprotobuf-c.so.1
 echo "gpu-carry/: $(du -sh gpu-carry | cut -f1); needs on the GPU machine:"
 ldd gpu-carry/sslat | awk '{print "  " $1}'

@@ -1,17 +1,25 @@
 #!/usr/bin/env python3
-"""The same ops in PyTorch, timed the way a careful PyTorch user would: eval
-mode, channels_last, cudnn.benchmark=True, the op captured in a CUDA graph
-(K calls over K inputs per replay) and replayed between CUDA events.
+"""The same ops in PyTorch, timed so the comparison with sslat's cuda table is
+fair: eval mode, cudnn.benchmark=True, BN folded into the conv before it (as
+sslat's fused mode does), the layout sslat used (NCHW for fp32 / tf32,
+channels_last for fp16 / bf16), and R copies per CUDA-graph replay, each with
+its own weights and input, R chosen by sslat's rule (a replay >= 0.2 ms, the
+copies' footprint > 2x L2), replayed between CUDA events.
 
 Reads the IR of `sslat show --ir SPACE [--batch B]` (the very subgraphs sslat
 measures) and writes CSV: layer,label,torch_ms (per sample, like sslat's
 entries). Only the NAS blocks' candidates; identical subgraphs timed once.
 
     python3 bench/torch_ops.py IR.json --dtype fp16 -o torch.csv
+
+Left as it is: PyTorch's graph pool may reuse one copy's intermediates for
+the next, where sslat gives each copy its own buffers.
 """
 import argparse
+import copy
 import csv
 import json
+import math
 import statistics
 import sys
 
@@ -58,6 +66,16 @@ class Subgraph(nn.Module):
     def shape_of(self, index):
         return self.input_shape if index == -1 else self.nodes[index]["shape"]
 
+    def fold_batchnorm(self):
+        """conv -> bn (the bn the conv's only reader) as one conv, as sslat's fused mode."""
+        for i, node in enumerate(self.nodes[:-1]):
+            following = self.nodes[i + 1]
+            readers = sum(n["input"].count(i) for n in self.nodes)
+            if node["op"] == "conv2d" and following["op"] == "batchnorm" and following["input"][0] == i and readers == 1:
+                self.layers[i] = torch.nn.utils.fusion.fuse_conv_bn_eval(self.layers[i].eval(), self.layers[i + 1].eval())
+                self.layers[i + 1] = nn.Identity()
+        return self
+
     def forward(self, x):
         values = []
         for node, layer in zip(self.nodes, self.layers):
@@ -84,26 +102,32 @@ class Subgraph(nn.Module):
         return values[-1] if values else x
 
 
-def time_subgraph(candidate, dtype, copies, warmup, runs):
-    model = Subgraph(candidate).eval().cuda().to(dtype=dtype, memory_format=torch.channels_last)
-    n = candidate["input"][0]
-    inputs = [torch.rand(candidate["input"], device="cuda", dtype=dtype).mul_(2).sub_(1)
-              .contiguous(memory_format=torch.channels_last) for _ in range(copies)]
+def copies_for(one_ms, copy_bytes, l2_bytes, free_bytes, min_replay_ms=0.2, max_copies=1024):
+    """sslat's rule (cuda/cuda_env.c, sslat_cuda_copies)."""
+    by_time = math.ceil(min_replay_ms / one_ms) if one_ms > 0 else max_copies
+    by_cache = math.floor(2 * l2_bytes / copy_bytes) + 1 if copy_bytes > 0 else 1
+    copies = min(max(by_time, by_cache, 1), max_copies)
+    if copy_bytes > 0 and copies * copy_bytes > free_bytes:
+        copies = free_bytes // copy_bytes
+    return max(int(copies), 1)
+
+
+def capture(models, inputs):
     with torch.no_grad():
-        for x in inputs[:3]:
-            model(x)  # cudnn.benchmark picks its algorithms here
-        torch.cuda.synchronize()
         stream = torch.cuda.Stream()
         stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(stream):
-            model(inputs[0])
+            for model, x in zip(models, inputs):
+                model(x)  # an eager run of each before capture
         torch.cuda.current_stream().wait_stream(stream)
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
-            for x in inputs:
+            for model, x in zip(models, inputs):
                 model(x)
-    for _ in range(warmup):
-        graph.replay()
+    return graph
+
+
+def replay_ms(graph, runs):
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     samples = []
     for _ in range(runs):
@@ -111,15 +135,44 @@ def time_subgraph(candidate, dtype, copies, warmup, runs):
         graph.replay()
         stop.record()
         stop.synchronize()
-        samples.append(start.elapsed_time(stop) / copies / n)
+        samples.append(start.elapsed_time(stop))
     return statistics.median(samples)
+
+
+def time_subgraph(candidate, dtype, warmup, runs):
+    layout = torch.channels_last if dtype in (torch.float16, torch.bfloat16) else torch.contiguous_format
+    base = Subgraph(candidate).eval().fold_batchnorm().cuda().to(dtype=dtype, memory_format=layout)
+    n = candidate["input"][0]
+
+    def make_input():
+        return torch.rand(candidate["input"], device="cuda", dtype=dtype).mul_(2).sub_(1).contiguous(memory_format=layout)
+
+    with torch.no_grad():
+        for _ in range(3):
+            base(make_input())  # cudnn.benchmark picks its algorithms here
+    torch.cuda.synchronize()
+    # one copy's time and footprint decide the copies, as sslat decides them
+    one = replay_ms(capture([base], [make_input()]), 3)
+    element = torch.tensor([], dtype=dtype).element_size()
+    footprint = sum(p.numel() for p in base.parameters()) * element
+    footprint += sum(math.prod(node["shape"]) for node in candidate["nodes"]) * element + math.prod(candidate["input"]) * element
+    free, _ = torch.cuda.mem_get_info()
+    copies = copies_for(one, footprint, torch.cuda.get_device_properties(0).L2_cache_size, free // 2)
+    models = [base] + [copy.deepcopy(base) for _ in range(copies - 1)]
+    for model in models[1:]:  # each copy its own weights, as in sslat
+        with torch.no_grad():
+            for parameter in model.parameters():
+                parameter.copy_(torch.empty_like(parameter).uniform_(-0.1, 0.1))
+    graph = capture(models, [make_input() for _ in range(copies)])
+    for _ in range(warmup):
+        graph.replay()
+    return replay_ms(graph, runs) / copies / n
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("ir", help="output of sslat show --ir")
     parser.add_argument("--dtype", default="fp32", choices=["fp32", "tf32", "fp16", "bf16"])
-    parser.add_argument("--copies", type=int, default=20, help="calls per graph replay")
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("-o", "--output", default="-")
@@ -141,7 +194,7 @@ def main():
                 rows.append((layer["name"], candidate["label"], 0.0))
                 continue
             if candidate["hash"] not in timed:
-                timed[candidate["hash"]] = time_subgraph(candidate, dtype, args.copies, args.warmup, args.runs)
+                timed[candidate["hash"]] = time_subgraph(candidate, dtype, args.warmup, args.runs)
             rows.append((layer["name"], candidate["label"], timed[candidate["hash"]]))
     out = sys.stdout if args.output == "-" else open(args.output, "w", newline="")
     writer = csv.writer(out)
