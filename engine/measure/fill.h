@@ -21,7 +21,13 @@ static inline SSLAT_HOST_DEVICE float sslat_fill_at(uint64_t seed, uint64_t inde
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     z ^= z >> 31;
-    return lo + (hi - lo) * ((float)(z >> 40) * (1.0f / 16777216.0f));
+    float unit = (float)(z >> 40) * (1.0f / 16777216.0f);
+#ifdef __CUDA_ARCH__
+    /* no FMA contraction on the device: the host computes multiply, then add */
+    return __fadd_rn(lo, __fmul_rn(hi - lo, unit));
+#else
+    return lo + (hi - lo) * unit;
+#endif
 }
 
 /* A stream seed for (seed, node, role): weights of node 3's bias and of node 4's
