@@ -20,86 +20,29 @@ import copy
 import csv
 import json
 import math
+import os
 import statistics
 import sys
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
-ACTS = {"relu": nn.ReLU, "relu6": nn.ReLU6, "hswish": nn.Hardswish, "hsigmoid": nn.Hardsigmoid,
-        "sigmoid": nn.Sigmoid, "silu": nn.SiLU, "gelu": nn.GELU, "tanh": nn.Tanh}
+# The IR -> torch module builder of `sslat validate --reference torch`: one
+# definition of what each IR op is in PyTorch.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+from reference_runner import torch_module  # noqa: E402
 
 
-class Subgraph(nn.Module):
-    """An sslat subgraph: nodes in order, each reading earlier values (-1 = input)."""
-
-    def __init__(self, candidate):
-        super().__init__()
-        self.nodes = candidate["nodes"]
-        self.input_shape = candidate["input"]
-        self.layers = nn.ModuleList()
-        for node in self.nodes:
-            in_shape = self.shape_of(node["input"][0])
-            op = node["op"]
-            if op == "conv2d":
-                c = node["conv"]
-                layer = nn.Conv2d(in_shape[1], c["out_channels"], c["kernel"], c["stride"], c["padding"],
-                                  c["dilation"], c["groups"], bias=c["bias"])
-            elif op == "batchnorm":
-                layer = nn.BatchNorm2d(in_shape[1])
-            elif op == "act":
-                layer = ACTS[node["act"]]()
-            elif op == "maxpool":
-                p = node["pool"]
-                layer = nn.MaxPool2d(p["kernel"], p["stride"], p["padding"])
-            elif op == "avgpool":
-                p = node["pool"]
-                layer = nn.AvgPool2d(p["kernel"], p["stride"], p["padding"])
-            elif op == "linear":
-                features = in_shape[1] * in_shape[2] * in_shape[3]
-                layer = nn.Linear(features, node["linear"]["out_features"], bias=node["linear"]["bias"])
-            else:
-                layer = nn.Identity()
-            self.layers.append(layer)
-
-    def shape_of(self, index):
-        return self.input_shape if index == -1 else self.nodes[index]["shape"]
-
-    def fold_batchnorm(self):
-        """conv -> bn (the bn the conv's only reader) as one conv, as sslat's fused mode."""
-        for i, node in enumerate(self.nodes[:-1]):
-            following = self.nodes[i + 1]
-            readers = sum(n["input"].count(i) for n in self.nodes)
-            if node["op"] == "conv2d" and following["op"] == "batchnorm" and following["input"][0] == i and readers == 1:
-                self.layers[i] = torch.nn.utils.fusion.fuse_conv_bn_eval(self.layers[i].eval(), self.layers[i + 1].eval())
-                self.layers[i + 1] = nn.Identity()
-        return self
-
-    def forward(self, x):
-        values = []
-        for node, layer in zip(self.nodes, self.layers):
-            a = x if node["input"][0] == -1 else values[node["input"][0]]
-            b = None if node["input"][1] == -2 else (x if node["input"][1] == -1 else values[node["input"][1]])
-            op = node["op"]
-            if op == "add":
-                y = a + b
-            elif op == "mul_channel":
-                y = a * b
-            elif op == "global_avgpool":
-                y = F.adaptive_avg_pool2d(a, 1)
-            elif op == "linear":
-                y = layer(torch.flatten(a, 1)).view(a.shape[0], -1, 1, 1)
-            elif op == "flatten":
-                y = a.reshape(a.shape[0], -1, 1, 1)
-            elif op == "channel_shuffle":
-                n, c, h, w = a.shape
-                g = node["groups"]
-                y = a.view(n, g, c // g, h, w).transpose(1, 2).reshape(n, c, h, w)
-            else:
-                y = layer(a)
-            values.append(y)
-        return values[-1] if values else x
+def fold_batchnorm(module):
+    """conv -> bn (the bn the conv's only reader) as one conv, as sslat's fused mode."""
+    nodes = module.nodes
+    for i, node in enumerate(nodes[:-1]):
+        following = nodes[i + 1]
+        readers = sum(n["input"].count(i) for n in nodes)
+        if node["op"] == "conv2d" and following["op"] == "batchnorm" and following["input"][0] == i and readers == 1:
+            module.layers[i] = torch.nn.utils.fusion.fuse_conv_bn_eval(module.layers[i].eval(), module.layers[i + 1].eval())
+            module.layers[i + 1] = nn.Identity()
+    return module
 
 
 def copies_for(one_ms, copy_bytes, l2_bytes, free_bytes, min_replay_ms=0.2, max_copies=1024):
@@ -141,7 +84,7 @@ def replay_ms(graph, runs):
 
 def time_subgraph(candidate, dtype, warmup, runs):
     layout = torch.channels_last if dtype in (torch.float16, torch.bfloat16) else torch.contiguous_format
-    base = Subgraph(candidate).eval().fold_batchnorm().cuda().to(dtype=dtype, memory_format=layout)
+    base = fold_batchnorm(torch_module(torch, candidate).eval()).cuda().to(dtype=dtype, memory_format=layout)
     n = candidate["input"][0]
 
     def make_input():

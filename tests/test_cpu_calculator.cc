@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "cpu_helpers.h"
 #include "helpers.h"
 
 extern "C" {
@@ -24,19 +25,6 @@ extern "C" {
 }
 
 namespace {
-
-bool have_dnnl(std::string *why)
-{
-    const char *reason = host_dnnl_load();
-    if (reason) *why = reason;
-    return reason == nullptr;
-}
-
-#define SKIP_WITHOUT_DNNL()                               \
-    do {                                                  \
-        std::string why;                                  \
-        if (!have_dnnl(&why)) GTEST_SKIP() << why;        \
-    } while (0)
 
 TEST(CpuCalculator, WritesATableWithStatisticsAndMetadata)
 {

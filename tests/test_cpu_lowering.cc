@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_helpers.h"
 #include "helpers.h"
 
 extern "C" {
@@ -84,19 +85,6 @@ TEST(ChooseLowering, EachModeTriesItsDefaultFirstAndEndsEager)
     host_lowering_describe(ladder[n - 1], name, sizeof name);
     EXPECT_STREQ(name, "eager, shuffle as reorder");
 }
-
-bool have_dnnl(std::string *why)
-{
-    const char *reason = host_dnnl_load();
-    if (reason) *why = reason;
-    return reason == nullptr;
-}
-
-#define SKIP_WITHOUT_DNNL()                        \
-    do {                                           \
-        std::string why;                           \
-        if (!have_dnnl(&why)) GTEST_SKIP() << why; \
-    } while (0)
 
 std::vector<std::string> body_kinds(const host_session *session, const char *layer, const char *input,
                                     host_lowering lowering)

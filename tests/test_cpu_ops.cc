@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_helpers.h"
 #include "helpers.h"
 #include "op_cases.h"
 
@@ -23,8 +24,7 @@ class CpuOps : public ::testing::TestWithParam<OpCase> {
   protected:
     void SetUp() override
     {
-        const char *why = host_dnnl_load();
-        if (why) GTEST_SKIP() << why;
+        SKIP_WITHOUT_DNNL();
         sslat_error err;
         ASSERT_EQ(host_session_open(&session, 1, &err), SSLAT_OK) << err.message;
     }
