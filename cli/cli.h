@@ -94,6 +94,14 @@ int cli_shard_options(const char *text, int32_t *index, int32_t *count);
 /* Print a JSON value for machines (17 significant digits) and release it. */
 void cli_print_json(json_t *root);
 
+/* Whether two paths name the same file (an existing one by device and inode;
+ * one to be made by its resolved folder and name). "-" is standard output. */
+bool cli_same_path(const char *a, const char *b);
+
+/* Refuse, naming both, an output that is one of the inputs or another output
+ * (NULL entries are skipped); returns CLI_OK or CLI_BAD_INPUT. */
+int cli_check_paths(const char *verb, const char *const *inputs, size_t n_in, const char *const *outputs, size_t n_out);
+
 /* Write text to path atomically, or to stdout when path is "-"; returns an exit code. */
 int cli_write_text(const char *path, const char *text, const char *verb);
 

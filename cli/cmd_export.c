@@ -40,6 +40,8 @@ int cmd_export(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     sslat_container *c = NULL;
+    const char *input = argv[optind];
+    if (cli_check_paths("export", &input, 1, &output, 1) != CLI_OK) return CLI_BAD_INPUT;
     int code = cli_load_container(argv[optind], &c);
     if (code != CLI_OK) return code;
     if (format == OPT_ENOT) {

@@ -2,7 +2,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
 #include "base/limits.h"
 #include "cli/cli.h"
@@ -18,13 +17,6 @@ static void export_onnx_usage(void)
            "                     space's \"arch\"\n"
            "  -o, --output FILE  the model\n"
            "  --seed S           seed of the weights (default: the calculators' seed)\n");
-}
-
-/* Whether two paths name the same existing file. */
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int cmd_export_onnx(int argc, char **argv)
@@ -59,11 +51,7 @@ int cmd_export_onnx(int argc, char **argv)
         fprintf(stderr, "sslat export-onnx: expects at most one space file and -o FILE.onnx (sslat export-onnx --help)\n");
         return CLI_BAD_INPUT;
     }
-    if (same_file(output, space_args.path)) {
-        fprintf(stderr, "sslat export-onnx: the output %s is the space file %s: refusing to overwrite it\n", output,
-                space_args.path);
-        return CLI_BAD_INPUT;
-    }
+    if (cli_check_paths("export-onnx", &space_args.path, 1, &output, 1) != CLI_OK) return CLI_BAD_INPUT;
     sslat_space *space = NULL;
     code = cli_load_space(&space_args, &space);
     if (code != CLI_OK) return code;

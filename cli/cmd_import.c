@@ -29,6 +29,8 @@ int cmd_import(int argc, char **argv)
         fprintf(stderr, "sslat import: expects a JSON file and -o OUT.sslat\n");
         return CLI_BAD_INPUT;
     }
+    const char *input = argv[optind];
+    if (cli_check_paths("import", &input, 1, &output, 1) != CLI_OK) return CLI_BAD_INPUT;
     size_t used = 0;
     char *text = NULL;
     sslat_error err;
@@ -73,6 +75,8 @@ int cmd_import_enot(int argc, char **argv)
         fprintf(stderr, "sslat import-enot: expects FILE.pkl and -o OUT.sslat\n");
         return CLI_BAD_INPUT;
     }
+    const char *inputs[] = {argv[optind], space_args.path};
+    if (cli_check_paths("import-enot", inputs, 2, &output, 1) != CLI_OK) return CLI_BAD_INPUT;
     size_t length = 0;
     char *bytes = NULL;
     sslat_error err;

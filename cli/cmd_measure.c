@@ -6,8 +6,11 @@
 #include <string.h>
 
 #include <signal.h>
+#include <sys/stat.h>
 
 #include "api/latency.h"
+#include "base/error.h"
+#include "base/file_io.h"
 #include "base/limits.h"
 #include "calc/calculator.h"
 #include "calc/journal.h"
@@ -47,6 +50,8 @@ static void measure_usage(void)
            "  the run keeps OUT.journal (one synced record per finished unit) and removes it\n"
            "  when the table is written; SIGINT / SIGTERM finish the current units and exit 4\n"
            "  --resume           re-use the journal's records and measure only the rest\n"
+           "  --restart          discard the journal an earlier, unfinished run left (without\n"
+           "                     --resume or --restart such a journal is refused, not lost)\n"
            "  --keep-journal     leave the journal in place after success\n"
            "  -h, --help         this help\n");
 }
@@ -78,34 +83,61 @@ static const sslat_calculator *best_available(void)
     return count > 0 ? sslat_calculator_find(names[count - 1]) : NULL;
 }
 
-/* Write every requested output; the binary first, so exports never exist alone. */
+/* Every requested output, all or nothing: a failing export leaves no binary
+ * behind, and no target changes before every one is ready. */
 static int write_outputs(const sslat_container *c, const char *output, const char *json,
                          const char *csv)
 {
     sslat_error err;
-    if (output && sslat_container_save_to_file(c, output, &err) != SSLAT_OK) {
-        fprintf(stderr, "sslat measure: %s\n", err.message);
-        return cli_exit_code(err.status);
-    }
+    sslat_output files[3];
+    size_t n = 0;
+    uint8_t *binary = NULL;
+    size_t binary_size = 0;
+    char *texts[2] = {NULL, NULL};
+    sslat_status status = SSLAT_OK;
+    if (output && (status = sslat_container_save_to_bytes(c, &binary, &binary_size, &err)) == SSLAT_OK)
+        files[n++] = (sslat_output){output, binary, binary_size};
     const char *paths[2] = {json ? json : (!output && !csv ? "-" : NULL), csv};
-    for (int kind = 0; kind < 2; kind++) {
+    for (int kind = 0; status == SSLAT_OK && kind < 2; kind++) {
         if (!paths[kind]) continue;
-        char *text = NULL;
-        sslat_status status = kind == 0 ? sslat_container_export_json(c, &text, &err)
-                                        : sslat_container_export_csv(c, &text, &err);
-        int code = status == SSLAT_OK ? cli_write_text(paths[kind], text, "measure")
-                                      : (fprintf(stderr, "sslat measure: %s\n", err.message),
-                                         cli_exit_code(status));
-        sslat_free(text);
-        if (code != CLI_OK) return code;
+        status = kind == 0 ? sslat_container_export_json(c, &texts[kind], &err)
+                           : sslat_container_export_csv(c, &texts[kind], &err);
+        if (status == SSLAT_OK && strcmp(paths[kind], "-") != 0)
+            files[n++] = (sslat_output){paths[kind], texts[kind], strlen(texts[kind])};
     }
-    return CLI_OK;
+    if (status == SSLAT_OK) status = sslat_write_files_atomic(files, n, &err);
+    for (int kind = 0; status == SSLAT_OK && kind < 2; kind++) /* standard output last, once the files are safe */
+        if (paths[kind] && !strcmp(paths[kind], "-")) fputs(texts[kind], stdout);
+    if (status != SSLAT_OK) fprintf(stderr, "sslat measure: %s\n", err.message);
+    sslat_free(binary);
+    sslat_free(texts[0]);
+    sslat_free(texts[1]);
+    return cli_exit_code(status);
+}
+
+/* OUT.journal (OUT.rankR.journal under mpirun), or NULL when the name would
+ * not fit (said: a cut name would land on another file). */
+static char *journal_name(const char *output, bool mpi, int rank)
+{
+    size_t size = strlen(output) + 32;
+    char *path = malloc(size);
+    if (!path) return NULL;
+    if (mpi) snprintf(path, size, "%s.rank%d.journal", output, rank);
+    else snprintf(path, size, "%s.journal", output);
+    const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (strlen(name) > 255) {
+        fprintf(stderr, "sslat measure: the journal's name %s is longer than a file name may be (255 bytes): "
+                        "choose a shorter -o\n", name);
+        free(path);
+        return NULL;
+    }
+    return path;
 }
 
 int cmd_measure(int argc, char **argv)
 {
     enum { OPT_IGNORE = 2001, OPT_JSON, OPT_CSV, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS,
-           OPT_ADAPTIVE, OPT_MAX_SECONDS, OPT_SEED, OPT_SHARD, OPT_RESUME, OPT_KEEP_JOURNAL };
+           OPT_ADAPTIVE, OPT_MAX_SECONDS, OPT_SEED, OPT_SHARD, OPT_RESUME, OPT_KEEP_JOURNAL, OPT_RESTART };
     static const struct option LONG[] = {{"calculator", required_argument, NULL, 'c'},
                                          {"output", required_argument, NULL, 'o'},
                                          {"json", required_argument, NULL, OPT_JSON},
@@ -121,6 +153,7 @@ int cmd_measure(int argc, char **argv)
                                          {"shard", required_argument, NULL, OPT_SHARD},
                                          {"resume", no_argument, NULL, OPT_RESUME},
                                          {"keep-journal", no_argument, NULL, OPT_KEEP_JOURNAL},
+                                         {"restart", no_argument, NULL, OPT_RESTART},
                                          {"help", no_argument, NULL, 'h'},
                                          CLI_SPACE_LONG_OPTIONS,
                                          CLI_DEVICE_LONG_OPTIONS,
@@ -133,7 +166,7 @@ int cmd_measure(int argc, char **argv)
     options.progress = true;
     int32_t seed = 0;
     const char *shard = NULL;
-    bool resume = false, keep_journal = false;
+    bool resume = false, keep_journal = false, restart = false;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "c:o:h", LONG, NULL)) != -1) {
         if (cli_space_option(opt, optarg, &args, &code) || cli_device_option(opt, optarg, &options, &code)) {
@@ -176,6 +209,7 @@ int cmd_measure(int argc, char **argv)
         case OPT_SHARD: shard = optarg; break;
         case OPT_RESUME: resume = true; break;
         case OPT_KEEP_JOURNAL: keep_journal = true; break;
+        case OPT_RESTART: restart = true; break;
         case 'h': measure_usage(); return CLI_OK;
         default: return CLI_BAD_INPUT;
         }
@@ -214,32 +248,68 @@ int cmd_measure(int argc, char **argv)
         fprintf(stderr, "sslat measure: %s\n", err.message);
         return CLI_BAD_INPUT;
     }
-    sslat_space *space = NULL;
-    code = cli_load_space(&args, &space);
-    if (code != CLI_OK) return code;
-    if (resume && !output) {
-        fprintf(stderr, "sslat measure: --resume needs -o (the journal is OUT.journal)\n");
-        sslat_space_free(space);
+    if (resume && restart) {
+        fprintf(stderr, "sslat measure: --resume continues a journal, --restart discards it: not both\n");
         return CLI_BAD_INPUT;
+    }
+    if ((resume || restart) && !output) {
+        fprintf(stderr, "sslat measure: --%s needs -o (the journal is OUT.journal)\n", resume ? "resume" : "restart");
+        return CLI_BAD_INPUT;
+    }
+    /* a refused run writes nothing, not even a journal: check what can be checked first */
+    const char *why = sslat_calculator_unavailable(calculator);
+    if (why) {
+        fprintf(stderr, "sslat measure: calculator '%s' cannot run: %s\n", calculator->name, why);
+        return CLI_UNAVAILABLE;
+    }
+    if (!(calculator->dtypes & SSLAT_DTYPE_BIT(options.dtype))) {
+        fprintf(stderr, "sslat measure: calculator '%s' does not measure %s\n", calculator->name,
+                sslat_dtype_name(options.dtype));
+        return CLI_UNAVAILABLE;
+    }
+    struct stat output_stat;
+    if (output && (!*output || (stat(output, &output_stat) == 0 && S_ISDIR(output_stat.st_mode)))) {
+        fprintf(stderr, "sslat measure: -o '%s' is %s: give a file name\n", output, *output ? "a directory" : "empty");
+        return CLI_BAD_INPUT;
+    }
+    char *journal_path = output ? journal_name(output, false, 0) : NULL;
+    const char *outputs[] = {output, json, csv, journal_path};
+    if (output && !journal_path) return CLI_BAD_INPUT;
+    code = cli_check_paths("measure", &args.path, 1, outputs, 4);
+    sslat_space *space = NULL;
+    if (code == CLI_OK) code = cli_load_space(&args, &space);
+    if (code != CLI_OK) {
+        free(journal_path);
+        return code;
     }
     if (mpi && !cli_mpi_begin(&options, &rank, &ranks)) {
         fprintf(stderr, "sslat measure: MPI_Init failed\n");
+        free(journal_path);
         sslat_space_free(space);
         return CLI_FAILURE;
     }
     sslat_journal *journal = NULL;
-    char journal_path[4096];
     sslat_status status = SSLAT_OK;
-    if (output) {
+    if (output && mpi) { /* each rank its own journal */
+        free(journal_path);
+        journal_path = journal_name(output, true, rank);
+        if (!journal_path) status = sslat_fail(&err, SSLAT_ERR_INVALID_ARGUMENT, "no journal name for rank %d", rank);
+    }
+    if (output && status == SSLAT_OK) {
         /* under mpirun each rank keeps its own journal: a rerun resumes every rank */
-        if (mpi) snprintf(journal_path, sizeof journal_path, "%s.rank%d.journal", output, rank);
-        else snprintf(journal_path, sizeof journal_path, "%s.journal", output);
         sslat_journal_info info;
-        status = sslat_journal_open(journal_path, resume, sslat_run_fingerprint(calculator, space, &options),
-                                    &journal, &info, &err);
-        if (status == SSLAT_OK && resume)
-            fprintf(stderr, "sslat measure: resuming: %zu units from %s%s\n", info.recovered, journal_path,
-                    info.torn ? " (a torn last record was dropped)" : "");
+        sslat_journal_mode mode = resume ? SSLAT_JOURNAL_RESUME : restart ? SSLAT_JOURNAL_RESTART : SSLAT_JOURNAL_NEW;
+        status = sslat_journal_open(journal_path, mode, sslat_run_fingerprint(calculator, space, &options), &journal,
+                                    &info, &err);
+        if (status == SSLAT_OK && resume) {
+            fprintf(stderr, "sslat measure: resuming: %zu units from %s", info.recovered, journal_path);
+            if (info.damaged)
+                fprintf(stderr, "; %zu damaged record%s skipped (the first is unit record %ld): measured again",
+                        info.damaged, info.damaged == 1 ? "" : "s", info.first_damaged);
+            if (info.foreign) fprintf(stderr, "; %zu records of another run skipped", info.foreign);
+            if (info.torn) fprintf(stderr, "; a torn last record was dropped");
+            fprintf(stderr, "\n");
+        }
         options.journal = journal;
         options.stop = &stop_requested;
         catch_stop_signals();
@@ -265,6 +335,7 @@ int cmd_measure(int argc, char **argv)
     if (mpi) code = cli_mpi_finish(code == CLI_OK ? container : NULL, code, status == SSLAT_OK ? NULL : err.message, output);
     /* the journal goes once the table is safely written; kept on any failure */
     sslat_journal_close(journal, code == CLI_OK && !keep_journal);
+    free(journal_path);
     sslat_container_free(container);
     sslat_space_free(space);
     return code;

@@ -28,6 +28,8 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "sslat merge: expects part files and -o OUT.sslat\n");
         return CLI_BAD_INPUT;
     }
+    if (cli_check_paths("merge", (const char *const *)(argv + optind), (size_t)n, &output, 1) != CLI_OK)
+        return CLI_BAD_INPUT;
     sslat_container **parts = calloc((size_t)n, sizeof *parts);
     if (!parts) return CLI_FAILURE;
     int code = CLI_OK;

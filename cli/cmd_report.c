@@ -120,6 +120,8 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "sslat report: expects one table and -o report.html (sslat report --help)\n");
         return CLI_BAD_INPUT;
     }
+    const char *inputs[] = {argv[optind], space_path, mac_path, validation_path};
+    if (cli_check_paths("report", inputs, 4, &output, 1) != CLI_OK) return CLI_BAD_INPUT;
     report_input in = {0};
     in.table_path = argv[optind];
     in.samples = samples;

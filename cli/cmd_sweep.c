@@ -180,6 +180,11 @@ int cmd_sweep(int argc, char **argv)
         }
         dtype_list[n_dtype++] = d;
     }
+    if (strlen(dir) > 900) { /* its files are DIR/b<batch>_r<res>_<dtype>.sslat and DIR/summary*.csv */
+        fprintf(stderr, "sslat sweep: -o DIR: a folder path of %zu bytes leaves no room for the points' file names "
+                        "(at most 900)\n", strlen(dir));
+        return CLI_BAD_INPUT;
+    }
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "sslat sweep: cannot create %s: %s\n", dir, strerror(errno));
         return CLI_FAILURE;

@@ -165,6 +165,7 @@ int cli_reference_measure(const sslat_space *space, sslat_validation *v, const c
 {
     workspace w = {.n_files = 0};
     const char *tmp = getenv("TMPDIR");
+    if (tmp && strlen(tmp) > 3000) tmp = NULL; /* no room for the files' names under it: /tmp */
     snprintf(w.dir, sizeof w.dir, "%s/sslat-reference-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(w.dir)) {
         fprintf(stderr, "sslat validate: cannot make a temporary folder in %s: %s\n", tmp && *tmp ? tmp : "/tmp",

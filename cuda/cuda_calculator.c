@@ -143,12 +143,23 @@ static sslat_status cuda_measure_architectures(const sslat_calculator *self, voi
     return status;
 }
 
+static void cuda_machine(const sslat_calc_options *o, char *out, size_t size)
+{
+    sslat_device_choice choice;
+    struct cudaDeviceProp props;
+    snprintf(out, size, "unknown GPU");
+    if (sslat_choose_device(o->device, cuda_device_count(), &choice, NULL) == SSLAT_OK &&
+        cudaGetDeviceProperties(&props, choice.device) == cudaSuccess)
+        snprintf(out, size, "%s, sm_%d%d", props.name, props.major, props.minor);
+}
+
 const sslat_calculator sslat_cuda_calculator = {
     SSLAT_CUDA_CALCULATOR_IDENTITY,
     .unavailable_reason = cuda_unavailable,
     .begin = cuda_begin,
     .measure_graph = cuda_measure,
     .measure_architectures = cuda_measure_architectures,
+    .machine = cuda_machine,
     .describe = cuda_describe,
     .end = cuda_end,
 };

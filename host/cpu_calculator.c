@@ -269,6 +269,14 @@ static sslat_status describe_implementations(const cpu_session *s, const sslat_s
     return status;
 }
 
+static void cpu_machine(const sslat_calc_options *options, char *out, size_t size)
+{
+    (void)options;
+    char model[200];
+    cpu_model(model, sizeof model);
+    snprintf(out, size, "%s, %ld cores", model, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
 static sslat_status cpu_describe(const sslat_calculator *self, void *session,
                                  const sslat_calc_options *o, sslat_container *c, sslat_error *err)
 {
@@ -327,6 +335,7 @@ const sslat_calculator sslat_cpu_calculator = {
     .measure_graph = cpu_measure,
     .measure_many = cpu_measure_many,
     .measure_architectures = cpu_measure_architectures,
+    .machine = cpu_machine,
     .describe = cpu_describe,
     .end = cpu_end,
 };

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli_fixture.h"
 #include "helpers.h"
 
 extern "C" {
@@ -20,50 +21,10 @@ extern "C" {
 
 namespace {
 
-struct Result {
-    int code;
-    std::string out, err;
-};
-
-std::string read_all(const std::string &path)
-{
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 // Exit code of a cpu run that asks for what the cpu cannot do: 3 (unavailable).
 int cpu_or_unavailable() { return 3; }
 
-class Cli : public ::testing::Test {
-  protected:
-    void SetUp() override
-    {
-        char pattern[] = "/tmp/sslat-cli-XXXXXX";
-        ASSERT_NE(mkdtemp(pattern), nullptr);
-        dir = pattern;
-    }
-    void TearDown() override { std::system(("rm -rf '" + dir + "'").c_str()); }
-
-    // env: variables for this run only, e.g. "LSAN_OPTIONS=detect_leaks=0"
-    Result run(const std::string &args, const std::string &env = "")
-    {
-        std::string out = dir + "/stdout", err = dir + "/stderr";
-        std::string command = env + " " + std::string(SSLAT_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
-        int status = std::system(command.c_str());
-        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out), read_all(err)};
-    }
-
-    std::string write(const char *name, const std::string &text)
-    {
-        std::string path = dir + "/" + name;
-        std::ofstream(path) << text;
-        return path;
-    }
-
-    std::string dir;
-};
+using Cli = CliFixture;
 
 TEST_F(Cli, HelpOnEveryVerb)
 {
@@ -287,12 +248,12 @@ TEST_F(Cli, JournalResumeDropsATornRecordAndRefusesAnotherRun)
     Result r = run("measure -c mac_thop " + example_path("fbnet.json") + " -o " + out + " --keep-journal");
     ASSERT_EQ(r.code, 0) << r.err;
     std::string complete = read_all(journal);
-    EXPECT_EQ((complete.size() - 24) % 72, 0u);
+    EXPECT_EQ((complete.size() - 24) % 80, 0u);
     // a torn record at the end (a kill in the middle of a write)
     write("lat.sslat.journal", complete + std::string("SJRN\x3c\x00\x00\x00partial", 15));
     r = run("measure -c mac_thop " + example_path("fbnet.json") + " -o " + out + " --resume");
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_NE(r.err.find("resuming: " + std::to_string((complete.size() - 24) / 72) + " units"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("resuming: " + std::to_string((complete.size() - 24) / 80) + " units"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("torn last record was dropped"), std::string::npos) << r.err;
     struct stat st;
     EXPECT_NE(stat(journal.c_str(), &st), 0) << "removed once the table is written";

@@ -175,7 +175,8 @@ TEST(CpuCalculator, MissingLibraryIsAClearErrorAndWritesNothing)
 
 namespace {
 
-// Journal records after the 24-byte header record: 72 bytes each, unit key first.
+// Journal records after the 24-byte header record: 80 bytes each, the run's
+// fingerprint then the unit key (engine/calc/journal.h).
 std::vector<uint64_t> journal_units(const std::string &path)
 {
     std::vector<uint64_t> units;
@@ -186,9 +187,9 @@ std::vector<uint64_t> journal_units(const std::string &path)
     size_t n;
     while ((n = fread(buffer, 1, sizeof buffer, f)) > 0) data.insert(data.end(), buffer, buffer + n);
     fclose(f);
-    for (size_t at = 24; at + 72 <= data.size(); at += 72) {
+    for (size_t at = 24; at + 80 <= data.size(); at += 80) {
         uint64_t key = 0;
-        for (int i = 7; i >= 0; i--) key = key << 8 | data[at + 8 + i];
+        for (int i = 7; i >= 0; i--) key = key << 8 | data[at + 16 + i];
         units.push_back(key);
     }
     return units;

@@ -1,6 +1,10 @@
 /* Whole files in and out. Writes are atomic: a temporary file beside the
  * target, fsync, rename, so a crash or a failed write never leaves a
- * half-written target. Reads are bounded: a file (or a pipe, or /dev/zero)
+ * half-written target. Only regular files are replaced so: a symbolic link is
+ * written through (the file it names is replaced, beside itself); a FIFO or a
+ * character device (a terminal, /dev/null, the pipe behind /dev/stdout) is
+ * written directly and stays what it is; a directory, a block device or a
+ * socket is refused. Reads are bounded: a file (or a pipe, or /dev/zero)
  * larger than the caller's limit fails with SSLAT_ERR_LIMIT after reading at
  * most limit + 1 bytes. */
 #ifndef SSLAT_FILE_IO_H
@@ -12,6 +16,17 @@
 
 sslat_status sslat_write_file_atomic(const char *path, const void *data, size_t size,
                                      sslat_error *err);
+
+/* Several files, all or nothing: every output is prepared (its temporary
+ * written and synced) before any target changes, so a failure leaves every
+ * target as it was. */
+typedef struct sslat_output {
+    const char *path;
+    const void *data;
+    size_t size;
+} sslat_output;
+
+sslat_status sslat_write_files_atomic(const sslat_output *outputs, size_t n, sslat_error *err);
 
 /* The whole file into *data (NUL-terminated, the caller frees it) and its
  * size; at most max_bytes. Messages start with the path. */

@@ -12,7 +12,7 @@
 
 /* Bumped when the table's slots change, so an out-of-tree backend built
  * against another layout is refused (sslat_calculator_check). */
-#define SSLAT_CALCULATOR_API_VERSION 2
+#define SSLAT_CALCULATOR_API_VERSION 3
 
 typedef enum sslat_calc_kind {
     SSLAT_CALC_ANALYTIC, /* counts from the IR alone: exact, instant */
@@ -56,6 +56,10 @@ struct sslat_calculator {
     sslat_status (*measure_architectures)(const sslat_calculator *self, void *session,
                                           const sslat_space *space, const int32_t *const *archs, size_t n,
                                           const sslat_calc_options *options, double *ms, sslat_error *err);
+    /* The kind of machine a run measures on ("AMD EPYC, 2 cores", "NVIDIA H200"),
+     * in the run's fingerprint: a journal resumed on another kind of node (a
+     * requeued Slurm job) is refused rather than mixing two machines. (optional) */
+    void (*machine)(const sslat_calc_options *options, char *out, size_t size);
     /* Record device / software / option metadata in the container. (optional) */
     sslat_status (*describe)(const sslat_calculator *self, void *session,
                              const sslat_calc_options *options, sslat_container *container,

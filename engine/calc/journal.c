@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,11 +13,13 @@
 #include "base/error.h"
 #include "base/key_index.h"
 
-enum { MAGIC = 0x4E524A53 /* "SJRN" */, VERSION = 1, UNIT_PAYLOAD = 8 + 52, HEADER_PAYLOAD = 4 + 8 };
+enum { MAGIC = 0x4E524A53 /* "SJRN" */, VERSION = 2, UNIT_PAYLOAD = 8 + 8 + 52, HEADER_PAYLOAD = 4 + 8,
+       HEADER_RECORD = 12 + HEADER_PAYLOAD, UNIT_RECORD = 12 + UNIT_PAYLOAD };
 
 struct sslat_journal {
     int fd;
     char *path;
+    uint64_t fingerprint;
     uint64_t *units;
     sslat_entry *entries;
     size_t count, capacity;
@@ -71,7 +74,12 @@ static sslat_status write_record(sslat_journal *j, const unsigned char *payload,
         if (wrote <= 0) return sslat_fail(err, SSLAT_ERR_IO, "%s: cannot write: %s", j->path, strerror(errno));
         done += (size_t)wrote;
     }
-    if (fdatasync(j->fd) != 0) return sslat_fail(err, SSLAT_ERR_IO, "%s: cannot sync: %s", j->path, strerror(errno));
+    return SSLAT_OK;
+}
+
+sslat_status sslat_journal_sync(sslat_journal *j, sslat_error *err)
+{
+    if (j && fdatasync(j->fd) != 0) return sslat_fail(err, SSLAT_ERR_IO, "%s: cannot sync: %s", j->path, strerror(errno));
     return SSLAT_OK;
 }
 
@@ -93,13 +101,20 @@ static bool remember(sslat_journal *j, uint64_t unit, const sslat_entry *e)
     return true;
 }
 
-/* Read every complete record; returns the offset after the last good one. */
-static sslat_status replay(sslat_journal *j, uint64_t fingerprint, off_t *good_end,
-                           sslat_journal_info *info, sslat_error *err)
+/* Whether a record starts at data with the given payload length and a good checksum. */
+static bool record_ok(const unsigned char *data, uint32_t length)
+{
+    return get32(data) == MAGIC && get32(data + 4) == length && get32(data + 8 + length) == sslat_crc32(data + 8, length);
+}
+
+/* Read the header and every unit record; *good_end = where appending goes on. */
+static sslat_status replay(sslat_journal *j, off_t *good_end, sslat_journal_info *info, sslat_error *err)
 {
     struct stat st;
     if (fstat(j->fd, &st) != 0) return sslat_fail(err, SSLAT_ERR_IO, "%s: %s", j->path, strerror(errno));
     size_t size = (size_t)st.st_size;
+    *good_end = 0;
+    if (size == 0) return SSLAT_OK; /* nothing yet: start afresh */
     unsigned char *data = malloc(size + 1);
     if (!data) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory reading %s", j->path);
     size_t got = 0;
@@ -108,60 +123,77 @@ static sslat_status replay(sslat_journal *j, uint64_t fingerprint, off_t *good_e
         if (n <= 0) break;
         got += (size_t)n;
     }
-    size_t at = 0;
-    bool header = false;
     sslat_status status = SSLAT_OK;
-    while (at + 12 <= got) {
-        uint32_t length = get32(data + at + 4);
-        if (get32(data + at) != MAGIC || length > UNIT_PAYLOAD || at + 12 + length > got ||
-            get32(data + at + 8 + length) != sslat_crc32(data + at + 8, length))
-            break; /* torn or garbage: everything from here is dropped */
+    if (got < HEADER_RECORD || !record_ok(data, HEADER_PAYLOAD) || get32(data + 8) != VERSION)
+        status = sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                            "%s: its header is damaged or of another sslat version: none of it can be trusted "
+                            "(--restart discards it)", j->path);
+    else if (get64(data + 12) != j->fingerprint)
+        status = sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                            "%s is the journal of another run (space, calculator, options or machine differ): "
+                            "--restart discards it", j->path);
+    size_t at = HEADER_RECORD;
+    /* unit records are all of one size: a damaged one is skipped alone */
+    for (long index = 0; status == SSLAT_OK && at + UNIT_RECORD <= got; at += UNIT_RECORD, index++) {
         const unsigned char *p = data + at + 8;
-        if (!header) {
-            if (length != HEADER_PAYLOAD || get32(p) != VERSION || get64(p + 4) != fingerprint) {
-                status = sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
-                                    "%s is the journal of another run (space, calculator or options differ): "
-                                    "remove it or run without --resume", j->path);
-                break;
-            }
-            header = true;
-        } else if (length == UNIT_PAYLOAD) {
-            sslat_entry e = {getf(p + 8), getf(p + 16), getf(p + 24), getf(p + 32), getf(p + 40), getf(p + 48),
-                             get32(p + 56)};
-            if (!remember(j, get64(p), &e)) {
-                status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-                break;
-            }
-            info->recovered++;
+        if (!record_ok(data + at, UNIT_PAYLOAD)) {
+            if (info->damaged++ == 0) info->first_damaged = index;
+            continue;
         }
-        at += 12 + length;
+        if (get64(p) != j->fingerprint) { /* written by another run into this file */
+            info->foreign++;
+            continue;
+        }
+        sslat_entry e = {getf(p + 16), getf(p + 24), getf(p + 32), getf(p + 40), getf(p + 48), getf(p + 56),
+                         get32(p + 64)};
+        if (!remember(j, get64(p + 8), &e)) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+        else info->recovered++;
     }
     info->torn = status == SSLAT_OK && at < got;
     *good_end = (off_t)at;
-    if (status == SSLAT_OK && !header) *good_end = 0; /* nothing usable: start afresh */
     free(data);
     return status;
 }
 
-sslat_status sslat_journal_open(const char *path, bool resume, uint64_t fingerprint,
+sslat_status sslat_journal_open(const char *path, sslat_journal_mode mode, uint64_t fingerprint,
                                 sslat_journal **out, sslat_journal_info *info, sslat_error *err)
 {
     *out = NULL;
     memset(info, 0, sizeof *info);
+    info->first_damaged = -1;
     sslat_journal *j = calloc(1, sizeof *j);
     if (!j || !(j->path = malloc(strlen(path) + 1))) {
         free(j);
         return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     }
     strcpy(j->path, path);
-    j->fd = open(path, O_RDWR | O_CREAT | (resume ? 0 : O_TRUNC), 0644);
-    if (j->fd < 0) {
-        sslat_status status = sslat_fail(err, SSLAT_ERR_IO, "%s: cannot open the journal: %s", path, strerror(errno));
+    j->fingerprint = fingerprint;
+    /* never through a symbolic link: its target would be overwritten */
+    j->fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    sslat_status status = SSLAT_OK;
+    struct stat st;
+    if (j->fd < 0)
+        status = errno == ELOOP
+                     ? sslat_fail(err, SSLAT_ERR_IO, "%s is a symbolic link: refusing to write a journal through it", path)
+                     : sslat_fail(err, SSLAT_ERR_IO, "%s: cannot open the journal: %s", path, strerror(errno));
+    else if (fstat(j->fd, &st) != 0 || !S_ISREG(st.st_mode))
+        status = sslat_fail(err, SSLAT_ERR_IO, "%s is not a regular file: refusing to use it as a journal", path);
+    else if (flock(j->fd, LOCK_EX | LOCK_NB) != 0)
+        status = errno == EWOULDBLOCK
+                     ? sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                                  "%s is in use: another sslat run is writing the same output; wait for it or "
+                                  "choose another -o", path)
+                     : sslat_fail(err, SSLAT_ERR_IO, "%s: cannot lock: %s", path, strerror(errno));
+    else if (mode == SSLAT_JOURNAL_NEW && st.st_size > 0)
+        status = sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                            "%s holds the work of an earlier run that did not finish: --resume continues it, "
+                            "--restart discards it", path);
+    if (status != SSLAT_OK) {
         sslat_journal_close(j, false);
         return status;
     }
     off_t end = 0;
-    sslat_status status = resume ? replay(j, fingerprint, &end, info, err) : SSLAT_OK;
+    if (mode == SSLAT_JOURNAL_RESUME) status = replay(j, &end, info, err);
     if (status == SSLAT_OK && (ftruncate(j->fd, end) != 0 || lseek(j->fd, end, SEEK_SET) < 0))
         status = sslat_fail(err, SSLAT_ERR_IO, "%s: %s", path, strerror(errno));
     if (status == SSLAT_OK && end == 0) {
@@ -169,6 +201,7 @@ sslat_status sslat_journal_open(const char *path, bool resume, uint64_t fingerpr
         put32(header, VERSION);
         put64(header + 4, fingerprint);
         status = write_record(j, header, HEADER_PAYLOAD, err);
+        if (status == SSLAT_OK) status = sslat_journal_sync(j, err);
     }
     if (status != SSLAT_OK) {
         sslat_journal_close(j, false);
@@ -187,10 +220,11 @@ const sslat_entry *sslat_journal_find(const sslat_journal *j, uint64_t unit)
 sslat_status sslat_journal_append(sslat_journal *j, uint64_t unit, const sslat_entry *e, sslat_error *err)
 {
     unsigned char payload[UNIT_PAYLOAD];
-    put64(payload, unit);
+    put64(payload, j->fingerprint);
+    put64(payload + 8, unit);
     const double figures[6] = {e->value, e->median, e->mean, e->stddev, e->min, e->max};
-    for (int i = 0; i < 6; i++) putf(payload + 8 + 8 * i, figures[i]);
-    put32(payload + 56, e->samples);
+    for (int i = 0; i < 6; i++) putf(payload + 16 + 8 * i, figures[i]);
+    put32(payload + 64, e->samples);
     sslat_status status = write_record(j, payload, UNIT_PAYLOAD, err);
     if (status == SSLAT_OK && !remember(j, unit, e)) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     return status;
@@ -199,8 +233,8 @@ sslat_status sslat_journal_append(sslat_journal *j, uint64_t unit, const sslat_e
 void sslat_journal_close(sslat_journal *j, bool remove_file)
 {
     if (!j) return;
-    if (j->fd >= 0) close(j->fd);
-    if (remove_file && j->path) unlink(j->path);
+    if (remove_file && j->path && j->fd >= 0) unlink(j->path); /* while it is still ours (locked) */
+    if (j->fd >= 0) close(j->fd); /* the lock goes with it */
     free(j->path);
     free(j->units);
     free(j->entries);

@@ -1,9 +1,16 @@
 /* The append-only journal of a long measurement: one checksummed record per
- * finished work unit, synced as it goes, so a killed run resumes without
- * losing or repeating work. Format: records of u32 magic "SJRN", u32 length,
- * payload, u32 CRC-32 of the payload; the first payload is the run's header
- * (format version, fingerprint of space and options), the others a unit's
- * hash and entry. A torn last record is dropped on resume. */
+ * finished work unit, synced after each chunk of units, so a killed run
+ * resumes without losing or repeating work. Format (version 2): records of u32
+ * magic "SJRN", u32 payload length, payload, u32 CRC-32 of the payload; the
+ * first payload is the run's header (format version, fingerprint of space,
+ * calculator, options and machine), every other one a unit's (the
+ * fingerprint again, the unit's hash, its entry): 24 bytes, then 80 a unit.
+ *
+ * One run writes a journal at a time: it is locked (flock) for the run, opened
+ * without following a symbolic link, and must be a regular file. On resume a
+ * damaged unit record is skipped alone (the records are of one size), a record
+ * of another run is skipped, a torn tail is dropped; a damaged header refuses
+ * the resume (nothing in it can be trusted). */
 #ifndef SSLAT_JOURNAL_H
 #define SSLAT_JOURNAL_H
 
@@ -15,21 +22,31 @@
 
 typedef struct sslat_journal sslat_journal;
 
+typedef enum sslat_journal_mode {
+    SSLAT_JOURNAL_NEW,     /* a fresh run: refused when the file holds an earlier run's work */
+    SSLAT_JOURNAL_RESUME,  /* re-use the records of the same run */
+    SSLAT_JOURNAL_RESTART, /* discard whatever the file holds */
+} sslat_journal_mode;
+
 typedef struct sslat_journal_info {
     size_t recovered; /* unit records reused from an earlier run */
+    size_t damaged;   /* unit records skipped because their checksum failed */
+    size_t foreign;   /* unit records of another run, skipped */
+    long first_damaged; /* index (0 = the first unit record) of the first damaged one, or -1 */
     bool torn;        /* a torn last record was dropped */
 } sslat_journal_info;
 
-/* Open path: resume re-reads it (its fingerprint must match), otherwise it is
- * started afresh. */
-sslat_status sslat_journal_open(const char *path, bool resume, uint64_t fingerprint,
+/* Open (and lock) path in the given mode. */
+sslat_status sslat_journal_open(const char *path, sslat_journal_mode mode, uint64_t fingerprint,
                                 sslat_journal **out, sslat_journal_info *info, sslat_error *err);
 /* The recorded entry of a unit, or NULL. */
 const sslat_entry *sslat_journal_find(const sslat_journal *journal, uint64_t unit);
-/* Append a unit's record and sync it to disk. */
+/* Append a unit's record (written now, synced by sslat_journal_sync). */
 sslat_status sslat_journal_append(sslat_journal *journal, uint64_t unit, const sslat_entry *entry,
                                   sslat_error *err);
-/* Close; remove the file when the run is complete (keep: leave it). */
+/* Sync the records appended so far to disk. */
+sslat_status sslat_journal_sync(sslat_journal *journal, sslat_error *err);
+/* Close and unlock; remove the file when the run is complete (keep: leave it). */
 void sslat_journal_close(sslat_journal *journal, bool remove_file);
 
 #endif

@@ -64,6 +64,11 @@ uint64_t sslat_run_fingerprint(const sslat_calculator *calculator, const sslat_s
     sslat_hash_u64(&h, o->seed);
     sslat_hash_bytes(&h, &o->target_noise, sizeof o->target_noise);
     sslat_hash_bytes(&h, &o->max_seconds, sizeof o->max_seconds);
+    if (calculator->machine) {
+        char machine[256] = "";
+        calculator->machine(o, machine, sizeof machine);
+        sslat_hash_bytes(&h, machine, strlen(machine));
+    }
     return h.state;
 }
 
@@ -186,6 +191,7 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
             m->entries[where[k]] = results[k];
             if (options->journal) status = sslat_journal_append(options->journal, m->hashes[where[k]], &results[k], err);
         }
+        if (status == SSLAT_OK) status = sslat_journal_sync(options->journal, err); /* a chunk at a time */
         if (status == SSLAT_OK) sslat_progress_step(&progress, first + size);
     }
     free(graphs);
