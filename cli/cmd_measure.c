@@ -186,7 +186,7 @@ int cmd_measure(int argc, char **argv)
             }
             options.mode = strcmp(optarg, "fused") == 0 ? SSLAT_MODE_FUSED : SSLAT_MODE_EAGER;
             break;
-        case OPT_THREADS: if (!cli_parse_int(optarg, "--threads", 0, SSLAT_MAX_THREADS, &options.threads)) return CLI_BAD_INPUT; break;
+        case OPT_THREADS: if (!cli_parse_int(optarg, "--threads", 0, sslat_max_threads(), &options.threads)) return CLI_BAD_INPUT; break;
         case OPT_WARMUP: if (!cli_parse_int(optarg, "--warmup", 0, 1000000, &options.warmup_iterations)) return CLI_BAD_INPUT; break;
         case OPT_RUNS: if (!cli_parse_int(optarg, "--runs", 1, 1000000, &options.run_iterations)) return CLI_BAD_INPUT; break;
         case OPT_SEED:

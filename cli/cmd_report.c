@@ -8,6 +8,7 @@
 
 #include "base/limits.h"
 #include "cli/cli.h"
+#include "stats/fits.h"
 #include "cli/report.h"
 
 
@@ -135,9 +136,9 @@ int cmd_report(int argc, char **argv)
     if (code == CLI_OK && space_path) {
         cli_space_args args = {space_path, {0, 0, 0}};
         code = cli_load_space(&args, &space);
-        if (code == CLI_OK && sslat_space_hash(space) != sslat_container_space_hash(table)) {
-            fprintf(stderr, "sslat report: %s is not the space of %s (its hash differs: other layers, "
-                            "batch or resolution)\n", space_path, in.table_path);
+        sslat_error err;
+        if (code == CLI_OK && sslat_table_fits_space(table, space, &err) != SSLAT_OK) {
+            fprintf(stderr, "sslat report: %s and %s: %s\n", space_path, in.table_path, err.message);
             code = CLI_BAD_INPUT;
         }
     }

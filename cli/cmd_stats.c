@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/limits.h"
 #include "cli/cli.h"
+#include "stats/fits.h"
 #include "stats/stats.h"
 
 static const double QUANTILES[] = {0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99};
@@ -40,12 +41,8 @@ static sslat_status compute(const sslat_container *c, const sslat_space *space, 
     r->architectures = 1;
     for (int32_t b = 0; b < blocks; b++) r->architectures *= sslat_container_candidate_count(c, b);
     r->has_current = false;
-    if (s == SSLAT_OK && space && sslat_space_hash(space) != sslat_container_space_hash(c))
-        s = sslat_fail(err, SSLAT_ERR_SPACE,
-                       "refusing statistics: space '%s' (hash %016" PRIx64 ") is not the "
-                       "container's space '%s' (hash %016" PRIx64 ")",
-                       sslat_space_name(space), sslat_space_hash(space),
-                       sslat_container_space_name(c), sslat_container_space_hash(c));
+    if (s == SSLAT_OK && space && (s = sslat_table_fits_space(c, space, err)) != SSLAT_OK)
+        sslat_error_prefix(err, "refusing statistics: ");
     if (s == SSLAT_OK && space && sslat_space_arch(space, r->arch, SSLAT_MAX_LAYERS) > 0) {
         s = sslat_best_arch_latency(c, space, &r->current, err);
         r->has_current = s == SSLAT_OK;

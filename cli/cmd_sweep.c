@@ -136,7 +136,7 @@ int cmd_sweep(int argc, char **argv)
         case OPT_SHARD: shard = optarg; break;
         case OPT_RUNS: if (!cli_parse_int(optarg, "--runs", 1, 1000000, &options.run_iterations)) return CLI_BAD_INPUT; break;
         case OPT_WARMUP: if (!cli_parse_int(optarg, "--warmup", 0, 1000000, &options.warmup_iterations)) return CLI_BAD_INPUT; break;
-        case OPT_THREADS: if (!cli_parse_int(optarg, "--threads", 0, SSLAT_MAX_THREADS, &options.threads)) return CLI_BAD_INPUT; break;
+        case OPT_THREADS: if (!cli_parse_int(optarg, "--threads", 0, sslat_max_threads(), &options.threads)) return CLI_BAD_INPUT; break;
         case 'h':
             printf("usage: sslat sweep [SPACE] -c TYPE --batch 1,8,32 --resolution 160,224 [--dtype fp32]\n"
                    "                   -o DIR [--shard I/N] [--runs N --warmup N --threads N]\n\n"

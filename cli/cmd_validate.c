@@ -70,7 +70,7 @@ int cmd_validate(int argc, char **argv)
         case OPT_SEED: if (!cli_parse_int(optarg, "--seed", 0, INT32_MAX, &seed)) return CLI_BAD_INPUT; break;
         case OPT_MODE: mode = optarg; break;
         case OPT_THREADS:
-            if (!cli_parse_int(optarg, "--threads", 0, SSLAT_MAX_THREADS, &o.threads)) return CLI_BAD_INPUT;
+            if (!cli_parse_int(optarg, "--threads", 0, sslat_max_threads(), &o.threads)) return CLI_BAD_INPUT;
             threads_given = true;
             break;
         case OPT_WARMUP: if (!cli_parse_int(optarg, "--warmup", 0, 1000000, &o.warmup_iterations)) return CLI_BAD_INPUT; break;
@@ -118,8 +118,14 @@ int cmd_validate(int argc, char **argv)
             code = CLI_BAD_INPUT;
         }
         o.mode = strcmp(m, "eager") == 0 ? SSLAT_MODE_EAGER : SSLAT_MODE_FUSED;
-        if (!threads_given && table_threads && cli_parse_int(table_threads, "table threads", 0, SSLAT_MAX_THREADS, &value))
+        long recorded = table_threads ? strtol(table_threads, NULL, 10) : 0;
+        if (!threads_given && recorded > 0) { /* the table's own count, within this machine's cores */
+            value = recorded > sslat_max_threads() ? sslat_max_threads() : (int32_t)recorded;
+            if (value != recorded)
+                fprintf(stderr, "sslat validate: the table used %ld threads; this machine has %d cores: validating with %d\n",
+                        recorded, sslat_max_threads(), value);
             o.threads = value;
+        }
         if (table_seed) o.seed = strtoull(table_seed, NULL, 10);
         const char *table_dtype = sslat_container_metadata(table, "dtype");
         const char *table_layout = sslat_container_metadata(table, "layout");

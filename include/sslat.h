@@ -267,11 +267,14 @@ SSLAT_API sslat_status sslat_container_merge(const sslat_container *const *parts
 
 /* Options of sslat_initialize_latency; zero fields take the defaults, so
  * `sslat_latency_options o = {0};` is the reference's behaviour. */
+/* warmup_iterations of sslat_latency_options: no warmup run at all (0 means the default). */
+#define SSLAT_NO_WARMUP (-1)
+
 typedef struct sslat_latency_options {
     const char *ignore;        /* analytic: op kinds left out ("batchnorm,act") */
-    int32_t warmup_iterations; /* timed: runs before timing (default 10) */
+    int32_t warmup_iterations; /* timed: runs before timing (0 = the default 10; SSLAT_NO_WARMUP = none) */
     int32_t run_iterations;    /* timed: timed runs (default 10) */
-    int32_t threads;           /* timed (cpu): worker threads (default: every core) */
+    int32_t threads;           /* timed (cpu): worker threads, at most the machine's cores (0 = every core) */
     int32_t eager;             /* timed: 1 = one primitive per op, 0 = fused (default) */
     double target_noise;       /* timed: adaptive stop on the median's relative 95% CI (0 = off) */
     double max_seconds;        /* timed: adaptive time cap per subgraph (default 2) */

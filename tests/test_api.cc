@@ -74,7 +74,7 @@ TEST(Api, ErrorsNameTheProblem)
     sslat_container *theirs = nullptr;
     ASSERT_EQ(sslat_initialize_latency("mac", other_space, nullptr, nullptr, &theirs, &err), SSLAT_OK);
     EXPECT_EQ(sslat_attach_latency(space, theirs, &err), SSLAT_ERR_SPACE);
-    EXPECT_NE(std::string(err.message).find("not 'fbnet'"), std::string::npos) << err.message;
+    EXPECT_NE(std::string(err.message).find("space 'fbnet'"), std::string::npos) << err.message;
     double l;
     EXPECT_EQ(sslat_best_arch_latency(theirs, space, &l, &err), SSLAT_ERR_SPACE);
     // and a copy of its own is accepted

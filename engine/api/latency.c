@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "calc/run.h"
 #include "ir/space.h"
+#include "stats/fits.h"
 #include "table/container.h"
 
 void sslat_space_free(sslat_space *space)
@@ -74,10 +75,13 @@ sslat_status sslat_initialize_latency(const char *latency_type, sslat_space *spa
     sslat_calc_options_default(&calc);
     const char *ignore = options ? options->ignore : NULL;
     if (options) {
-        if (options->warmup_iterations < 0 || options->run_iterations < 0 || options->threads < 0 ||
-            options->target_noise < 0 || options->max_seconds < 0)
-            return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "negative latency options");
-        if (options->warmup_iterations) calc.warmup_iterations = options->warmup_iterations;
+        if (options->warmup_iterations < SSLAT_NO_WARMUP || options->run_iterations < 0 || options->threads < 0 ||
+            !(options->target_noise >= 0) || !(options->max_seconds >= 0))
+            return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
+                              "latency options: warmup_iterations >= -1, run_iterations, threads, target_noise and "
+                              "max_seconds >= 0 (not NaN)");
+        if (options->warmup_iterations == SSLAT_NO_WARMUP) calc.warmup_iterations = 0;
+        else if (options->warmup_iterations) calc.warmup_iterations = options->warmup_iterations;
         if (options->run_iterations) calc.run_iterations = options->run_iterations;
         if (options->max_seconds > 0) calc.max_seconds = options->max_seconds;
         if (options->seed) calc.seed = options->seed;
@@ -109,12 +113,8 @@ sslat_status sslat_attach_latency(sslat_space *space, const sslat_container *con
 {
     sslat_error_clear(error);
     if (!space || !container) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
-    if (sslat_container_space_hash(container) != space->hash)
-        return sslat_fail(error, SSLAT_ERR_SPACE,
-                          "the container was made for space '%s' (hash %016llx), not '%s' (hash %016llx)",
-                          sslat_container_space_name(container),
-                          (unsigned long long)sslat_container_space_hash(container), space->name,
-                          (unsigned long long)space->hash);
+    sslat_status fits = sslat_table_fits_space(container, space, error);
+    if (fits != SSLAT_OK) return fits;
     sslat_container *copy = NULL;
     sslat_status status = sslat_container_clone(container, &copy, error);
     if (status != SSLAT_OK) return status;

@@ -1,9 +1,12 @@
 #include "calc/options.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <strings.h>
 
+#include "base/error.h"
 #include "base/limits.h"
 
 void sslat_calc_options_default(sslat_calc_options *o)
@@ -66,4 +69,28 @@ bool sslat_device_parse(const char *text, int32_t *device)
     if (*end || value > SSLAT_MAX_DEVICE_INDEX) return false;
     *device = (int32_t)value;
     return true;
+}
+
+int32_t sslat_max_threads(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1) cores = 1;
+    return cores > SSLAT_MAX_THREADS ? SSLAT_MAX_THREADS : (int32_t)cores;
+}
+
+sslat_status sslat_calc_options_check(const sslat_calc_options *o, sslat_error *err)
+{
+    if (o->threads < 0 || o->threads > sslat_max_threads())
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "threads = %d: this machine has %d cores (0 = all of them)",
+                          o->threads, sslat_max_threads());
+    if (o->run_iterations < 1)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "run_iterations = %d: at least 1 timed run", o->run_iterations);
+    if (o->warmup_iterations < 0)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "warmup_iterations = %d is negative", o->warmup_iterations);
+    if (!(o->target_noise >= 0) || !isfinite(o->target_noise))
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "target_noise = %g: a finite number >= 0 (0 = off)",
+                          o->target_noise);
+    if (!(o->max_seconds > 0) || !isfinite(o->max_seconds))
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "max_seconds = %g: a finite number > 0", o->max_seconds);
+    return SSLAT_OK;
 }

@@ -75,4 +75,14 @@ typedef struct sslat_calc_options {
 /* The defaults above. */
 void sslat_calc_options_default(sslat_calc_options *options);
 
+/* Worker threads a run may ask for: the machine's logical cores (more only
+ * oversubscribes them: 4096 threads on 2 cores took 18.6 GB and never
+ * progressed; 100000 crashed inside libgomp). */
+int32_t sslat_max_threads(void);
+
+/* Values a run can use: threads within 0..sslat_max_threads(), runs >= 1,
+ * warmup >= 0, a finite non-negative noise target, a finite positive time cap;
+ * the message names the option. */
+sslat_status sslat_calc_options_check(const sslat_calc_options *options, sslat_error *err);
+
 #endif

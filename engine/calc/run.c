@@ -279,6 +279,8 @@ sslat_status sslat_calculate_space(const sslat_calculator *calculator, const ssl
     if (options->shard_count > 1 && (options->shard_index < 0 || options->shard_index >= options->shard_count))
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "shard %d/%d: the index must be in 0..%d",
                           options->shard_index, options->shard_count, options->shard_count - 1);
+    sslat_status checked = sslat_calc_options_check(options, err);
+    if (checked != SSLAT_OK) return checked;
     if (!(calculator->dtypes & SSLAT_DTYPE_BIT(options->dtype)))
         return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "calculator '%s' does not measure %s",
                           calculator->name, sslat_dtype_name(options->dtype));

@@ -8,6 +8,7 @@
 #include "base/order.h"
 #include "base/rng.h"
 #include "ir/space.h"
+#include "stats/fits.h"
 #include "table/container.h"
 
 static sslat_status check(const sslat_container *c, const void *out, sslat_error *error)
@@ -149,11 +150,8 @@ sslat_status sslat_best_arch_latency(const sslat_container *c, const sslat_space
     sslat_status status = check(c, latency, error);
     if (status != SSLAT_OK) return status;
     if (!space) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "space is NULL");
-    if (space->hash != c->space_hash)
-        return sslat_fail(error, SSLAT_ERR_SPACE,
-                          "space '%s' (hash %016llx) is not the container's space '%s' (hash %016llx)",
-                          space->name, (unsigned long long)space->hash, c->space_name,
-                          (unsigned long long)c->space_hash);
+    status = sslat_table_fits_space(c, space, error);
+    if (status != SSLAT_OK) return status;
     if (!space->arch)
         return sslat_fail(error, SSLAT_ERR_SPACE, "space '%s' has no \"arch\"", space->name);
     return sslat_current_latency(c, space->arch, space->n_blocks, latency, error);

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/progress.h"
 #include "base/rng.h"
+#include "stats/fits.h"
 
 /* Architectures measured together (a cpu backend interleaves them; each is a
  * whole network alive in memory meanwhile). */
@@ -106,9 +107,8 @@ sslat_status sslat_validation_plan(const sslat_space *space, const sslat_contain
                                    sslat_validation *out, sslat_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (sslat_container_space_hash(table) != sslat_space_hash(space))
-        return sslat_fail(err, SSLAT_ERR_SPACE, "the table was made for space '%s', not '%s'",
-                          sslat_container_space_name(table), sslat_space_name(space));
+    sslat_status fits = sslat_table_fits_space(table, space, err);
+    if (fits != SSLAT_OK) return fits;
     if (k < 0 || k > 10000) return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "k = %d is outside 0..10000", k);
     int32_t blocks = sslat_space_block_count(space);
     out->rows = calloc((size_t)k + 2, sizeof *out->rows);

@@ -30,6 +30,11 @@ static sslat_status same_run(const sslat_container *a, const sslat_container *b,
     if (a->shard->count != b->shard->count || a->shard->n_fixed != b->shard->n_fixed || a->n_blocks != b->n_blocks)
         return sslat_fail(err, SSLAT_ERR_SPACE, "part %zu is shard %d/%d, part 0 shard %d/%d of another layout",
                           k, b->shard->index, b->shard->count, a->shard->index, a->shard->count);
+    /* a matching hash is no proof of a matching layout: every count is compared */
+    for (int32_t block = 0; block < a->n_blocks; block++)
+        if (a->n_candidates[block] != b->n_candidates[block])
+            return sslat_fail(err, SSLAT_ERR_SPACE, "part %zu has %d candidates in block %d, part 0 has %d", k,
+                              b->n_candidates[block], block, a->n_candidates[block]);
     const struct { const sslat_container *x, *y; } both[2] = {{a, b}, {b, a}};
     for (int side = 0; side < 2; side++)
         for (int32_t i = 0; i < both[side].x->n_meta; i++) {
