@@ -91,8 +91,12 @@ void cli_print_arch(FILE *out, const int32_t *arch, int32_t length);
  * variables, else 0/1. Returns an exit code (error printed). */
 int cli_shard_options(const char *text, int32_t *index, int32_t *count);
 
-/* Print a JSON value for machines (17 significant digits) and release it. */
-void cli_print_json(json_t *root);
+/* Print a JSON value for machines (17 significant digits) and release it;
+ * CLI_FAILURE, said, when root is NULL (a json_pack that failed). */
+int cli_print_json(json_t *root);
+
+/* A double for JSON: null when it is not finite (JSON has no inf). */
+json_t *cli_json_number(double value);
 
 /* Whether two paths name the same file (an existing one by device and inode;
  * one to be made by its resolved folder and name). "-" is standard output. */

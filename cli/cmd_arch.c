@@ -55,10 +55,11 @@ int cmd_arch(int argc, char **argv)
                                                     sslat_container_block_name(c, b), "candidate", arch[b],
                                                     "label", sslat_container_candidate_label(c, b, arch[b]),
                                                     "latency", sslat_container_latency(c, b, arch[b])));
-        json_t *root = json_pack("{s:s, s:s, s:f, s:o, s:f}", "latency_type",
+        json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:o}", "latency_type",
                                  sslat_container_latency_type(c), "unit", unit, "constant",
-                                 sslat_container_constant_latency(c), "blocks", blocks, "total", total);
-        cli_print_json(root);
+                                 cli_json_number(sslat_container_constant_latency(c)), "blocks", blocks, "total",
+                                 cli_json_number(total));
+        code = cli_print_json(root);
     } else {
         printf("%-6s %-18s %-5s %-26s %14s\n", "block", "name", "cand", "label", unit);
         printf("%-6s %-18s %-5s %-26s %14.6g\n", "-", "constant part", "", "",
@@ -69,5 +70,5 @@ int cmd_arch(int argc, char **argv)
         printf("%-6s %-18s %-5s %-26s %14.6g\n", "", "total", "", "", total);
     }
     sslat_container_free(c);
-    return CLI_OK;
+    return code;
 }

@@ -76,8 +76,10 @@ int cmd_budget(int argc, char **argv)
         int32_t blocks = sslat_container_block_count(c);
         const char *unit = sslat_container_unit(c);
         if (json) {
-            json_t *root = json_pack("{s:f, s:s, s:f, s:f}", "limit", limit, "unit", unit,
-                                     "count_low", low, "count_high", high);
+            json_t *root = json_pack("{s:f, s:s, s:o, s:o}", "limit", limit, "unit", unit,
+                                     "count_low", cli_json_number(low), "count_high", cli_json_number(high));
+            if (root && (!isfinite(low) || !isfinite(high)))
+                json_object_set_new(root, "overflow", json_pack("[s, s]", "count_low", "count_high"));
             if (value) {
                 json_t *a = json_array();
                 for (int32_t b = 0; b < blocks; b++) json_array_append_new(a, json_integer(arch[b]));
@@ -86,10 +88,13 @@ int cmd_budget(int argc, char **argv)
                                                             "value_unit", sslat_container_unit(value),
                                                             "grid_slack", best.grid_slack));
             }
-            cli_print_json(root);
+            code = cli_print_json(root);
         } else {
             printf("limit          %.6g %s\n", limit, unit);
-            printf("architectures  %.6g to %.6g fit (exact on a grid; the true count is in between)\n", low, high);
+            if (isfinite(low) && isfinite(high))
+                printf("architectures  %.6g to %.6g fit (exact on a grid; the true count is in between)\n", low, high);
+            else
+                printf("architectures  more than a double holds fit (the count overflows)\n");
             if (value) {
                 printf("best by %-6s %.6g %s at %.6g %s (grid slack %.3g %s)\narch           ",
                        sslat_container_latency_type(value), best.value, sslat_container_unit(value),

@@ -21,9 +21,15 @@ int cmd_export(int argc, char **argv)
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:h", LONG, NULL)) != -1) {
         switch (opt) {
-        case OPT_JSON: format = OPT_JSON; break;
-        case OPT_CSV: format = OPT_CSV; break;
-        case OPT_ENOT: format = OPT_ENOT; break;
+        case OPT_JSON:
+        case OPT_CSV:
+        case OPT_ENOT:
+            if (format && format != opt) { /* one file, one format */
+                fprintf(stderr, "sslat export: one of --json, --csv, --enot (export twice for two formats)\n");
+                return CLI_BAD_INPUT;
+            }
+            format = opt;
+            break;
         case 'o': output = optarg; break;
         case 'h':
             printf("usage: sslat export FILE --json|--csv|--enot [-o OUT]\n\n"

@@ -53,13 +53,18 @@ int cmd_import_enot(int argc, char **argv)
     enum { OPT_SPACE = 2001 };
     static const struct option LONG[] = {{"output", required_argument, NULL, 'o'},
                                          {"space", required_argument, NULL, OPT_SPACE},
-                                         {"help", no_argument, NULL, 'h'},
+                                         {"help", no_argument, NULL, 'h'}, CLI_SPACE_LONG_OPTIONS,
                                          {NULL, 0, NULL, 0}};
     const char *output = NULL;
     cli_space_args space_args = {0};
     int opt;
     optind = 1;
+    int space_code = CLI_OK;
     while ((opt = getopt_long(argc, argv, "o:h", LONG, NULL)) != -1) {
+        if (cli_space_option(opt, optarg, &space_args, &space_code)) {
+            if (space_code) return space_code;
+            continue;
+        }
         if (opt == 'o') output = optarg;
         else if (opt == OPT_SPACE) space_args.path = optarg;
         else if (opt == 'h') {
@@ -67,7 +72,8 @@ int cmd_import_enot(int argc, char **argv)
                    "Reads an ENOT latency pickle (a dict of latency_type, constant_latency and\n"
                    "operations_latencies; floats or numpy float64) with a strict reader that runs no\n"
                    "code. --space binds the table to its search space (names, hash) after checking\n"
-                   "that the blocks and candidates match.\n");
+                   "that the blocks and candidates match (--batch N / --resolution R load it\n"
+                   "with the table's input).\n");
             return CLI_OK;
         } else return CLI_BAD_INPUT;
     }

@@ -328,9 +328,9 @@ int cmd_measure(int argc, char **argv)
     } else {
         code = write_outputs(container, output, json, csv);
         if (code == CLI_OK && output)
-            fprintf(stderr, "sslat measure: wrote %s (%s, space %s, %d blocks, %zu candidates)\n",
-                    output, calculator->name, space->name, space->n_blocks,
-                    sslat_space_total_candidates(space));
+            fprintf(stderr, "sslat measure: wrote %s (%s, space %s, %d blocks, %zu candidates%s)\n", output,
+                    calculator->name, space->name, space->n_blocks, sslat_space_total_candidates(space),
+                    options.shard_count > 1 ? "; a shard's part: sslat merge joins the parts" : "");
     }
     if (mpi) code = cli_mpi_finish(code == CLI_OK ? container : NULL, code, status == SSLAT_OK ? NULL : err.message, output);
     /* the journal goes once the table is safely written; kept on any failure */

@@ -99,12 +99,18 @@ int cmd_report(int argc, char **argv)
         {"validation", required_argument, NULL, OPT_VALIDATION}, {"arch", required_argument, NULL, OPT_ARCH},
         {"samples", required_argument, NULL, OPT_SAMPLES}, {"seed", required_argument, NULL, OPT_SEED},
         {"output", required_argument, NULL, 'o'},          {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        CLI_SPACE_LONG_OPTIONS,                             {NULL, 0, NULL, 0}};
+    cli_space_args space_options = {0};
+    int option_code = CLI_OK;
     const char *space_path = NULL, *mac_path = NULL, *validation_path = NULL, *arch_text = NULL, *output = NULL;
     int32_t samples = 20000, seed = 1;
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:h", LONG, NULL)) != -1) {
+        if (cli_space_option(opt, optarg, &space_options, &option_code)) {
+            if (option_code) return option_code;
+            continue;
+        }
         switch (opt) {
         case OPT_SPACE: space_path = optarg; break;
         case OPT_MAC: mac_path = optarg; break;
@@ -134,7 +140,7 @@ int cmd_report(int argc, char **argv)
     int32_t *arch = NULL;
     int code = cli_load_container(in.table_path, &table);
     if (code == CLI_OK && space_path) {
-        cli_space_args args = {space_path, {0, 0, 0}};
+        cli_space_args args = {space_path, space_options.options};
         code = cli_load_space(&args, &space);
         sslat_error err;
         if (code == CLI_OK && sslat_table_fits_space(table, space, &err) != SSLAT_OK) {

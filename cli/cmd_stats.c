@@ -1,11 +1,13 @@
 /* sslat stats: every statistic of a container over its search space. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/count.h"
 #include "base/error.h"
 #include "base/limits.h"
 #include "cli/cli.h"
@@ -22,7 +24,7 @@ typedef struct stats_report {
     bool has_current;
     double current;
     int32_t arch[SSLAT_MAX_LAYERS];
-    double architectures;
+    char architectures[16384]; /* exact, in decimal (3^768 has 367 digits) */
 } stats_report;
 
 static sslat_status compute(const sslat_container *c, const sslat_space *space, size_t n,
@@ -38,8 +40,9 @@ static sslat_status compute(const sslat_container *c, const sslat_space *space, 
     if (s == SSLAT_OK) s = sslat_argmax_arch(c, r->argmax, SSLAT_MAX_LAYERS, err);
     for (int q = 0; s == SSLAT_OK && q < N_QUANTILES; q++)
         s = sslat_latency_quantile(c, QUANTILES[q], &grid, &r->quantile[q], &r->bound[q], err);
-    r->architectures = 1;
-    for (int32_t b = 0; b < blocks; b++) r->architectures *= sslat_container_candidate_count(c, b);
+    int32_t counts[SSLAT_MAX_LAYERS];
+    for (int32_t b = 0; b < blocks && b < SSLAT_MAX_LAYERS; b++) counts[b] = sslat_container_candidate_count(c, b);
+    sslat_product_string(counts, (size_t)blocks, r->architectures, sizeof r->architectures);
     r->has_current = false;
     if (s == SSLAT_OK && space && (s = sslat_table_fits_space(c, space, err)) != SSLAT_OK)
         sslat_error_prefix(err, "refusing statistics: ");
@@ -57,26 +60,49 @@ static json_t *arch_json(const int32_t *arch, int32_t length)
     return a;
 }
 
-static void print_json(const sslat_container *c, const stats_report *r, size_t n, uint64_t seed)
+/* A figure for JSON (null when it is not finite), and its name in the
+ * "overflow" list then: a sum past a double is said, never printed as a number. */
+static json_t *figure(const char *name, double v, json_t *overflow)
+{
+    if (!isfinite(v)) json_array_append_new(overflow, json_string(name));
+    return cli_json_number(v);
+}
+
+static int print_json(const sslat_container *c, const stats_report *r, size_t n, uint64_t seed)
 {
     int32_t blocks = sslat_container_block_count(c);
-    json_t *quantiles = json_array();
-    for (int q = 0; q < N_QUANTILES; q++)
-        json_array_append_new(quantiles, json_pack("{s:f, s:f, s:f}", "p", QUANTILES[q], "latency",
-                                                   r->quantile[q], "bound", r->bound[q]));
-    json_t *root = json_pack("{s:s, s:s, s:s, s:i, s:f, s:f, s:f, s:f, s:{s:f, s:I, s:I}, s:o, s:o, s:o}",
+    json_t *overflow = json_array(), *quantiles = json_array();
+    char name[32];
+    for (int q = 0; q < N_QUANTILES; q++) {
+        snprintf(name, sizeof name, "p%g", QUANTILES[q] * 100);
+        json_array_append_new(quantiles, json_pack("{s:f, s:o, s:o}", "p", QUANTILES[q], "latency",
+                                                   figure(name, r->quantile[q], overflow), "bound",
+                                                   cli_json_number(r->bound[q])));
+    }
+    json_t *root = json_pack("{s:s, s:s, s:s, s:i, s:s, s:o, s:o, s:o, s:{s:o, s:I, s:I}, s:o, s:o, s:o}",
                              "latency_type", sslat_container_latency_type(c), "unit",
                              sslat_container_unit(c), "space", sslat_container_space_name(c),
-                             "blocks", blocks, "architectures", r->architectures, "min", r->min,
-                             "max", r->max, "mean", r->mean, "median_sampled", "value",
-                             r->median_sampled, "n", (json_int_t)n, "seed", (json_int_t)seed,
-                             "quantiles", quantiles, "argmin", arch_json(r->argmin, blocks),
+                             "blocks", blocks, "architectures", r->architectures, "min",
+                             figure("min", r->min, overflow), "max", figure("max", r->max, overflow), "mean",
+                             figure("mean", r->mean, overflow), "median_sampled", "value",
+                             figure("median_sampled", r->median_sampled, overflow), "n", (json_int_t)n, "seed",
+                             (json_int_t)seed, "quantiles", quantiles, "argmin", arch_json(r->argmin, blocks),
                              "argmax", arch_json(r->argmax, blocks));
-    if (r->has_current) {
-        json_object_set_new(root, "current", json_real(r->current));
+    if (root && r->has_current) {
+        json_object_set_new(root, "current", figure("current", r->current, overflow));
         json_object_set_new(root, "current_arch", arch_json(r->arch, blocks));
     }
-    cli_print_json(root);
+    if (root && json_array_size(overflow)) json_object_set(root, "overflow", overflow);
+    json_decref(overflow);
+    return cli_print_json(root);
+}
+
+/* "%.6g", or "overflow" for what is not finite. */
+static const char *text_of(double v, char *buffer, size_t size)
+{
+    if (isfinite(v)) snprintf(buffer, size, "%.6g", v);
+    else snprintf(buffer, size, "overflow (the sum exceeds a double)");
+    return buffer;
 }
 
 static void print_text(const sslat_container *c, const stats_report *r, size_t n, uint64_t seed,
@@ -84,24 +110,26 @@ static void print_text(const sslat_container *c, const stats_report *r, size_t n
 {
     int32_t blocks = sslat_container_block_count(c);
     const char *unit = sslat_container_unit(c);
+    char a[64], b[64];
     printf("table         %s (%s), space %s (hash %016" PRIx64 "), batch %d\n",
            sslat_container_latency_type(c), unit, sslat_container_space_name(c),
            sslat_container_space_hash(c), sslat_container_batch(c));
-    printf("blocks        %d, architectures %.6g\n", blocks, r->architectures);
-    printf("constant      %.6g %s\n", sslat_container_constant_latency(c), unit);
-    printf("min           %.6g %s   argmin ", r->min, unit);
+    printf("blocks        %d, architectures %s\n", blocks, r->architectures);
+    printf("constant      %s %s\n", text_of(sslat_container_constant_latency(c), a, sizeof a), unit);
+    printf("min           %s %s   argmin ", text_of(r->min, a, sizeof a), unit);
     cli_print_arch(stdout, r->argmin, blocks);
-    printf("\nmax           %.6g %s   argmax ", r->max, unit);
+    printf("\nmax           %s %s   argmax ", text_of(r->max, a, sizeof a), unit);
     cli_print_arch(stdout, r->argmax, blocks);
-    printf("\nmean          %.6g %s\n", r->mean, unit);
-    printf("median        %.6g %s   (sampled: %zu random architectures, seed %" PRIu64 ")\n",
-           r->median_sampled, unit, n, seed);
+    printf("\nmean          %s %s\n", text_of(r->mean, a, sizeof a), unit);
+    printf("median        %s %s   (sampled: %zu random architectures, seed %" PRIu64 ")\n",
+           text_of(r->median_sampled, a, sizeof a), unit, n, seed);
     printf("quantiles     exact on a %d-bin grid; the true value lies within ± bound\n",
            bins ? bins : SSLAT_DISTRIBUTION_DEFAULT_BINS);
     for (int q = 0; q < N_QUANTILES; q++)
-        printf("  p%-4g       %.6g ± %.2g %s\n", QUANTILES[q] * 100, r->quantile[q], r->bound[q], unit);
+        printf("  p%-4g       %s ± %s %s\n", QUANTILES[q] * 100, text_of(r->quantile[q], a, sizeof a),
+               text_of(r->bound[q], b, sizeof b), unit);
     if (r->has_current) {
-        printf("current arch  %.6g %s   (", r->current, unit);
+        printf("current arch  %s %s   (", text_of(r->current, a, sizeof a), unit);
         cli_print_arch(stdout, r->arch, blocks);
         printf(")\n");
     }
@@ -115,6 +143,7 @@ static void stats_usage(void)
            "their bound, the argmin / argmax architectures, and with --space the latency of\n"
            "the space's arch (the space must be the container's).\n\n"
            "  --space SPACE   the search-space file the table was made for\n"
+           "  --batch N, --resolution R  load SPACE with the table's input (a table of a sweep)\n"
            "  -n N            random architectures for the sampled median (default 1000)\n"
            "  --seed S        their seed (default 0)\n"
            "  --bins B        grid of the exact distribution (default %d)\n"
@@ -127,13 +156,19 @@ int cmd_stats(int argc, char **argv)
     static const struct option LONG[] = {
         {"space", required_argument, NULL, OPT_SPACE}, {"seed", required_argument, NULL, OPT_SEED},
         {"bins", required_argument, NULL, OPT_BINS},   {"json", no_argument, NULL, OPT_JSON},
-        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
+        {"help", no_argument, NULL, 'h'},              CLI_SPACE_LONG_OPTIONS,
+        {NULL, 0, NULL, 0}};
     cli_space_args space_args = {0};
     int32_t n = 1000, bins = 0, seed32 = 0;
     bool json = false;
     int opt;
     optind = 1;
+    int code = CLI_OK;
     while ((opt = getopt_long(argc, argv, "n:h", LONG, NULL)) != -1) {
+        if (cli_space_option(opt, optarg, &space_args, &code)) {
+            if (code) return code;
+            continue;
+        }
         switch (opt) {
         case OPT_SPACE: space_args.path = optarg; break;
         case 'n': if (!cli_parse_int(optarg, "-n", 1, 100000000, &n)) return CLI_BAD_INPUT; break;
@@ -150,7 +185,7 @@ int cmd_stats(int argc, char **argv)
     }
     sslat_container *c = NULL;
     sslat_space *space = NULL;
-    int code = cli_load_container(argv[optind], &c);
+    code = cli_load_container(argv[optind], &c);
     if (code == CLI_OK && space_args.path) code = cli_load_space(&space_args, &space);
     stats_report *report = calloc(1, sizeof *report);
     if (code == CLI_OK && !report) code = CLI_FAILURE;
@@ -161,7 +196,7 @@ int cmd_stats(int argc, char **argv)
             fprintf(stderr, "sslat stats: %s\n", err.message);
             code = cli_exit_code(status);
         } else if (json) {
-            print_json(c, report, (size_t)n, (uint64_t)seed32);
+            code = print_json(c, report, (size_t)n, (uint64_t)seed32);
         } else {
             print_text(c, report, (size_t)n, (uint64_t)seed32, bins);
         }

@@ -17,17 +17,29 @@
 #include "ir/space.h"
 
 
+/* "1,8,32": at most SSLAT_MAX_SWEEP_VALUES whole numbers; -1 after saying what is wrong. */
 static int parse_list(const char *text, const char *what, int32_t *values)
 {
     int n = 0;
-    char copy[256];
-    snprintf(copy, sizeof copy, "%s", text);
-    char *save = NULL;
-    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        if (n == SSLAT_MAX_SWEEP_VALUES || !cli_parse_int(item, what, 1, SSLAT_MAX_BATCH, &values[n])) return -1;
+    for (const char *item = text;; item++) {
+        const char *end = strchr(item, ',');
+        size_t length = end ? (size_t)(end - item) : strlen(item);
+        char number[32];
+        if (length == 0 || length >= sizeof number) {
+            fprintf(stderr, "sslat sweep: %s takes comma-separated whole numbers (1,8,32), got '%.80s'\n", what, text);
+            return -1;
+        }
+        if (n == SSLAT_MAX_SWEEP_VALUES) {
+            fprintf(stderr, "sslat sweep: %s takes at most %d values\n", what, SSLAT_MAX_SWEEP_VALUES);
+            return -1;
+        }
+        memcpy(number, item, length);
+        number[length] = '\0';
+        if (!cli_parse_int(number, what, 1, SSLAT_MAX_BATCH, &values[n])) return -1;
         n++;
+        if (!end) return n;
+        item = end;
     }
-    return n;
 }
 
 typedef struct point_result {
@@ -163,17 +175,25 @@ int cmd_sweep(int argc, char **argv)
     int32_t shard_index, shard_count;
     int code = cli_shard_options(shard, &shard_index, &shard_count);
     if (code != CLI_OK) return code;
-    const char *dtype_list[8];
+    /* each dtype once: fp32, tf32, fp16, bf16 */
+    const char *dtype_list[SSLAT_DTYPE_COUNT];
     int n_dtype = 0;
-    char dtype_copy[128];
+    char dtype_copy[64];
+    if (strlen(dtypes) >= sizeof dtype_copy) {
+        fprintf(stderr, "sslat sweep: --dtype takes up to four of fp32, tf32, fp16, bf16, got '%.80s'\n", dtypes);
+        return CLI_BAD_INPUT;
+    }
     snprintf(dtype_copy, sizeof dtype_copy, "%s", dtypes);
     char *save = NULL;
-    for (char *d = strtok_r(dtype_copy, ",", &save); d && n_dtype < 8; d = strtok_r(NULL, ",", &save)) {
+    unsigned seen = 0;
+    for (char *d = strtok_r(dtype_copy, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
         sslat_dtype dtype;
-        if (!sslat_dtype_parse(d, &dtype)) {
-            fprintf(stderr, "sslat sweep: unknown dtype '%s' (fp32, tf32, fp16, bf16)\n", d);
+        if (!sslat_dtype_parse(d, &dtype) || (seen & SSLAT_DTYPE_BIT(dtype))) {
+            fprintf(stderr, "sslat sweep: --dtype: '%s' is %s (fp32, tf32, fp16, bf16, each once)\n", d,
+                    sslat_dtype_parse(d, &dtype) ? "given twice" : "unknown");
             return CLI_BAD_INPUT;
         }
+        seen |= SSLAT_DTYPE_BIT(dtype);
         if (!(calculator->dtypes & SSLAT_DTYPE_BIT(dtype))) {
             fprintf(stderr, "sslat sweep: the %s calculator does not measure %s\n", calculator->name, d);
             return CLI_UNAVAILABLE;

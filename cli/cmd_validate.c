@@ -29,6 +29,7 @@ static void validate_usage(void)
            "                     build/python-venv, else python3): warmup, interleaved rounds,\n"
            "                     medians. A runtime that is not installed: exit 3.\n"
            "  --channels-last    torch: channels_last memory format\n"
+           "  --batch N, --resolution R  load SPACE with the table's input (a table of a sweep)\n"
            "The run uses the table's mode, threads and seed unless given:\n"
            "  --mode fused|eager  --threads N  --warmup N (10)  --runs N (10)\n"
            "cuda (default: the table's dtype, layout and cache mode; each architecture is one\n"
@@ -45,7 +46,9 @@ int cmd_validate(int argc, char **argv)
         {"json", no_argument, NULL, OPT_JSON},         {"help", no_argument, NULL, 'h'},
         {"reference", required_argument, NULL, OPT_REFERENCE},
         {"channels-last", no_argument, NULL, OPT_CHANNELS_LAST},
-        CLI_DEVICE_LONG_OPTIONS,                       {NULL, 0, NULL, 0}};
+        CLI_DEVICE_LONG_OPTIONS,                       CLI_SPACE_LONG_OPTIONS,
+        {NULL, 0, NULL, 0}};
+    cli_space_args space_options = {0};
     const char *type = "cpu";
     int32_t k = 20, seed = 0, value = 0;
     const char *mode = NULL, *reference = "sslat";
@@ -58,6 +61,11 @@ int cmd_validate(int argc, char **argv)
     int device_code = CLI_OK;
     bool dtype_given = false, layout_given = false;
     while ((opt = getopt_long(argc, argv, "c:k:h", LONG, NULL)) != -1) {
+        int space_code = CLI_OK;
+        if (cli_space_option(opt, optarg, &space_options, &space_code)) {
+            if (space_code) return space_code;
+            continue;
+        }
         if (cli_device_option(opt, optarg, &o, &device_code)) {
             if (device_code) return device_code;
             dtype_given |= opt == CLI_OPT_DTYPE;
@@ -97,7 +105,7 @@ int cmd_validate(int argc, char **argv)
     }
     type = calculator->name;
     bool cuda = strcmp(type, "cuda") == 0;
-    cli_space_args space_args = {argv[optind], {0, 0, 0}};
+    cli_space_args space_args = {argv[optind], space_options.options};
     sslat_space *space = NULL;
     sslat_container *table = NULL;
     int code = cli_load_space(&space_args, &space);
@@ -169,7 +177,7 @@ int cmd_validate(int argc, char **argv)
                                  "architectures", rows, "mape", v.summary.mape,
                                  "within_5", v.summary.within_5, "within_10", v.summary.within_10, "bias",
                                  v.summary.bias, "kendall_tau", v.summary.kendall_tau);
-        cli_print_json(root);
+        code = cli_print_json(root);
     } else if (code == CLI_OK) {
         printf("measured by %s\n\n", runtime);
         printf("%-10s %14s %14s %9s\n", "arch", "predicted ms", "measured ms", "error");

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,11 +102,12 @@ int32_t cli_parse_arch(const char *text, int32_t *arch, int32_t capacity)
         errno = 0;
         long value = strtol(p, &end, 10);
         if (end == p || errno || value < 0 || value > 1000000) {
-            fprintf(stderr, "sslat: architecture '%s': expected comma-separated candidate indices\n", text);
+            fprintf(stderr, "sslat: architecture '%.60s%s': expected comma-separated candidate indices (at index %d)\n",
+                    text, strlen(text) > 60 ? "..." : "", length);
             return -1;
         }
         if (length >= capacity) {
-            fprintf(stderr, "sslat: architecture '%s' has more than %d indices\n", text, capacity);
+            fprintf(stderr, "sslat: the architecture has more than %d indices\n", capacity);
             return -1;
         }
         arch[length++] = (int32_t)value;
@@ -113,6 +115,12 @@ int32_t cli_parse_arch(const char *text, int32_t *arch, int32_t capacity)
         while (*p == ' ') p++;
         if (*p == ',') p++;
         while (*p == ' ') p++;
+    }
+    if (*p == ']') p++;
+    while (*p == ' ') p++;
+    if (*p) { /* "0,1]junk" */
+        fprintf(stderr, "sslat: architecture: unexpected '%.20s' after the indices\n", p);
+        return -1;
     }
     return length;
 }
@@ -134,18 +142,48 @@ int cli_write_text(const char *path, const char *text, const char *verb)
     return cli_exit_code(status);
 }
 
+/* A Slurm array variable as a whole number >= 0; false after naming it. */
+static bool slurm_number(const char *name, long *out)
+{
+    const char *text = getenv(name);
+    char *end = NULL;
+    errno = 0;
+    long value = text ? strtol(text, &end, 10) : -1;
+    if (!text || errno || end == text || *end || value < 0 || value > SSLAT_MAX_SHARDS * 64L) {
+        fprintf(stderr, "sslat: %s='%.40s' is not a Slurm array value (a whole number >= 0)\n", name, text ? text : "");
+        return false;
+    }
+    *out = value;
+    return true;
+}
+
+/* The shard of a Slurm array task: (ID - MIN) / STEP of COUNT tasks, so
+ * --array=1-7:3 (tasks 1, 4, 7) are shards 0, 1, 2 of 3. */
+static int slurm_shard(int32_t *index, int32_t *count)
+{
+    long id, n, first = 0, step = 1;
+    if (!slurm_number("SLURM_ARRAY_TASK_ID", &id) || !slurm_number("SLURM_ARRAY_TASK_COUNT", &n) ||
+        (getenv("SLURM_ARRAY_TASK_MIN") && !slurm_number("SLURM_ARRAY_TASK_MIN", &first)) ||
+        (getenv("SLURM_ARRAY_TASK_STEP") && !slurm_number("SLURM_ARRAY_TASK_STEP", &step)))
+        return CLI_BAD_INPUT;
+    if (step < 1) step = 1;
+    if (n < 1 || n > SSLAT_MAX_SHARDS || id < first || (id - first) % step || (id - first) / step >= n) {
+        fprintf(stderr, "sslat: the Slurm array task %ld is not one of %ld tasks from %ld in steps of %ld "
+                        "(SLURM_ARRAY_TASK_ID / _MIN / _STEP / _COUNT): give --shard I/N\n", id, n, first, step);
+        return CLI_BAD_INPUT;
+    }
+    *index = (int32_t)((id - first) / step);
+    *count = (int32_t)n;
+    return CLI_OK;
+}
+
 int cli_shard_options(const char *text, int32_t *index, int32_t *count)
 {
     *index = 0;
     *count = 1;
-    char from_slurm[64] = "";
     if (!text) {
-        const char *id = getenv("SLURM_ARRAY_TASK_ID"), *n = getenv("SLURM_ARRAY_TASK_COUNT");
-        const char *min = getenv("SLURM_ARRAY_TASK_MIN");
-        if (!id || !n) return CLI_OK;
-        long first = min ? strtol(min, NULL, 10) : 0;
-        snprintf(from_slurm, sizeof from_slurm, "%ld/%s", strtol(id, NULL, 10) - first, n);
-        text = from_slurm;
+        if (!getenv("SLURM_ARRAY_TASK_ID") || !getenv("SLURM_ARRAY_TASK_COUNT")) return CLI_OK;
+        return slurm_shard(index, count);
     }
     const char *slash = strchr(text, '/');
     char left[32];
@@ -161,13 +199,17 @@ int cli_shard_options(const char *text, int32_t *index, int32_t *count)
     return CLI_OK;
 }
 
-void cli_print_json(json_t *root)
+int cli_print_json(json_t *root)
 {
     char *text = root ? json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
     if (text) printf("%s\n", text);
+    else fprintf(stderr, "sslat: the JSON output could not be built (a value JSON cannot hold, or out of memory)\n");
     free(text);
     json_decref(root);
+    return text ? CLI_OK : CLI_FAILURE;
 }
+
+json_t *cli_json_number(double value) { return isfinite(value) ? json_real(value) : json_null(); }
 
 bool cli_device_option(int opt, const char *value, sslat_calc_options *options, int *exit_code)
 {

@@ -1,5 +1,7 @@
 #include "base/error.h"
 
+#include "base/text.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,8 +33,11 @@ sslat_status sslat_fail(sslat_error *err, sslat_status status, const char *forma
         err->status = status;
         va_list args;
         va_start(args, format);
-        vsnprintf(err->message, sizeof err->message, format, args);
+        char raw[sizeof err->message];
+        vsnprintf(raw, sizeof raw, format, args);
         va_end(args);
+        /* names from files are echoed: one line, no terminal escapes */
+        sslat_escape_controls(raw, err->message, sizeof err->message);
     }
     return status;
 }
@@ -47,7 +52,7 @@ void sslat_error_prefix(sslat_error *err, const char *format, ...)
     va_end(args);
     char joined[sizeof err->message];
     snprintf(joined, sizeof joined, "%s%s", prefix, err->message);
-    memcpy(err->message, joined, sizeof joined);
+    sslat_escape_controls(joined, err->message, sizeof err->message);
 }
 
 void sslat_error_clear(sslat_error *err)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/count.h"
 #include "base/error.h"
 #include "base/hash.h"
 
@@ -92,37 +93,16 @@ double sslat_space_architecture_count(const sslat_space *space)
     return count;
 }
 
-/* Exact product of candidate counts: base-1e9 limbs, least significant first. */
-size_t sslat_space_architecture_count_string(const sslat_space *space, char *buffer,
-                                             size_t capacity)
+size_t sslat_space_architecture_count_string(const sslat_space *space, char *buffer, size_t capacity)
 {
-    enum { BASE = 1000000000 };
-    size_t cap_limbs = 2 + (size_t)space->n_blocks; /* each factor ≤ 256 adds < 1 limb */
-    uint32_t *limbs = calloc(cap_limbs, sizeof *limbs);
-    if (!limbs) {
+    int32_t *counts = calloc((size_t)space->n_blocks + 1, sizeof *counts);
+    if (!counts) {
         if (capacity) buffer[0] = '\0';
         return 0;
     }
-    size_t used = 1;
-    limbs[0] = 1;
-    for (int32_t b = 0; b < space->n_blocks; b++) {
-        uint64_t factor = (uint64_t)sslat_space_block_layer(space, b)->n_candidates, carry = 0;
-        for (size_t i = 0; i < used; i++) {
-            uint64_t v = limbs[i] * factor + carry;
-            limbs[i] = (uint32_t)(v % BASE);
-            carry = v / BASE;
-        }
-        if (carry) limbs[used++] = (uint32_t)carry;
-    }
-    size_t length = (size_t)snprintf(buffer, capacity, "%u", limbs[used - 1]);
-    for (size_t i = used - 1; i-- > 0;) {
-        char part[16];
-        snprintf(part, sizeof part, "%09u", limbs[i]);
-        if (length + 9 < capacity) memcpy(buffer + length, part, 10);
-        length += 9;
-    }
-    if (capacity && length >= capacity) buffer[capacity - 1] = '\0';
-    free(limbs);
+    for (int32_t b = 0; b < space->n_blocks; b++) counts[b] = sslat_space_block_layer(space, b)->n_candidates;
+    size_t length = sslat_product_string(counts, (size_t)space->n_blocks, buffer, capacity);
+    free(counts);
     return length;
 }
 

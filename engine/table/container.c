@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/limits.h"
 #include "base/memory.h"
+#include "base/text.h"
 #include "table/latency_type.h"
 
 bool sslat_entry_noisy(const sslat_entry *e)
@@ -62,6 +63,20 @@ bool sslat_entry_valid(const sslat_entry *entry, char *why, size_t why_size)
                      figures[i].v);
             return false;
         }
+    }
+    /* the figures of one set of samples: min <= value, median, mean <= max (the
+     * mean to rounding), and no samples only for an op that never ran (all 0) */
+    double slack = 1e-9 * entry->max;
+    if (entry->min > entry->max || entry->median < entry->min || entry->median > entry->max ||
+        entry->value < entry->min || entry->value > entry->max || entry->mean < entry->min - slack ||
+        entry->mean > entry->max + slack) {
+        snprintf(why, why_size, "inconsistent figures: min %g, value %g, median %g, mean %g, max %g", entry->min,
+                 entry->value, entry->median, entry->mean, entry->max);
+        return false;
+    }
+    if (entry->samples == 0 && (entry->value != 0 || entry->max != 0)) {
+        snprintf(why, why_size, "0 samples but a value of %g", entry->value);
+        return false;
     }
     return true;
 }
@@ -149,6 +164,8 @@ static sslat_status put_meta(sslat_container *c, const char *key, const char *va
 {
     if (strlen(key) == 0 || strlen(key) > SSLAT_MAX_STRING || strlen(value) > SSLAT_MAX_STRING)
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "metadata key '%.40s' or its value is empty or too long", key);
+    if (!sslat_utf8_valid(key, strlen(key)) || !sslat_utf8_valid(value, strlen(value)))
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "metadata key '%.40s' or its value is not UTF-8", key);
     for (int32_t i = 0; i < c->n_meta; i++) {
         if (strcmp(c->meta[i].key, key) != 0) continue;
         char *copy = sslat_strdup(value);
@@ -257,6 +274,13 @@ sslat_status sslat_container_set_labels(sslat_container *c, char **block_names, 
                                         sslat_error *err)
 {
     int32_t total = c->offset[c->n_blocks];
+    /* what the reader would refuse is refused here: labels are UTF-8 of bounded length */
+    for (int32_t k = 0; k < c->n_blocks + total; k++) {
+        const char *text = k < c->n_blocks ? (block_names ? block_names[k] : NULL) : (labels ? labels[k - c->n_blocks] : NULL);
+        if (text && (strlen(text) > SSLAT_MAX_STRING || !sslat_utf8_valid(text, strlen(text))))
+            return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "a block name or label is not UTF-8 of at most %d bytes",
+                              SSLAT_MAX_STRING);
+    }
     char **names = calloc((size_t)c->n_blocks + 1, sizeof *names);
     char **cands = calloc((size_t)total + 1, sizeof *cands);
     bool ok = names && cands;
@@ -418,6 +442,9 @@ sslat_status sslat_container_set_fixed_entry(sslat_container *c, int32_t fixed, 
 sslat_status sslat_container_set_space_info(sslat_container *c, const char *name, uint64_t hash,
                                             const int32_t nchw[4], sslat_error *error)
 {
+    if (!name || strlen(name) > SSLAT_MAX_STRING || !sslat_utf8_valid(name, strlen(name)))
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "a space name must be UTF-8 of at most %d bytes",
+                          SSLAT_MAX_STRING);
     char *copy = sslat_strdup(name);
     if (!copy) return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory");
     free(c->space_name);

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/file_io.h"
 #include "base/limits.h"
+#include "base/text.h"
 #include "table/container.h"
 #include "table/latency_type.h"
 
@@ -250,6 +251,10 @@ static char *get_string(reader *r)
     if (!need(r, length)) return NULL;
     if (memchr(r->data + r->at, 0, length)) {
         bad(r, "string with a NUL byte");
+        return NULL;
+    }
+    if (!sslat_utf8_valid((const char *)r->data + r->at, length)) { /* the format says UTF-8; JSON needs it */
+        bad(r, "string that is not UTF-8");
         return NULL;
     }
     char *s = malloc((size_t)length + 1);

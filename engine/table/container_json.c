@@ -186,8 +186,10 @@ static sslat_status import_root(json_t *root, sslat_container **out, sslat_error
         json_t *input = json_object_get(space, "input");
         char *end = NULL;
         uint64_t h = json_is_string(hash) ? strtoull(json_string_value(hash), &end, 16) : 0;
-        if (!json_is_string(name) || !json_is_string(hash) || !end || *end ||
-            strlen(json_string_value(hash)) != 16 || !json_is_array(input) || json_array_size(input) != 4) {
+        /* exactly the exporter's form: 16 lowercase hex digits (strtoull also takes "-", " ", "0x") */
+        bool hex = json_is_string(hash) && strlen(json_string_value(hash)) == 16 &&
+                   strspn(json_string_value(hash), "0123456789abcdef") == 16;
+        if (!json_is_string(name) || !hex || !end || *end || !json_is_array(input) || json_array_size(input) != 4) {
             status = sslat_fail(error, SSLAT_ERR_PARSE,
                                 "JSON container: space needs name, a 16-digit hex hash and input [N, C, H, W]");
         } else {
@@ -259,6 +261,21 @@ sslat_status sslat_container_import_json(const char *text, size_t length, sslat_
                           jerr.line, jerr.column, jerr.text);
     sslat_status status = import_root(root, out, error);
     json_decref(root);
+    /* what the binary reader refuses is refused here too: the imported table
+     * goes through it once (limits, UTF-8, entries), so an import never writes
+     * a file no reader accepts */
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    sslat_container *check = NULL;
+    if (status == SSLAT_OK) status = sslat_container_save_to_bytes(*out, &bytes, &size, error);
+    if (status == SSLAT_OK) status = sslat_container_load_from_bytes(bytes, size, &check, error);
+    if (status != SSLAT_OK && *out) sslat_error_prefix(error, "JSON container: ");
+    sslat_free(bytes);
+    sslat_container_free(check);
+    if (status != SSLAT_OK) {
+        sslat_container_free(*out);
+        *out = NULL;
+    }
     return status;
 }
 

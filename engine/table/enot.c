@@ -362,11 +362,19 @@ static bool step(machine *m)
 static bool is_number(const value *v) { return v->kind == V_FLOAT || v->kind == V_INT; }
 static double number(const value *v) { return v->kind == V_FLOAT ? v->real : (double)v->integer; }
 
+/* Whether v is the str key, byte for byte ("latency_type\0x" is not "latency_type"). */
+static bool text_is(const value *v, const char *key)
+{
+    return v->kind == V_STR && v->length == strlen(key) && memcmp(v->text, key, v->length) == 0;
+}
+
+/* The value of key as pickle.load sees it: a key given twice keeps the last. */
 static const value *dict_get(const value *d, const char *key)
 {
+    const value *found = NULL;
     for (size_t i = 0; i + 1 < d->count; i += 2)
-        if (d->items[i]->kind == V_STR && strcmp(d->items[i]->text, key) == 0) return d->items[i + 1];
-    return NULL;
+        if (text_is(d->items[i], key)) found = d->items[i + 1];
+    return found;
 }
 
 static sslat_status to_container(machine *m, const value *root, sslat_container **out)
@@ -374,13 +382,13 @@ static sslat_status to_container(machine *m, const value *root, sslat_container 
     if (root->kind != V_DICT) return fail(m, "the pickle is not a dict", NULL);
     for (size_t i = 0; i + 1 < root->count; i += 2) {
         const value *key = root->items[i];
-        if (key->kind != V_STR || (strcmp(key->text, "latency_type") && strcmp(key->text, "constant_latency") &&
-                                   strcmp(key->text, "operations_latencies")))
+        if (!text_is(key, "latency_type") && !text_is(key, "constant_latency") && !text_is(key, "operations_latencies"))
             return fail(m, "unexpected key in the dict: ", key->kind == V_STR ? key->text : "(not a str)");
     }
     const value *type = dict_get(root, "latency_type"), *constant = dict_get(root, "constant_latency");
     const value *ops = dict_get(root, "operations_latencies");
     if (!type || type->kind != V_STR) return fail(m, "latency_type must be a str", NULL);
+    if (strlen(type->text) != type->length) return fail(m, "latency_type holds a NUL byte", NULL);
     if (!constant || !is_number(constant)) return fail(m, "constant_latency must be a float", NULL);
     if (!ops || ops->kind != V_LIST) return fail(m, "operations_latencies must be a list of lists", NULL);
     size_t total = 0;

@@ -82,6 +82,8 @@ static sslat_status merge_metadata(sslat_container *whole, const sslat_container
         const char *key = part->meta[i].key, *value = part->meta[i].value;
         const char *have = sslat_container_metadata(whole, key);
         if (!have) {
+            /* per-unit detail (cpu.impl.L…) of many parts may outgrow the metadata limit: it gives way */
+            if (sslat_container_metadata_count(whole) >= SSLAT_MAX_META - 32 && !strncmp(key, "cpu.impl.L", 10)) continue;
             status = sslat_container_set_metadata(whole, key, value, err);
             continue;
         }

@@ -125,7 +125,7 @@ def test_report_refuses_mismatched_and_malformed_inputs(tmp_path, sslat_command)
     assert "v.json:1:" in result.stderr
     result = run(sslat_command, "report", ofa, "--space", EXAMPLES / "proxylessnas.json", "-o", out,
                  expect=2)
-    assert "not the space" in result.stderr
+    assert "was not made for these layers" in result.stderr
     result = run(sslat_command, "report", ofa, "--arch", "1,2", "-o", out, expect=2)
     assert "--arch" in result.stderr
     assert not out.exists()  # nothing half-written

@@ -1,0 +1,49 @@
+#include "base/text.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+bool sslat_utf8_valid(const char *bytes, size_t length)
+{
+    const unsigned char *s = (const unsigned char *)bytes;
+    for (size_t i = 0; i < length;) {
+        unsigned char c = s[i];
+        size_t extra;
+        uint32_t code, least;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            extra = 1, code = c & 0x1F, least = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            extra = 2, code = c & 0x0F, least = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            extra = 3, code = c & 0x07, least = 0x10000;
+        } else {
+            return false;
+        }
+        if (i + extra >= length) return false; /* cut short */
+        for (size_t k = 1; k <= extra; k++) {
+            if ((s[i + k] & 0xC0) != 0x80) return false;
+            code = code << 6 | (s[i + k] & 0x3F);
+        }
+        if (code < least || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+        i += extra + 1;
+    }
+    return true;
+}
+
+void sslat_escape_controls(const char *text, char *out, size_t size)
+{
+    if (!size) return;
+    size_t used = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        bool control = *p < 0x20 || *p == 0x7F;
+        size_t need = control ? 4 : 1;
+        if (used + need >= size) break;
+        if (control) used += (size_t)snprintf(out + used, size - used, "\\x%02x", *p);
+        else out[used++] = (char)*p;
+    }
+    out[used] = '\0';
+}

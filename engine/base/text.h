@@ -1,0 +1,18 @@
+/* Text from files is untrusted: the container format says UTF-8, and a
+ * message that echoes a name must stay one line on a terminal (a name holding
+ * "\x1b[31m" would otherwise colour it, a newline would split it). */
+#ifndef SSLAT_TEXT_H
+#define SSLAT_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Whether bytes[0..length) is well-formed UTF-8 (no overlong forms, no
+ * surrogates, nothing past U+10FFFF). */
+bool sslat_utf8_valid(const char *bytes, size_t length);
+
+/* text with every control byte (and DEL) written as \xNN, into out (size
+ * bytes, NUL-terminated, cut when it does not fit). */
+void sslat_escape_controls(const char *text, char *out, size_t size);
+
+#endif
