@@ -8,6 +8,7 @@
 #include "base/file_io.h"
 #include "base/limits.h"
 #include "cli/cli.h"
+#include "table/container.h"
 
 int cmd_import(int argc, char **argv)
 {
@@ -50,12 +51,13 @@ int cmd_import(int argc, char **argv)
 
 int cmd_import_enot(int argc, char **argv)
 {
-    enum { OPT_SPACE = 2001 };
+    enum { OPT_SPACE = 2001, OPT_AS };
     static const struct option LONG[] = {{"output", required_argument, NULL, 'o'},
                                          {"space", required_argument, NULL, OPT_SPACE},
+                                         {"as", required_argument, NULL, OPT_AS},
                                          {"help", no_argument, NULL, 'h'}, CLI_SPACE_LONG_OPTIONS,
                                          {NULL, 0, NULL, 0}};
-    const char *output = NULL;
+    const char *output = NULL, *relabel = NULL;
     cli_space_args space_args = {0};
     int opt;
     optind = 1;
@@ -67,13 +69,16 @@ int cmd_import_enot(int argc, char **argv)
         }
         if (opt == 'o') output = optarg;
         else if (opt == OPT_SPACE) space_args.path = optarg;
+        else if (opt == OPT_AS) relabel = optarg;
         else if (opt == 'h') {
-            printf("usage: sslat import-enot FILE.pkl -o OUT.sslat [--space SPACE]\n\n"
+            printf("usage: sslat import-enot FILE.pkl -o OUT.sslat [--space SPACE] [--as TYPE]\n\n"
                    "Reads an ENOT latency pickle (a dict of latency_type, constant_latency and\n"
                    "operations_latencies; floats or numpy float64) with a strict reader that runs no\n"
                    "code. --space binds the table to its search space (names, hash) after checking\n"
                    "that the blocks and candidates match (--batch N / --resolution R load it\n"
-                   "with the table's input).\n");
+                   "with the table's input). ENOT writes latency_type 'mmac' whatever counter made\n"
+                   "the table; sslat keeps it ('mmac': MACs, counter unknown) unless --as TYPE\n"
+                   "(e.g. mac_fvcore) says what it is.\n");
             return CLI_OK;
         } else return CLI_BAD_INPUT;
     }
@@ -97,6 +102,18 @@ int cmd_import_enot(int argc, char **argv)
     free(bytes);
     int code = status == SSLAT_OK ? CLI_OK : cli_exit_code(status);
     if (status != SSLAT_OK) fprintf(stderr, "sslat import-enot: %s: %s\n", argv[optind], err.message);
+    if (code == CLI_OK && relabel) {
+        /* the export gives the file back under its own name */
+        const char *own = sslat_container_metadata(c, "enot.latency_type");
+        char original[64];
+        snprintf(original, sizeof original, "%s", own ? own : sslat_container_latency_type(c));
+        if ((status = sslat_container_relabel_type(c, relabel, &err)) == SSLAT_OK)
+            status = sslat_container_set_metadata(c, "enot.latency_type", original, &err);
+        if (status != SSLAT_OK) {
+            fprintf(stderr, "sslat import-enot: --as: %s\n", err.message);
+            code = CLI_BAD_INPUT;
+        }
+    }
     if (code == CLI_OK && space_args.path) code = cli_load_space(&space_args, &space);
     if (code == CLI_OK && space && (status = sslat_container_bind_space(c, space, &err)) != SSLAT_OK) {
         fprintf(stderr, "sslat import-enot: %s\n", err.message);

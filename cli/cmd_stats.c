@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "stats/fits.h"
 #include "stats/stats.h"
+#include "table/container.h"
 
 static const double QUANTILES[] = {0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99};
 enum { N_QUANTILES = sizeof QUANTILES / sizeof QUANTILES[0] };
@@ -111,9 +112,13 @@ static void print_text(const sslat_container *c, const stats_report *r, size_t n
     int32_t blocks = sslat_container_block_count(c);
     const char *unit = sslat_container_unit(c);
     char a[64], b[64];
-    printf("table         %s (%s), space %s (hash %016" PRIx64 "), batch %d\n",
-           sslat_container_latency_type(c), unit, sslat_container_space_name(c),
-           sslat_container_space_hash(c), sslat_container_batch(c));
+    if (sslat_container_space_hash(c) != 0)
+        printf("table         %s (%s), space %s (hash %016" PRIx64 "), batch %d\n",
+               sslat_container_latency_type(c), unit, sslat_container_space_name(c),
+               sslat_container_space_hash(c), sslat_container_batch(c));
+    else /* an imported ENOT table knows none of it */
+        printf("table         %s (%s), space %s, batch unknown\n", sslat_container_latency_type(c), unit,
+               sslat_container_space_title(c));
     printf("blocks        %d, architectures %s\n", blocks, r->architectures);
     printf("constant      %s %s\n", text_of(sslat_container_constant_latency(c), a, sizeof a), unit);
     printf("min           %s %s   argmin ", text_of(r->min, a, sizeof a), unit);

@@ -13,6 +13,7 @@
 #include "base/rng.h"
 #include "cli/svg_plot.h"
 #include "stats/validation.h"
+#include "table/container.h"
 
 #define HISTOGRAM_BINS 60
 #define SCATTER_POINTS 2000
@@ -49,7 +50,8 @@ static const char *device_of(const sslat_container *t)
         const char *value = sslat_container_metadata(t, keys[i]);
         if (value && *value) return value;
     }
-    return "(analytic: no device)";
+    /* an imported table (ENOT) of a timed type says nothing of its device */
+    return strcmp(sslat_container_unit(t), "ms") ? "(analytic: no device)" : "unknown (not recorded in the table)";
 }
 
 static void write_summary(FILE *out, const report_input *in, double min, double median, double bound,
@@ -60,12 +62,15 @@ static void write_summary(FILE *out, const report_input *in, double min, double 
     char text[256];
     fputs("<h2>Summary</h2>\n<table id=\"summary\">\n", out);
     row(out, "table", in->table_path);
-    row(out, "space", sslat_container_space_name(t));
+    row(out, "space", sslat_container_space_title(t));
     snprintf(text, sizeof text, "%s (%s)", sslat_container_latency_type(t), unit);
     row(out, "latency type", text);
     int32_t shape[4];
     sslat_container_input_shape(t, shape);
-    snprintf(text, sizeof text, "%d x %d x %d x %d (N C H W)", shape[0], shape[1], shape[2], shape[3]);
+    if (shape[0] > 0)
+        snprintf(text, sizeof text, "%d x %d x %d x %d (N C H W)", shape[0], shape[1], shape[2], shape[3]);
+    else
+        snprintf(text, sizeof text, "unknown (not recorded in the table)");
     row(out, "input", text);
     snprintf(text, sizeof text, "%s, %s", *sslat_container_dtype(t) ? sslat_container_dtype(t) : "-",
              *sslat_container_layout(t) ? sslat_container_layout(t) : "-");
@@ -141,9 +146,10 @@ static void write_heatmap(FILE *out, const report_input *in)
                          "<title>",
                     left + c * cell_w, y, cell_w - 1, cell_h - 1, color,
                     current ? " stroke=\"#e8590c\" stroke-width=\"2.5\"" : "");
-            plot_escape(out, sslat_container_block_name(t, b));
+            char title[32];
+            plot_escape(out, sslat_container_block_title(t, b, title, sizeof title));
             fputs(" / ", out);
-            plot_escape(out, sslat_container_candidate_label(t, b, c));
+            plot_escape(out, sslat_container_candidate_title(t, b, c, title, sizeof title));
             fprintf(out, ": %.6g %s%s</title></rect>", v, sslat_container_unit(t), current ? " (current)" : "");
             if (cell_w >= 44)
                 fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" fill=\"%s\">%.3g</text>",

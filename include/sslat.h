@@ -179,9 +179,16 @@ SSLAT_API sslat_status sslat_container_save_to_bytes(const sslat_container *cont
                                            size_t *size, sslat_error *error);
 SSLAT_API sslat_status sslat_container_load_from_bytes(const uint8_t *bytes, size_t size,
                                              sslat_container **out, sslat_error *error);
-/* Atomic: temp file, fsync, rename. */
+/* Files. A regular file is written atomically (temp file beside it, fsync,
+ * rename); a symbolic link is written through; a FIFO or character device is
+ * written directly; a directory is refused. save_to_file writes the binary
+ * container; save_to_file_as writes format "sslat", "enot" (pickle) or "json".
+ * load_from_file reads any of the three, told apart by their first bytes, and
+ * at most 256 MiB. */
 SSLAT_API sslat_status sslat_container_save_to_file(const sslat_container *container, const char *path,
                                           sslat_error *error);
+SSLAT_API sslat_status sslat_container_save_to_file_as(const sslat_container *container, const char *path,
+                                                       const char *format, sslat_error *error);
 SSLAT_API sslat_status sslat_container_load_from_file(const char *path, sslat_container **out,
                                             sslat_error *error);
 /* JSON (every field, exact round trip) and CSV (one row per block × candidate).

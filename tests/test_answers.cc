@@ -221,3 +221,30 @@ TEST_F(Answers, ArgumentsAreRefusedNotGuessed)
 }
 
 } // namespace
+
+TEST_F(Answers, AnEnotMmacFileKeepsItsTypeUntilToldWhatItIs)
+{
+    // {'latency_type': 'mmac', 'constant_latency': 1.5, 'operations_latencies': [[1.0, 2.0]]}, protocol 2
+    const std::string pickle("\x80\x02}(X\x0c\x00\x00\x00latency_typeX\x04\x00\x00\x00mmacX\x10\x00\x00\x00"
+                             "constant_latencyG?\xf8\x00\x00\x00\x00\x00\x00X\x14\x00\x00\x00operations_latencies"
+                             "]](G?\xf0\x00\x00\x00\x00\x00\x00G@\x00\x00\x00\x00\x00\x00\x00" "eau.",
+                             110);
+    std::string pkl = write("yolo.pkl", pickle);
+    ASSERT_EQ(run("import-enot " + pkl + " -o " + path("m.sslat")).code, 0);
+    Result stats = run("stats " + path("m.sslat"));
+    EXPECT_EQ(stats.out.rfind("table         mmac (MMAC), space unknown", 0), 0u) << stats.out;
+    EXPECT_NE(stats.out.find("batch unknown"), std::string::npos) << stats.out;
+    // stats reads the pickle itself too (no "bad magic")
+    EXPECT_EQ(run("stats " + pkl).out, stats.out);
+    ASSERT_EQ(run("import-enot " + pkl + " --as mac_fvcore -o " + path("f.sslat")).code, 0);
+    EXPECT_EQ(run("stats " + path("f.sslat")).out.rfind("table         mac_fvcore (MMAC)", 0), 0u);
+    Result r = run("import-enot " + pkl + " --as cpu -o " + path("c.sslat"));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("other unit"), std::string::npos) << r.err;
+    // exported back, the file is ENOT's own again
+    ASSERT_EQ(run("export " + path("f.sslat") + " --enot -o " + path("back.pkl")).code, 0);
+    EXPECT_NE(read_all(path("back.pkl")).find("mmac"), std::string::npos);
+    Result csv = run("export " + path("m.sslat") + " --csv");
+    EXPECT_NE(csv.out.find("\n0,block 0,1,candidate 1,"), std::string::npos) << csv.out;
+    EXPECT_EQ(run("show -c mmac.fvcore " + example_path("fbnet.json")).code, 0);
+}

@@ -183,7 +183,7 @@ TEST(Container, CsvHasOneRowPerCandidate)
     sslat_free(csv);
     EXPECT_EQ(text.rfind("block,block_name,candidate,label,value,median,mean,stddev,min,max,samples,noisy\n", 0), 0u);
     EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + 6);
-    EXPECT_NE(text.find("\n1,,2,,0.30000000000000004,0.29999999999999999,0.30000000000000004,0.01,0.28999999999999998,0.31,25,1\n"),
+    EXPECT_NE(text.find("\n1,block 1,2,candidate 2,0.30000000000000004,0.29999999999999999,0.30000000000000004,0.01,0.28999999999999998,0.31,25,1\n"),
               std::string::npos) << text;
     sslat_container_free(c);
 }

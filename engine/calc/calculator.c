@@ -22,7 +22,7 @@ const sslat_calculator *sslat_calculator_at(int index)
 
 const sslat_calculator *sslat_calculator_find(const char *name)
 {
-    name = sslat_latency_type_canonical(name);
+    name = sslat_latency_type_calculator(name);
     for (int i = 0; name && i < sslat_calculator_count(); i++)
         if (strcmp(CALCULATORS[i]->name, name) == 0) return CALCULATORS[i];
     return NULL;

@@ -2,6 +2,7 @@
  * the reasoning per op are in docs/calculators.md. Symbols: M = conv MACs
  * N·Cout·Ho·Wo·(Cin/g)·k², B = N·Cout·Ho·Wo, Nin / Nout element counts. */
 #include "calc/mac.h"
+#include "table/latency_type.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ const char *sslat_mac_rule_name(sslat_mac_rule rule)
 
 int sslat_mac_rule_from_name(const char *name)
 {
+    name = sslat_latency_type_calculator(name); /* ENOT's names too: "mmac.fvcore" */
     for (int i = 0; i < SSLAT_MAC_RULE_COUNT; i++)
         if (name && strcmp(RULE_NAMES[i], name) == 0) return i;
     return -1;

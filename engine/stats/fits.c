@@ -1,6 +1,7 @@
 #include "stats/fits.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -13,11 +14,13 @@ sslat_status sslat_table_fits_space(const sslat_container *table, const sslat_sp
     sslat_container_input_shape(table, table_input);
     sslat_space_input_shape(space, space_input);
     if (sslat_container_space_hash(table) != sslat_space_hash(space)) {
-        if (memcmp(table_input, space_input, sizeof table_input) != 0 && table_input[0] > 0)
+        /* same space at another input (a sweep's table): say which input it was made for */
+        bool same_name = !strcmp(sslat_container_space_name(table), sslat_space_name(space));
+        if (same_name && memcmp(table_input, space_input, sizeof table_input) != 0 && table_input[0] > 0)
             return sslat_fail(err, SSLAT_ERR_SPACE,
-                              "the table was measured at input %dx%dx%dx%d and space '%s' loads as %dx%dx%dx%d: "
-                              "load it with the table's batch and resolution (--batch %d --resolution %dx%d)",
-                              table_input[0], table_input[1], table_input[2], table_input[3], sslat_space_name(space),
+                              "the table of space '%s' was measured at input %dx%dx%dx%d and the space loads as "
+                              "%dx%dx%dx%d: load it with the table's batch and resolution (--batch %d --resolution %dx%d)",
+                              sslat_space_name(space), table_input[0], table_input[1], table_input[2], table_input[3],
                               space_input[0], space_input[1], space_input[2], space_input[3], table_input[0],
                               table_input[2], table_input[3]);
         return sslat_fail(err, SSLAT_ERR_SPACE,

@@ -415,6 +415,41 @@ sslat_status sslat_container_set_constant_entry(sslat_container *c, const sslat_
     return SSLAT_OK;
 }
 
+const char *sslat_container_block_title(const sslat_container *c, int32_t block, char *buffer, size_t size)
+{
+    const char *name = sslat_container_block_name(c, block);
+    if (name && *name) return name;
+    snprintf(buffer, size, "block %d", block);
+    return buffer;
+}
+
+const char *sslat_container_candidate_title(const sslat_container *c, int32_t block, int32_t candidate,
+                                            char *buffer, size_t size)
+{
+    const char *label = sslat_container_candidate_label(c, block, candidate);
+    if (label && *label) return label;
+    snprintf(buffer, size, "candidate %d", candidate);
+    return buffer;
+}
+
+const char *sslat_container_space_title(const sslat_container *c)
+{
+    const char *name = sslat_container_space_name(c);
+    return name && *name ? name : "unknown (no space bound: an imported table)";
+}
+
+sslat_status sslat_container_relabel_type(sslat_container *c, const char *latency_type, sslat_error *err)
+{
+    const char *unit = latency_type ? sslat_latency_type_unit(latency_type) : NULL;
+    if (!unit)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "unknown latency type '%s'",
+                          latency_type ? latency_type : "(null)");
+    if (strcmp(unit, sslat_container_unit(c)) != 0)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "a %s table (%s) cannot be relabelled %s (%s): other unit",
+                          sslat_container_latency_type(c), sslat_container_unit(c), latency_type, unit);
+    return put_meta(c, "latency_type", sslat_latency_type_canonical(latency_type), err);
+}
+
 sslat_status sslat_container_set_metadata(sslat_container *c, const char *key, const char *value,
                                           sslat_error *error)
 {

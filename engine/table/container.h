@@ -50,6 +50,17 @@ sslat_status sslat_container_require_whole(const sslat_container *c, sslat_error
 sslat_status sslat_container_new(const char *latency_type, const int32_t *candidate_counts,
                                  int32_t block_count, sslat_container **out, sslat_error *err);
 
+/* Names to show a person: the table's own, or, where an imported table has
+ * none, "block 3" / "candidate 2" / "unknown (…)". */
+const char *sslat_container_block_title(const sslat_container *c, int32_t block, char *buffer, size_t size);
+const char *sslat_container_candidate_title(const sslat_container *c, int32_t block, int32_t candidate,
+                                            char *buffer, size_t size);
+const char *sslat_container_space_title(const sslat_container *c);
+
+/* Says what a table's figures are (an ENOT "mmac" file made by fvcore is
+ * mac_fvcore): the type changes, the values do not; the unit must match. */
+sslat_status sslat_container_relabel_type(sslat_container *c, const char *latency_type, sslat_error *err);
+
 /* Layers run one after another: add e into total (variances add; the
  * smallest sample count stays). first: total = e. */
 void sslat_entry_accumulate(sslat_entry *total, const sslat_entry *e, bool first);

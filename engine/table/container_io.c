@@ -621,34 +621,6 @@ sslat_status sslat_container_load_from_bytes(const uint8_t *bytes, size_t size,
     return status;
 }
 
-sslat_status sslat_container_save_to_file(const sslat_container *c, const char *path,
-                                          sslat_error *error)
-{
-    uint8_t *bytes = NULL;
-    size_t size = 0;
-    sslat_status status = sslat_container_save_to_bytes(c, &bytes, &size, error);
-    if (status == SSLAT_OK) status = sslat_write_file_atomic(path, bytes, size, error);
-    free(bytes);
-    return status;
-}
-
-sslat_status sslat_container_load_from_file(const char *path, sslat_container **out,
-                                            sslat_error *error)
-{
-    sslat_error_clear(error);
-    if (!path || !out) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
-    *out = NULL;
-    char *data = NULL;
-    size_t size = 0;
-    sslat_status status = sslat_read_file(path, (size_t)SSLAT_MAX_CONTAINER_BYTES, &data, &size, error);
-    if (status == SSLAT_OK) {
-        status = sslat_container_load_from_bytes((const uint8_t *)data, size, out, error);
-        if (status != SSLAT_OK) sslat_error_prefix(error, "%s: ", path);
-    }
-    free(data);
-    return status;
-}
-
 sslat_status sslat_container_clone(const sslat_container *src, sslat_container **out,
                                    sslat_error *error)
 {

@@ -310,10 +310,11 @@ sslat_status sslat_container_export_csv(const sslat_container *c, char **text, s
     for (int32_t b = 0; b < c->n_blocks; b++)
         for (int32_t i = 0; i < c->n_candidates[b]; i++) {
             const sslat_entry *e = &c->entries[c->offset[b] + i];
+            char title[32];
             fprintf(out, "%d,", b);
-            csv_field(out, sslat_container_block_name(c, b));
+            csv_field(out, sslat_container_block_title(c, b, title, sizeof title));
             fprintf(out, ",%d,", i);
-            csv_field(out, sslat_container_candidate_label(c, b, i));
+            csv_field(out, sslat_container_candidate_title(c, b, i, title, sizeof title));
             fprintf(out, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%u,%d\n", e->value, e->median, e->mean,
                     e->stddev, e->min, e->max, e->samples, sslat_entry_noisy(e));
         }

@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "base/limits.h"
 #include "table/container.h"
+#include "table/latency_type.h"
 
 
 typedef enum { V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_BYTES, V_LIST, V_TUPLE, V_DICT, V_MARK,
@@ -502,7 +503,7 @@ sslat_status sslat_container_export_enot(const sslat_container *c, uint8_t **byt
     fputc('(', f);
     put_unicode(f, "latency_type");
     const char *enot_name = sslat_container_metadata(c, "enot.latency_type");
-    put_unicode(f, enot_name ? enot_name : sslat_container_latency_type(c));
+    put_unicode(f, enot_name ? enot_name : sslat_latency_type_enot_name(sslat_container_latency_type(c)));
     put_unicode(f, "constant_latency");
     put_float(f, c->constant.value);
     put_unicode(f, "operations_latencies");

@@ -2,9 +2,11 @@
 
 Nothing here is public; the rest of the package calls `lib` and `check`.
 """
+import contextlib
 import ctypes
 import ctypes.util
 import os
+import threading
 
 from .errors import error_for
 
@@ -121,6 +123,7 @@ _PROTOTYPES = {
     "sslat_container_save_to_bytes": (ST, [P, BYTESP, SIZEP, ERR]),
     "sslat_container_load_from_bytes": (ST, [ctypes.c_char_p, SIZE, PP, ERR]),
     "sslat_container_save_to_file": (ST, [P, STR, ERR]),
+    "sslat_container_save_to_file_as": (ST, [P, STR, STR, ERR]),
     "sslat_container_load_from_file": (ST, [STR, PP, ERR]),
     "sslat_container_export_json": (ST, [P, ctypes.POINTER(P), ERR]),
     "sslat_container_import_json": (ST, [ctypes.c_char_p, SIZE, PP, ERR]),
@@ -187,8 +190,70 @@ def text(value):
     return None if value is None else value.decode("utf-8", "replace")
 
 
-def encode(value):
-    return None if value is None else str(value).encode("utf-8")
+def encode(value, what="a string argument"):
+    """str → UTF-8 bytes for C; a NUL inside would silently cut the string there."""
+    if value is None:
+        return None
+    data = str(value).encode("utf-8")
+    if b"\0" in data:
+        raise ValueError("%s contains a NUL character: %r" % (what, value))
+    return data
+
+
+INT32_MAX = 2**31 - 1
+NO_WARMUP = -1  # SSLAT_NO_WARMUP: no warmup runs at all
+
+
+def int32(value, what, low=-2**31):
+    """An int that C reads as int32_t: refused (not wrapped) outside [low, 2**31 - 1]."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            index = value.__index__()  # numpy integers, 0-d tensors
+        except (AttributeError, TypeError):
+            raise TypeError("%s must be an integer, not %s" % (what, type(value).__name__)) from None
+        value = index
+    if not low <= value <= INT32_MAX:
+        raise ValueError("%s must be in [%d, %d], got %d" % (what, low, INT32_MAX, value))
+    return value
+
+
+class Handle:
+    """One pointer the library allocated, owned once.
+
+    Every C call on it runs inside `with handle.use() as pointer:`, holding the
+    object's lock, so a free from another thread (an explicit __del__, a
+    reset_latency) waits for the call and a call after the free raises instead
+    of passing NULL or a dangling pointer to C.
+    """
+
+    def __init__(self, pointer, free, what):
+        self._pointer = pointer
+        self._free = free
+        self._what = what
+        self._lock = threading.RLock()
+
+    @contextlib.contextmanager
+    def use(self):
+        with self._lock:
+            if not self._pointer:
+                raise ValueError("this %s was freed (its __del__ ran); it cannot be used" % self._what)
+            yield self._pointer
+
+    def release(self):
+        with self._lock:
+            pointer, self._pointer = self._pointer, None
+            if pointer:
+                self._free(pointer)
+
+
+@contextlib.contextmanager
+def using(*handles):
+    """Several handles at once, locked in a fixed order (no deadlock between two calls)."""
+    with contextlib.ExitStack() as stack:
+        pointers = {}
+        for handle in sorted(set(handles), key=id):
+            pointers[id(handle)] = stack.enter_context(handle.use())
+        yield [pointers[id(handle)] for handle in handles]
 
 
 def take_bytes(pointer, size):

@@ -23,19 +23,23 @@ class SearchSpaceLatencyContainer:
     def __init__(self, latency_type: str, constant_latency: float,
                  operations_latencies: Sequence[Sequence[float]]):
         blocks = [list(map(float, block)) for block in operations_latencies]
+        _native.int32(len(blocks), "the number of blocks")
         counts = (ctypes.c_int32 * max(len(blocks), 1))(*[len(b) for b in blocks])
         flat = [value for block in blocks for value in block]
         values = (ctypes.c_double * max(len(flat), 1))(*flat)
         handle = ctypes.c_void_p()
-        _native.call(lib.sslat_container_create, _native.encode(latency_type),
+        _native.call(lib.sslat_container_create, _native.encode(latency_type, "latency_type"),
                      float(constant_latency), values, counts, len(blocks), ctypes.byref(handle))
-        self._handle = handle
+        self._own(handle)
+
+    def _own(self, handle):
+        self._handle = _native.Handle(handle, lib.sslat_container_free, "SearchSpaceLatencyContainer")
 
     @classmethod
     def _wrap(cls, handle):
         """Own a container handle the library created."""
         container = cls.__new__(cls)
-        container._handle = handle
+        container._own(handle)
         return container
 
     @classmethod
@@ -45,13 +49,34 @@ class SearchSpaceLatencyContainer:
         return cls._wrap(handle)
 
     def __del__(self):
-        if getattr(self, "_handle", None):
-            lib.sslat_container_free(self._handle)
-            self._handle = None
+        handle = getattr(self, "_handle", None)
+        if handle is not None:
+            handle.release()
+
+    # copies are real copies (each owns its table); pickling goes through the binary format
+    def __copy__(self):
+        with self._handle.use() as pointer:
+            return self._copy_of(pointer)
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+    def __reduce__(self):
+        return (SearchSpaceLatencyContainer.load_from_bytes, (self.save_to_bytes(),))
 
     def __repr__(self):
         return "SearchSpaceLatencyContainer(%r, constant=%g %s, blocks=%d)" % (
             self.latency_type, self.constant_latency, self.unit, self.block_count)
+
+    def _get(self, function, *args):
+        """function(pointer, *args) under this container's lock."""
+        with self._handle.use() as pointer:
+            return function(pointer, *args)
+
+    def _text(self, function, *args):
+        """A string the container owns, copied while the container is held."""
+        with self._handle.use() as pointer:
+            return _native.text(function(pointer, *args))
 
     # ---- loading and saving ------------------------------------------------
 
@@ -70,16 +95,12 @@ class SearchSpaceLatencyContainer:
 
     @classmethod
     def load_from_file(cls, path: Union[str, "os.PathLike[str]"]) -> "SearchSpaceLatencyContainer":
-        path = os.fspath(path)
-        with open(path, "rb") as file:
-            head = file.read(len(SSLAT_MAGIC))
-        if head == SSLAT_MAGIC:
-            handle = ctypes.c_void_p()  # the library's reader names the file in its errors
-            _native.call(lib.sslat_container_load_from_file, _native.encode(path),
-                         ctypes.byref(handle))
-            return cls._wrap(handle)
-        with open(path, "rb") as file:
-            return cls.load_from_bytes(file.read())
+        """Read a binary container, its JSON export or an ENOT pickle (at most 256 MiB;
+        errors name the file)."""
+        handle = ctypes.c_void_p()
+        _native.call(lib.sslat_container_load_from_file, _native.encode(os.fspath(path), "path"),
+                     ctypes.byref(handle))
+        return cls._wrap(handle)
 
     def save_to_bytes(self, format: str = "sslat") -> bytes:
         """The container as bytes: "sslat" (binary), "enot" (pickle) or "json"."""
@@ -88,99 +109,93 @@ class SearchSpaceLatencyContainer:
         data = ctypes.POINTER(ctypes.c_uint8)()
         size = ctypes.c_size_t()
         if format == "sslat":
-            _native.call(lib.sslat_container_save_to_bytes, self._handle, ctypes.byref(data),
-                         ctypes.byref(size))
+            function = lib.sslat_container_save_to_bytes
         elif format == "enot":
-            _native.call(lib.sslat_container_export_enot, self._handle, ctypes.byref(data),
-                         ctypes.byref(size))
+            function = lib.sslat_container_export_enot
         else:
             raise ValueError("format is 'sslat', 'enot' or 'json', not %r" % (format,))
+        with self._handle.use() as pointer:
+            _native.call(function, pointer, ctypes.byref(data), ctypes.byref(size))
         return _native.take_bytes(data, size)
 
     def save_to_file(self, path: Union[str, "os.PathLike[str]"], format: Optional[str] = None) -> None:
-        """Write atomically. format defaults from the suffix: .pkl → enot, .json → json,
-        anything else → the sslat binary container."""
+        """Write with the library's rules (atomic for a regular file, a symlink written
+        through, a FIFO or device written directly). format defaults from the suffix:
+        .pkl / .pickle → enot, .json → json, anything else → the sslat binary container."""
         path = os.fspath(path)
         if format is None:
             suffix = os.path.splitext(path)[1].lower()
             format = {".pkl": "enot", ".pickle": "enot", ".json": "json"}.get(suffix, "sslat")
-        if format == "sslat":
-            _native.call(lib.sslat_container_save_to_file, self._handle, _native.encode(path))
-            return
-        data = self.save_to_bytes(format)
-        temporary = "%s.tmp.%d" % (path, os.getpid())
-        try:
-            with open(temporary, "wb") as file:
-                file.write(data)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temporary, path)
-        finally:
-            if os.path.exists(temporary):
-                os.remove(temporary)
+        if format not in ("sslat", "enot", "json"):
+            raise ValueError("format is 'sslat', 'enot' or 'json', not %r" % (format,))
+        with self._handle.use() as pointer:
+            _native.call(lib.sslat_container_save_to_file_as, pointer, _native.encode(path, "path"),
+                         format.encode())
 
     def to_json(self) -> str:
-        pointer = ctypes.c_void_p()
-        _native.call(lib.sslat_container_export_json, self._handle, ctypes.byref(pointer))
-        return _native.take_text(pointer)
+        text = ctypes.c_void_p()
+        with self._handle.use() as pointer:
+            _native.call(lib.sslat_container_export_json, pointer, ctypes.byref(text))
+        return _native.take_text(text)
 
     def to_csv(self) -> str:
-        pointer = ctypes.c_void_p()
-        _native.call(lib.sslat_container_export_csv, self._handle, ctypes.byref(pointer))
-        return _native.take_text(pointer)
+        text = ctypes.c_void_p()
+        with self._handle.use() as pointer:
+            _native.call(lib.sslat_container_export_csv, pointer, ctypes.byref(text))
+        return _native.take_text(text)
 
     # ---- the reference's properties ----------------------------------------
 
     @property
     def latency_type(self) -> str:
-        return _native.text(lib.sslat_container_latency_type(self._handle))
+        return self._text(lib.sslat_container_latency_type)
 
     @property
     def constant_latency(self) -> float:
-        return lib.sslat_container_constant_latency(self._handle)
+        return self._get(lib.sslat_container_constant_latency)
 
     @property
     def operations_latencies(self) -> List[List[float]]:
-        return [[lib.sslat_container_latency(self._handle, b, c) for c in range(n)]
+        return [[self._get(lib.sslat_container_latency, b, c) for c in range(n)]
                 for b, n in enumerate(self.candidate_counts)]
 
     # ---- beyond the reference ----------------------------------------------
 
     @property
     def unit(self) -> str:
-        return _native.text(lib.sslat_container_unit(self._handle))
+        return self._text(lib.sslat_container_unit)
 
     @property
     def block_count(self) -> int:
-        return lib.sslat_container_block_count(self._handle)
+        return self._get(lib.sslat_container_block_count)
 
     @property
     def candidate_counts(self) -> List[int]:
-        return [lib.sslat_container_candidate_count(self._handle, b)
+        return [self._get(lib.sslat_container_candidate_count, b)
                 for b in range(self.block_count)]
 
     @property
     def space_name(self) -> str:
-        return _native.text(lib.sslat_container_space_name(self._handle))
+        return self._text(lib.sslat_container_space_name)
 
     @property
     def space_hash(self) -> int:
-        return lib.sslat_container_space_hash(self._handle)
+        return self._get(lib.sslat_container_space_hash)
 
     @property
     def input_shape(self) -> Tuple[int, int, int, int]:
         shape = (ctypes.c_int32 * 4)()
-        lib.sslat_container_input_shape(self._handle, shape)
+        self._get(lib.sslat_container_input_shape, shape)
         return tuple(shape)
 
     @property
     def block_names(self) -> List[str]:
-        return [_native.text(lib.sslat_container_block_name(self._handle, b))
+        return [self._text(lib.sslat_container_block_name, b)
                 for b in range(self.block_count)]
 
     @property
     def candidate_labels(self) -> List[List[str]]:
-        return [[_native.text(lib.sslat_container_candidate_label(self._handle, b, c))
+        return [[self._text(lib.sslat_container_candidate_label, b, c)
                  for c in range(n)] for b, n in enumerate(self.candidate_counts)]
 
     @property
@@ -188,20 +203,22 @@ class SearchSpaceLatencyContainer:
         """Every metadata pair (device, versions, options, …) as a dict of strings."""
         result = {}
         key, value = ctypes.c_char_p(), ctypes.c_char_p()
-        for index in range(lib.sslat_container_metadata_count(self._handle)):
-            if lib.sslat_container_metadata_at(self._handle, index, ctypes.byref(key),
-                                               ctypes.byref(value)) == 0:
-                result[_native.text(key.value)] = _native.text(value.value)
+        with self._handle.use() as pointer:
+            for index in range(lib.sslat_container_metadata_count(pointer)):
+                if lib.sslat_container_metadata_at(pointer, index, ctypes.byref(key),
+                                                   ctypes.byref(value)) == 0:
+                    result[_native.text(key.value)] = _native.text(value.value)
         return result
 
     def entry(self, block: int, candidate: int) -> Dict[str, float]:
         """Statistics of one entry: value, median, mean, stddev, min, max, samples."""
         entry = _native.Entry()
-        _native.call(lib.sslat_container_entry, self._handle, block, candidate,
-                     ctypes.byref(entry))
+        with self._handle.use() as pointer:
+            _native.call(lib.sslat_container_entry, pointer, _native.int32(block, "block"),
+                         _native.int32(candidate, "candidate"), ctypes.byref(entry))
         return {name: getattr(entry, name) for name, _ in _native.Entry._fields_}
 
     @property
     def constant_entry(self) -> Dict[str, float]:
-        entry = lib.sslat_container_constant_entry(self._handle)
+        entry = self._get(lib.sslat_container_constant_entry)
         return {name: getattr(entry, name) for name, _ in _native.Entry._fields_}

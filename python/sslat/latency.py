@@ -3,9 +3,12 @@
 Every statistic takes `arg`: a SearchSpace with a latency attached
 (initialize_latency) or a SearchSpaceLatencyContainer.
 """
+import contextlib
 import ctypes
+import json
+import math
 import random
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import lib
@@ -16,7 +19,6 @@ from .space import SearchSpace
 Source = Union[SearchSpace, SearchSpaceLatencyContainer]
 
 # kwargs of initialize_latency that map one to one onto sslat_latency_options
-_INT_OPTIONS = ("warmup_iterations", "run_iterations", "threads")
 _FLOAT_OPTIONS = ("target_noise", "max_seconds")
 _TEXT_OPTIONS = ("dtype", "layout")
 
@@ -29,40 +31,73 @@ def available_calculators() -> List[str]:
 
 
 def _shape_of(inputs):
-    """A shape tuple from a tuple / list or anything with .shape (a tensor, an array)."""
+    """A shape tuple from a shape, anything with .shape (a tensor, an array), or
+    ENOT's tuple of one tensor `(x,)`."""
+    if isinstance(inputs, (tuple, list)) and inputs and hasattr(inputs[0], "shape"):
+        if len(inputs) != 1:
+            raise ValueError("inputs holds %d tensors; an sslat space has a single input" % len(inputs))
+        inputs = inputs[0]
     shape = getattr(inputs, "shape", inputs)
     try:
         shape = tuple(int(d) for d in shape)
     except TypeError:
-        raise TypeError("inputs must be a shape (N, C, H, W) or have .shape, not %s"
-                        % type(inputs).__name__) from None
+        raise TypeError("inputs must be a shape (N, C, H, W), a tensor, or a tuple of one tensor, "
+                        "not %s" % type(inputs).__name__) from None
     if len(shape) != 4 or min(shape) < 1:
         raise ValueError("inputs must be a positive 4-d shape (N, C, H, W), got %s" % (shape,))
+    for d in shape:
+        _native.int32(d, "an inputs dimension", 1)
     return shape
 
 
+# PyTorch module classes (ENOT's ignore_modules) → sslat's op kinds and activations.
+_TORCH_MODULES = {
+    "conv2d": "conv2d", "batchnorm1d": "batchnorm", "batchnorm2d": "batchnorm",
+    "relu": "relu", "relu6": "relu6", "hardswish": "hswish", "hardsigmoid": "hsigmoid",
+    "sigmoid": "sigmoid", "silu": "silu", "gelu": "gelu", "tanh": "tanh",
+    "adaptiveavgpool2d": "global_avgpool", "avgpool2d": "avgpool", "maxpool2d": "maxpool",
+    "linear": "linear", "flatten": "flatten", "identity": "identity",
+    "channelshuffle": "channel_shuffle",
+}
+
+
 def _ignore_text(value):
+    """ignore / ignore_modules as the C list: sslat names, PyTorch classes or their names."""
     if value is None or isinstance(value, str):
-        return value
-    return ",".join(str(getattr(v, "__name__", v)).lower() for v in value)
+        value = [] if not value else value.split(",")
+    names = []
+    for item in value:
+        name = str(getattr(item, "__name__", item)).strip()
+        names.append(_TORCH_MODULES.get(name.lower(), name.lower()))
+    return ",".join(names)
 
 
 def _latency_options(kwargs):
     options = _native.LatencyOptions()
     keep = []  # the encoded strings must outlive the call
     kwargs = dict(kwargs)
-    for name in _INT_OPTIONS:
-        if name in kwargs:
-            setattr(options, name, int(kwargs.pop(name)))
+    if "warmup_iterations" in kwargs:
+        warmup = _native.int32(kwargs.pop("warmup_iterations"), "warmup_iterations", 0)
+        options.warmup_iterations = warmup if warmup > 0 else _native.NO_WARMUP  # 0 means none
+    if "run_iterations" in kwargs:
+        options.run_iterations = _native.int32(kwargs.pop("run_iterations"), "run_iterations", 1)
+    if "threads" in kwargs:
+        options.threads = _native.int32(kwargs.pop("threads"), "threads", 0)
     for name in _FLOAT_OPTIONS:
         if name in kwargs:
-            setattr(options, name, float(kwargs.pop(name)))
+            value = float(kwargs.pop(name))
+            if not math.isfinite(value) or value < 0:
+                raise ValueError("%s must be a finite number >= 0, got %r" % (name, value))
+            setattr(options, name, value)
     for name in _TEXT_OPTIONS:
         if name in kwargs:
-            keep.append(_native.encode(kwargs.pop(name)))
+            keep.append(_native.encode(kwargs.pop(name), name))
             setattr(options, name, keep[-1])
     if "seed" in kwargs:
-        options.seed = int(kwargs.pop("seed"))
+        seed = kwargs.pop("seed")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+            raise ValueError("seed must be an integer in [0, 2**64), got %r" % (seed,))
+        options.seed = seed
     mode = kwargs.pop("mode", None)
     eager = kwargs.pop("eager", None)
     if mode not in (None, "fused", "eager"):
@@ -71,31 +106,67 @@ def _latency_options(kwargs):
     options.cold = 1 if kwargs.pop("cold", False) else 0
     if "device" in kwargs:
         device = kwargs.pop("device")
-        keep.append(_native.encode(device if isinstance(device, (str, int)) else str(device)))
+        keep.append(_native.encode(device if isinstance(device, (str, int)) else str(device), "device"))
         options.device = keep[-1]
     for name in ("ignore", "ignore_modules"):
         if name in kwargs:
             ignore = _ignore_text(kwargs.pop(name))
             if ignore:
-                keep.append(_native.encode(ignore))
+                keep.append(_native.encode(ignore, name))
                 options.ignore = keep[-1]
-    if kwargs.pop("get_base_samples", False):
-        raise ValueError("get_base_samples: sslat keeps each entry's statistics (container.entry()), "
-                         "not its raw samples")
     if kwargs:
         raise TypeError("initialize_latency got unexpected keyword arguments: %s"
                         % ", ".join(sorted(kwargs)))
     return options, keep
 
 
+def _default_base_samples(inputs, keyword_inputs):
+    """ENOT's default: the batch of the first input."""
+    return inputs[0].shape[0] if isinstance(inputs, (tuple, list)) else inputs.shape[0]
+
+
+class _Shape:
+    """A stand-in with .shape for get_base_samples when inputs was a bare shape."""
+
+    def __init__(self, shape):
+        self.shape = shape
+
+
+def _rescaled(table, factor, samples):
+    """table with every figure multiplied by factor, base_samples recorded."""
+    data = json.loads(table.to_json())
+
+    def scale(stats):
+        for key in ("median", "mean", "stddev", "min", "max"):
+            stats[key] = stats[key] * factor
+
+    data["constant_latency"] *= factor
+    scale(data["constant_stats"])
+    data["operations_latencies"] = [[v * factor for v in row] for row in data["operations_latencies"]]
+    for row in data["operations_stats"]:
+        for stats in row:
+            scale(stats)
+    data["metadata"]["base_samples"] = str(samples)
+    return SearchSpaceLatencyContainer.load_from_bytes(json.dumps(data).encode("utf-8"))
+
+
 def initialize_latency(latency_type: str, search_space: SearchSpace, inputs: Any = None,
                        keyword_inputs: Optional[Dict[str, Any]] = None,
+                       get_base_samples: Optional[Callable[[Any, Dict[str, Any]], int]] = None,
                        **kwargs: Any) -> SearchSpaceLatencyContainer:
     """Compute a latency table of latency_type for search_space, attach it to the
-    space and return a copy. inputs (a shape or a tensor) overrides the space's
-    input batch and resolution (the channel count must match). kwargs:
-    warmup_iterations, run_iterations, threads, mode ('fused'/'eager') or eager,
-    target_noise, max_seconds, seed, dtype, layout, device, cold, ignore / ignore_modules."""
+    space and return a copy.
+
+    inputs (a shape, a tensor, or ENOT's tuple of one tensor) sets the space's
+    input batch and resolution (the channel count must match; the space keeps
+    that input: copy.copy(space) first to keep the original). As in ENOT, every
+    figure is the whole batch's divided by get_base_samples(inputs,
+    keyword_inputs) — by default the batch of the input — so tables are per
+    sample; get_base_samples=lambda inputs, keyword_inputs: 1 gives per-batch
+    figures.
+    kwargs: warmup_iterations (0 = none), run_iterations (>= 1), threads, mode
+    ('fused'/'eager') or eager, target_noise, max_seconds, seed, dtype, layout,
+    device, cold, ignore / ignore_modules (sslat op kinds or PyTorch classes)."""
     if not isinstance(search_space, SearchSpace):
         search_space = SearchSpace(search_space)
     if keyword_inputs:
@@ -108,45 +179,93 @@ def initialize_latency(latency_type: str, search_space: SearchSpace, inputs: Any
         if (n, h, w) != (current[0], current[2], current[3]):
             search_space._reshape(n, h, w)
     options, keep = _latency_options(kwargs)
-    pointer = ctypes.c_void_p()
-    _native.call(lib.sslat_initialize_latency, _native.encode(latency_type), search_space._handle,
-                 None, ctypes.byref(options), ctypes.byref(pointer))
+    if get_base_samples is not None and not callable(get_base_samples):
+        raise TypeError("get_base_samples is a callable (inputs, keyword_inputs) -> number of samples")
+    if inputs is None:
+        base_inputs = _Shape(tuple(search_space.input_shape))
+    elif hasattr(inputs, "shape") or (isinstance(inputs, (tuple, list)) and inputs
+                                      and hasattr(inputs[0], "shape")):
+        base_inputs = inputs  # what ENOT hands its get_base_samples
+    else:
+        base_inputs = _Shape(tuple(inputs))
+    samples = (get_base_samples or _default_base_samples)(base_inputs, keyword_inputs or {})
+    samples = _native.int32(samples, "get_base_samples(...)", 1)
+    table = ctypes.c_void_p()
+    with search_space._handle.use() as space:
+        _native.call(lib.sslat_initialize_latency, _native.encode(latency_type, "latency_type"), space,
+                     None, ctypes.byref(options), ctypes.byref(table))
+        result = SearchSpaceLatencyContainer._copy_of(table)
+        # the library's timed entries are per sample already, its MAC counts per batch:
+        # bring both to (whole batch) / samples
+        batch = search_space.input_shape[0]
+        factor = (batch if result.unit == "ms" else 1) / samples
+        if factor != 1:
+            result = _rescaled(result, factor, samples)
+            with result._handle.use() as scaled:
+                _native.call(lib.sslat_attach_latency, space, scaled)
     del keep
-    return SearchSpaceLatencyContainer._copy_of(pointer)
+    return result
 
 
 def attach_latency(search_space: SearchSpace, container: SearchSpaceLatencyContainer) -> None:
     """Attach a copy of a container (its space hash must match the space)."""
-    _native.call(lib.sslat_attach_latency, search_space._handle, container._handle)
+    if not isinstance(search_space, SearchSpace):
+        raise TypeError("attach_latency: search_space must be a SearchSpace, not %s"
+                        % type(search_space).__name__)
+    if not isinstance(container, SearchSpaceLatencyContainer):
+        raise TypeError("attach_latency: container must be a SearchSpaceLatencyContainer, not %s"
+                        % type(container).__name__)
+    with _native.using(search_space._handle, container._handle) as (space, table):
+        _native.call(lib.sslat_attach_latency, space, table)
 
 
 def reset_latency(search_space: SearchSpace) -> None:
     """Drop the latency attached to search_space."""
-    lib.sslat_reset_latency(search_space._handle)
+    if not isinstance(search_space, SearchSpace):
+        raise TypeError("reset_latency takes a SearchSpace, not %s" % type(search_space).__name__)
+    with search_space._handle.use() as space:
+        lib.sslat_reset_latency(space)
 
 
+@contextlib.contextmanager
 def _table(arg):
-    """The container pointer behind arg."""
+    """The container pointer behind arg, held (locked) for the duration of the call."""
     if isinstance(arg, SearchSpaceLatencyContainer):
-        return arg._handle
-    if isinstance(arg, SearchSpace):
-        pointer = lib.sslat_space_latency(arg._handle)
-        if not pointer:
-            raise ValueError("search space '%s' has no latency attached: call initialize_latency "
-                             "or attach_latency first" % arg.name)
-        return pointer
-    raise TypeError("expected a SearchSpace or a SearchSpaceLatencyContainer, not %s"
-                    % type(arg).__name__)
+        with arg._handle.use() as pointer:
+            yield pointer
+    elif isinstance(arg, SearchSpace):
+        with arg._handle.use() as space:
+            pointer = lib.sslat_space_latency(space)
+            if not pointer:
+                raise ValueError("search space '%s' has no latency attached: call initialize_latency "
+                                 "or attach_latency first" % arg.name)
+            yield pointer
+    else:
+        raise TypeError("expected a SearchSpace or a SearchSpaceLatencyContainer, not %s"
+                        % type(arg).__name__)
 
 
 def _scalar(function, arg, *args):
     result = ctypes.c_double()
-    _native.call(function, _table(arg), *args, ctypes.byref(result))
+    with _table(arg) as table:
+        _native.call(function, table, *args, ctypes.byref(result))
     return result.value
 
 
 def _seed(seed):
-    return random.getrandbits(64) if seed is None else int(seed) & (2**64 - 1)
+    if seed is None:
+        return random.getrandbits(64)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ValueError("seed must be an integer in [0, 2**64), got %r" % (seed,))
+    return seed
+
+
+def _count(n, low):
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError("n must be an integer, not %s" % type(n).__name__)
+    if not low <= n <= 10**9:
+        raise ValueError("n must be in [%d, 10**9], got %d" % (low, n))
+    return n
 
 
 def min_latency(arg: Source) -> float:
@@ -165,23 +284,28 @@ def mean_latency(arg: Source) -> float:
 
 def sample_latencies(arg: Source, n: int = 100, seed: Optional[int] = None) -> List[float]:
     """Latencies of n uniformly random architectures (seed makes them reproducible)."""
-    if n < 0:
-        raise ValueError("n must be >= 0")
+    n = _count(n, 0)
     values = (ctypes.c_double * max(n, 1))()
     if n:
-        _native.call(lib.sslat_sample_latencies, _table(arg), n, _seed(seed), values)
+        with _table(arg) as table:
+            _native.call(lib.sslat_sample_latencies, table, n, _seed(seed), values)
     return list(values[:n])
 
 
 def median_latency(arg: Source, n: int = 100, seed: Optional[int] = None) -> float:
     """Median of sample_latencies(arg, n, seed)."""
-    if n < 1:
-        raise ValueError("n must be >= 1")
-    return _scalar(lib.sslat_median_latency, arg, n, _seed(seed))
+    return _scalar(lib.sslat_median_latency, arg, _count(n, 1), _seed(seed))
 
 
 def _arch_array(arch):
-    values = [int(i) for i in arch]
+    """One candidate index per block, as int32; ENOT's nested form [[i], [j], …] too."""
+    values = []
+    for block, item in enumerate(arch):
+        if isinstance(item, (list, tuple)):
+            if len(item) != 1:
+                raise ValueError("arch[%d] is %r: one candidate index per block" % (block, item))
+            item = item[0]
+        values.append(_native.int32(item, "arch[%d]" % block, 0))
     return (ctypes.c_int32 * max(len(values), 1))(*values), len(values)
 
 
@@ -197,17 +321,22 @@ def current_latency(arg: Source, arch: Optional[Sequence[int]] = None) -> float:
 
 
 def best_arch_latency(search_space: SearchSpace) -> float:
-    """Latency of the space's "arch" (the file's chosen architecture)."""
+    """Latency of the space's best architecture: space.best_arch (the file's
+    "arch" until you set it to the architecture your search found)."""
     if not isinstance(search_space, SearchSpace):
         raise TypeError("best_arch_latency takes a SearchSpace")
-    return _scalar(lib.sslat_best_arch_latency, search_space, search_space._handle)
+    if search_space.best_arch is None:
+        raise ValueError("best_arch_latency: space %r has no \"arch\" in its file; set "
+                         "space.best_arch to the architecture your search found (a list of candidate "
+                         "indices)" % search_space.name)
+    return current_latency(search_space, search_space.best_arch)
 
 
 def _arch_of(function, arg):
-    table = _table(arg)
-    n = lib.sslat_container_block_count(table)
-    values = (ctypes.c_int32 * max(n, 1))()
-    _native.call(function, table, values, n)
+    with _table(arg) as table:
+        n = lib.sslat_container_block_count(table)
+        values = (ctypes.c_int32 * max(n, 1))()
+        _native.call(function, table, values, n)
     return list(values[:n])
 
 
@@ -224,17 +353,19 @@ def latency_quantile(arg: Source, p: float, bins: int = 0) -> Tuple[float, float
     """(estimate, bound): the exact p-quantile of a uniformly random architecture's
     latency lies within estimate ± bound."""
     estimate, bound = ctypes.c_double(), ctypes.c_double()
-    options = _native.DistributionOptions(bins)
-    _native.call(lib.sslat_latency_quantile, _table(arg), float(p), ctypes.byref(options),
-                 ctypes.byref(estimate), ctypes.byref(bound))
+    options = _native.DistributionOptions(_native.int32(bins, "bins", 0))
+    with _table(arg) as table:
+        _native.call(lib.sslat_latency_quantile, table, float(p), ctypes.byref(options),
+                     ctypes.byref(estimate), ctypes.byref(bound))
     return estimate.value, bound.value
 
 
 def _bracket(function, arg, budget, bins):
     low, high = ctypes.c_double(), ctypes.c_double()
-    options = _native.DistributionOptions(bins)
-    _native.call(function, _table(arg), float(budget), ctypes.byref(options), ctypes.byref(low),
-                 ctypes.byref(high))
+    options = _native.DistributionOptions(_native.int32(bins, "bins", 0))
+    with _table(arg) as table:
+        _native.call(function, table, float(budget), ctypes.byref(options), ctypes.byref(low),
+                     ctypes.byref(high))
     return low.value, high.value
 
 
@@ -252,10 +383,14 @@ def budget_maximize(latency: Source, value: Source, budget: float,
                     bins: int = 0) -> Tuple[List[int], float, float, float]:
     """The architecture maximising value's total with latency <= budget:
     returns (arch, latency, value, grid_slack)."""
-    table = _table(latency)
-    n = lib.sslat_container_block_count(table)
-    arch = (ctypes.c_int32 * max(n, 1))()
     result = _native.BudgetResult()
-    _native.call(lib.sslat_budget_maximize, table, _table(value), float(budget), int(bins), arch, n,
-                 ctypes.byref(result))
+    with contextlib.ExitStack() as stack:
+        held = {}
+        for arg in sorted({id(latency): latency, id(value): value}.values(), key=id):  # fixed lock order
+            held[id(arg)] = stack.enter_context(_table(arg))
+        table, values = held[id(latency)], held[id(value)]
+        n = lib.sslat_container_block_count(table)
+        arch = (ctypes.c_int32 * max(n, 1))()
+        _native.call(lib.sslat_budget_maximize, table, values, float(budget),
+                     _native.int32(bins, "bins", 0), arch, n, ctypes.byref(result))
     return list(arch[:n]), result.latency, result.value, result.grid_slack

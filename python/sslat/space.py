@@ -19,7 +19,8 @@ class SearchSpace:
     override the file's input. SearchSpace.default() is the built-in space.
 
     `current_arch` is the architecture current_latency() uses when given no
-    arch: the file's "arch" at first, settable to any list of indices.
+    arch, `best_arch` the one best_arch_latency() uses: both the file's "arch"
+    at first (None when it has none), settable to any list of indices.
     """
 
     def __init__(self, source: Union[str, "os.PathLike[str]", Dict[str, Any]], batch: Optional[int] = None,
@@ -46,6 +47,7 @@ class SearchSpace:
         self._handle = None
         self._load(batch or 0, height or 0, width or 0)
         self.current_arch = self.arch
+        self.best_arch = self.arch
 
     @classmethod
     def from_json(cls, text: str, batch: Optional[int] = None, height: Optional[int] = None,
@@ -53,11 +55,12 @@ class SearchSpace:
         return cls(json.loads(text), batch, height, width)
 
     def _load(self, batch, height, width):
-        options = _native.SpaceOptions(batch, height, width)
+        options = _native.SpaceOptions(_native.int32(batch, "batch", 0), _native.int32(height, "height", 0),
+                                       _native.int32(width, "width", 0))
         handle = ctypes.c_void_p()
         kind, value, name = self._source
         if kind == "file":
-            _native.call(lib.sslat_space_load_file, _native.encode(value), ctypes.byref(options),
+            _native.call(lib.sslat_space_load_file, _native.encode(value, "path"), ctypes.byref(options),
                          ctypes.byref(handle))
         elif kind == "text":
             data = value.encode("utf-8")
@@ -66,19 +69,56 @@ class SearchSpace:
         else:
             _native.call(lib.sslat_space_load_default, ctypes.byref(options), ctypes.byref(handle))
         self._free()
-        self._handle = handle
+        self._handle = _native.Handle(handle, lib.sslat_space_free, "SearchSpace")
+        self._overrides = (batch, height, width)
 
     def _reshape(self, batch, height, width):
         """Reload with another input (initialize_latency's inputs); drops the latency."""
         self._load(batch, height, width)
 
     def _free(self):
-        if self._handle:
-            lib.sslat_space_free(self._handle)
-            self._handle = None
+        handle = getattr(self, "_handle", None)
+        if handle is not None:
+            handle.release()
 
     def __del__(self):
         self._free()
+
+    def _get(self, function, *args):
+        """function(pointer, *args) under this space's lock."""
+        with self._handle.use() as pointer:
+            return function(pointer, *args)
+
+    def _text(self, function, *args):
+        """A string the space owns, copied while the space is held."""
+        with self._handle.use() as pointer:
+            return _native.text(function(pointer, *args))
+
+    # A copy is a second space loaded from the same source with the same input,
+    # current_arch and attached latency: each copy owns its own handle.
+    def __copy__(self):
+        copy = SearchSpace.__new__(SearchSpace)
+        copy._source = self._source
+        copy._handle = None
+        copy._load(*self._overrides)
+        if copy.hash != self.hash:
+            raise ValueError("cannot copy space %r: its file %s changed since it was loaded"
+                             % (self.name, self._source[1]))
+        copy.current_arch = None if self.current_arch is None else list(self.current_arch)
+        copy.best_arch = None if self.best_arch is None else list(self.best_arch)
+        latency = self.latency
+        if latency is not None:
+            with _native.using(copy._handle, latency._handle) as (space, table):
+                _native.call(lib.sslat_attach_latency, space, table)
+        return copy
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+    def __reduce__(self):
+        latency = self.latency
+        return (_restore, (self._source, self._overrides, self.current_arch, self.best_arch,
+                           None if latency is None else latency.save_to_bytes()))
 
     def __repr__(self):
         return "SearchSpace(%r, input=%s, blocks=%d, architectures=%d)" % (
@@ -89,44 +129,44 @@ class SearchSpace:
 
     @property
     def name(self) -> str:
-        return _native.text(lib.sslat_space_name(self._handle))
+        return self._text(lib.sslat_space_name)
 
     @property
     def hash(self) -> int:
         """Canonical 64-bit hash of every subgraph with its input shape."""
-        return lib.sslat_space_hash(self._handle)
+        return self._get(lib.sslat_space_hash)
 
     @property
     def input_shape(self) -> Tuple[int, int, int, int]:
         """(N, C, H, W)."""
         shape = (ctypes.c_int32 * 4)()
-        lib.sslat_space_input_shape(self._handle, shape)
+        self._get(lib.sslat_space_input_shape, shape)
         return tuple(shape)
 
     @property
     def block_count(self) -> int:
-        return lib.sslat_space_block_count(self._handle)
+        return self._get(lib.sslat_space_block_count)
 
     @property
     def candidate_counts(self) -> List[int]:
-        return [lib.sslat_space_candidate_count(self._handle, b) for b in range(self.block_count)]
+        return [self._get(lib.sslat_space_candidate_count, b) for b in range(self.block_count)]
 
     @property
     def block_names(self) -> List[str]:
-        return [_native.text(lib.sslat_space_block_name(self._handle, b))
+        return [self._text(lib.sslat_space_block_name, b)
                 for b in range(self.block_count)]
 
     @property
     def candidate_labels(self) -> List[List[str]]:
-        return [[_native.text(lib.sslat_space_candidate_label(self._handle, b, c))
+        return [[self._text(lib.sslat_space_candidate_label, b, c)
                  for c in range(n)] for b, n in enumerate(self.candidate_counts)]
 
     @property
     def architecture_count(self) -> int:
         """The exact number of architectures (a Python int: it exceeds 2**64)."""
-        size = lib.sslat_space_architecture_count_string(self._handle, None, 0)
+        size = self._get(lib.sslat_space_architecture_count_string, None, 0)
         buffer = ctypes.create_string_buffer(size + 1)
-        lib.sslat_space_architecture_count_string(self._handle, buffer, size + 1)
+        self._get(lib.sslat_space_architecture_count_string, buffer, size + 1)
         return int(buffer.value)
 
     @property
@@ -134,15 +174,16 @@ class SearchSpace:
         """The file's "arch" (a list of candidate indices), or None."""
         n = self.block_count
         values = (ctypes.c_int32 * max(n, 1))()
-        length = lib.sslat_space_arch(self._handle, values, n)
+        length = self._get(lib.sslat_space_arch, values, n)
         return list(values[:length]) if length > 0 else None
 
     @property
     def latency(self) -> Optional["SearchSpaceLatencyContainer"]:
         """A copy of the attached latency container, or None."""
         from .container import SearchSpaceLatencyContainer
-        attached = lib.sslat_space_latency(self._handle)
-        return SearchSpaceLatencyContainer._copy_of(attached) if attached else None
+        with self._handle.use() as pointer:
+            attached = lib.sslat_space_latency(pointer)
+            return SearchSpaceLatencyContainer._copy_of(attached) if attached else None
 
     # ---- export -------------------------------------------------------------
 
@@ -161,8 +202,26 @@ class SearchSpace:
                 raise ValueError("to_onnx: space %r has %d NAS blocks and no arch: pass arch"
                                  % (self.name, self.block_count))
             chosen = []
-        values = (ctypes.c_int32 * max(len(chosen), 1))(*chosen)
+        values = (ctypes.c_int32 * max(len(chosen), 1))(*[_native.int32(i, "arch[%d]" % k)
+                                                           for k, i in enumerate(chosen)])
         options = _native.OnnxOptions(seed or 0)
-        _native.call(lib.sslat_space_export_onnx, self._handle, values, len(chosen), ctypes.byref(options),
-                     _native.encode(os.fspath(path)))
+        with self._handle.use() as pointer:
+            _native.call(lib.sslat_space_export_onnx, pointer, values, len(chosen), ctypes.byref(options),
+                         _native.encode(os.fspath(path), "path"))
         return os.fspath(path)
+
+
+def _restore(source, overrides, current_arch, best_arch, latency_bytes):
+    """Rebuild a pickled SearchSpace (see SearchSpace.__reduce__)."""
+    space = SearchSpace.__new__(SearchSpace)
+    space._source = source
+    space._handle = None
+    space._load(*overrides)
+    space.current_arch = current_arch
+    space.best_arch = best_arch
+    if latency_bytes is not None:
+        from .container import SearchSpaceLatencyContainer
+        latency = SearchSpaceLatencyContainer.load_from_bytes(latency_bytes)
+        with _native.using(space._handle, latency._handle) as (pointer, table):
+            _native.call(lib.sslat_attach_latency, pointer, table)
+    return space

@@ -76,12 +76,18 @@ def test_inputs_shape_or_tensor_like_override_the_space_input(tiny_space):
         shape = (8, 3, 64, 64)
 
     base = sslat.initialize_latency("mac", tiny_space)
-    bigger = sslat.initialize_latency("mac", tiny_space, inputs=TensorLike())
+    bigger = sslat.initialize_latency("mac", tiny_space, inputs=TensorLike(),
+                                      get_base_samples=lambda inputs, keyword_inputs: 1)
     assert tiny_space.input_shape == (8, 3, 64, 64)
     assert bigger.input_shape == (8, 3, 64, 64)
     # MACs scale with batch x pixels: 8 x 4 = 32 (the fc layer after gap scales with batch only)
     ratio = sslat.min_latency(bigger) / sslat.min_latency(base)
     assert 8 < ratio <= 32
+    # ENOT's default: per sample (divided by the input's batch), so only the pixels count
+    per_sample = sslat.initialize_latency("mac", tiny_space, inputs=TensorLike())
+    assert per_sample.metadata["base_samples"] == "8"
+    assert sslat.min_latency(per_sample) == pytest.approx(sslat.min_latency(bigger) / 8, rel=1e-12)
+    assert sslat.min_latency(tiny_space) == sslat.min_latency(per_sample)  # the attached one too
     with pytest.raises(ValueError, match="channels"):
         sslat.initialize_latency("mac", tiny_space, inputs=(1, 4, 32, 32))
     with pytest.raises(ValueError, match="4-d"):
@@ -163,7 +169,7 @@ def test_bad_arguments_are_python_exceptions(tiny_space):
         sslat.initialize_latency("mac", tiny_space, device="gpu0")
     with pytest.raises(ValueError, match="mode"):
         sslat.initialize_latency("mac", tiny_space, mode="lazy")
-    with pytest.raises(ValueError, match="get_base_samples"):
+    with pytest.raises(TypeError, match="get_base_samples"):
         sslat.initialize_latency("mac", tiny_space, get_base_samples=True)
     sslat.initialize_latency("mac", tiny_space)
     with pytest.raises(sslat.SslatError):
