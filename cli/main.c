@@ -56,8 +56,14 @@ int main(int argc, char **argv)
         printf("sslat %s\n", sslat_version());
         return CLI_OK;
     }
-    for (size_t i = 0; i < sizeof VERBS / sizeof VERBS[0]; i++)
-        if (!strcmp(verb, VERBS[i].name)) return VERBS[i].run(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof VERBS / sizeof VERBS[0]; i++) {
+        if (strcmp(verb, VERBS[i].name) != 0) continue;
+        /* getopt names argv[0] in its errors: "sslat stats: unrecognized option" */
+        char program[32];
+        snprintf(program, sizeof program, "sslat %s", VERBS[i].name);
+        argv[1] = program;
+        return VERBS[i].run(argc - 1, argv + 1);
+    }
     fprintf(stderr, "sslat: unknown verb '%s'\n\n", verb);
     usage(stderr);
     return CLI_BAD_INPUT;

@@ -248,3 +248,13 @@ TEST_F(Answers, AnEnotMmacFileKeepsItsTypeUntilToldWhatItIs)
     EXPECT_NE(csv.out.find("\n0,block 0,1,candidate 1,"), std::string::npos) << csv.out;
     EXPECT_EQ(run("show -c mmac.fvcore " + example_path("fbnet.json")).code, 0);
 }
+
+TEST_F(Answers, EveryMessageNamesTheCommand)
+{
+    Result r = run("stats --sapce x");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err.rfind("sslat stats: unrecognized option", 0), 0u) << r.err;
+    r = run("help budget");
+    EXPECT_EQ(r.code, 0);
+    EXPECT_EQ(r.out.rfind("usage: sslat budget", 0), 0u) << r.out;
+}

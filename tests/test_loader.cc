@@ -232,7 +232,7 @@ TEST(Loader, MissingFileIsAnIoError)
     EXPECT_NE(std::string(err.message).find("/nonexistent/space.json"), std::string::npos);
     EXPECT_EQ(sslat_space_load_file("/tmp", nullptr, &s, &err), SSLAT_ERR_IO) << err.message;
     EXPECT_EQ(sslat_space_load_string(nullptr, 0, "x", nullptr, &s, &err), SSLAT_ERR_INVALID_ARGUMENT);
-    EXPECT_STREQ(sslat_status_string(SSLAT_ERR_SPACE), "invalid search space");
+    EXPECT_STREQ(sslat_status_string(SSLAT_ERR_SPACE), "search space invalid or not the table's");
 }
 
 }  // namespace

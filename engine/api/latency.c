@@ -64,7 +64,8 @@ sslat_status sslat_initialize_latency(const char *latency_type, sslat_space *spa
     const sslat_calculator *calculator = sslat_calculator_find(latency_type);
     if (!calculator)
         return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
-                          "unknown latency type '%s' (sslat_available_calculators lists them)",
+                          "unknown latency type '%s' (one of: mac, mac_thop, mac_fvcore, mac_pthflops, cpu, cuda; "
+                          "ENOT's mmac, mmac.thop, mmac.fvcore, mmac.pthflops)",
                           latency_type ? latency_type : "(null)");
     if (inputs && !same_inputs(space, inputs))
         return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,

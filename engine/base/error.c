@@ -16,10 +16,10 @@ const char *sslat_status_string(sslat_status status)
     case SSLAT_ERR_INVALID_ARGUMENT: return "invalid argument";
     case SSLAT_ERR_IO: return "input/output error";
     case SSLAT_ERR_PARSE: return "parse error";
-    case SSLAT_ERR_SPACE: return "invalid search space";
+    case SSLAT_ERR_SPACE: return "search space invalid or not the table's";
     case SSLAT_ERR_LIMIT: return "safety limit exceeded";
     case SSLAT_ERR_NOMEM: return "out of memory";
-    case SSLAT_ERR_UNSUPPORTED: return "not supported in this build";
+    case SSLAT_ERR_UNSUPPORTED: return "not supported here";
     case SSLAT_ERR_NO_DEVICE: return "no device";
     case SSLAT_ERR_INTERRUPTED: return "interrupted";
     case SSLAT_ERR_DEVICE: return "device error";

@@ -16,7 +16,8 @@ class SslatError(RuntimeError):
         self.status = status
         self.description = description
         self.library_message = message
-        super().__init__("%s (%s)" % (message, description) if message else description)
+        # the library's message says what and where; the class says which kind
+        super().__init__(message or description)
 
 
 class InvalidArgumentError(SslatError, ValueError):
