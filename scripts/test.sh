@@ -39,6 +39,15 @@ case "$mode" in
     OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       ctest --test-dir build-asan --output-on-failure -j2
+    # the Python misuse cases (copies, frees, threads) against the ASan library,
+    # its runtime preloaded into the interpreter; Python's own leaks are not ours
+    venv=build/python-venv
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check pytest numpy
+    (cd build-asan && PYTHONPATH="$PWD/../python" SSLAT_LIBRARY="$PWD/libsslat.so" \
+       LD_PRELOAD="$(gcc -print-file-name=libasan.so)" OMP_NUM_THREADS=1 \
+       ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+       "../$venv/bin/python" -m pytest -q -p no:cacheprovider ../python/tests/test_misuse.py)
     ;;
   --fuzz)
     seconds=${2:-60}
