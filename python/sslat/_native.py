@@ -246,6 +246,22 @@ class Handle:
                 self._free(pointer)
 
 
+class HandleOwner:
+    """What a SearchSpace and a container share: C calls on their one Handle."""
+
+    _handle: Handle
+
+    def _get(self, function, *args):
+        """function(pointer, *args) under this object's lock."""
+        with self._handle.use() as pointer:
+            return function(pointer, *args)
+
+    def _text(self, function, *args):
+        """A string the object owns, copied while the object is held."""
+        with self._handle.use() as pointer:
+            return text(function(pointer, *args))
+
+
 @contextlib.contextmanager
 def using(*handles):
     """Several handles at once, locked in a fixed order (no deadlock between two calls)."""

@@ -10,7 +10,7 @@ SSLAT_MAGIC = b"\x89SSLAT"
 PICKLE_PROTO = 0x80  # every pickle of protocol 2 or later starts with PROTO
 
 
-class SearchSpaceLatencyContainer:
+class SearchSpaceLatencyContainer(_native.HandleOwner):
     """The reference's container: SearchSpaceLatencyContainer(latency_type,
     constant_latency, operations_latencies), where operations_latencies is a list
     (one per NAS block) of lists (one value per candidate).
@@ -67,16 +67,6 @@ class SearchSpaceLatencyContainer:
     def __repr__(self):
         return "SearchSpaceLatencyContainer(%r, constant=%g %s, blocks=%d)" % (
             self.latency_type, self.constant_latency, self.unit, self.block_count)
-
-    def _get(self, function, *args):
-        """function(pointer, *args) under this container's lock."""
-        with self._handle.use() as pointer:
-            return function(pointer, *args)
-
-    def _text(self, function, *args):
-        """A string the container owns, copied while the container is held."""
-        with self._handle.use() as pointer:
-            return _native.text(function(pointer, *args))
 
     # ---- loading and saving ------------------------------------------------
 

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from .container import SearchSpaceLatencyContainer
 
 
-class SearchSpace:
+class SearchSpace(_native.HandleOwner):
     """A loaded search space: the constant part and NAS blocks of candidates.
 
     SearchSpace(source) takes a path (str or os.PathLike) to a JSON file, or a
@@ -83,16 +83,6 @@ class SearchSpace:
 
     def __del__(self):
         self._free()
-
-    def _get(self, function, *args):
-        """function(pointer, *args) under this space's lock."""
-        with self._handle.use() as pointer:
-            return function(pointer, *args)
-
-    def _text(self, function, *args):
-        """A string the space owns, copied while the space is held."""
-        with self._handle.use() as pointer:
-            return _native.text(function(pointer, *args))
 
     # A copy is a second space loaded from the same source with the same input,
     # current_arch and attached latency: each copy owns its own handle.
