@@ -56,8 +56,8 @@ static void measure_usage(void)
            "  -h, --help         this help\n");
 }
 
-/* SIGINT / SIGTERM (Slurm preemption): finish the units in flight, keep the
- * journal, exit non-zero. */
+/* SIGINT / SIGTERM (Slurm preemption): end the chunk in flight within one
+ * sample round, keep the journal, exit 4. */
 static volatile int stop_requested = 0;
 
 static void request_stop(int signal_number)

@@ -182,7 +182,14 @@ int cli_shard_options(const char *text, int32_t *index, int32_t *count)
     *index = 0;
     *count = 1;
     if (!text) {
-        if (!getenv("SLURM_ARRAY_TASK_ID") || !getenv("SLURM_ARRAY_TASK_COUNT")) return CLI_OK;
+        bool has_id = getenv("SLURM_ARRAY_TASK_ID"), has_count = getenv("SLURM_ARRAY_TASK_COUNT");
+        if (!has_id && !has_count) return CLI_OK; /* not an array task: the whole space */
+        if (has_id != has_count) { /* half an array task: never guess the whole space */
+            fprintf(stderr, "sslat: %s is set but %s is not (Slurm sets both in an array task): give --shard I/N\n",
+                    has_id ? "SLURM_ARRAY_TASK_ID" : "SLURM_ARRAY_TASK_COUNT",
+                    has_id ? "SLURM_ARRAY_TASK_COUNT" : "SLURM_ARRAY_TASK_ID");
+            return CLI_BAD_INPUT;
+        }
         return slurm_shard(index, count);
     }
     const char *slash = strchr(text, '/');

@@ -34,8 +34,14 @@ sslat_status host_measure_interleaved(host_program *const *programs, const int32
         for (int i = 0; status == SSLAT_OK && i < (o->warmup_iterations > 0 ? o->warmup_iterations : 1); i++)
             status = host_program_run(programs[ready], err);
     }
-    /* rounds of one sample per unfinished program */
+    /* rounds of one sample per unfinished program; a stop request (SIGTERM of
+     * a preempted job) ends the group within one round: its entries are lost,
+     * the journal keeps the groups before */
     for (size_t active = n; status == SSLAT_OK && active > 0;) {
+        if (o->stop && *o->stop) {
+            status = sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted");
+            break;
+        }
         active = 0;
         for (size_t k = 0; status == SSLAT_OK && k < n; k++) {
             if (stops[k].finished) continue;

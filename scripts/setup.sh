@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libjansson-dev libgtest-dev clang libclang-rt-14-dev
           libdnnl-dev libopenmpi-dev openmpi-bin python3 python3-venv chromium
-          protobuf-c-compiler libprotobuf-c-dev libonnx-dev)
+          protobuf-c-compiler libprotobuf-c-dev libonnx-dev slurm-wlm munge)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

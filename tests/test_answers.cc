@@ -205,6 +205,10 @@ TEST_F(Answers, ArgumentsAreRefusedNotGuessed)
     r = run("measure -c mac " + space + " -o " + path("s.sslat"), "SLURM_ARRAY_TASK_ID=abc SLURM_ARRAY_TASK_COUNT=3");
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("SLURM_ARRAY_TASK_ID='abc'"), std::string::npos) << r.err;
+    r = run("measure -c mac " + space + " -o " + path("half.sslat"), "SLURM_ARRAY_TASK_ID=1");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("SLURM_ARRAY_TASK_COUNT is not"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists(path("half.sslat")));
     r = run("measure -c mac " + space + " -o " + path("s.sslat"),
             "SLURM_ARRAY_TASK_ID=4 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_STEP=3 SLURM_ARRAY_TASK_COUNT=3");
     EXPECT_EQ(r.code, 0) << r.err;

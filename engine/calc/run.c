@@ -106,10 +106,12 @@ static sslat_status measure_graphs(const sslat_calculator *calculator, void *ses
                                    const sslat_graph **graphs, size_t n, sslat_entry *entries,
                                    sslat_error *err)
 {
-    if (calculator->measure_many &&
-        calculator->measure_many(calculator, session, graphs, n, options, entries, err) == SSLAT_OK)
-        return SSLAT_OK;
+    if (calculator->measure_many) {
+        sslat_status status = calculator->measure_many(calculator, session, graphs, n, options, entries, err);
+        if (status == SSLAT_OK || status == SSLAT_ERR_INTERRUPTED) return status;
+    }
     for (size_t k = 0; k < n; k++) {
+        if (options->stop && *options->stop) return sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted");
         sslat_status status = calculator->measure_graph(calculator, session, graphs[k], options, &entries[k], err);
         if (status != SSLAT_OK) {
             int32_t i, c;
@@ -171,8 +173,10 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
         where[n++] = k;
     }
     /* units are measured a chunk at a time: with a journal, recorded after
-     * each so a killed run loses at most one chunk; a stop request is honoured
-     * between; progress is one step a chunk */
+     * each so a killed run loses at most one chunk; a stop request ends the
+     * chunk in flight at once (its units are measured again on --resume), so a
+     * preempted job leaves well within Slurm's grace time; progress is one
+     * step a chunk */
     size_t chunk = options->journal ? JOURNAL_CHUNK : PROGRESS_CHUNK;
     sslat_progress progress;
     char what[48];
@@ -187,6 +191,11 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
         }
         size_t size = n - first < chunk ? n - first : chunk;
         status = measure_graphs(calculator, session, space, options, subset + first, size, results + first, err);
+        if (status == SSLAT_ERR_INTERRUPTED) {
+            status = sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted with %zu of %zu units left to measure",
+                                n - first, n);
+            break;
+        }
         for (size_t k = first; status == SSLAT_OK && k < first + size; k++) {
             m->entries[where[k]] = results[k];
             if (options->journal) status = sslat_journal_append(options->journal, m->hashes[where[k]], &results[k], err);
