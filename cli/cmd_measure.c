@@ -32,6 +32,7 @@ static void measure_usage(void)
            "  --json FILE        JSON export (every field, exact)\n"
            "  --csv FILE         CSV export (one row per block x candidate)\n"
            "  --ignore LIST      op kinds or activations left out (analytic calculators)\n"
+           "  --fuse-bn          analytic: count with every BN folded into the conv before it\n"
            "timed calculators (cpu, cuda):\n"
            "  --mode M           fused (default: conv+BN+act+residual as one primitive) or eager\n"
            "  --threads N        worker threads (default: every core)\n"
@@ -137,7 +138,8 @@ static char *journal_name(const char *output, bool mpi, int rank)
 int cmd_measure(int argc, char **argv)
 {
     enum { OPT_IGNORE = 2001, OPT_JSON, OPT_CSV, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS,
-           OPT_ADAPTIVE, OPT_MAX_SECONDS, OPT_SEED, OPT_SHARD, OPT_RESUME, OPT_KEEP_JOURNAL, OPT_RESTART };
+           OPT_ADAPTIVE, OPT_MAX_SECONDS, OPT_SEED, OPT_SHARD, OPT_RESUME, OPT_KEEP_JOURNAL, OPT_RESTART,
+           OPT_FUSE_BN };
     static const struct option LONG[] = {{"calculator", required_argument, NULL, 'c'},
                                          {"output", required_argument, NULL, 'o'},
                                          {"json", required_argument, NULL, OPT_JSON},
@@ -154,6 +156,7 @@ int cmd_measure(int argc, char **argv)
                                          {"resume", no_argument, NULL, OPT_RESUME},
                                          {"keep-journal", no_argument, NULL, OPT_KEEP_JOURNAL},
                                          {"restart", no_argument, NULL, OPT_RESTART},
+                                         {"fuse-bn", no_argument, NULL, OPT_FUSE_BN},
                                          {"help", no_argument, NULL, 'h'},
                                          CLI_SPACE_LONG_OPTIONS,
                                          CLI_DEVICE_LONG_OPTIONS,
@@ -210,6 +213,7 @@ int cmd_measure(int argc, char **argv)
         case OPT_RESUME: resume = true; break;
         case OPT_KEEP_JOURNAL: keep_journal = true; break;
         case OPT_RESTART: restart = true; break;
+        case OPT_FUSE_BN: options.fuse_bn = true; break;
         case 'h': measure_usage(); return CLI_OK;
         default: return CLI_BAD_INPUT;
         }

@@ -14,7 +14,8 @@
 typedef struct show_options {
     sslat_mac_rule rule;
     sslat_ignore_set ignore;
-    bool ops; /* list primitives under each candidate */
+    bool ops;     /* list primitives under each candidate */
+    bool fuse_bn; /* count with BN folded into its conv */
 } show_options;
 
 typedef struct graph_totals {
@@ -23,7 +24,7 @@ typedef struct graph_totals {
 
 static graph_totals totals_of(const sslat_graph *graph, const show_options *o)
 {
-    graph_totals t = {0, sslat_mac_graph(graph, o->rule, &o->ignore)};
+    graph_totals t = {0, sslat_mac_graph(graph, o->rule, &o->ignore, o->fuse_bn)};
     for (int32_t i = 0; i < graph->count; i++)
         t.params += (double)sslat_node_param_count(graph, &graph->nodes[i]);
     return t;
@@ -68,7 +69,7 @@ static void print_ops(const sslat_graph *graph, const show_options *o)
                node->name, detail, shape_text(node->shape, shape, sizeof shape),
                grouped((double)sslat_node_param_count(graph, node), params, sizeof params),
                sslat_ignore_contains(&o->ignore, node) ? 0.0
-                                                       : sslat_mac_node(graph, node, o->rule) / 1e6);
+                                                       : sslat_mac_node(graph, node, o->rule, o->fuse_bn) / 1e6);
     }
 }
 
@@ -181,6 +182,8 @@ static void show_usage(void)
            "  -c, --calculator T MAC rule for the MMACs column: mac (default), mac_thop,\n"
            "                     mac_fvcore, mac_pthflops\n"
            "  --ignore LIST      op kinds or activations left out of the MACs (batchnorm,act)\n"
+           "  --fuse-bn          count the network as it runs for inference: every BN folded\n"
+           "                     into the conv before it (the conv gains a bias)\n"
            "  --ops              list the primitive operations of every candidate\n"
            "  --ir               print the expanded IR as JSON (layers, candidates, nodes with\n"
            "                     parameters, shapes and canonical hashes) for other tools\n"
@@ -189,14 +192,14 @@ static void show_usage(void)
 
 int cmd_show(int argc, char **argv)
 {
-    enum { OPT_IGNORE = 2001, OPT_OPS, OPT_IR };
+    enum { OPT_IGNORE = 2001, OPT_OPS, OPT_IR, OPT_FUSE_BN };
     static const struct option LONG[] = {
         {"calculator", required_argument, NULL, 'c'}, {"ignore", required_argument, NULL, OPT_IGNORE},
         {"ops", no_argument, NULL, OPT_OPS},           {"help", no_argument, NULL, 'h'},
-        {"ir", no_argument, NULL, OPT_IR},
+        {"ir", no_argument, NULL, OPT_IR},             {"fuse-bn", no_argument, NULL, OPT_FUSE_BN},
         CLI_SPACE_LONG_OPTIONS,                        {NULL, 0, NULL, 0}};
     cli_space_args args = {0};
-    show_options o = {SSLAT_MAC_PLAIN, {0, 0}, false};
+    show_options o = {SSLAT_MAC_PLAIN, {0, 0}, false, false};
     int opt, code = CLI_OK;
     bool ir = false;
     optind = 1;
@@ -225,6 +228,7 @@ int cmd_show(int argc, char **argv)
             break;
         }
         case OPT_OPS: o.ops = true; break;
+        case OPT_FUSE_BN: o.fuse_bn = true; break;
         case OPT_IR: ir = true; break;
         case 'h': show_usage(); return CLI_OK;
         default: return CLI_BAD_INPUT;

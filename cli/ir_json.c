@@ -38,6 +38,11 @@ static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
         break;
     }
     case SSLAT_OP_CHANNEL_SHUFFLE: json_object_set_new(j, "groups", json_integer(sslat_node_shuffle_groups(node))); break;
+    case SSLAT_OP_GLOBAL_AVGPOOL: { /* how the model wrote it: the MAC rules count the forms apart */
+        static const char *const FORMS[] = {"module", "functional", "mean"};
+        json_object_set_new(j, "form", json_string(FORMS[sslat_node_gap_form(node)]));
+        break;
+    }
     default: break;
     }
     return j;

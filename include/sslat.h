@@ -290,6 +290,7 @@ typedef struct sslat_latency_options {
     const char *layout;        /* timed: "nchw" or "nhwc" (default: nhwc for fp16/bf16) */
     const char *device;        /* cuda: "0", "cuda:1" (default: LOCAL_RANK & co. modulo the count, else 0) */
     int32_t cold;              /* cuda: 1 = flush L2 before each sample (default: hot) */
+    int32_t fuse_bn;           /* analytic: 1 = count with every BN folded into the conv before it */
 } sslat_latency_options;
 
 /* Compute a latency table of latency_type for the space and attach it to the

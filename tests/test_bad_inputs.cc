@@ -91,6 +91,11 @@ std::vector<BadInput> bad_inputs()
         {"deep nesting", repeat_text("[", 100000), SSLAT_ERR_PARSE, "JSON syntax error"},
         {"deeply nested layer object", space_json(repeat_text("{\"op\": ", 3000) + "\"ir\"" + repeat_text("}", 3000)), SSLAT_ERR_PARSE, "JSON syntax error"},
         {"bad se_gate", space_json("\"gap\"", ", \"se_gate\": \"relu\""), SSLAT_ERR_PARSE, "se_gate"},
+        {"bad se_act", space_json("\"gap\"", ", \"se_act\": \"swish\""), SSLAT_ERR_PARSE, "se_act: must be an activation"},
+        {"bad se_base", space_json("\"gap\"", ", \"se_base\": \"output\""), SSLAT_ERR_PARSE, "se_base: must be \"expanded\" or \"input\""},
+        {"se_divisor zero", space_json("\"gap\"", ", \"se_divisor\": 0"), SSLAT_ERR_PARSE, "se_divisor: must be an integer in 1..64"},
+        {"a pool written two ways", space_json("\"gap_fn_mean\""), SSLAT_ERR_SPACE, "'fn' or 'mean', not both"},
+        {"mean on a max pool", space_json("\"maxpool_mean\""), SSLAT_ERR_SPACE, "option 'mean' does not apply to 'maxpool'"},
         {"NUL inside a string", std::string("{\"sslat\": 1, \"name\": \"a\\u0000b\"}"), SSLAT_ERR_PARSE, "JSON syntax error"},
     };
 }

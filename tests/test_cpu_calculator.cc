@@ -334,7 +334,10 @@ TEST(CpuCalculator, ALogShowsProgressAndTheTableItsNoise)
     EXPECT_NE(text.find("[cpu] 1 worker thread (--threads)"), std::string::npos) << text;
     EXPECT_NE(text.find("[cpu] 76/76 distinct subgraphs"), std::string::npos) << text;
     EXPECT_NE(text.find("[cpu] 16/76 distinct subgraphs"), std::string::npos) << text;  // a line per journal chunk
-    EXPECT_NE(text.find("calibration drift"), std::string::npos) << text;
+    // the drift line, or (on a machine busy with other tests) the warning that replaces it
+    EXPECT_TRUE(text.find("calibration drift") != std::string::npos ||
+                text.find("the table mixes two speeds") != std::string::npos)
+        << text;
     sslat_container *table = nullptr;
     sslat_error err;
     ASSERT_EQ(sslat_container_load_from_file(out.c_str(), &table, &err), SSLAT_OK) << err.message;

@@ -68,6 +68,15 @@ TEST(Loader, SqueezeExciteGateFollowsTheNet)
     ASSERT_NE(s, nullptr);
     EXPECT_EQ(fixed_layer(s, 0).nodes[10].params.act, SSLAT_ACT_HSIGMOID);
     sslat_space_free(s);
+    // torchvision's EfficientNet: reduced width max(1, in // 4) of the block input, SiLU inside
+    s = load_text(space_json("\"cn_c16\", \"ir_k3_e4_se0.25_c16\"",
+                             ", \"se_base\": \"input\", \"se_divisor\": 1, \"se_act\": \"silu\""));
+    ASSERT_NE(s, nullptr);
+    const sslat_graph &effnet = fixed_layer(s, 1);  // input 16 channels, expanded 64
+    EXPECT_EQ(sslat_node_conv(&effnet.nodes[7])->out_channels, 4);  // se_reduce: 16 // 4
+    EXPECT_EQ(effnet.nodes[8].params.act, SSLAT_ACT_SILU);
+    EXPECT_EQ(sslat_node_conv(&effnet.nodes[9])->out_channels, 64);  // se_expand back to the expanded width
+    sslat_space_free(s);
 }
 
 TEST(Loader, DepthwiseSeparableFusedAndGroupedBlocks)

@@ -76,10 +76,10 @@ TEST(MacRules, ResidualAddAndSqueezeExciteMultiply)
         if (n.op != SSLAT_OP_ADD && n.op != SSLAT_OP_MUL_CHANNEL) continue;
         adds += n.op == SSLAT_OP_ADD;
         muls += n.op == SSLAT_OP_MUL_CHANNEL;
-        EXPECT_EQ(sslat_mac_node(&g, &n, SSLAT_MAC_PTHFLOPS), 2.0 * 1024);  // operator + / *
-        EXPECT_EQ(sslat_mac_node(&g, &n, SSLAT_MAC_THOP), 0.0);
-        EXPECT_EQ(sslat_mac_node(&g, &n, SSLAT_MAC_FVCORE), 0.0);
-        EXPECT_EQ(sslat_mac_node(&g, &n, SSLAT_MAC_PLAIN), 0.0);
+        EXPECT_EQ(sslat_mac_node(&g, &n, SSLAT_MAC_PTHFLOPS, false), 2.0 * 1024);  // operator + / *
+        EXPECT_EQ(sslat_mac_node(&g, &n, SSLAT_MAC_THOP, false), 0.0);
+        EXPECT_EQ(sslat_mac_node(&g, &n, SSLAT_MAC_FVCORE, false), 0.0);
+        EXPECT_EQ(sslat_mac_node(&g, &n, SSLAT_MAC_PLAIN, false), 0.0);
     }
     EXPECT_EQ(adds, 1);
     EXPECT_EQ(muls, 1);

@@ -3,16 +3,19 @@
 // Library figures: printed by tests/reference/count_reference.py with torch 2.15.0,
 // torchvision 0.29.2, thop 0.1.1-2209072238, fvcore 0.1.5.post20221221, pthflops 0.4.2
 // (thop.profile, FlopCountAnalysis(model.eval(), x).total(), count_ops(mode="fx")),
-// on torchvision's models at 1x3x224x224 and on the Probe module at 2x3x32x32.
+// on torchvision's models at 1x3x224x224 and on the Probe module at 2x3x32x32; "fused"
+// figures on the models after torch.fx.experimental.optimization.fuse (BN folded).
 // Published figures: torchvision's model table (GFLOPS column = conv + linear MACs).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "helpers.h"
 
 extern "C" {
+#include "calc/mac.h"
 #include "ir/graph.h"
 #include "ir/space.h"
 }
@@ -41,6 +44,22 @@ const Reference REFERENCES[] = {
     {"resnet18.json", 11689512, 1824033792, 1819065856, 1826793960, 1.81, 11.69},
     {"resnet50.json", 25557032, 4133742592, 4111512576, 4143375336, 4.09, 25.56},
     {"mobilenet_v2.json", 3504872, 327486720, 314193216, 314564264, 0.30, 3.50},
+    {"efficientnet_b0.json", 5288548, 415145024, 401659392, 406703012, 0.39, 5.29},
+    {"mobilenet_v3_large.json", 5483032, 234838456, 226033824, 232713504, 0.22, 5.48},
+    {"mnasnet1_0.json", 4383312, 336242432, 325329152, 335509608, 0.31, 4.38},
+};
+
+// The same networks with every BN folded into its conv (torch.fx's fuse), counted by the
+// libraries, against sslat's --fuse-bn.
+struct FusedReference {
+    const char *file;
+    double thop, fvcore, pthflops;
+};
+
+const FusedReference FUSED[] = {
+    {"resnet18.json", 1814098944, 1814098432, 1824310248},
+    {"mobilenet_v2.json", 300774272, 300836992, 307886152},
+    {"efficientnet_b0.json", 388194240, 388184000, 399965316},
 };
 
 double count(const sslat_space *space, const char *rule)
@@ -52,46 +71,73 @@ double count(const sslat_space *space, const char *rule)
     return constant * 1e6;
 }
 
-TEST(MacReference, TorchvisionPublishedFiguresWithinHalfAPercent)
+// A fixed network's count with BN folded (every layer is constant).
+double count_fused(const sslat_space *space, sslat_mac_rule rule)
 {
+    double total = 0;
+    for (int32_t i = 0; i < space->n_layers; i++)
+        total += sslat_mac_graph(&space->layers[i].candidates[0].graph, rule, nullptr, true);
+    return total;
+}
+
+TEST(MacReference, TorchvisionPublishedFiguresRoundToTheTable)
+{
+    // the table prints two decimals: 0.3858 GMACs is its "0.39"
     for (const Reference &r : REFERENCES) {
         sslat_space *space = load_example(r.file);
         ASSERT_NE(space, nullptr);
         double gmacs = count(space, "mac") / 1e9;
-        EXPECT_NEAR(gmacs, r.published_gmacs, 0.005 * r.published_gmacs) << r.file;
-        EXPECT_NEAR(params_of(space) / 1e6, r.published_mparams, 0.005 * r.published_mparams);
+        EXPECT_NEAR(gmacs, r.published_gmacs, 0.005) << r.file;
+        EXPECT_NEAR(params_of(space) / 1e6, r.published_mparams, 0.005) << r.file;
         EXPECT_EQ(params_of(space), r.params) << r.file << ": exact parameter count";
         sslat_space_free(space);
     }
 }
 
-TEST(MacReference, ResNetsEqualThopFvcoreAndPthflopsExactly)
+TEST(MacReference, EveryFixedNetworkEqualsThopFvcoreAndPthflopsExactly)
 {
     for (const Reference &r : REFERENCES) {
         sslat_space *space = load_example(r.file);
         ASSERT_NE(space, nullptr);
         EXPECT_DOUBLE_EQ(count(space, "mac_fvcore"), r.fvcore) << r.file;
-        if (std::string(r.file) != "mobilenet_v2.json") {
-            EXPECT_DOUBLE_EQ(count(space, "mac_thop"), r.thop) << r.file;
-            EXPECT_DOUBLE_EQ(count(space, "mac_pthflops"), r.pthflops) << r.file;
-        }
+        EXPECT_DOUBLE_EQ(count(space, "mac_thop"), r.thop) << r.file;
+        EXPECT_DOUBLE_EQ(count(space, "mac_pthflops"), r.pthflops) << r.file;
         sslat_space_free(space);
     }
 }
 
-TEST(MacReference, MobileNetV2DiffersOnlyByTorchvisionsFunctionalPooling)
+TEST(MacReference, FusedBatchNormEqualsTheLibrariesOnTheFusedModel)
 {
-    // torchvision's MobileNetV2.forward pools with nn.functional.adaptive_avg_pool2d, which
-    // thop's module hooks and pthflops' FX call_function table do not see; sslat counts the
-    // global pool as the module form. The whole difference is that one op on 1x1280x7x7:
-    sslat_space *space = load_example("mobilenet_v2.json");
-    ASSERT_NE(space, nullptr);
-    const double thop_gap = (7 * 7 + 1) * 1280;  // (Hi·Wi + 1)·Nout
-    const double pthflops_gap = 7 * 7 * 1280;    // Hi·Wi·Nout
-    EXPECT_DOUBLE_EQ(count(space, "mac_thop"), REFERENCES[2].thop + thop_gap);
-    EXPECT_DOUBLE_EQ(count(space, "mac_pthflops"), REFERENCES[2].pthflops + pthflops_gap);
-    EXPECT_DOUBLE_EQ(count(space, "mac_fvcore"), REFERENCES[2].fvcore);  // fvcore traces aten ops
-    sslat_space_free(space);
+    for (const FusedReference &r : FUSED) {
+        sslat_space *space = load_example(r.file);
+        ASSERT_NE(space, nullptr);
+        EXPECT_DOUBLE_EQ(count_fused(space, SSLAT_MAC_THOP), r.thop) << r.file;
+        EXPECT_DOUBLE_EQ(count_fused(space, SSLAT_MAC_FVCORE), r.fvcore) << r.file;
+        EXPECT_DOUBLE_EQ(count_fused(space, SSLAT_MAC_PTHFLOPS), r.pthflops) << r.file;
+        // folding removes BN's count only: conv and linear MACs stay
+        EXPECT_DOUBLE_EQ(count_fused(space, SSLAT_MAC_PLAIN), count(space, "mac")) << r.file;
+        sslat_space_free(space);
+    }
+}
+
+TEST(MacReference, TheWayAModelPoolsDecidesWhatALibrarySees)
+{
+    // torchvision's MobileNetV2 pools with F.adaptive_avg_pool2d (gap_fn), MNASNet with
+    // x.mean([2, 3]) (gap_mean): thop and pthflops see neither, fvcore sees the first
+    // (aten::adaptive_avg_pool2d) but not aten::mean. On 1x1280x7x7:
+    for (const char *form : {"gap", "gap_fn", "gap_mean"}) {
+        std::string json = std::string("{\"sslat\": 1, \"input\": {\"shape\": [1280, 7, 7]}, \"layers\": [\"") +
+                           form + "\"]}";
+        sslat_space *one = nullptr;
+        sslat_error err;
+        ASSERT_EQ(sslat_space_load_string(json.c_str(), json.size(), form, nullptr, &one, &err), SSLAT_OK)
+            << err.message;
+        bool module = std::string(form) == "gap", mean = std::string(form) == "gap_mean";
+        EXPECT_DOUBLE_EQ(count(one, "mac_thop"), module ? (7 * 7 + 1) * 1280 : 0) << form;
+        EXPECT_DOUBLE_EQ(count(one, "mac_pthflops"), module ? 7 * 7 * 1280 : 0) << form;
+        EXPECT_DOUBLE_EQ(count(one, "mac_fvcore"), mean ? 0 : 7 * 7 * 1280) << form;
+        sslat_space_free(one);
+    }
 }
 
 TEST(MacReference, ProbeModuleEqualsAllThreeLibraries)
@@ -132,7 +178,12 @@ TEST(MacReference, SpaceArchitectureEqualsTheFixedNetwork)
             sum += per_op[offset + arch[b]];
             offset += sslat_space_candidate_count(space, b);
         }
-        EXPECT_NEAR(sum * 1e6, count(fixed, rule), 1e-3) << rule;
+        // the space pools with the module, torchvision's network with F.adaptive_avg_pool2d:
+        // thop and pthflops see only the module (1x1280x7x7)
+        double module_gap = !strcmp(rule, "mac_thop")       ? (7 * 7 + 1) * 1280
+                            : !strcmp(rule, "mac_pthflops") ? 7 * 7 * 1280
+                                                            : 0;
+        EXPECT_NEAR(sum * 1e6, count(fixed, rule) + module_gap, 1e-3) << rule;
     }
     sslat_space_free(space);
     sslat_space_free(fixed);

@@ -25,6 +25,10 @@ sslat_status sslat_measure_space(const sslat_calculator *calculator, const sslat
                                  sslat_container **out, sslat_error *err)
 {
     *out = NULL;
+    if (options->fuse_bn && calculator->kind != SSLAT_CALC_ANALYTIC)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                          "fuse_bn counts MACs as the network runs folded; the %s calculator times it "
+                          "(its fused mode already folds BN into the conv)", calculator->name);
     int32_t *counts = calloc((size_t)space->n_blocks + 1, sizeof *counts);
     if (!counts) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     for (int32_t b = 0; b < space->n_blocks; b++)
@@ -36,6 +40,8 @@ sslat_status sslat_measure_space(const sslat_calculator *calculator, const sslat
     if (status == SSLAT_OK) status = sslat_calculate_space(calculator, space, options, c, err);
     if (status == SSLAT_OK && calculator->kind == SSLAT_CALC_ANALYTIC)
         status = sslat_container_set_metadata(c, "calculator.ignore", ignore_text ? ignore_text : "", err);
+    if (status == SSLAT_OK && calculator->kind == SSLAT_CALC_ANALYTIC && options->fuse_bn)
+        status = sslat_container_set_metadata(c, "calculator.fuse_bn", "true", err);
     if (status == SSLAT_OK)
         status = sslat_container_set_metadata(c, "calculator.summary", calculator->summary, err);
     if (status != SSLAT_OK) {
@@ -90,6 +96,7 @@ sslat_status sslat_initialize_latency(const char *latency_type, sslat_space *spa
         calc.mode = options->eager ? SSLAT_MODE_EAGER : SSLAT_MODE_FUSED;
         calc.target_noise = options->target_noise;
         calc.cold = options->cold != 0;
+        calc.fuse_bn = options->fuse_bn != 0;
         if (options->dtype && !sslat_dtype_parse(options->dtype, &calc.dtype))
             return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "unknown dtype '%s' (fp32, tf32, fp16, bf16)",
                               options->dtype);

@@ -58,9 +58,26 @@ static double conv_macs(sslat_shape in, const sslat_node *node)
     return (double)sslat_shape_elements(node->shape) * (in.c / c->groups) * c->kernel * c->kernel;
 }
 
-static double conv_bias_adds(const sslat_node *node)
+/* A BN folds into the conv it reads when that conv feeds nothing else. */
+static bool bn_folds(const sslat_graph *graph, const sslat_node *bn)
 {
-    return sslat_node_conv(node)->bias ? (double)sslat_shape_elements(node->shape) : 0.0;
+    int32_t conv = bn->input[0];
+    if (bn->op != SSLAT_OP_BATCHNORM || conv < 0 || graph->nodes[conv].op != SSLAT_OP_CONV2D) return false;
+    for (int32_t i = 0; i < graph->count; i++)
+        if (&graph->nodes[i] != bn && (graph->nodes[i].input[0] == conv || graph->nodes[i].input[1] == conv))
+            return false;
+    return true;
+}
+
+/* Whether a conv has a bias as the network runs: its own, or its folded BN's. */
+static bool conv_has_bias(const sslat_graph *graph, const sslat_node *conv, bool fuse_bn)
+{
+    if (sslat_node_conv(conv)->bias) return true;
+    if (!fuse_bn) return false;
+    int32_t index = (int32_t)(conv - graph->nodes);
+    for (int32_t i = index + 1; i < graph->count; i++)
+        if (graph->nodes[i].input[0] == index && bn_folds(graph, &graph->nodes[i])) return true;
+    return false;
 }
 
 /* rows × in × out: every library counts the product the same way */
@@ -91,7 +108,8 @@ static double count_thop(sslat_shape in, const sslat_node *node)
     switch (node->op) {
     case SSLAT_OP_BATCHNORM: return 4.0 * n_in;
     case SSLAT_OP_AVGPOOL: return n_out;
-    case SSLAT_OP_GLOBAL_AVGPOOL: return ((double)in.h * in.w + 1.0) * n_out;
+    case SSLAT_OP_GLOBAL_AVGPOOL: /* only the module has a hook */
+        return sslat_node_gap_form(node) == SSLAT_GAP_MODULE ? ((double)in.h * in.w + 1.0) * n_out : 0.0;
     default: return count_plain(in, node);
     }
 }
@@ -103,7 +121,8 @@ static double count_fvcore(sslat_shape in, const sslat_node *node)
     double n_in = (double)sslat_shape_elements(in);
     switch (node->op) {
     case SSLAT_OP_BATCHNORM: return 2.0 * n_in;
-    case SSLAT_OP_GLOBAL_AVGPOOL: return n_in;
+    case SSLAT_OP_GLOBAL_AVGPOOL: /* aten::adaptive_avg_pool2d; x.mean is aten::mean, not handled */
+        return sslat_node_gap_form(node) == SSLAT_GAP_MEAN ? 0.0 : n_in;
     default: return count_plain(in, node);
     }
 }
@@ -111,16 +130,17 @@ static double count_fvcore(sslat_shape in, const sslat_node *node)
 /* pthflops ops_fx: conv M + bias B; nn.ReLU 2·Nout (other activations 0);
  * BN 2·Nout; MaxPool (K−1)·Nout; AvgPool K·Nout; AdaptiveAvgPool Hi·Wi·Nout;
  * Linear rows·in·out + out; operator + and * : Nout · 2 arguments. */
-static double count_pthflops(sslat_shape in, const sslat_node *node)
+static double count_pthflops(sslat_shape in, const sslat_node *node, bool conv_bias)
 {
     double n_out = (double)sslat_shape_elements(node->shape);
     switch (node->op) {
-    case SSLAT_OP_CONV2D: return conv_macs(in, node) + conv_bias_adds(node);
+    case SSLAT_OP_CONV2D: return conv_macs(in, node) + (conv_bias ? n_out : 0.0);
     case SSLAT_OP_ACT: return sslat_node_act(node) == SSLAT_ACT_RELU ? 2.0 * n_out : 0.0;
     case SSLAT_OP_BATCHNORM: return 2.0 * n_out;
     case SSLAT_OP_MAXPOOL: return (pool_area(node) - 1.0) * n_out;
     case SSLAT_OP_AVGPOOL: return pool_area(node) * n_out;
-    case SSLAT_OP_GLOBAL_AVGPOOL: return (double)in.h * in.w * n_out;
+    case SSLAT_OP_GLOBAL_AVGPOOL: /* the module only: F.adaptive_avg_pool2d and x.mean are not in its table */
+        return sslat_node_gap_form(node) == SSLAT_GAP_MODULE ? (double)in.h * in.w * n_out : 0.0;
     case SSLAT_OP_LINEAR: {
         const sslat_linear_params *l = sslat_node_linear(node);
         return linear_macs(in, node) + (l->bias ? l->out_features : 0);
@@ -131,14 +151,16 @@ static double count_pthflops(sslat_shape in, const sslat_node *node)
     }
 }
 
-double sslat_mac_node(const sslat_graph *graph, const sslat_node *node, sslat_mac_rule rule)
+double sslat_mac_node(const sslat_graph *graph, const sslat_node *node, sslat_mac_rule rule, bool fuse_bn)
 {
     sslat_shape in = sslat_graph_shape_of(graph, node->input[0]);
+    if (fuse_bn && bn_folds(graph, node)) return 0.0; /* gone into its conv */
     switch (rule) {
     case SSLAT_MAC_PLAIN: return count_plain(in, node);
     case SSLAT_MAC_THOP: return count_thop(in, node);
     case SSLAT_MAC_FVCORE: return count_fvcore(in, node);
-    case SSLAT_MAC_PTHFLOPS: return count_pthflops(in, node);
+    case SSLAT_MAC_PTHFLOPS:
+        return count_pthflops(in, node, node->op == SSLAT_OP_CONV2D && conv_has_bias(graph, node, fuse_bn));
     case SSLAT_MAC_RULE_COUNT: break;
     }
     SSLAT_ASSERT(!"unknown MAC rule");
@@ -152,11 +174,11 @@ bool sslat_ignore_contains(const sslat_ignore_set *ignore, const sslat_node *nod
 }
 
 double sslat_mac_graph(const sslat_graph *graph, sslat_mac_rule rule,
-                       const sslat_ignore_set *ignore)
+                       const sslat_ignore_set *ignore, bool fuse_bn)
 {
     double total = 0.0;
     for (int32_t i = 0; i < graph->count; i++)
         if (!sslat_ignore_contains(ignore, &graph->nodes[i]))
-            total += sslat_mac_node(graph, &graph->nodes[i], rule);
+            total += sslat_mac_node(graph, &graph->nodes[i], rule, fuse_bn);
     return total;
 }

@@ -29,11 +29,13 @@ sslat_status sslat_ignore_parse(const char *list, sslat_ignore_set *out, sslat_e
 /* Whether a node is left out by ignore (NULL ignores nothing). */
 bool sslat_ignore_contains(const sslat_ignore_set *ignore, const sslat_node *node);
 
-/* What the rule counts for one node (raw count, not millions). */
-double sslat_mac_node(const sslat_graph *graph, const sslat_node *node, sslat_mac_rule rule);
+/* What the rule counts for one node (raw count, not millions). fuse_bn: the
+ * network as it runs for inference, every BN folded into the conv before it:
+ * the BN counts nothing and the conv has a bias (which only pthflops counts). */
+double sslat_mac_node(const sslat_graph *graph, const sslat_node *node, sslat_mac_rule rule, bool fuse_bn);
 
 /* Sum over a graph, skipping ignored nodes. ignore may be NULL. */
 double sslat_mac_graph(const sslat_graph *graph, sslat_mac_rule rule,
-                       const sslat_ignore_set *ignore);
+                       const sslat_ignore_set *ignore, bool fuse_bn);
 
 #endif

@@ -9,7 +9,7 @@ static sslat_status measure_mac(const sslat_calculator *self, void *session, con
     (void)session;
     (void)err;
     const sslat_mac_rule *rule = self->context;
-    *entry = sslat_entry_of_value(sslat_mac_graph(graph, *rule, &options->ignore) / 1e6);
+    *entry = sslat_entry_of_value(sslat_mac_graph(graph, *rule, &options->ignore, options->fuse_bn) / 1e6);
     return SSLAT_OK;
 }
 

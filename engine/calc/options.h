@@ -51,6 +51,7 @@ struct sslat_space;
 
 typedef struct sslat_calc_options {
     sslat_ignore_set ignore;   /* analytic: op kinds left out */
+    bool fuse_bn;              /* analytic: count with every BN folded into its conv */
     sslat_exec_mode mode;      /* timed: fused (default) or eager */
     int32_t threads;           /* timed: worker threads, 0 = every core */
     int32_t warmup_iterations; /* timed: runs before timing */

@@ -61,6 +61,7 @@ uint64_t sslat_run_fingerprint(const sslat_calculator *calculator, const sslat_s
                             (int32_t)o->ignore.acts, (int32_t)o->dtype,
                             (int32_t)sslat_layout_resolve(o->layout, o->dtype), (int32_t)o->cold};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) sslat_hash_i32(&h, ints[i]);
+    if (o->fuse_bn) sslat_hash_i32(&h, 1); /* (journals of runs without it keep their fingerprint) */
     sslat_hash_u64(&h, o->seed);
     sslat_hash_bytes(&h, &o->target_noise, sizeof o->target_noise);
     sslat_hash_bytes(&h, &o->max_seconds, sizeof o->max_seconds);
@@ -155,7 +156,7 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
         int32_t *shard_of = calloc(m->count + 1, sizeof *shard_of);
         if (!costs || !shard_of) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
         for (size_t k = 0; status == SSLAT_OK && k < m->count; k++)
-            costs[k] = sslat_mac_graph(graphs[k], SSLAT_MAC_PLAIN, NULL) + 1;
+            costs[k] = sslat_mac_graph(graphs[k], SSLAT_MAC_PLAIN, NULL, false) + 1;
         if (status == SSLAT_OK) sslat_shard_assign(costs, m->count, options->shard_count, shard_of);
         for (size_t k = 0; status == SSLAT_OK && k < m->count; k++) m->wanted[k] = shard_of[k] == options->shard_index;
         free(costs);

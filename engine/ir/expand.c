@@ -92,18 +92,23 @@ static int32_t channels_at(const builder *b, int32_t at)
     return sslat_graph_shape_of(b->graph, at).c;
 }
 
-/* Squeeze-excite on `at`: gap, 1x1 reduce + relu, 1x1 expand + gate, x * s.
- * Reduced channels: make_divisible(channels * ratio, 8) (OFA / MobileNetV3). */
-static void squeeze_excite(builder *b, int32_t *at, double ratio, sslat_act_kind gate)
+/* Squeeze-excite on `at`: gap, 1x1 reduce + act, 1x1 expand + gate, x * s.
+ * Reduced channels: make_divisible(C * ratio, 8) of the expanded width C (OFA /
+ * MobileNetV3), or as the context says: of the block's input width, another
+ * divisor, max(1, floor(·)) for divisor 1 (torchvision's EfficientNet:
+ * max(1, in // 4)), another inner activation (EfficientNet: SiLU). */
+static void squeeze_excite(builder *b, int32_t *at, const resolved *r, const sslat_expand_context *ctx)
 {
     int32_t channels = channels_at(b, *at);
-    int32_t reduced = sslat_make_divisible(channels * ratio, 8);
+    double base = (ctx->se_from_input ? r->in_channels : channels) * r->se_ratio;
+    int32_t divisor = ctx->se_divisor > 0 ? ctx->se_divisor : 8;
+    int32_t reduced = divisor > 1 ? sslat_make_divisible(base, divisor) : (base < 1.0 ? 1 : (int32_t)floor(base));
     int32_t x = *at;
     unary(b, at, SSLAT_OP_GLOBAL_AVGPOOL, "se_pool");
     conv(b, at, reduced, 1, 1, 0, 1, 1, true, "se_reduce");
-    act(b, at, SSLAT_ACT_RELU, "se_relu");
+    act(b, at, ctx->se_act, "se_act");
     conv(b, at, channels, 1, 1, 0, 1, 1, true, "se_expand");
-    act(b, at, gate, "se_gate");
+    act(b, at, ctx->se_gate, "se_gate");
     int32_t scale = *at;
     *at = x;
     binary(b, at, SSLAT_OP_MUL_CHANNEL, scale, "se_mul");
@@ -122,12 +127,12 @@ static int32_t expanded_channels(const resolved *r)
 
 /* depthwise k×k (stride) → BN → act → optional squeeze-excite: the middle of ir and ds */
 static void depthwise_stage(builder *b, int32_t *at, int32_t channels, const resolved *r,
-                            sslat_act_kind gate)
+                            const sslat_expand_context *ctx)
 {
     conv(b, at, channels, r->kernel, r->stride, r->padding, r->dilation, channels, false, "dw");
     unary(b, at, SSLAT_OP_BATCHNORM, "dw_bn");
     act(b, at, r->act, "dw_act");
-    if (r->se_ratio > 0) squeeze_excite(b, at, r->se_ratio, gate);
+    if (r->se_ratio > 0) squeeze_excite(b, at, r, ctx);
 }
 
 /* linear 1×1 projection → BN → residual: the end of ir, ds and er */
@@ -139,7 +144,7 @@ static void project_stage(builder *b, int32_t *at, int32_t block_input, int32_t 
     residual(b, at, block_input, r);
 }
 
-static void expand_ir(builder *b, int32_t *at, const resolved *r, sslat_act_kind gate)
+static void expand_ir(builder *b, int32_t *at, const resolved *r, const sslat_expand_context *ctx)
 {
     int32_t input = *at;
     /* with grouped pointwise convs (FBNet's g2) the 1x1 expansion stays even at e1 */
@@ -154,25 +159,25 @@ static void expand_ir(builder *b, int32_t *at, const resolved *r, sslat_act_kind
             add_op(b, at, SSLAT_OP_CHANNEL_SHUFFLE, &p, SSLAT_NO_INPUT, "shuffle");
         }
     }
-    depthwise_stage(b, at, mid, r, gate);
+    depthwise_stage(b, at, mid, r, ctx);
     project_stage(b, at, input, r->groups, r);
 }
 
-static void expand_ds(builder *b, int32_t *at, const resolved *r, sslat_act_kind gate)
+static void expand_ds(builder *b, int32_t *at, const resolved *r, const sslat_expand_context *ctx)
 {
     int32_t input = *at;
-    depthwise_stage(b, at, r->in_channels, r, gate);
+    depthwise_stage(b, at, r->in_channels, r, ctx);
     project_stage(b, at, input, 1, r);
 }
 
-static void expand_er(builder *b, int32_t *at, const resolved *r, sslat_act_kind gate)
+static void expand_er(builder *b, int32_t *at, const resolved *r, const sslat_expand_context *ctx)
 {
     int32_t input = *at;
     int32_t mid = expanded_channels(r);
     conv(b, at, mid, r->kernel, r->stride, r->padding, r->dilation, 1, false, "conv_exp");
     unary(b, at, SSLAT_OP_BATCHNORM, "exp_bn");
     act(b, at, r->act, "exp_act");
-    if (r->se_ratio > 0) squeeze_excite(b, at, r->se_ratio, gate);
+    if (r->se_ratio > 0) squeeze_excite(b, at, r, ctx);
     project_stage(b, at, input, 1, r);
 }
 
@@ -261,16 +266,22 @@ sslat_status sslat_spec_expand(const sslat_layer_spec *spec, const sslat_expand_
         conv(&b, &at, r.out_channels, r.kernel, r.stride, r.padding, r.dilation, r.groups,
              (spec->set & SSLAT_OPT_BIAS) != 0, "conv");
         break;
-    case SSLAT_LAYER_DS: expand_ds(&b, &at, &r, context->se_gate); break;
-    case SSLAT_LAYER_IR: expand_ir(&b, &at, &r, context->se_gate); break;
-    case SSLAT_LAYER_ER: expand_er(&b, &at, &r, context->se_gate); break;
+    case SSLAT_LAYER_DS: expand_ds(&b, &at, &r, context); break;
+    case SSLAT_LAYER_IR: expand_ir(&b, &at, &r, context); break;
+    case SSLAT_LAYER_ER: expand_er(&b, &at, &r, context); break;
     case SSLAT_LAYER_BASIC: expand_basic(&b, &at, &r); break;
     case SSLAT_LAYER_BOTTLENECK: expand_bottleneck(&b, &at, &r); break;
     case SSLAT_LAYER_SKIP:
         if (check_skip(&b, at, &r) != SSLAT_OK) return err ? err->status : SSLAT_ERR_SPACE;
         unary(&b, &at, SSLAT_OP_IDENTITY, "skip");
         break;
-    case SSLAT_LAYER_GAP: unary(&b, &at, SSLAT_OP_GLOBAL_AVGPOOL, "gap"); break;
+    case SSLAT_LAYER_GAP: {
+        sslat_op_params p = {.gap_form = (spec->set & SSLAT_OPT_FN)     ? SSLAT_GAP_FUNCTIONAL
+                                         : (spec->set & SSLAT_OPT_MEAN) ? SSLAT_GAP_MEAN
+                                                                        : SSLAT_GAP_MODULE};
+        add_op(&b, &at, SSLAT_OP_GLOBAL_AVGPOOL, &p, SSLAT_NO_INPUT, "gap");
+        break;
+    }
     case SSLAT_LAYER_MAXPOOL:
     case SSLAT_LAYER_AVGPOOL: {
         sslat_op_params p = {.pool = {r.kernel, r.stride, r.padding}};

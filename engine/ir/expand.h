@@ -6,8 +6,12 @@
 #include "ir/graph.h"
 #include "ir/spec.h"
 
+/* Space-wide settings of the composites (the file's top-level keys). */
 typedef struct sslat_expand_context {
     sslat_act_kind se_gate; /* gate of squeeze-excite: hsigmoid in hswish nets, else sigmoid */
+    sslat_act_kind se_act;  /* squeeze-excite's inner activation: relu (EfficientNet: silu) */
+    bool se_from_input;     /* reduced width from the block's input, not the expanded width */
+    int32_t se_divisor;     /* make_divisible's divisor of the reduced width (8); 1 = max(1, floor) */
 } sslat_expand_context;
 
 /* Append spec's primitives to graph, reading from its current output. */

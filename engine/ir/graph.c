@@ -273,6 +273,9 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
         sslat_hash_i32(h, sslat_node_linear(node)->bias);
         break;
     case SSLAT_OP_CHANNEL_SHUFFLE: sslat_hash_i32(h, sslat_node_shuffle_groups(node)); break;
+    case SSLAT_OP_GLOBAL_AVGPOOL: /* the module form hashes as it always did */
+        if (sslat_node_gap_form(node) != SSLAT_GAP_MODULE) sslat_hash_i32(h, sslat_node_gap_form(node));
+        break;
     default: break;
     }
 }

@@ -91,7 +91,8 @@ static sslat_status set_object_option(loader *L, const char *path, sslat_layer_s
                            "\"act\" must be one of relu, relu6, hswish, hsigmoid, sigmoid, silu, "
                            "gelu, tanh");
         ok = sslat_spec_set_act(spec, (sslat_act_kind)act, why, sizeof why);
-    } else if (strcmp(key, "noskip") == 0 || strcmp(key, "bias") == 0) {
+    } else if (strcmp(key, "noskip") == 0 || strcmp(key, "bias") == 0 || strcmp(key, "fn") == 0 ||
+               strcmp(key, "mean") == 0) {
         if (!json_is_boolean(value))
             return fail_at(L, path, SSLAT_ERR_PARSE, "\"%s\" must be true or false, got %s", key,
                            json_type_name(value));
@@ -133,7 +134,7 @@ static sslat_status parse_object_spec(loader *L, const char *path, json_t *objec
         }
         /* the token option r is spelled "repeat" in objects */
         static const char *const KNOWN[] = {"repeat", "k", "s", "c", "e", "se", "g", "p", "d",
-                                            "act", "noskip", "bias"};
+                                            "act", "noskip", "bias", "fn", "mean"};
         bool known = false;
         for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++) known |= strcmp(KNOWN[i], key) == 0;
         if (!known) return fail_at(L, path, SSLAT_ERR_PARSE, "unknown key \"%s\"", key);
@@ -539,7 +540,7 @@ static sslat_status check_top_level(loader *L, json_t *root)
         return fail_at(L, "", SSLAT_ERR_PARSE, "the top level must be an object, got %s",
                        json_type_name(root));
     static const char *const KEYS[] = {"sslat", "name", "description", "input", "layers", "arch",
-                                       "se_gate"};
+                                       "se_gate", "se_act", "se_base", "se_divisor"};
     const char *key;
     json_t *value;
     json_object_foreach(root, key, value) {
@@ -561,6 +562,18 @@ static sslat_status check_top_level(loader *L, json_t *root)
     if (gate && !(json_is_string(gate) && (!strcmp(json_string_value(gate), "hsigmoid") ||
                                            !strcmp(json_string_value(gate), "sigmoid"))))
         return fail_at(L, "se_gate", SSLAT_ERR_PARSE, "must be \"hsigmoid\" or \"sigmoid\"");
+    json_t *se_act = json_object_get(root, "se_act");
+    if (se_act && !(json_is_string(se_act) && sslat_act_from_name(json_string_value(se_act)) >= 0))
+        return fail_at(L, "se_act", SSLAT_ERR_PARSE,
+                       "must be an activation: relu, relu6, hswish, hsigmoid, sigmoid, silu, gelu, tanh");
+    json_t *base = json_object_get(root, "se_base");
+    if (base && !(json_is_string(base) && (!strcmp(json_string_value(base), "expanded") ||
+                                           !strcmp(json_string_value(base), "input"))))
+        return fail_at(L, "se_base", SSLAT_ERR_PARSE, "must be \"expanded\" or \"input\"");
+    json_t *divisor = json_object_get(root, "se_divisor");
+    if (divisor && !(json_is_integer(divisor) && json_integer_value(divisor) >= 1 &&
+                     json_integer_value(divisor) <= 64))
+        return fail_at(L, "se_divisor", SSLAT_ERR_PARSE, "must be an integer in 1..64");
     return SSLAT_OK;
 }
 
@@ -589,10 +602,15 @@ static sslat_status build_space(loader *L, json_t *root, const sslat_space_optio
     if (status != SSLAT_OK) return status;
 
     json_t *gate = json_object_get(root, "se_gate");
-    sslat_expand_context context = {default_se_gate(L)};
+    json_t *se_act = json_object_get(root, "se_act"), *base = json_object_get(root, "se_base");
+    json_t *divisor = json_object_get(root, "se_divisor");
+    sslat_expand_context context = {default_se_gate(L), SSLAT_ACT_RELU, false, 8};
     if (gate) context.se_gate = strcmp(json_string_value(gate), "hsigmoid") == 0
                                     ? SSLAT_ACT_HSIGMOID
                                     : SSLAT_ACT_SIGMOID;
+    if (se_act) context.se_act = (sslat_act_kind)sslat_act_from_name(json_string_value(se_act));
+    if (base) context.se_from_input = strcmp(json_string_value(base), "input") == 0;
+    if (divisor) context.se_divisor = (int32_t)json_integer_value(divisor);
     space->se_gate = context.se_gate;
     status = expand_all(L, &context, space);
     if (status != SSLAT_OK) return status;

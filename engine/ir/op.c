@@ -77,6 +77,12 @@ int32_t sslat_node_shuffle_groups(const sslat_node *node)
     return node->params.shuffle_groups;
 }
 
+sslat_gap_form sslat_node_gap_form(const sslat_node *node)
+{
+    SSLAT_ASSERT(node->op == SSLAT_OP_GLOBAL_AVGPOOL);
+    return node->params.gap_form;
+}
+
 bool sslat_shape_fits(sslat_shape s)
 {
     /* each factor is below 2^21, so the product in double is exact enough to compare */

@@ -61,12 +61,22 @@ typedef struct sslat_linear_params {
     bool bias;
 } sslat_linear_params;
 
+/* How a model wrote its global average pool: the counters of the MAC rules
+ * see the three differently (thop and pthflops see only the module). */
+typedef enum sslat_gap_form {
+    SSLAT_GAP_MODULE,     /* nn.AdaptiveAvgPool2d(1) */
+    SSLAT_GAP_FUNCTIONAL, /* F.adaptive_avg_pool2d(x, 1) */
+    SSLAT_GAP_MEAN,       /* x.mean((2, 3)) */
+    SSLAT_GAP_FORM_COUNT
+} sslat_gap_form;
+
 typedef union sslat_op_params {
     sslat_conv_params conv;     /* CONV2D */
     sslat_pool_params pool;     /* MAXPOOL, AVGPOOL */
     sslat_act_kind act;         /* ACT */
     sslat_linear_params linear; /* LINEAR */
     int32_t shuffle_groups;     /* CHANNEL_SHUFFLE */
+    sslat_gap_form gap_form;    /* GLOBAL_AVGPOOL (zeroed params: the module) */
 } sslat_op_params;
 
 /* Index of a node's input that means "the subgraph's input". */
@@ -96,6 +106,7 @@ const sslat_pool_params *sslat_node_pool(const sslat_node *node);
 sslat_act_kind sslat_node_act(const sslat_node *node);
 const sslat_linear_params *sslat_node_linear(const sslat_node *node);
 int32_t sslat_node_shuffle_groups(const sslat_node *node);
+sslat_gap_form sslat_node_gap_form(const sslat_node *node);
 
 /* Element count of a shape; only for shapes that passed sslat_shape_fits. */
 int64_t sslat_shape_elements(sslat_shape shape);

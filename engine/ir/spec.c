@@ -29,7 +29,7 @@ static const uint32_t TYPE_OPTIONS[] = {
     [SSLAT_LAYER_CONV] = CONV_OPTIONS | SSLAT_OPT_G | SSLAT_OPT_BIAS,
     /* skip accepts s and c only as checks: they must leave the shape unchanged */
     [SSLAT_LAYER_SKIP] = SSLAT_OPT_S | SSLAT_OPT_C,
-    [SSLAT_LAYER_GAP] = 0,
+    [SSLAT_LAYER_GAP] = SSLAT_OPT_FN | SSLAT_OPT_MEAN,
     [SSLAT_LAYER_MAXPOOL] = SSLAT_OPT_K | SSLAT_OPT_S | SSLAT_OPT_P,
     [SSLAT_LAYER_AVGPOOL] = SSLAT_OPT_K | SSLAT_OPT_S | SSLAT_OPT_P,
     [SSLAT_LAYER_FLATTEN] = 0,
@@ -112,7 +112,7 @@ static bool option_bit(const char *key, uint32_t *bit)
         {"r", SSLAT_OPT_R}, {"k", SSLAT_OPT_K},   {"s", SSLAT_OPT_S}, {"c", SSLAT_OPT_C},
         {"e", SSLAT_OPT_E}, {"se", SSLAT_OPT_SE}, {"g", SSLAT_OPT_G}, {"p", SSLAT_OPT_P},
         {"d", SSLAT_OPT_D}, {"act", SSLAT_OPT_N}, {"noskip", SSLAT_OPT_NOSKIP},
-        {"bias", SSLAT_OPT_BIAS},
+        {"bias", SSLAT_OPT_BIAS}, {"fn", SSLAT_OPT_FN}, {"mean", SSLAT_OPT_MEAN},
     };
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
         if (strcmp(KEYS[i].key, key) == 0) {
@@ -170,9 +170,14 @@ bool sslat_spec_set_int(sslat_layer_spec *spec, const char *key, int64_t value, 
     }
     if (bit == SSLAT_OPT_E || bit == SSLAT_OPT_SE)
         return sslat_spec_set_real(spec, key, (double)value, why, why_size);
-    if (bit == SSLAT_OPT_NOSKIP || bit == SSLAT_OPT_BIAS) {
+    if (bit == SSLAT_OPT_NOSKIP || bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN) {
         if (value != 0 && value != 1) {
             snprintf(why, why_size, "option '%s' must be true or false", key);
+            return false;
+        }
+        if (value && (spec->set & (SSLAT_OPT_FN | SSLAT_OPT_MEAN) & ~bit & (SSLAT_OPT_FN | SSLAT_OPT_MEAN)) &&
+            (bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN)) {
+            snprintf(why, why_size, "a global pool is written one way: 'fn' or 'mean', not both");
             return false;
         }
         if (value) spec->set |= bit;
@@ -219,7 +224,8 @@ bool sslat_spec_set_act(sslat_layer_spec *spec, sslat_act_kind act, char *why, s
 /* An option word of a token: "k5", "se0.25", "nhs", "noskip". */
 static bool parse_option(const char *word, sslat_layer_spec *spec, char *why, size_t why_size)
 {
-    if (strcmp(word, "noskip") == 0 || strcmp(word, "bias") == 0)
+    if (strcmp(word, "noskip") == 0 || strcmp(word, "bias") == 0 || strcmp(word, "fn") == 0 ||
+        strcmp(word, "mean") == 0)
         return sslat_spec_set_int(spec, word, 1, why, why_size);
     if (word[0] == 'n' && word[1]) {
         int act = sslat_act_from_code(word + 1);
@@ -240,7 +246,7 @@ static bool parse_option(const char *word, sslat_layer_spec *spec, char *why, si
     const char *value = word + n;
     uint32_t bit;
     if (n == 0 || !option_bit(key, &bit) || bit == SSLAT_OPT_N || bit == SSLAT_OPT_NOSKIP ||
-        bit == SSLAT_OPT_BIAS) {
+        bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN) {
         snprintf(why, why_size, "unknown option '%s'", word);
         return false;
     }
@@ -328,6 +334,8 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
         if (spec->set & SSLAT_OPT_N) EMIT("_n%s", ACT_CODES[spec->act]);
         if (spec->set & SSLAT_OPT_NOSKIP) EMIT("_noskip");
         if (spec->set & SSLAT_OPT_BIAS) EMIT("_bias");
+        if (spec->set & SSLAT_OPT_FN) EMIT("_fn");
+        if (spec->set & SSLAT_OPT_MEAN) EMIT("_mean");
     }
 #undef EMIT
     if (size > 0 && used >= size) buffer[size - 1] = '\0';

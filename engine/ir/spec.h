@@ -43,6 +43,8 @@ enum {
     SSLAT_OPT_N = 1u << 9,  /* activation */
     SSLAT_OPT_NOSKIP = 1u << 10,
     SSLAT_OPT_BIAS = 1u << 11, /* conv: with a bias */
+    SSLAT_OPT_FN = 1u << 12,   /* gap: written F.adaptive_avg_pool2d(x, 1) */
+    SSLAT_OPT_MEAN = 1u << 13, /* gap: written x.mean((2, 3)) */
 };
 
 typedef struct sslat_layer_spec {

@@ -104,6 +104,7 @@ def _latency_options(kwargs):
         raise ValueError("mode is 'fused' or 'eager', not %r" % (mode,))
     options.eager = 1 if (eager or mode == "eager") else 0
     options.cold = 1 if kwargs.pop("cold", False) else 0
+    options.fuse_bn = 1 if kwargs.pop("fuse_bn", False) else 0
     if "device" in kwargs:
         device = kwargs.pop("device")
         keep.append(_native.encode(device if isinstance(device, (str, int)) else str(device), "device"))
@@ -166,7 +167,9 @@ def initialize_latency(latency_type: str, search_space: SearchSpace, inputs: Any
     figures.
     kwargs: warmup_iterations (0 = none), run_iterations (>= 1), threads, mode
     ('fused'/'eager') or eager, target_noise, max_seconds, seed, dtype, layout,
-    device, cold, ignore / ignore_modules (sslat op kinds or PyTorch classes)."""
+    device, cold, ignore / ignore_modules (sslat op kinds or PyTorch classes),
+    fuse_bn (MAC rules: count with every BN folded into its conv, as ENOT's
+    published tables were made)."""
     if not isinstance(search_space, SearchSpace):
         search_space = SearchSpace(search_space)
     if keyword_inputs:

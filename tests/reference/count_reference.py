@@ -5,8 +5,9 @@ torch, torchvision, thop, fvcore and pthflops installed:
     python tests/reference/count_reference.py
 and copy the printed figures into tests/test_mac_reference.cc with the
 versions it prints. Every model here has a twin search-space file:
-torchvision's resnet18/resnet50/mobilenet_v2 are examples/*.json, and
-`probe` is tests/data/probe.json.
+torchvision's resnet18/resnet50/mobilenet_v2/efficientnet_b0/mobilenet_v3_large/
+mnasnet1_0 are examples/*.json, and `probe` is tests/data/probe.json; a
+"fused" model is the twin counted with --fuse-bn.
 """
 import warnings
 
@@ -69,6 +70,12 @@ def count(model, shape):
     return params, thop_macs, fvcore_macs, pth_flops
 
 
+def fused(model):
+    """The model as it runs for inference: every BN folded into its conv (FX)."""
+    from torch.fx.experimental.optimization import fuse
+    return fuse(model.eval())
+
+
 def main():
     import importlib.metadata as md
     versions = {n: md.version(n) for n in ("torch", "torchvision", "thop", "fvcore", "pthflops")}
@@ -78,6 +85,13 @@ def main():
         "resnet50": (torchvision.models.resnet50(), (1, 3, 224, 224)),
         "mobilenet_v2": (torchvision.models.mobilenet_v2(), (1, 3, 224, 224)),
         "probe": (Probe(), (2, 3, 32, 32)),
+        "efficientnet_b0": (torchvision.models.efficientnet_b0(), (1, 3, 224, 224)),
+        "mobilenet_v3_large": (torchvision.models.mobilenet_v3_large(), (1, 3, 224, 224)),
+        "mnasnet1_0": (torchvision.models.mnasnet1_0(), (1, 3, 224, 224)),
+        # --fuse-bn: the same networks with BN folded into the convs
+        "resnet18 fused": (fused(torchvision.models.resnet18()), (1, 3, 224, 224)),
+        "mobilenet_v2 fused": (fused(torchvision.models.mobilenet_v2()), (1, 3, 224, 224)),
+        "efficientnet_b0 fused": (fused(torchvision.models.efficientnet_b0()), (1, 3, 224, 224)),
     }
     for name, (model, shape) in models.items():
         params, thop_macs, fvcore_macs, pth = count(model, shape)
