@@ -337,8 +337,10 @@ int cmd_measure(int argc, char **argv)
                     options.shard_count > 1 ? "; a shard's part: sslat merge joins the parts" : "");
     }
     if (mpi) code = cli_mpi_finish(code == CLI_OK ? container : NULL, code, status == SSLAT_OK ? NULL : err.message, output);
-    /* the journal goes once the table is safely written; kept on any failure */
-    sslat_journal_close(journal, code == CLI_OK && !keep_journal);
+    /* the journal goes once the table is safely written; kept on a failure
+     * that leaves work in it (a run refused before its first unit leaves none) */
+    sslat_journal_close(journal, (code == CLI_OK && !keep_journal) ||
+                                     (code != CLI_OK && code != CLI_INTERRUPTED && sslat_journal_count(journal) == 0));
     free(journal_path);
     sslat_container_free(container);
     sslat_space_free(space);

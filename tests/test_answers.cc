@@ -262,3 +262,19 @@ TEST_F(Answers, EveryMessageNamesTheCommand)
     EXPECT_EQ(r.code, 0);
     EXPECT_EQ(r.out.rfind("usage: sslat budget", 0), 0u) << r.out;
 }
+
+TEST_F(Answers, AnOptionTheCalculatorDoesNotReadIsRefusedAndLeavesNothing)
+{
+    std::string space = example_path("fbnet.json");
+    for (const char *option : {"--layout nhwc", "--device 0", "--cold"}) {
+        Result r = run("measure -c mac " + space + " " + option + " -o " + path("t.sslat"));
+        EXPECT_EQ(r.code, 2) << option;
+        EXPECT_NE(r.err.find("applies to the cuda calculator only, not mac"), std::string::npos) << r.err;
+        EXPECT_FALSE(exists(path("t.sslat"))) << option;
+        EXPECT_FALSE(exists(path("t.sslat.journal"))) << option << ": a refused run leaves no journal";
+    }
+    Result r = run("measure -c cpu " + space + " --fuse-bn -o " + path("t.sslat"));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("fuse_bn"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists(path("t.sslat.journal")));
+}

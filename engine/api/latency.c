@@ -29,6 +29,13 @@ sslat_status sslat_measure_space(const sslat_calculator *calculator, const sslat
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
                           "fuse_bn counts MACs as the network runs folded; the %s calculator times it "
                           "(its fused mode already folds BN into the conv)", calculator->name);
+    /* options only the cuda backend reads are refused elsewhere, not ignored:
+     * device='cuda:0' on the cpu calculator is a mistake the user must see */
+    bool cuda = !strcmp(calculator->name, "cuda");
+    if (!cuda && (options->device >= 0 || options->layout != SSLAT_LAYOUT_DEFAULT || options->cold))
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "%s applies to the cuda calculator only, not %s",
+                          options->device >= 0 ? "a device" : options->layout != SSLAT_LAYOUT_DEFAULT ? "a layout" : "cold",
+                          calculator->name);
     int32_t *counts = calloc((size_t)space->n_blocks + 1, sizeof *counts);
     if (!counts) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     for (int32_t b = 0; b < space->n_blocks; b++)

@@ -241,3 +241,5 @@ void sslat_journal_close(sslat_journal *j, bool remove_file)
     sslat_key_index_release(&j->index);
     free(j);
 }
+
+size_t sslat_journal_count(const sslat_journal *j) { return j ? j->count : 0; }

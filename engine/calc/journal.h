@@ -48,5 +48,7 @@ sslat_status sslat_journal_append(sslat_journal *journal, uint64_t unit, const s
 sslat_status sslat_journal_sync(sslat_journal *journal, sslat_error *err);
 /* Close and unlock; remove the file when the run is complete (keep: leave it). */
 void sslat_journal_close(sslat_journal *journal, bool remove_file);
+/* Units the journal holds (recovered and appended). */
+size_t sslat_journal_count(const sslat_journal *journal);
 
 #endif
