@@ -3,6 +3,7 @@
  * (--shard I/N takes every N-th point). */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "base/clock.h"
 #include "base/limits.h"
 #include "calc/calculator.h"
+#include "calc/run.h"
 #include "cli/cli.h"
 #include "ir/space.h"
 
@@ -65,17 +67,26 @@ static int run_point(const cli_space_args *base, const sslat_calculator *calcula
     sslat_container *table = NULL;
     sslat_error err;
     double started = sslat_now_s();
+    sslat_calc_options point_options = *options;
+    sslat_dtype_parse(r->dtype, &point_options.dtype); /* checked when the points were made */
+    /* a table is kept only when it was made by the same calculator, options and
+     * machine (--runs 30 does not reuse a --runs 10 table) */
+    point_options.shard_index = 0;
+    point_options.shard_count = 1;
+    char made_by[24];
+    snprintf(made_by, sizeof made_by, "%016" PRIx64, sslat_run_fingerprint(calculator, space, &point_options));
+    const char *kept_by = NULL;
     r->reused = sslat_container_load_from_file(path, &table, &err) == SSLAT_OK &&
                 sslat_container_space_hash(table) == sslat_space_hash(space) &&
                 !strcmp(sslat_container_latency_type(table), calculator->name) &&
-                !strcmp(sslat_container_dtype(table), r->dtype);
+                !strcmp(sslat_container_dtype(table), r->dtype) &&
+                (kept_by = sslat_container_metadata(table, "sweep.options")) && !strcmp(kept_by, made_by);
     sslat_status status = SSLAT_OK;
     if (!r->reused) {
         sslat_container_free(table);
         table = NULL;
-        sslat_calc_options point_options = *options;
-        sslat_dtype_parse(r->dtype, &point_options.dtype); /* checked when the points were made */
         status = sslat_measure_space(calculator, space, &point_options, NULL, &table, &err);
+        if (status == SSLAT_OK) status = sslat_container_set_metadata(table, "sweep.options", made_by, &err);
         if (status == SSLAT_OK) status = sslat_container_save_to_file(table, path, &err);
     }
     r->wall = sslat_now_s() - started;

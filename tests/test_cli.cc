@@ -289,6 +289,10 @@ TEST_F(Cli, SweepWritesOnePointPerTableAndASummary)
     size_t kept = 0;
     for (size_t at = r.out.find("(kept)"); at != std::string::npos; at = r.out.find("(kept)", at + 1)) kept++;
     EXPECT_EQ(kept, 6u) << r.out;
+    // other options are another table: nothing is kept
+    r = run("sweep " + example_path("mobilenet_v2_space.json") +
+            " -c mac --runs 3 --batch 1,2,4 --resolution 160,224 -o " + out);
+    EXPECT_EQ(r.out.find("(kept)"), std::string::npos) << r.out;
     EXPECT_EQ(run("sweep -c cpu --dtype fp16 -o " + out).code, cpu_or_unavailable());
     r = run("sweep -c mac --batch 1,0 -o " + out);
     EXPECT_EQ(r.code, 2);
