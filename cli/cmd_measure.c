@@ -13,6 +13,7 @@
 #include "base/file_io.h"
 #include "base/limits.h"
 #include "calc/calculator.h"
+#include "api/context.h"
 #include "calc/journal.h"
 #include "calc/run.h"
 #include "cli/cli.h"
@@ -33,6 +34,8 @@ static void measure_usage(void)
            "  --csv FILE         CSV export (one row per block x candidate)\n"
            "  --ignore LIST      op kinds or activations left out (analytic calculators)\n"
            "  --fuse-bn          analytic: count with every BN folded into the conv before it\n"
+           "  --context N        timed: time N seeded architectures end to end and refit the\n"
+           "                     candidates to them (each candidate as it costs inside networks)\n"
            "timed calculators (cpu, cuda):\n"
            "  --mode M           fused (default: conv+BN+act+residual as one primitive) or eager\n"
            "  --threads N        worker threads (default: every core)\n"
@@ -139,7 +142,7 @@ int cmd_measure(int argc, char **argv)
 {
     enum { OPT_IGNORE = 2001, OPT_JSON, OPT_CSV, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS,
            OPT_ADAPTIVE, OPT_MAX_SECONDS, OPT_SEED, OPT_SHARD, OPT_RESUME, OPT_KEEP_JOURNAL, OPT_RESTART,
-           OPT_FUSE_BN };
+           OPT_FUSE_BN, OPT_CONTEXT };
     static const struct option LONG[] = {{"calculator", required_argument, NULL, 'c'},
                                          {"output", required_argument, NULL, 'o'},
                                          {"json", required_argument, NULL, OPT_JSON},
@@ -157,6 +160,7 @@ int cmd_measure(int argc, char **argv)
                                          {"keep-journal", no_argument, NULL, OPT_KEEP_JOURNAL},
                                          {"restart", no_argument, NULL, OPT_RESTART},
                                          {"fuse-bn", no_argument, NULL, OPT_FUSE_BN},
+                                         {"context", required_argument, NULL, OPT_CONTEXT},
                                          {"help", no_argument, NULL, 'h'},
                                          CLI_SPACE_LONG_OPTIONS,
                                          CLI_DEVICE_LONG_OPTIONS,
@@ -170,6 +174,7 @@ int cmd_measure(int argc, char **argv)
     int32_t seed = 0;
     const char *shard = NULL;
     bool resume = false, keep_journal = false, restart = false;
+    int32_t context_runs = 0; /* --context N: refit to N whole architectures */
     optind = 1;
     while ((opt = getopt_long(argc, argv, "c:o:h", LONG, NULL)) != -1) {
         if (cli_space_option(opt, optarg, &args, &code) || cli_device_option(opt, optarg, &options, &code)) {
@@ -214,6 +219,9 @@ int cmd_measure(int argc, char **argv)
         case OPT_KEEP_JOURNAL: keep_journal = true; break;
         case OPT_RESTART: restart = true; break;
         case OPT_FUSE_BN: options.fuse_bn = true; break;
+        case OPT_CONTEXT:
+            if (!cli_parse_int(optarg, "--context", 1, 100000, &context_runs)) return CLI_BAD_INPUT;
+            break;
         case 'h': measure_usage(); return CLI_OK;
         default: return CLI_BAD_INPUT;
         }
@@ -231,6 +239,11 @@ int cmd_measure(int argc, char **argv)
     if (mpi && (shard || !output || json || csv)) {
         fprintf(stderr, "sslat measure: under mpirun every rank takes its own shard and rank 0 writes -o OUT "
                         "(no --shard, --json, --csv)\n");
+        return CLI_BAD_INPUT;
+    }
+    if (context_runs && (mpi || options.shard_count > 1)) {
+        fprintf(stderr, "sslat measure: --context fits a whole table: not with shards or under mpirun "
+                        "(merge the parts, then measure the context on one node)\n");
         return CLI_BAD_INPUT;
     }
     if (!mpi && options.shard_count > 1 && (!output || json || csv)) {
@@ -282,7 +295,16 @@ int cmd_measure(int argc, char **argv)
     code = cli_check_paths("measure", &args.path, 1, outputs, 4);
     sslat_space *space = NULL;
     if (code == CLI_OK) code = cli_load_space(&args, &space);
+    int32_t most = 0; /* --context must hold every candidate of the largest block */
+    for (int32_t b = 0; space && b < space->n_blocks; b++)
+        if (sslat_space_block_layer(space, b)->n_candidates > most) most = sslat_space_block_layer(space, b)->n_candidates;
+    if (code == CLI_OK && context_runs && context_runs < most) {
+        fprintf(stderr, "sslat measure: --context %d: context mode needs at least %d architectures (every candidate "
+                        "of the largest block once)\n", context_runs, most);
+        code = CLI_BAD_INPUT;
+    }
     if (code != CLI_OK) {
+        sslat_space_free(space);
         free(journal_path);
         return code;
     }
@@ -319,7 +341,18 @@ int cmd_measure(int argc, char **argv)
         catch_stop_signals();
     }
     sslat_container *container = NULL;
+    if (status == SSLAT_OK && context_runs && !calculator->measure_architectures)
+        status = sslat_fail(&err, SSLAT_ERR_INVALID_ARGUMENT,
+                            "--context times whole architectures: the %s calculator cannot", calculator->name);
     if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &options, ignore, &container, &err);
+    if (status == SSLAT_OK && context_runs) {
+        sslat_context_result fit;
+        status = sslat_context_refine(calculator, space, &options, context_runs, container, &fit, &err);
+        if (status == SSLAT_OK)
+            fprintf(stderr, "[context] %d architectures end to end: the isolated table was off by %.3g ms RMS "
+                            "(bias %+.1f%%), the fitted one by %.3g ms (bias %+.1f%%)\n", context_runs,
+                    fit.rms_before, 100 * fit.bias_before, fit.rms_after, 100 * fit.bias_after);
+    }
     if (status == SSLAT_ERR_INTERRUPTED) {
         fprintf(stderr, "sslat measure: %s; the finished ones are in %s: run the same command with --resume to finish\n",
                 err.message, journal_path);

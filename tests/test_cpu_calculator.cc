@@ -421,3 +421,47 @@ TEST(CpuCalculator, MergedShardsKeepEveryPartsImplementations)
 }
 
 }  // namespace
+
+TEST(CpuCalculator, ContextModeFitsTheTableToWholeArchitectures)
+{
+    SKIP_WITHOUT_DNNL();
+    char dir[] = "/tmp/sslat-context-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    std::string out = std::string(dir) + "/ctx.sslat", log = std::string(dir) + "/log";
+    std::string base = "LSAN_OPTIONS=detect_leaks=0 " + std::string(SSLAT_CLI_PATH) + " measure -c cpu " +
+                       example_path("mobilenet_v2_space.json") + " --resolution 64 --threads 1 --runs 3 --warmup 1";
+    std::string command = base + " --context 24 -o " + out + " 2>" + log;
+    ASSERT_EQ(WEXITSTATUS(std::system(command.c_str())), 0) << read_text(log);
+    EXPECT_NE(read_text(log).find("[context] 24 architectures end to end"), std::string::npos) << read_text(log);
+    sslat_container *table = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_container_load_from_file(out.c_str(), &table, &err), SSLAT_OK) << err.message;
+    ASSERT_NE(sslat_container_metadata(table, "context.architectures"), nullptr);
+    EXPECT_STREQ(sslat_container_metadata(table, "context.architectures"), "24");
+    // the fit can only bring the table closer to the runs it was fitted to
+    double before = atof(sslat_container_metadata(table, "context.rms_isolated_ms"));
+    double after = atof(sslat_container_metadata(table, "context.rms_fitted_ms"));
+    EXPECT_LE(after, before * (1 + 1e-9));
+    for (int32_t b = 0; b < sslat_container_block_count(table); b++)
+        for (int32_t c = 0; c < sslat_container_candidate_count(table, b); c++) {
+            sslat_entry e;
+            ASSERT_EQ(sslat_container_entry(table, b, c, &e, &err), SSLAT_OK);
+            EXPECT_GE(e.samples, 1u) << "every candidate ran inside at least one architecture";
+            EXPECT_GE(e.value, 0.0);
+        }
+    sslat_container_free(table);
+    // too few architectures to hold every candidate, a shard, an analytic calculator: refused
+    std::string refused = base + " --context 2 -o " + out + ".2 2>" + log;
+    EXPECT_EQ(WEXITSTATUS(std::system(refused.c_str())), 2);
+    EXPECT_NE(read_text(log).find("context mode needs"), std::string::npos) << read_text(log);
+    refused = base + " --context 24 --shard 0/2 -o " + out + ".3 2>" + log;
+    EXPECT_EQ(WEXITSTATUS(std::system(refused.c_str())), 2);
+    refused = std::string(SSLAT_CLI_PATH) + " measure -c mac " + example_path("fbnet.json") + " --context 24 -o " +
+              out + ".4 2>" + log;
+    EXPECT_EQ(WEXITSTATUS(std::system(refused.c_str())), 2);
+    EXPECT_NE(read_text(log).find("cannot"), std::string::npos) << read_text(log);
+    struct stat st;
+    EXPECT_NE(stat((out + ".2").c_str(), &st), 0);
+    EXPECT_NE(stat((out + ".4.journal").c_str(), &st), 0);
+    std::system(("rm -rf " + std::string(dir)).c_str());
+}

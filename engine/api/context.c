@@ -1,0 +1,153 @@
+#include "api/context.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/progress.h"
+#include "base/rng.h"
+#include "ir/space.h"
+#include "stats/fits.h"
+#include "table/container.h"
+
+/* Architectures timed together: a group's programs are alive at once. */
+enum { CONTEXT_GROUP = 16 };
+/* The prior's weight: one run's worth, so a candidate seen in a few runs follows them. */
+#define CONTEXT_LAMBDA 1.0
+/* Validation draws its random architectures from the seed itself: these come from another stream. */
+#define CONTEXT_SEED_STREAM 0x636f6e7465787421ULL /* "context!" */
+
+/* runs × blocks indices: first every candidate of every block at least once
+ * (block b's candidates in a seeded rotation), then uniform draws. */
+static void sample_architectures(const sslat_container *table, int32_t runs, uint64_t seed, int32_t *archs)
+{
+    int32_t blocks = sslat_container_block_count(table);
+    sslat_rng rng;
+    sslat_rng_seed(&rng, seed ^ CONTEXT_SEED_STREAM);
+    for (int32_t b = 0; b < blocks; b++) {
+        uint32_t n = (uint32_t)sslat_container_candidate_count(table, b), shift = sslat_rng_below(&rng, n);
+        for (int32_t k = 0; k < runs; k++)
+            archs[(size_t)k * blocks + b] = (int32_t)(((uint32_t)k + shift) % n);
+    }
+    int32_t most = 0;
+    for (int32_t b = 0; b < blocks; b++)
+        if (sslat_container_candidate_count(table, b) > most) most = sslat_container_candidate_count(table, b);
+    for (int32_t k = most; k < runs; k++)
+        for (int32_t b = 0; b < blocks; b++)
+            archs[(size_t)k * blocks + b] =
+                (int32_t)sslat_rng_below(&rng, (uint32_t)sslat_container_candidate_count(table, b));
+}
+
+static sslat_status time_architectures(const sslat_calculator *calculator, const sslat_space *space,
+                                       const sslat_calc_options *options, const int32_t *archs, int32_t runs,
+                                       int32_t blocks, double *ms, sslat_error *err)
+{
+    void *session = NULL;
+    sslat_status status = calculator->begin ? calculator->begin(calculator, options, &session, err) : SSLAT_OK;
+    if (status != SSLAT_OK) return status;
+    sslat_progress progress;
+    sslat_progress_begin(&progress, options->progress, "[context]", "architectures", (size_t)runs);
+    for (int32_t first = 0; status == SSLAT_OK && first < runs; first += CONTEXT_GROUP) {
+        if (options->stop && *options->stop) {
+            status = sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted while timing the context architectures");
+            break;
+        }
+        int32_t size = runs - first < CONTEXT_GROUP ? runs - first : CONTEXT_GROUP;
+        const int32_t *group[CONTEXT_GROUP];
+        for (int32_t r = 0; r < size; r++) group[r] = archs + (size_t)(first + r) * blocks;
+        status = calculator->measure_architectures(calculator, session, space, group, (size_t)size, options,
+                                                   ms + first, err);
+        if (status == SSLAT_OK) sslat_progress_step(&progress, (size_t)(first + size));
+    }
+    if (calculator->end) calculator->end(session);
+    return status;
+}
+
+/* The fitted values into the table: every figure of an entry is the fitted
+ * value (the spread is the fit's residual, in the metadata); never below 0. */
+static sslat_status write_back(sslat_container *table, const double *x, const int32_t *seen, sslat_error *err)
+{
+    sslat_entry constant = sslat_entry_of_value(x[0] > 0 ? x[0] : 0);
+    sslat_status status = sslat_container_set_constant_entry(table, &constant, err);
+    size_t at = 1;
+    for (int32_t b = 0; status == SSLAT_OK && b < sslat_container_block_count(table); b++)
+        for (int32_t c = 0; status == SSLAT_OK && c < sslat_container_candidate_count(table, b); c++, at++) {
+            sslat_entry e = sslat_entry_of_value(x[at] > 0 ? x[at] : 0);
+            e.samples = (uint32_t)seen[at];
+            status = sslat_container_set_entry(table, b, c, &e, err);
+        }
+    return status;
+}
+
+static sslat_status note(sslat_container *table, const char *key, double value, sslat_error *err)
+{
+    char text[48];
+    snprintf(text, sizeof text, "%.6g", value);
+    return sslat_container_set_metadata(table, key, text, err);
+}
+
+sslat_status sslat_context_refine(const sslat_calculator *calculator, const sslat_space *space,
+                                  const sslat_calc_options *options, int32_t runs, sslat_container *table,
+                                  sslat_context_result *result, sslat_error *err)
+{
+    memset(result, 0, sizeof *result);
+    if (!calculator->measure_architectures)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                          "context mode times whole architectures: calculator '%s' cannot", calculator->name);
+    sslat_status status = sslat_container_require_whole(table, err);
+    if (status == SSLAT_OK) status = sslat_table_fits_space(table, space, err);
+    if (status != SSLAT_OK) return status;
+    int32_t blocks = sslat_container_block_count(table), most = 0;
+    size_t size = 1;
+    for (int32_t b = 0; b < blocks; b++) {
+        int32_t n = sslat_container_candidate_count(table, b);
+        most = n > most ? n : most;
+        size += (size_t)n;
+    }
+    if (runs < most || runs > 100000)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                          "context mode needs %d to 100000 architectures (every candidate of the largest block once), "
+                          "got %d", most, runs);
+    int32_t *archs = calloc((size_t)runs * (size_t)(blocks ? blocks : 1), sizeof *archs);
+    int32_t *counts = calloc((size_t)blocks + 1, sizeof *counts), *seen = calloc(size, sizeof *seen);
+    double *ms = calloc((size_t)runs, sizeof *ms), *prior = calloc(size, sizeof *prior), *x = calloc(size, sizeof *x);
+    if (!archs || !counts || !seen || !ms || !prior || !x) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    if (status == SSLAT_OK) {
+        sample_architectures(table, runs, options->seed, archs);
+        prior[0] = sslat_container_constant_latency(table);
+        size_t at = 1;
+        for (int32_t b = 0; b < blocks; b++) {
+            counts[b] = sslat_container_candidate_count(table, b);
+            for (int32_t c = 0; c < counts[b]; c++) prior[at++] = sslat_container_latency(table, b, c);
+        }
+        for (int32_t k = 0; k < runs; k++) {
+            size_t offset = 1;
+            for (int32_t b = 0; b < blocks; b++) {
+                seen[offset + (size_t)archs[(size_t)k * blocks + b]]++;
+                offset += (size_t)counts[b];
+            }
+        }
+        seen[0] = runs;
+        status = time_architectures(calculator, space, options, archs, runs, blocks, ms, err);
+    }
+    sslat_context_problem problem = {blocks, counts, (size_t)runs, archs, ms, prior, CONTEXT_LAMBDA};
+    if (status == SSLAT_OK) status = sslat_context_fit(&problem, x, result, err);
+    if (status == SSLAT_OK) status = write_back(table, x, seen, err);
+    char text[160];
+    snprintf(text, sizeof text, "%d architectures timed end to end; values fitted to them, ridge toward the "
+                                "isolated table (lambda %g)", runs, CONTEXT_LAMBDA);
+    if (status == SSLAT_OK) status = sslat_container_set_metadata(table, "context.method", text, err);
+    if (status == SSLAT_OK) status = note(table, "context.architectures", runs, err);
+    if (status == SSLAT_OK) status = note(table, "context.rms_isolated_ms", result->rms_before, err);
+    if (status == SSLAT_OK) status = note(table, "context.rms_fitted_ms", result->rms_after, err);
+    if (status == SSLAT_OK) status = note(table, "context.bias_isolated", result->bias_before, err);
+    if (status == SSLAT_OK) status = note(table, "context.bias_fitted", result->bias_after, err);
+    free(archs);
+    free(counts);
+    free(seen);
+    free(ms);
+    free(prior);
+    free(x);
+    return status;
+}

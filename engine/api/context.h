@@ -1,0 +1,18 @@
+/* Context mode of a timed table: its per-candidate values refitted to whole
+ * architectures timed end to end (stats/context_fit.h), so a candidate's
+ * value is what it costs inside networks rather than alone. */
+#ifndef SSLAT_API_CONTEXT_H
+#define SSLAT_API_CONTEXT_H
+
+#include "calc/calculator.h"
+#include "stats/context_fit.h"
+
+/* Times `runs` seeded architectures (each candidate in at least one; a seed
+ * stream apart from validation's) with the calculator, fits the table to them
+ * and writes the fitted values back with metadata (`context.*`). The table must
+ * be whole and of this space. */
+sslat_status sslat_context_refine(const sslat_calculator *calculator, const sslat_space *space,
+                                  const sslat_calc_options *options, int32_t runs, sslat_container *table,
+                                  sslat_context_result *result, sslat_error *err);
+
+#endif
