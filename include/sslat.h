@@ -291,6 +291,7 @@ typedef struct sslat_latency_options {
     const char *device;        /* cuda: "0", "cuda:1" (default: LOCAL_RANK & co. modulo the count, else 0) */
     int32_t cold;              /* cuda: 1 = flush L2 before each sample (default: hot) */
     int32_t fuse_bn;           /* analytic: 1 = count with every BN folded into the conv before it */
+    int32_t context_architectures; /* timed: refit to this many whole architectures timed end to end (0 = off) */
 } sslat_latency_options;
 
 /* Compute a latency table of latency_type for the space and attach it to the

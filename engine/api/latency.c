@@ -3,6 +3,7 @@
  * space with its table). They sit above the IR, the calculators and the
  * container, so none of those needs the others. */
 #include "api/latency.h"
+#include "api/context.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,11 @@ sslat_status sslat_initialize_latency(const char *latency_type, sslat_space *spa
     sslat_status status = sslat_ignore_parse(ignore, &calc.ignore, error);
     sslat_container *c = NULL;
     if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &calc, ignore, &c, error);
+    if (status == SSLAT_OK && options && options->context_architectures) {
+        sslat_context_result fit;
+        status = sslat_context_refine(calculator, space, &calc, options->context_architectures, c, &fit, error);
+        if (status != SSLAT_OK) sslat_container_free(c);
+    }
     if (status != SSLAT_OK) return status;
     sslat_container_free(space->latency);
     space->latency = c;

@@ -64,7 +64,8 @@ class LatencyOptions(ctypes.Structure):
                 ("eager", ctypes.c_int32), ("target_noise", ctypes.c_double),
                 ("max_seconds", ctypes.c_double), ("seed", ctypes.c_uint64),
                 ("dtype", ctypes.c_char_p), ("layout", ctypes.c_char_p),
-                ("device", ctypes.c_char_p), ("cold", ctypes.c_int32), ("fuse_bn", ctypes.c_int32)]
+                ("device", ctypes.c_char_p), ("cold", ctypes.c_int32), ("fuse_bn", ctypes.c_int32),
+                ("context_architectures", ctypes.c_int32)]
 
 
 class OnnxOptions(ctypes.Structure):

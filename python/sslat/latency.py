@@ -105,6 +105,8 @@ def _latency_options(kwargs):
     options.eager = 1 if (eager or mode == "eager") else 0
     options.cold = 1 if kwargs.pop("cold", False) else 0
     options.fuse_bn = 1 if kwargs.pop("fuse_bn", False) else 0
+    if "context" in kwargs:
+        options.context_architectures = _native.int32(kwargs.pop("context"), "context", 0)
     if "device" in kwargs:
         device = kwargs.pop("device")
         keep.append(_native.encode(device if isinstance(device, (str, int)) else str(device), "device"))
@@ -169,7 +171,8 @@ def initialize_latency(latency_type: str, search_space: SearchSpace, inputs: Any
     ('fused'/'eager') or eager, target_noise, max_seconds, seed, dtype, layout,
     device, cold, ignore / ignore_modules (sslat op kinds or PyTorch classes),
     fuse_bn (MAC rules: count with every BN folded into its conv, as ENOT's
-    published tables were made)."""
+    published tables were made), context=N (timed: refit the table to N whole
+    architectures timed end to end)."""
     if not isinstance(search_space, SearchSpace):
         search_space = SearchSpace(search_space)
     if keyword_inputs:

@@ -241,3 +241,17 @@ def test_default_space_is_the_built_in_one():
     assert space.input_shape[0] == 2 and space.block_count > 0
     assert space.current_arch == space.arch
     assert sslat.min_latency(sslat.initialize_latency("mac", space)) > 0
+
+
+def test_context_mode_refits_a_timed_table_to_whole_architectures(tiny_space):
+    if "cpu" not in sslat.available_calculators():
+        pytest.skip("no cpu calculator in this build")
+    table = sslat.initialize_latency("cpu", tiny_space, context=6, run_iterations=2, warmup_iterations=1,
+                                     threads=1)
+    assert table.metadata["context.architectures"] == "6"
+    assert float(table.metadata["context.rms_fitted_ms"]) <= float(table.metadata["context.rms_isolated_ms"]) * (1 + 1e-9)
+    assert all(table.entry(b, c)["samples"] >= 1 for b, n in enumerate(table.candidate_counts) for c in range(n))
+    with pytest.raises(sslat.SslatError, match="context"):
+        sslat.initialize_latency("mac", tiny_space, context=6)
+    with pytest.raises(sslat.SslatError, match="context mode needs"):
+        sslat.initialize_latency("cpu", tiny_space, context=1, run_iterations=2)
