@@ -16,6 +16,9 @@ static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
     json_t *j = json_pack("{s:s, s:[i, i], s:o, s:s, s:I}", "op", sslat_op_name(node->op), "input", node->input[0],
                           node->input[1], "shape", shape_json(node->shape), "name", node->name, "params",
                           (json_int_t)sslat_node_param_count(graph, node));
+    /* a concat's further inputs follow the first two (−2 marks an unused slot) */
+    for (int k = 2; j && k < sslat_node_input_count(node); k++)
+        json_array_append_new(json_object_get(j, "input"), json_integer(node->input[k]));
     switch (node->op) {
     case SSLAT_OP_CONV2D: {
         const sslat_conv_params *c = sslat_node_conv(node);
@@ -38,6 +41,10 @@ static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
         break;
     }
     case SSLAT_OP_CHANNEL_SHUFFLE: json_object_set_new(j, "groups", json_integer(sslat_node_shuffle_groups(node))); break;
+    case SSLAT_OP_CHANNEL_SLICE:
+        json_object_set_new(j, "slice", json_pack("{s:i, s:i}", "start", sslat_node_slice(node)->start, "length",
+                                                  sslat_node_slice(node)->length));
+        break;
     case SSLAT_OP_GLOBAL_AVGPOOL: { /* how the model wrote it: the MAC rules count the forms apart */
         static const char *const FORMS[] = {"module", "functional", "mean"};
         json_object_set_new(j, "form", json_string(FORMS[sslat_node_gap_form(node)]));

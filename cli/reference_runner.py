@@ -148,6 +148,11 @@ def torch_module(torch, graph):
                     n, c, h, w = a.shape
                     g = node["groups"]
                     y = a.view(n, g, c // g, h, w).transpose(1, 2).reshape(n, c, h, w)
+                elif op == "concat":
+                    y = torch.cat([x if i == -1 else values[i] for i in node["input"] if i != -2], 1)
+                elif op == "channel_slice":
+                    s = node["slice"]
+                    y = a[:, s["start"]:s["start"] + s["length"]]
                 else:
                     y = layer(a)
                 values.append(y)

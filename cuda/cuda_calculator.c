@@ -156,6 +156,7 @@ static void cuda_machine(const sslat_calc_options *o, char *out, size_t size)
 const sslat_calculator sslat_cuda_calculator = {
     SSLAT_CUDA_CALCULATOR_IDENTITY,
     .unavailable_reason = cuda_unavailable,
+    .supports_op = cuda_plan_supports,
     .begin = cuda_begin,
     .measure_graph = cuda_measure,
     .measure_architectures = cuda_measure_architectures,

@@ -18,7 +18,7 @@ static int consumers(const sslat_graph *g, int32_t v)
 {
     int n = 0;
     for (int32_t i = 0; i < g->count; i++)
-        n += (g->nodes[i].input[0] == v) + (g->nodes[i].input[1] == v);
+        for (int k = 0; k < SSLAT_MAX_NODE_INPUTS; k++) n += g->nodes[i].input[k] == v;
     return n;
 }
 
@@ -62,6 +62,12 @@ static int32_t plan_conv(const sslat_graph *g, int32_t i, bool fused, cuda_step 
         s->epilogue = s->bias; /* cudnnAddTensor in eager mode would be one more call: own kernel */
     }
     return last - i + 1;
+}
+
+bool cuda_plan_supports(const sslat_node *node)
+{
+    /* concat and channel slices (ShuffleNetV2, YOLO) have no cuda lowering yet */
+    return node->op != SSLAT_OP_CONCAT && node->op != SSLAT_OP_CHANNEL_SLICE;
 }
 
 sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, cuda_plan *plan,

@@ -59,6 +59,9 @@ typedef struct cuda_plan {
  * an activation that only that conv feeds merged into its epilogue (one cuDNN
  * call for relu, the convolution plus one own kernel otherwise), an activation
  * after an add or a linear merged into them. eager: one step per node. */
+/* Whether an op has a cuda lowering (the calculator's supports_op). */
+bool cuda_plan_supports(const sslat_node *node);
+
 sslat_status cuda_plan_build(const sslat_graph *graph, sslat_exec_mode mode, cuda_plan *plan,
                              sslat_error *err);
 void cuda_plan_release(cuda_plan *plan);

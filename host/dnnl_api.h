@@ -20,6 +20,7 @@
     X(dnnl_stream_destroy)                      \
     X(dnnl_stream_wait)                         \
     X(dnnl_memory_desc_init_by_tag)             \
+    X(dnnl_memory_desc_init_submemory)          \
     X(dnnl_memory_desc_equal)                   \
     X(dnnl_memory_desc_get_size)                \
     X(dnnl_memory_create)                       \
@@ -34,6 +35,7 @@
     X(dnnl_primitive_destroy)                   \
     X(dnnl_primitive_execute)                   \
     X(dnnl_reorder_primitive_desc_create)       \
+    X(dnnl_concat_primitive_desc_create)        \
     X(dnnl_primitive_attr_create)               \
     X(dnnl_primitive_attr_destroy)              \
     X(dnnl_primitive_attr_set_post_ops)         \

@@ -529,6 +529,68 @@ fail:
     return FAIL_STATUS;
 }
 
+/* Concat along channels: oneDNN's concat primitive on plain NCHW (with blocked
+ * layouts and channel counts off the block, as ShuffleNetV2's 58, oneDNN falls
+ * back to its reference concat; on plain tensors it copies each input whole). */
+static sslat_status lower_concat(lowering *L, int32_t node, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    int count = sslat_node_input_count(n), src[SSLAT_MAX_NODE_INPUTS];
+    dnnl_memory_desc_t mds[SSLAT_MAX_NODE_INPUTS], dst;
+    sslat_status status = SSLAT_OK;
+    for (int k = 0; status == SSLAT_OK && k < count; k++) {
+        status = host_dims_md(&mds[k], sslat_graph_shape_of(L->g, n->input[k]), 4, dnnl_nchw, err);
+        if (status == SSLAT_OK) status = host_program_layout(L->p, tensor_at(L, n->input[k]), &mds[k], &src[k], err);
+    }
+    if (status == SSLAT_OK) status = host_dims_md(&dst, n->shape, 4, dnnl_nchw, err);
+    if (status != SSLAT_OK) return status;
+    dnnl_primitive_desc_t pd = NULL;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_concat_primitive_desc_create)(&pd, &dst, count, 1, mds, NULL, L->p->session->engine));
+    status = host_program_tensor(L->p, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_dst_md, 0), NULL, n->shape,
+                                 out, err);
+    if (status == SSLAT_OK) {
+        dnnl_exec_arg_t args[SSLAT_MAX_NODE_INPUTS + 1];
+        for (int k = 0; k < count; k++) args[k] = (dnnl_exec_arg_t){DNNL_ARG_MULTIPLE_SRC + k, L->p->tensors[src[k]].memory};
+        args[count] = (dnnl_exec_arg_t){DNNL_ARG_DST, L->p->tensors[*out].memory};
+        status = host_program_step(L->p, true, pd, args, count + 1, err);
+    }
+    DNNL(dnnl_primitive_desc_destroy)(pd);
+    return status;
+fail:
+    if (pd) DNNL(dnnl_primitive_desc_destroy)(pd);
+    return FAIL_STATUS;
+}
+
+/* Channels [start, start + length): a reorder from a sub-memory of the plain
+ * NCHW source into a plain tensor of its own (as torch.chunk's halves become
+ * tensors the next ops read). */
+static sslat_status lower_channel_slice(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    const sslat_slice_params *s = sslat_node_slice(n);
+    sslat_shape in = sslat_graph_shape_of(L->g, n->input[0]);
+    dnnl_memory_desc_t plain, part, dst;
+    dnnl_dims_t dims = {n->shape.n, n->shape.c, n->shape.h, n->shape.w}, offsets = {0, s->start, 0, 0};
+    dnnl_memory_t view = NULL;
+    void *data = NULL;
+    sslat_status status = host_dims_md(&plain, in, 4, dnnl_nchw, err);
+    if (status == SSLAT_OK) status = host_program_layout(L->p, src, &plain, &src, err);
+    if (status == SSLAT_OK) status = host_dims_md(&dst, n->shape, 4, dnnl_nchw, err);
+    if (status == SSLAT_OK) status = host_program_tensor(L->p, &dst, NULL, n->shape, out, err);
+    if (status != SSLAT_OK) return status;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_submemory)(&part, &plain, dims, offsets));
+    DNNL(dnnl_memory_get_data_handle)(L->p->tensors[src].memory, &data);
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&view, &part, L->p->session->engine, data));
+    status = host_program_own(L->p, view, err);
+    if (status == SSLAT_OK)
+        status = host_program_reorder(L->p, view, &part, L->p->tensors[*out].memory, &dst, true, err);
+    return status;
+fail:
+    return FAIL_STATUS;
+}
+
 static sslat_status lower_node(lowering *L, int32_t i, int32_t *last)
 {
     const sslat_node *n = &L->g->nodes[i];
@@ -548,6 +610,8 @@ static sslat_status lower_node(lowering *L, int32_t i, int32_t *last)
     case SSLAT_OP_FLATTEN: status = lower_flatten(L, i, src, &out); break;
     case SSLAT_OP_IDENTITY: out = src; break; /* no work: the same tensor */
     case SSLAT_OP_CHANNEL_SHUFFLE: status = lower_shuffle(L, i, src, &out); break;
+    case SSLAT_OP_CONCAT: status = lower_concat(L, i, &out); break;
+    case SSLAT_OP_CHANNEL_SLICE: status = lower_channel_slice(L, i, src, &out); break;
     case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
     L->tensor_of[i] = out;
@@ -564,7 +628,7 @@ sslat_status host_lower_graph(host_program *p, const sslat_graph *g, sslat_error
         return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     }
     for (int32_t i = 0; i < g->count; i++)
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; k < SSLAT_MAX_NODE_INPUTS; k++)
             if (g->nodes[i].input[k] >= 0) L.consumers[g->nodes[i].input[k]]++;
     if (g->count > 0) L.consumers[g->count - 1]++;
     sslat_status status = SSLAT_OK;

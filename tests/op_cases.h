@@ -60,6 +60,9 @@ const OpCase CASES[] = {
     {"\"bottleneck_c32\"", "[16, 6, 6]"},
     {"\"cn_k7_s2_c16_nre\", \"maxpool_k3_s2\"", "[3, 16, 16]"},
     {"\"conv_k1_c8\", \"skip\"", "[8, 5, 5]"},
+    {"\"gap_mean\", \"fc10\"", "[8, 5, 5]"},
+    {"\"sv2_s1_c16\"", "[16, 6, 6]"},
+    {"\"sv2_s2_c24\"", "[16, 7, 7]"},
 };
 
 // gtest prints a case as its layers and input instead of its bytes.

@@ -133,9 +133,31 @@ static void shuffle(const tensor *x, tensor *y, int groups)
         }
 }
 
-static bool run_node(const sslat_node *node, const tensor *a, const tensor *b, tensor *y, uint64_t seed,
-                     int32_t global)
+/* torch.cat(inputs, 1): each sample's channels of input 0, then input 1, … */
+static void concat(const tensor *const *inputs, int n, tensor *y)
 {
+    size_t plane = (size_t)y->s.h * y->s.w;
+    for (int s = 0; s < y->s.n; s++) {
+        float *to = y->data + (size_t)s * y->s.c * plane;
+        for (int k = 0; k < n; k++) {
+            size_t part = (size_t)inputs[k]->s.c * plane;
+            memcpy(to, inputs[k]->data + (size_t)s * part, part * sizeof(float));
+            to += part;
+        }
+    }
+}
+
+/* x[:, start:start + length] */
+static void channel_slice(const tensor *x, tensor *y, const sslat_slice_params *p)
+{
+    size_t plane = (size_t)x->s.h * x->s.w, part = (size_t)p->length * plane;
+    for (int s = 0; s < x->s.n; s++)
+        memcpy(y->data + (size_t)s * part, x->data + ((size_t)s * x->s.c + p->start) * plane, part * sizeof(float));
+}
+
+static bool run_node(const sslat_node *node, const tensor *const *inputs, tensor *y, uint64_t seed, int32_t global)
+{
+    const tensor *a = inputs[0], *b = inputs[1];
     size_t count = (size_t)sslat_shape_elements(y->s);
     switch (node->op) {
     case SSLAT_OP_CONV2D: conv(a, y, &node->params.conv, seed, global); break;
@@ -158,6 +180,8 @@ static bool run_node(const sslat_node *node, const tensor *a, const tensor *b, t
     case SSLAT_OP_FLATTEN:
     case SSLAT_OP_IDENTITY: memcpy(y->data, a->data, count * sizeof(float)); break;
     case SSLAT_OP_CHANNEL_SHUFFLE: shuffle(a, y, node->params.shuffle_groups); break;
+    case SSLAT_OP_CONCAT: concat(inputs, sslat_node_input_count(node), y); break;
+    case SSLAT_OP_CHANNEL_SLICE: channel_slice(a, y, &node->params.slice); break;
     default: return false;
     }
     return true;
@@ -175,12 +199,14 @@ float *reference_run(const sslat_graph *const *graphs, int count, uint64_t seed)
         bool ok = values != NULL;
         for (int32_t i = 0; ok && i < g->count; i++) {
             const sslat_node *node = &g->nodes[i];
-            const tensor *a = node->input[0] == SSLAT_GRAPH_INPUT ? &current : &values[node->input[0]];
-            const tensor *b = node->input[1] == SSLAT_GRAPH_INPUT ? &current
-                              : node->input[1] >= 0 ? &values[node->input[1]] : NULL;
+            const tensor *inputs[SSLAT_MAX_NODE_INPUTS];
+            for (int k = 0; k < SSLAT_MAX_NODE_INPUTS; k++)
+                inputs[k] = node->input[k] == SSLAT_GRAPH_INPUT ? &current
+                            : node->input[k] >= 0               ? &values[node->input[k]]
+                                                                : NULL;
             values[i].s = node->shape;
             values[i].data = malloc((size_t)sslat_shape_elements(node->shape) * sizeof(float));
-            ok = values[i].data && run_node(node, a, b, &values[i], seed, base + i);
+            ok = values[i].data && run_node(node, inputs, &values[i], seed, base + i);
         }
         tensor next = current;
         if (ok && g->count > 0) {

@@ -95,6 +95,8 @@ std::vector<BadInput> bad_inputs()
         {"bad se_base", space_json("\"gap\"", ", \"se_base\": \"output\""), SSLAT_ERR_PARSE, "se_base: must be \"expanded\" or \"input\""},
         {"se_divisor zero", space_json("\"gap\"", ", \"se_divisor\": 0"), SSLAT_ERR_PARSE, "se_divisor: must be an integer in 1..64"},
         {"a pool written two ways", space_json("\"gap_fn_mean\""), SSLAT_ERR_SPACE, "'fn' or 'mean', not both"},
+        {"ShuffleNetV2 unit changing width at stride 1", space_json("\"cn_c16\", \"sv2_s1_c24\""), SSLAT_ERR_SPACE, "needs an even output width equal to its input at stride 1: 16 channels in, 24 out"},
+        {"ShuffleNetV2 unit of odd width", space_json("\"cn_c16\", \"sv2_s2_c25\""), SSLAT_ERR_SPACE, "needs an even output width: 16 channels in, 25 out, stride 2"},
         {"mean on a max pool", space_json("\"maxpool_mean\""), SSLAT_ERR_SPACE, "option 'mean' does not apply to 'maxpool'"},
         {"NUL inside a string", std::string("{\"sslat\": 1, \"name\": \"a\\u0000b\"}"), SSLAT_ERR_PARSE, "JSON syntax error"},
     };

@@ -79,6 +79,28 @@ TEST(Loader, SqueezeExciteGateFollowsTheNet)
     sslat_space_free(s);
 }
 
+TEST(Loader, ShuffleNetV2UnitsSplitOrBranchThenConcatAndShuffle)
+{
+    sslat_space *s = load_text(space_json("\"cn_c16\", \"sv2_s1_c16\", \"sv2_s2_c24\""));
+    ASSERT_NE(s, nullptr);
+    const sslat_graph &one = fixed_layer(s, 1);
+    EXPECT_EQ(ops_of(one), "channel_slice channel_slice conv2d batchnorm act conv2d batchnorm conv2d batchnorm act "
+                           "concat channel_shuffle");
+    EXPECT_EQ(one.nodes[0].params.slice.start, 0);
+    EXPECT_EQ(one.nodes[1].params.slice.start, 8);  // x.chunk(2, 1): the second half runs the branch
+    EXPECT_EQ(one.nodes[10].input[0], 0);            // cat(x1, branch(x2))
+    EXPECT_EQ(one.nodes[10].input[1], 9);
+    EXPECT_EQ(one.nodes[10].shape.c, 16);
+    const sslat_graph &two = fixed_layer(s, 2);  // both branches read the unit's input
+    EXPECT_EQ(ops_of(two), "conv2d batchnorm conv2d batchnorm act conv2d batchnorm act conv2d batchnorm conv2d "
+                           "batchnorm act concat channel_shuffle");
+    EXPECT_EQ(two.nodes[0].input[0], SSLAT_GRAPH_INPUT);
+    EXPECT_EQ(two.nodes[5].input[0], SSLAT_GRAPH_INPUT);
+    EXPECT_EQ(sslat_graph_output(&two).c, 24);
+    EXPECT_EQ(sslat_graph_output(&two).h, 16);  // 32 / 2
+    sslat_space_free(s);
+}
+
 TEST(Loader, DepthwiseSeparableFusedAndGroupedBlocks)
 {
     sslat_space *s = load_text(space_json(

@@ -8,6 +8,7 @@
 // Published figures: torchvision's model table (GFLOPS column = conv + linear MACs).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -47,6 +48,8 @@ const Reference REFERENCES[] = {
     {"efficientnet_b0.json", 5288548, 415145024, 401659392, 406703012, 0.39, 5.29},
     {"mobilenet_v3_large.json", 5483032, 234838456, 226033824, 232713504, 0.22, 5.48},
     {"mnasnet1_0.json", 4383312, 336242432, 325329152, 335509608, 0.31, 4.38},
+    // pthflops 0.4.2 cannot count it (its FX tracer fails on x.size() in channel_shuffle): NAN
+    {"shufflenet_v2_x1_0.json", 2278604, 152708792, 148808392, NAN, 0.14, 2.28},
 };
 
 // The same networks with every BN folded into its conv (torch.fx's fuse), counted by the
@@ -101,7 +104,7 @@ TEST(MacReference, EveryFixedNetworkEqualsThopFvcoreAndPthflopsExactly)
         ASSERT_NE(space, nullptr);
         EXPECT_DOUBLE_EQ(count(space, "mac_fvcore"), r.fvcore) << r.file;
         EXPECT_DOUBLE_EQ(count(space, "mac_thop"), r.thop) << r.file;
-        EXPECT_DOUBLE_EQ(count(space, "mac_pthflops"), r.pthflops) << r.file;
+        if (!std::isnan(r.pthflops)) EXPECT_DOUBLE_EQ(count(space, "mac_pthflops"), r.pthflops) << r.file;
         sslat_space_free(space);
     }
 }

@@ -64,8 +64,8 @@ static bool bn_folds(const sslat_graph *graph, const sslat_node *bn)
     int32_t conv = bn->input[0];
     if (bn->op != SSLAT_OP_BATCHNORM || conv < 0 || graph->nodes[conv].op != SSLAT_OP_CONV2D) return false;
     for (int32_t i = 0; i < graph->count; i++)
-        if (&graph->nodes[i] != bn && (graph->nodes[i].input[0] == conv || graph->nodes[i].input[1] == conv))
-            return false;
+        for (int k = 0; k < SSLAT_MAX_NODE_INPUTS; k++)
+            if (&graph->nodes[i] != bn && graph->nodes[i].input[k] == conv) return false;
     return true;
 }
 

@@ -232,6 +232,58 @@ static void expand_fc(builder *b, int32_t *at, const sslat_layer_spec *spec)
     add_op(b, at, SSLAT_OP_LINEAR, &p, SSLAT_NO_INPUT, "fc");
 }
 
+/* ---- ShuffleNetV2 (torchvision's InvertedResidual) ----------------------------------- */
+
+static void slice(builder *b, int32_t *at, int32_t start, int32_t length, const char *name)
+{
+    sslat_op_params p = {.slice = {start, length}};
+    add_op(b, at, SSLAT_OP_CHANNEL_SLICE, &p, SSLAT_NO_INPUT, name);
+}
+
+/* 1x1 → BN → act, depthwise k×k (stride) → BN, 1x1 → BN → act: the unit's main branch */
+static void sv2_main_branch(builder *b, int32_t *at, int32_t half, const resolved *r)
+{
+    conv_plain(b, at, half, 1, 1, 1, "b2_pw1");
+    unary(b, at, SSLAT_OP_BATCHNORM, "b2_bn1");
+    act(b, at, r->act, "b2_act1");
+    conv(b, at, half, r->kernel, r->stride, r->padding, 1, half, false, "b2_dw");
+    unary(b, at, SSLAT_OP_BATCHNORM, "b2_bn2");
+    conv_plain(b, at, half, 1, 1, 1, "b2_pw2");
+    unary(b, at, SSLAT_OP_BATCHNORM, "b2_bn3");
+    act(b, at, r->act, "b2_act2");
+}
+
+/* stride 1: x1, x2 = x.chunk(2, 1); cat(x1, main(x2)). stride 2: cat(side(x),
+ * main(x)) with side = depthwise k×k (stride) → BN → 1x1 → BN → act. Then
+ * channel_shuffle(·, 2). */
+static sslat_status expand_sv2(builder *b, int32_t *at, const resolved *r)
+{
+    int32_t input = *at, half = r->out_channels / 2;
+    if (r->out_channels % 2 || (r->stride == 1 && r->in_channels != r->out_channels))
+        return b->status = sslat_fail(b->err, SSLAT_ERR_SPACE,
+                          "a ShuffleNetV2 unit needs an even output width%s: %d channels in, %d out, stride %d",
+                          r->stride == 1 ? " equal to its input at stride 1" : "", r->in_channels,
+                          r->out_channels, r->stride);
+    int32_t left = input, right = input;
+    if (r->stride == 1) {
+        slice(b, &left, 0, half, "split_x1");
+        slice(b, &right, half, half, "split_x2");
+    } else {
+        conv(b, &left, r->in_channels, r->kernel, r->stride, r->padding, 1, r->in_channels, false, "b1_dw");
+        unary(b, &left, SSLAT_OP_BATCHNORM, "b1_bn1");
+        conv_plain(b, &left, half, 1, 1, 1, "b1_pw");
+        unary(b, &left, SSLAT_OP_BATCHNORM, "b1_bn2");
+        act(b, &left, r->act, "b1_act");
+    }
+    sv2_main_branch(b, &right, half, r);
+    if (b->status != SSLAT_OK) return b->status;
+    const int32_t both[2] = {left, right};
+    b->status = sslat_graph_add_concat(b->graph, both, 2, "cat", at, b->err);
+    sslat_op_params p = {.shuffle_groups = 2};
+    add_op(b, at, SSLAT_OP_CHANNEL_SHUFFLE, &p, SSLAT_NO_INPUT, "shuffle");
+    return b->status;
+}
+
 static sslat_status check_skip(builder *b, int32_t at, const resolved *r)
 {
     sslat_shape in = sslat_graph_shape_of(b->graph, at);
@@ -297,6 +349,9 @@ sslat_status sslat_spec_expand(const sslat_layer_spec *spec, const sslat_expand_
         break;
     case SSLAT_LAYER_BN: unary(&b, &at, SSLAT_OP_BATCHNORM, "bn"); break;
     case SSLAT_LAYER_ACT: act(&b, &at, r.act, sslat_act_name(r.act)); break;
+    case SSLAT_LAYER_SV2:
+        if (expand_sv2(&b, &at, &r) != SSLAT_OK) return b.status;
+        break;
     case SSLAT_LAYER_SHUFFLE: {
         sslat_op_params p = {.shuffle_groups = r.groups};
         add_op(&b, &at, SSLAT_OP_CHANNEL_SHUFFLE, &p, SSLAT_NO_INPUT, "shuffle");

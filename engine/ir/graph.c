@@ -177,6 +177,17 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
             return false;
         }
         return true;
+    case SSLAT_OP_CHANNEL_SLICE:
+        if (p->slice.start < 0 || p->slice.length < 1 || (int64_t)p->slice.start + p->slice.length > in0.c) {
+            snprintf(why, why_size, "channels %d..%d are not inside the input's %d", p->slice.start,
+                     p->slice.start + p->slice.length - 1, in0.c);
+            return false;
+        }
+        out->c = p->slice.length;
+        return true;
+    case SSLAT_OP_CONCAT: /* its inputs' shapes are checked by sslat_graph_add_concat */
+        snprintf(why, why_size, "a concat takes 2..%d inputs (sslat_graph_add_concat)", SSLAT_MAX_NODE_INPUTS);
+        return false;
     case SSLAT_OP_BATCHNORM:
     case SSLAT_OP_IDENTITY:
         return true;
@@ -192,36 +203,13 @@ static bool valid_input(const sslat_graph *graph, int32_t index)
     return index == SSLAT_GRAPH_INPUT || (index >= 0 && index < graph->count);
 }
 
-sslat_status sslat_graph_add(sslat_graph *graph, sslat_op_kind op, const sslat_op_params *params,
-                             int32_t in0, int32_t in1, const char *name, int32_t *index,
-                             sslat_error *err)
+/* A checked node at the end of the graph. */
+static sslat_status append_node(sslat_graph *graph, const sslat_node *node, int32_t *index, sslat_error *err)
 {
-    SSLAT_ASSERT(op >= 0 && op < SSLAT_OP_COUNT);
-    SSLAT_ASSERT(valid_input(graph, in0));
-    SSLAT_ASSERT(sslat_op_arity(op) == 2 ? valid_input(graph, in1) : in1 == SSLAT_NO_INPUT);
-    if (graph->count >= SSLAT_MAX_GRAPH_NODES)
-        return sslat_fail(err, SSLAT_ERR_LIMIT, "subgraph has more than %d operations",
-                          SSLAT_MAX_GRAPH_NODES);
-
-    sslat_node node;
-    memset(&node, 0, sizeof node); /* zeroed params keep hashes canonical */
-    node.op = op;
-    node.input[0] = in0;
-    node.input[1] = in1;
-    if (params) node.params = *params;
-    snprintf(node.name, sizeof node.name, "%s", name ? name : sslat_op_name(op));
-
-    sslat_shape s1 = in1 == SSLAT_NO_INPUT ? (sslat_shape){0, 0, 0, 0}
-                                           : sslat_graph_shape_of(graph, in1);
-    char why[256];
-    if (!sslat_infer_shape(op, &node.params, sslat_graph_shape_of(graph, in0), s1, &node.shape,
-                           why, sizeof why))
-        return sslat_fail(err, SSLAT_ERR_SPACE, "%s '%s': %s", sslat_op_name(op), node.name, why);
-    if (!sslat_shape_fits(node.shape))
+    if (!sslat_shape_fits(node->shape))
         return sslat_fail(err, SSLAT_ERR_LIMIT, "%s '%s': output %dx%dx%dx%d has more than 2^40 elements",
-                          sslat_op_name(op), node.name, node.shape.n, node.shape.c, node.shape.h,
-                          node.shape.w);
-
+                          sslat_op_name(node->op), node->name, node->shape.n, node->shape.c, node->shape.h,
+                          node->shape.w);
     if (graph->count == graph->capacity) {
         int32_t capacity = graph->capacity ? graph->capacity * 2 : 8;
         sslat_node *grown = realloc(graph->nodes, (size_t)capacity * sizeof *grown);
@@ -229,10 +217,71 @@ sslat_status sslat_graph_add(sslat_graph *graph, sslat_op_kind op, const sslat_o
         graph->nodes = grown;
         graph->capacity = capacity;
     }
-    graph->nodes[graph->count] = node;
+    graph->nodes[graph->count] = *node;
     if (index) *index = graph->count;
     graph->count++;
     return SSLAT_OK;
+}
+
+/* A zeroed node (zeroed params keep hashes canonical) with every input slot unused. */
+static sslat_node new_node(sslat_op_kind op, const sslat_op_params *params, const char *name)
+{
+    sslat_node node;
+    memset(&node, 0, sizeof node);
+    node.op = op;
+    for (int k = 0; k < SSLAT_MAX_NODE_INPUTS; k++) node.input[k] = SSLAT_NO_INPUT;
+    if (params) node.params = *params;
+    snprintf(node.name, sizeof node.name, "%s", name ? name : sslat_op_name(op));
+    return node;
+}
+
+sslat_status sslat_graph_add(sslat_graph *graph, sslat_op_kind op, const sslat_op_params *params,
+                             int32_t in0, int32_t in1, const char *name, int32_t *index,
+                             sslat_error *err)
+{
+    SSLAT_ASSERT(op >= 0 && op < SSLAT_OP_COUNT && op != SSLAT_OP_CONCAT);
+    SSLAT_ASSERT(valid_input(graph, in0));
+    SSLAT_ASSERT(sslat_op_arity(op) == 2 ? valid_input(graph, in1) : in1 == SSLAT_NO_INPUT);
+    if (graph->count >= SSLAT_MAX_GRAPH_NODES)
+        return sslat_fail(err, SSLAT_ERR_LIMIT, "subgraph has more than %d operations",
+                          SSLAT_MAX_GRAPH_NODES);
+    sslat_node node = new_node(op, params, name);
+    node.input[0] = in0;
+    node.input[1] = in1;
+    sslat_shape s1 = in1 == SSLAT_NO_INPUT ? (sslat_shape){0, 0, 0, 0}
+                                           : sslat_graph_shape_of(graph, in1);
+    char why[256];
+    if (!sslat_infer_shape(op, &node.params, sslat_graph_shape_of(graph, in0), s1, &node.shape,
+                           why, sizeof why))
+        return sslat_fail(err, SSLAT_ERR_SPACE, "%s '%s': %s", sslat_op_name(op), node.name, why);
+    return append_node(graph, &node, index, err);
+}
+
+sslat_status sslat_graph_add_concat(sslat_graph *graph, const int32_t *inputs, int n, const char *name,
+                                    int32_t *index, sslat_error *err)
+{
+    SSLAT_ASSERT(n >= 2 && n <= SSLAT_MAX_NODE_INPUTS);
+    if (graph->count >= SSLAT_MAX_GRAPH_NODES)
+        return sslat_fail(err, SSLAT_ERR_LIMIT, "subgraph has more than %d operations",
+                          SSLAT_MAX_GRAPH_NODES);
+    sslat_node node = new_node(SSLAT_OP_CONCAT, NULL, name);
+    int64_t channels = 0;
+    for (int k = 0; k < n; k++) {
+        SSLAT_ASSERT(valid_input(graph, inputs[k]));
+        sslat_shape in = sslat_graph_shape_of(graph, inputs[k]), first = sslat_graph_shape_of(graph, inputs[0]);
+        if (in.n != first.n || in.h != first.h || in.w != first.w)
+            return sslat_fail(err, SSLAT_ERR_SPACE, "concat '%s': input %d is %dx%dx%dx%d, input 0 %dx%dx%dx%d: "
+                              "only the channels may differ", node.name, k, in.n, in.c, in.h, in.w, first.n,
+                              first.c, first.h, first.w);
+        node.input[k] = inputs[k];
+        channels += in.c;
+    }
+    if (channels > SSLAT_MAX_CHANNELS)
+        return sslat_fail(err, SSLAT_ERR_LIMIT, "concat '%s': %lld channels (limit %d)", node.name,
+                          (long long)channels, SSLAT_MAX_CHANNELS);
+    node.shape = sslat_graph_shape_of(graph, inputs[0]);
+    node.shape.c = (int32_t)channels;
+    return append_node(graph, &node, index, err);
 }
 
 static void hash_shape(sslat_hasher *h, sslat_shape s)
@@ -273,6 +322,10 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
         sslat_hash_i32(h, sslat_node_linear(node)->bias);
         break;
     case SSLAT_OP_CHANNEL_SHUFFLE: sslat_hash_i32(h, sslat_node_shuffle_groups(node)); break;
+    case SSLAT_OP_CHANNEL_SLICE:
+        sslat_hash_i32(h, sslat_node_slice(node)->start);
+        sslat_hash_i32(h, sslat_node_slice(node)->length);
+        break;
     case SSLAT_OP_GLOBAL_AVGPOOL: /* the module form hashes as it always did */
         if (sslat_node_gap_form(node) != SSLAT_GAP_MODULE) sslat_hash_i32(h, sslat_node_gap_form(node));
         break;
@@ -291,6 +344,8 @@ uint64_t sslat_graph_hash(const sslat_graph *graph)
         sslat_hash_i32(&h, node->op);
         sslat_hash_i32(&h, node->input[0]);
         sslat_hash_i32(&h, node->input[1]);
+        for (int k = 2; k < SSLAT_MAX_NODE_INPUTS; k++) /* only a concat uses them: older hashes stay */
+            if (node->input[k] != SSLAT_NO_INPUT) sslat_hash_i32(&h, node->input[k]);
         hash_params(&h, node);
         hash_shape(&h, node->shape);
     }
@@ -324,12 +379,15 @@ sslat_status sslat_graph_append(sslat_graph *graph, const sslat_graph *next, ssl
     int32_t base = graph->count, previous = sslat_graph_output_index(graph);
     for (int32_t i = 0; i < next->count; i++) {
         const sslat_node *node = &next->nodes[i];
-        int32_t in[2];
-        for (int k = 0; k < 2; k++)
+        int32_t in[SSLAT_MAX_NODE_INPUTS];
+        for (int k = 0; k < SSLAT_MAX_NODE_INPUTS; k++)
             in[k] = node->input[k] == SSLAT_GRAPH_INPUT ? previous : node->input[k] == SSLAT_NO_INPUT ? SSLAT_NO_INPUT
                                                                                                       : node->input[k] + base;
         int32_t index;
-        sslat_status status = sslat_graph_add(graph, node->op, &node->params, in[0], in[1], node->name, &index, err);
+        sslat_status status =
+            node->op == SSLAT_OP_CONCAT
+                ? sslat_graph_add_concat(graph, in, sslat_node_input_count(node), node->name, &index, err)
+                : sslat_graph_add(graph, node->op, &node->params, in[0], in[1], node->name, &index, err);
         if (status != SSLAT_OK) return status;
     }
     return SSLAT_OK;

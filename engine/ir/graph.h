@@ -30,6 +30,11 @@ sslat_status sslat_graph_add(sslat_graph *graph, sslat_op_kind op, const sslat_o
                              int32_t in0, int32_t in1, const char *name, int32_t *index,
                              sslat_error *err);
 
+/* Append a concat of 2..SSLAT_MAX_NODE_INPUTS earlier values along channels
+ * (their N, H, W must agree). */
+sslat_status sslat_graph_add_concat(sslat_graph *graph, const int32_t *inputs, int n, const char *name,
+                                    int32_t *index, sslat_error *err);
+
 /* Append next's nodes reading graph's output (next's input must be that
  * shape): a chain of subgraphs as one graph (whole architectures). Node i of
  * next becomes node (graph's count before) + i, as the backends number the

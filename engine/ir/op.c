@@ -10,6 +10,7 @@
 static const char *const OP_NAMES[] = {
     "conv2d",  "batchnorm", "act",    "add",     "mul_channel", "global_avgpool",
     "maxpool", "avgpool",   "linear", "flatten", "identity",    "channel_shuffle",
+    "concat",  "channel_slice",
 };
 static_assert(sizeof(OP_NAMES) / sizeof(OP_NAMES[0]) == SSLAT_OP_COUNT,
               "OP_NAMES must name every sslat_op_kind");
@@ -44,7 +45,15 @@ int sslat_act_from_name(const char *name) { return index_of(ACT_NAMES, SSLAT_ACT
 
 int sslat_op_arity(sslat_op_kind op)
 {
+    if (op == SSLAT_OP_CONCAT) return 0;
     return (op == SSLAT_OP_ADD || op == SSLAT_OP_MUL_CHANNEL) ? 2 : 1;
+}
+
+int sslat_node_input_count(const sslat_node *node)
+{
+    int n = 0;
+    while (n < SSLAT_MAX_NODE_INPUTS && node->input[n] != SSLAT_NO_INPUT) n++;
+    return n;
 }
 
 const sslat_conv_params *sslat_node_conv(const sslat_node *node)
@@ -81,6 +90,12 @@ sslat_gap_form sslat_node_gap_form(const sslat_node *node)
 {
     SSLAT_ASSERT(node->op == SSLAT_OP_GLOBAL_AVGPOOL);
     return node->params.gap_form;
+}
+
+const sslat_slice_params *sslat_node_slice(const sslat_node *node)
+{
+    SSLAT_ASSERT(node->op == SSLAT_OP_CHANNEL_SLICE);
+    return &node->params.slice;
 }
 
 bool sslat_shape_fits(sslat_shape s)

@@ -21,6 +21,8 @@ typedef enum sslat_op_kind {
     SSLAT_OP_FLATTEN,
     SSLAT_OP_IDENTITY,
     SSLAT_OP_CHANNEL_SHUFFLE,
+    SSLAT_OP_CONCAT,        /* 2..SSLAT_MAX_NODE_INPUTS inputs joined along channels, in order */
+    SSLAT_OP_CHANNEL_SLICE, /* channels [start, start + length) of its input (a split's half) */
     SSLAT_OP_COUNT
 } sslat_op_kind;
 
@@ -56,6 +58,10 @@ typedef struct sslat_pool_params {
     int32_t kernel, stride, padding;
 } sslat_pool_params;
 
+typedef struct sslat_slice_params {
+    int32_t start, length; /* channels */
+} sslat_slice_params;
+
 typedef struct sslat_linear_params {
     int32_t out_features;
     bool bias;
@@ -77,16 +83,19 @@ typedef union sslat_op_params {
     sslat_linear_params linear; /* LINEAR */
     int32_t shuffle_groups;     /* CHANNEL_SHUFFLE */
     sslat_gap_form gap_form;    /* GLOBAL_AVGPOOL (zeroed params: the module) */
+    sslat_slice_params slice;   /* CHANNEL_SLICE */
 } sslat_op_params;
 
 /* Index of a node's input that means "the subgraph's input". */
 #define SSLAT_GRAPH_INPUT (-1)
-/* Unused second input. */
+/* An unused input slot. */
 #define SSLAT_NO_INPUT (-2)
+/* Inputs a node may read: a concat joins at most this many. */
+#define SSLAT_MAX_NODE_INPUTS 4
 
 typedef struct sslat_node {
     sslat_op_kind op;
-    int32_t input[2];      /* earlier node indices or SSLAT_GRAPH_INPUT / SSLAT_NO_INPUT */
+    int32_t input[SSLAT_MAX_NODE_INPUTS]; /* earlier node indices or SSLAT_GRAPH_INPUT; unused: SSLAT_NO_INPUT */
     sslat_op_params params; /* read through the accessors below */
     sslat_shape shape;      /* output, from shape inference */
     char name[24];          /* role inside its composite layer, e.g. "dw", "se_reduce" */
@@ -97,8 +106,10 @@ const char *sslat_act_name(sslat_act_kind act);
 /* Lookup by name; -1 when unknown. */
 int sslat_op_from_name(const char *name);
 int sslat_act_from_name(const char *name);
-/* Number of inputs an op takes (1 or 2). */
+/* Number of inputs an op takes (1 or 2; a concat: 0, it takes 2..SSLAT_MAX_NODE_INPUTS). */
 int sslat_op_arity(sslat_op_kind op);
+/* Inputs a node reads (its used slots, which come first). */
+int sslat_node_input_count(const sslat_node *node);
 
 /* Typed, checked accessors: asking a node for the wrong params aborts. */
 const sslat_conv_params *sslat_node_conv(const sslat_node *node);
@@ -107,6 +118,7 @@ sslat_act_kind sslat_node_act(const sslat_node *node);
 const sslat_linear_params *sslat_node_linear(const sslat_node *node);
 int32_t sslat_node_shuffle_groups(const sslat_node *node);
 sslat_gap_form sslat_node_gap_form(const sslat_node *node);
+const sslat_slice_params *sslat_node_slice(const sslat_node *node);
 
 /* Element count of a shape; only for shapes that passed sslat_shape_fits. */
 int64_t sslat_shape_elements(sslat_shape shape);

@@ -393,6 +393,29 @@ static value lower_shuffle(lowering *L, int32_t i, const char *x)
                    4};
 }
 
+/* Concat along channels: every input as rank 4. */
+static value lower_concat(lowering *L, int32_t i)
+{
+    const sslat_node *n = &L->g->nodes[i];
+    int count = sslat_node_input_count(n);
+    const char *inputs[SSLAT_MAX_NODE_INPUTS];
+    for (int k = 0; k < count; k++)
+        inputs[k] = as_rank4(L, value_of(L, n->input[k]), sslat_graph_shape_of(L->g, n->input[k]), i);
+    Onnx__AttributeProto *attrs[] = {attr_int(L->b, "axis", 1)};
+    return (value){node(L->b, "Concat", out_name(L, i, ""), inputs, (size_t)count, attrs, 1), 4};
+}
+
+/* Channels [start, start + length): Slice with starts / ends / axes constants. */
+static value lower_channel_slice(lowering *L, int32_t i, const char *x)
+{
+    const sslat_slice_params *s = sslat_node_slice(&L->g->nodes[i]);
+    const int64_t starts[1] = {s->start}, ends[1] = {(int64_t)s->start + s->length}, axes[1] = {1};
+    const char *inputs[] = {x, shape_constant(L->b, out_name(L, i, ".starts"), starts, 1),
+                            shape_constant(L->b, out_name(L, i, ".ends"), ends, 1),
+                            shape_constant(L->b, out_name(L, i, ".axes"), axes, 1)};
+    return (value){NODE_NO_ATTRS(L->b, "Slice", out_name(L, i, ""), inputs), 4};
+}
+
 static value lower_node(lowering *L, int32_t i)
 {
     model_builder *b = L->b;
@@ -425,6 +448,8 @@ static value lower_node(lowering *L, int32_t i)
     }
     case SSLAT_OP_IDENTITY: return a; /* no operator: the same value */
     case SSLAT_OP_CHANNEL_SHUFFLE: return lower_shuffle(L, i, as_rank4(L, a, a_shape, i));
+    case SSLAT_OP_CONCAT: return lower_concat(L, i);
+    case SSLAT_OP_CHANNEL_SLICE: return lower_channel_slice(L, i, as_rank4(L, a, a_shape, i));
     case SSLAT_OP_COUNT: break;
     }
     SSLAT_ASSERT(!"unknown op");
