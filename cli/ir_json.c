@@ -41,6 +41,7 @@ static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
         break;
     }
     case SSLAT_OP_CHANNEL_SHUFFLE: json_object_set_new(j, "groups", json_integer(sslat_node_shuffle_groups(node))); break;
+    case SSLAT_OP_UPSAMPLE: json_object_set_new(j, "scale", json_integer(sslat_node_upsample_scale(node))); break;
     case SSLAT_OP_CHANNEL_SLICE:
         json_object_set_new(j, "slice", json_pack("{s:i, s:i}", "start", sslat_node_slice(node)->start, "length",
                                                   sslat_node_slice(node)->length));

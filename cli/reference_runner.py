@@ -150,6 +150,8 @@ def torch_module(torch, graph):
                     y = a.view(n, g, c // g, h, w).transpose(1, 2).reshape(n, c, h, w)
                 elif op == "concat":
                     y = torch.cat([x if i == -1 else values[i] for i in node["input"] if i != -2], 1)
+                elif op == "upsample":
+                    y = functional.interpolate(a, scale_factor=node["scale"], mode="nearest")
                 elif op == "channel_slice":
                     s = node["slice"]
                     y = a[:, s["start"]:s["start"] + s["length"]]

@@ -50,7 +50,8 @@
     X(dnnl_pooling_v2_forward_desc_init)        \
     X(dnnl_inner_product_forward_desc_init)     \
     X(dnnl_binary_desc_init)                    \
-    X(dnnl_shuffle_forward_desc_init)
+    X(dnnl_shuffle_forward_desc_init)           \
+    X(dnnl_resampling_forward_desc_init)
 
 typedef struct host_dnnl_table {
 #define HOST_DNNL_POINTER(name) __typeof__(&name) name;

@@ -591,6 +591,25 @@ fail:
     return FAIL_STATUS;
 }
 
+/* Nearest upsampling: oneDNN's resampling with the integer factor on H and W
+ * (its nearest rounds the source coordinate down, as PyTorch's does). */
+static sslat_status lower_upsample(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    float scale = (float)sslat_node_upsample_scale(n);
+    const float factors[2] = {scale, scale};
+    dnnl_dims_t dims = {n->shape.n, n->shape.c, n->shape.h, n->shape.w};
+    dnnl_memory_desc_t dst;
+    dnnl_resampling_desc_t d;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 4, dims, dnnl_f32, dnnl_format_tag_any));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_resampling_forward_desc_init)(&d, dnnl_forward_inference, dnnl_resampling_nearest,
+                                                                 factors, md_of(L, src), &dst));
+    return simple_primitive(L, &d, NULL, 0, src, DNNL_ARG_SRC, n->shape, out);
+fail:
+    return FAIL_STATUS;
+}
+
 static sslat_status lower_node(lowering *L, int32_t i, int32_t *last)
 {
     const sslat_node *n = &L->g->nodes[i];
@@ -612,6 +631,7 @@ static sslat_status lower_node(lowering *L, int32_t i, int32_t *last)
     case SSLAT_OP_CHANNEL_SHUFFLE: status = lower_shuffle(L, i, src, &out); break;
     case SSLAT_OP_CONCAT: status = lower_concat(L, i, &out); break;
     case SSLAT_OP_CHANNEL_SLICE: status = lower_channel_slice(L, i, src, &out); break;
+    case SSLAT_OP_UPSAMPLE: status = lower_upsample(L, i, src, &out); break;
     case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
     L->tensor_of[i] = out;

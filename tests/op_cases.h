@@ -63,6 +63,8 @@ const OpCase CASES[] = {
     {"\"gap_mean\", \"fc10\"", "[8, 5, 5]"},
     {"\"sv2_s1_c16\"", "[16, 6, 6]"},
     {"\"sv2_s2_c24\"", "[16, 7, 7]"},
+    {"\"upsample\"", "[8, 5, 5]"},
+    {"\"upsample_s3\", \"conv_k3_c8\"", "[4, 4, 4]"},
 };
 
 // gtest prints a case as its layers and input instead of its bytes.

@@ -147,6 +147,17 @@ static void concat(const tensor *const *inputs, int n, tensor *y)
     }
 }
 
+/* nearest: y[h][w] = x[h / s][w / s] */
+static void upsample(const tensor *x, tensor *y, int scale)
+{
+    for (int n = 0; n < y->s.n; n++)
+        for (int c = 0; c < y->s.c; c++)
+            for (int h = 0; h < y->s.h; h++)
+                for (int w = 0; w < y->s.w; w++)
+                    y->data[(((size_t)n * y->s.c + c) * y->s.h + h) * y->s.w + w] =
+                        x->data[(((size_t)n * x->s.c + c) * x->s.h + h / scale) * x->s.w + w / scale];
+}
+
 /* x[:, start:start + length] */
 static void channel_slice(const tensor *x, tensor *y, const sslat_slice_params *p)
 {
@@ -182,6 +193,7 @@ static bool run_node(const sslat_node *node, const tensor *const *inputs, tensor
     case SSLAT_OP_CHANNEL_SHUFFLE: shuffle(a, y, node->params.shuffle_groups); break;
     case SSLAT_OP_CONCAT: concat(inputs, sslat_node_input_count(node), y); break;
     case SSLAT_OP_CHANNEL_SLICE: channel_slice(a, y, &node->params.slice); break;
+    case SSLAT_OP_UPSAMPLE: upsample(a, y, node->params.upsample_scale); break;
     default: return false;
     }
     return true;

@@ -143,6 +143,23 @@ TEST(MacReference, TheWayAModelPoolsDecidesWhatALibrarySees)
     }
 }
 
+TEST(MacReference, NearestUpsamplingCountsAsTheLibraries)
+{
+    // count_reference.py's "upsample" model: Conv(8, 8, 3) → nn.Upsample(2, nearest) → Conv(8, 4, 1)
+    // at 1x8x10x10: thop's count_upsample and fvcore's aten::upsample_nearest2d count the 3,200
+    // output elements, pthflops nothing
+    std::string json = "{\"sslat\": 1, \"input\": {\"shape\": [8, 10, 10]}, "
+                       "\"layers\": [\"conv_k3_c8\", \"upsample\", \"conv_k1_c4\"]}";
+    sslat_space *space = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_space_load_string(json.c_str(), json.size(), "upsample", nullptr, &space, &err), SSLAT_OK)
+        << err.message;
+    EXPECT_DOUBLE_EQ(count(space, "mac_thop"), 73600);
+    EXPECT_DOUBLE_EQ(count(space, "mac_fvcore"), 73600);
+    EXPECT_DOUBLE_EQ(count(space, "mac_pthflops"), 70400);
+    sslat_space_free(space);
+}
+
 TEST(MacReference, ProbeModuleEqualsAllThreeLibraries)
 {
     // tests/data/probe.json is the twin of Probe in count_reference.py: conv with bias, bn,

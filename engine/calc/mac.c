@@ -46,7 +46,8 @@ sslat_status sslat_ignore_parse(const char *list, sslat_ignore_set *out, sslat_e
             return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
                               "ignore: '%s' is neither an op kind (conv2d, batchnorm, act, add, "
                               "mul_channel, global_avgpool, maxpool, avgpool, linear, flatten, "
-                              "identity, channel_shuffle) nor an activation (relu, relu6, …)",
+                              "identity, channel_shuffle, concat, channel_slice, upsample) nor an "
+                              "activation (relu, relu6, …)",
                               name);
     }
     return SSLAT_OK;
@@ -108,6 +109,7 @@ static double count_thop(sslat_shape in, const sslat_node *node)
     switch (node->op) {
     case SSLAT_OP_BATCHNORM: return 4.0 * n_in;
     case SSLAT_OP_AVGPOOL: return n_out;
+    case SSLAT_OP_UPSAMPLE: return n_out; /* count_upsample, nearest: output elements */
     case SSLAT_OP_GLOBAL_AVGPOOL: /* only the module has a hook */
         return sslat_node_gap_form(node) == SSLAT_GAP_MODULE ? ((double)in.h * in.w + 1.0) * n_out : 0.0;
     default: return count_plain(in, node);
@@ -121,6 +123,7 @@ static double count_fvcore(sslat_shape in, const sslat_node *node)
     double n_in = (double)sslat_shape_elements(in);
     switch (node->op) {
     case SSLAT_OP_BATCHNORM: return 2.0 * n_in;
+    case SSLAT_OP_UPSAMPLE: return (double)sslat_shape_elements(node->shape); /* aten::upsample_nearest2d: Nout */
     case SSLAT_OP_GLOBAL_AVGPOOL: /* aten::adaptive_avg_pool2d; x.mean is aten::mean, not handled */
         return sslat_node_gap_form(node) == SSLAT_GAP_MEAN ? 0.0 : n_in;
     default: return count_plain(in, node);

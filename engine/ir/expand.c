@@ -349,6 +349,11 @@ sslat_status sslat_spec_expand(const sslat_layer_spec *spec, const sslat_expand_
         break;
     case SSLAT_LAYER_BN: unary(&b, &at, SSLAT_OP_BATCHNORM, "bn"); break;
     case SSLAT_LAYER_ACT: act(&b, &at, r.act, sslat_act_name(r.act)); break;
+    case SSLAT_LAYER_UPSAMPLE: {
+        sslat_op_params p = {.upsample_scale = (spec->set & SSLAT_OPT_S) ? spec->stride : 2};
+        add_op(&b, &at, SSLAT_OP_UPSAMPLE, &p, SSLAT_NO_INPUT, "upsample");
+        break;
+    }
     case SSLAT_LAYER_SV2:
         if (expand_sv2(&b, &at, &r) != SSLAT_OK) return b.status;
         break;

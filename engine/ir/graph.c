@@ -185,6 +185,16 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
         }
         out->c = p->slice.length;
         return true;
+    case SSLAT_OP_UPSAMPLE:
+        if (p->upsample_scale < 1 || p->upsample_scale > SSLAT_MAX_STRIDE ||
+            (int64_t)in0.h * p->upsample_scale > SSLAT_MAX_SPATIAL || (int64_t)in0.w * p->upsample_scale > SSLAT_MAX_SPATIAL) {
+            snprintf(why, why_size, "scale %d of %dx%d is outside 1..%d or over %d pixels a side", p->upsample_scale,
+                     in0.h, in0.w, SSLAT_MAX_STRIDE, SSLAT_MAX_SPATIAL);
+            return false;
+        }
+        out->h = in0.h * p->upsample_scale;
+        out->w = in0.w * p->upsample_scale;
+        return true;
     case SSLAT_OP_CONCAT: /* its inputs' shapes are checked by sslat_graph_add_concat */
         snprintf(why, why_size, "a concat takes 2..%d inputs (sslat_graph_add_concat)", SSLAT_MAX_NODE_INPUTS);
         return false;
@@ -322,6 +332,7 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
         sslat_hash_i32(h, sslat_node_linear(node)->bias);
         break;
     case SSLAT_OP_CHANNEL_SHUFFLE: sslat_hash_i32(h, sslat_node_shuffle_groups(node)); break;
+    case SSLAT_OP_UPSAMPLE: sslat_hash_i32(h, sslat_node_upsample_scale(node)); break;
     case SSLAT_OP_CHANNEL_SLICE:
         sslat_hash_i32(h, sslat_node_slice(node)->start);
         sslat_hash_i32(h, sslat_node_slice(node)->length);

@@ -10,7 +10,7 @@
 static const char *const OP_NAMES[] = {
     "conv2d",  "batchnorm", "act",    "add",     "mul_channel", "global_avgpool",
     "maxpool", "avgpool",   "linear", "flatten", "identity",    "channel_shuffle",
-    "concat",  "channel_slice",
+    "concat",  "channel_slice", "upsample",
 };
 static_assert(sizeof(OP_NAMES) / sizeof(OP_NAMES[0]) == SSLAT_OP_COUNT,
               "OP_NAMES must name every sslat_op_kind");
@@ -96,6 +96,12 @@ const sslat_slice_params *sslat_node_slice(const sslat_node *node)
 {
     SSLAT_ASSERT(node->op == SSLAT_OP_CHANNEL_SLICE);
     return &node->params.slice;
+}
+
+int32_t sslat_node_upsample_scale(const sslat_node *node)
+{
+    SSLAT_ASSERT(node->op == SSLAT_OP_UPSAMPLE);
+    return node->params.upsample_scale;
 }
 
 bool sslat_shape_fits(sslat_shape s)

@@ -23,6 +23,7 @@ typedef enum sslat_op_kind {
     SSLAT_OP_CHANNEL_SHUFFLE,
     SSLAT_OP_CONCAT,        /* 2..SSLAT_MAX_NODE_INPUTS inputs joined along channels, in order */
     SSLAT_OP_CHANNEL_SLICE, /* channels [start, start + length) of its input (a split's half) */
+    SSLAT_OP_UPSAMPLE,      /* nearest neighbour, an integer scale on H and W (nn.Upsample(mode="nearest")) */
     SSLAT_OP_COUNT
 } sslat_op_kind;
 
@@ -84,6 +85,7 @@ typedef union sslat_op_params {
     int32_t shuffle_groups;     /* CHANNEL_SHUFFLE */
     sslat_gap_form gap_form;    /* GLOBAL_AVGPOOL (zeroed params: the module) */
     sslat_slice_params slice;   /* CHANNEL_SLICE */
+    int32_t upsample_scale;     /* UPSAMPLE */
 } sslat_op_params;
 
 /* Index of a node's input that means "the subgraph's input". */
@@ -119,6 +121,7 @@ const sslat_linear_params *sslat_node_linear(const sslat_node *node);
 int32_t sslat_node_shuffle_groups(const sslat_node *node);
 sslat_gap_form sslat_node_gap_form(const sslat_node *node);
 const sslat_slice_params *sslat_node_slice(const sslat_node *node);
+int32_t sslat_node_upsample_scale(const sslat_node *node);
 
 /* Element count of a shape; only for shapes that passed sslat_shape_fits. */
 int64_t sslat_shape_elements(sslat_shape shape);

@@ -136,6 +136,17 @@ static Onnx__AttributeProto *attr_float(model_builder *b, const char *name, floa
     return a;
 }
 
+static Onnx__AttributeProto *attr_string(model_builder *b, const char *name, const char *value)
+{
+    Onnx__AttributeProto *a = attribute(b, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
+    char *copy = text(b, "%s", value);
+    if (!a || !copy) return NULL;
+    a->has_s = true;
+    a->s.data = (uint8_t *)copy;
+    a->s.len = strlen(copy);
+    return a;
+}
+
 static Onnx__AttributeProto *attr_ints(model_builder *b, const char *name, const int64_t *values, size_t n)
 {
     Onnx__AttributeProto *a = attribute(b, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
@@ -405,6 +416,21 @@ static value lower_concat(lowering *L, int32_t i)
     return (value){node(L->b, "Concat", out_name(L, i, ""), inputs, (size_t)count, attrs, 1), 4};
 }
 
+/* Nearest upsampling as PyTorch does it: Resize, scales (1, 1, s, s), the
+ * source pixel floor(dst / s) (asymmetric coordinates, floor rounding). */
+static value lower_upsample(lowering *L, int32_t i, const char *x)
+{
+    float scale = (float)sslat_node_upsample_scale(&L->g->nodes[i]);
+    const float scales[4] = {1.0f, 1.0f, scale, scale};
+    const char *scales_name = initializer(L->b, out_name(L, i, ".scales"), ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT,
+                                          (int64_t[]){4}, 1, scales, sizeof scales);
+    const char *inputs[] = {x, "", scales_name}; /* no roi */
+    Onnx__AttributeProto *attrs[] = {attr_string(L->b, "mode", "nearest"),
+                                     attr_string(L->b, "coordinate_transformation_mode", "asymmetric"),
+                                     attr_string(L->b, "nearest_mode", "floor")};
+    return (value){NODE(L->b, "Resize", out_name(L, i, ""), inputs, attrs), 4};
+}
+
 /* Channels [start, start + length): Slice with starts / ends / axes constants. */
 static value lower_channel_slice(lowering *L, int32_t i, const char *x)
 {
@@ -450,6 +476,7 @@ static value lower_node(lowering *L, int32_t i)
     case SSLAT_OP_CHANNEL_SHUFFLE: return lower_shuffle(L, i, as_rank4(L, a, a_shape, i));
     case SSLAT_OP_CONCAT: return lower_concat(L, i);
     case SSLAT_OP_CHANNEL_SLICE: return lower_channel_slice(L, i, as_rank4(L, a, a_shape, i));
+    case SSLAT_OP_UPSAMPLE: return lower_upsample(L, i, as_rank4(L, a, a_shape, i));
     case SSLAT_OP_COUNT: break;
     }
     SSLAT_ASSERT(!"unknown op");

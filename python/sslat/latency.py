@@ -57,7 +57,7 @@ _TORCH_MODULES = {
     "sigmoid": "sigmoid", "silu": "silu", "gelu": "gelu", "tanh": "tanh",
     "adaptiveavgpool2d": "global_avgpool", "avgpool2d": "avgpool", "maxpool2d": "maxpool",
     "linear": "linear", "flatten": "flatten", "identity": "identity",
-    "channelshuffle": "channel_shuffle",
+    "channelshuffle": "channel_shuffle", "upsample": "upsample",
 }
 
 

@@ -92,6 +92,9 @@ def main():
         "mobilenet_v3_large": (torchvision.models.mobilenet_v3_large(), (1, 3, 224, 224)),
         "mnasnet1_0": (torchvision.models.mnasnet1_0(), (1, 3, 224, 224)),
         "shufflenet_v2_x1_0": (torchvision.models.shufflenet_v2_x1_0(), (1, 3, 224, 224)),
+        # twin: ["conv_k3_c8", "upsample", "conv_k1_c4"] on 8x10x10
+        "upsample": (nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, bias=False), nn.Upsample(scale_factor=2),
+                                   nn.Conv2d(8, 4, 1, bias=False)), (1, 8, 10, 10)),
         # --fuse-bn: the same networks with BN folded into the convs
         "resnet18 fused": (fused(torchvision.models.resnet18()), (1, 3, 224, 224)),
         "mobilenet_v2 fused": (fused(torchvision.models.mobilenet_v2()), (1, 3, 224, 224)),
