@@ -152,6 +152,8 @@ def torch_module(torch, graph):
                     y = torch.cat([x if i == -1 else values[i] for i in node["input"] if i != -2], 1)
                 elif op == "upsample":
                     y = functional.interpolate(a, scale_factor=node["scale"], mode="nearest")
+                elif op == "space_to_depth":
+                    y = torch.cat([a[..., ::2, ::2], a[..., 1::2, ::2], a[..., ::2, 1::2], a[..., 1::2, 1::2]], 1)
                 elif op == "channel_slice":
                     s = node["slice"]
                     y = a[:, s["start"]:s["start"] + s["length"]]

@@ -21,6 +21,7 @@
     X(dnnl_stream_wait)                         \
     X(dnnl_memory_desc_init_by_tag)             \
     X(dnnl_memory_desc_init_submemory)          \
+    X(dnnl_memory_desc_init_by_strides)         \
     X(dnnl_memory_desc_equal)                   \
     X(dnnl_memory_desc_get_size)                \
     X(dnnl_memory_create)                       \

@@ -591,6 +591,42 @@ fail:
     return FAIL_STATUS;
 }
 
+/* YOLOv5's Focus slicing as one reorder between two 6-D views of plain NCHW
+ * buffers: the input as (N, C, H/2, dh, W/2, dw) in its own strides, the
+ * output as the same dims laid out so channel group g = dw·2 + dh holds the
+ * pixel phase (dh, dw) — cat(x[::2, ::2], x[1::2, ::2], x[::2, 1::2], x[1::2, 1::2]). */
+static sslat_status lower_space_to_depth(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    sslat_shape in = sslat_graph_shape_of(L->g, n->input[0]), o = n->shape;
+    int64_t hw = (int64_t)o.h * o.w;
+    dnnl_dims_t view = {in.n, in.c, o.h, 2, o.w, 2};
+    dnnl_dims_t from_strides = {(int64_t)in.c * in.h * in.w, (int64_t)in.h * in.w, 2 * (int64_t)in.w, in.w, 2, 1};
+    dnnl_dims_t to_strides = {(int64_t)o.c * hw, hw, o.w, (int64_t)in.c * hw, 1, 2 * (int64_t)in.c * hw};
+    dnnl_memory_desc_t plain, dst, from, to;
+    dnnl_memory_t from_memory = NULL, to_memory = NULL;
+    void *data = NULL;
+    sslat_status status = host_dims_md(&plain, in, 4, dnnl_nchw, err);
+    if (status == SSLAT_OK) status = host_program_layout(L->p, src, &plain, &src, err);
+    if (status == SSLAT_OK) status = host_dims_md(&dst, o, 4, dnnl_nchw, err);
+    if (status == SSLAT_OK) status = host_program_tensor(L->p, &dst, NULL, o, out, err);
+    if (status != SSLAT_OK) return status;
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_strides)(&from, 6, view, dnnl_f32, from_strides));
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_strides)(&to, 6, view, dnnl_f32, to_strides));
+    DNNL(dnnl_memory_get_data_handle)(L->p->tensors[src].memory, &data);
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&from_memory, &from, L->p->session->engine, data));
+    status = host_program_own(L->p, from_memory, err);
+    DNNL(dnnl_memory_get_data_handle)(L->p->tensors[*out].memory, &data);
+    if (status == SSLAT_OK)
+        HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&to_memory, &to, L->p->session->engine, data));
+    if (status == SSLAT_OK) status = host_program_own(L->p, to_memory, err);
+    if (status == SSLAT_OK) status = host_program_reorder(L->p, from_memory, &from, to_memory, &to, true, err);
+    return status;
+fail:
+    return FAIL_STATUS;
+}
+
 /* Nearest upsampling: oneDNN's resampling with the integer factor on H and W
  * (its nearest rounds the source coordinate down, as PyTorch's does). */
 static sslat_status lower_upsample(lowering *L, int32_t node, int src, int *out)
@@ -632,6 +668,7 @@ static sslat_status lower_node(lowering *L, int32_t i, int32_t *last)
     case SSLAT_OP_CONCAT: status = lower_concat(L, i, &out); break;
     case SSLAT_OP_CHANNEL_SLICE: status = lower_channel_slice(L, i, src, &out); break;
     case SSLAT_OP_UPSAMPLE: status = lower_upsample(L, i, src, &out); break;
+    case SSLAT_OP_SPACE_TO_DEPTH: status = lower_space_to_depth(L, i, src, &out); break;
     case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
     L->tensor_of[i] = out;

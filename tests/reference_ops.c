@@ -158,6 +158,20 @@ static void upsample(const tensor *x, tensor *y, int scale)
                         x->data[(((size_t)n * x->s.c + c) * x->s.h + h / scale) * x->s.w + w / scale];
 }
 
+/* YOLOv5's Focus: cat(x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]) */
+static void space_to_depth(const tensor *x, tensor *y)
+{
+    for (int n = 0; n < y->s.n; n++)
+        for (int g = 0; g < 4; g++) {
+            int dh = g % 2, dw = g / 2;
+            for (int c = 0; c < x->s.c; c++)
+                for (int h = 0; h < y->s.h; h++)
+                    for (int w = 0; w < y->s.w; w++)
+                        y->data[(((size_t)n * y->s.c + g * x->s.c + c) * y->s.h + h) * y->s.w + w] =
+                            x->data[(((size_t)n * x->s.c + c) * x->s.h + 2 * h + dh) * x->s.w + 2 * w + dw];
+        }
+}
+
 /* x[:, start:start + length] */
 static void channel_slice(const tensor *x, tensor *y, const sslat_slice_params *p)
 {
@@ -194,6 +208,7 @@ static bool run_node(const sslat_node *node, const tensor *const *inputs, tensor
     case SSLAT_OP_CONCAT: concat(inputs, sslat_node_input_count(node), y); break;
     case SSLAT_OP_CHANNEL_SLICE: channel_slice(a, y, &node->params.slice); break;
     case SSLAT_OP_UPSAMPLE: upsample(a, y, node->params.upsample_scale); break;
+    case SSLAT_OP_SPACE_TO_DEPTH: space_to_depth(a, y); break;
     default: return false;
     }
     return true;

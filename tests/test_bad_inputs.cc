@@ -97,6 +97,8 @@ std::vector<BadInput> bad_inputs()
         {"a pool written two ways", space_json("\"gap_fn_mean\""), SSLAT_ERR_SPACE, "'fn' or 'mean', not both"},
         {"ShuffleNetV2 unit changing width at stride 1", space_json("\"cn_c16\", \"sv2_s1_c24\""), SSLAT_ERR_SPACE, "needs an even output width equal to its input at stride 1: 16 channels in, 24 out"},
         {"ShuffleNetV2 unit of odd width", space_json("\"cn_c16\", \"sv2_s2_c25\""), SSLAT_ERR_SPACE, "needs an even output width: 16 channels in, 25 out, stride 2"},
+        {"Focus of an odd height", space_json("\"focus_c16\"", "", "{\"shape\": [3, 9, 10]}"), SSLAT_ERR_SPACE, "space_to_depth 'focus_slices': needs an even height and width"},
+        {"upsample past the limit", space_json("\"upsample_s64\", \"upsample_s64\"", "", "{\"shape\": [3, 32, 32]}"), SSLAT_ERR_SPACE, "upsample 'upsample': scale 64 of 2048x2048 is outside 1..64 or over 65536 pixels a side"},
         {"mean on a max pool", space_json("\"maxpool_mean\""), SSLAT_ERR_SPACE, "option 'mean' does not apply to 'maxpool'"},
         {"NUL inside a string", std::string("{\"sslat\": 1, \"name\": \"a\\u0000b\"}"), SSLAT_ERR_PARSE, "JSON syntax error"},
     };

@@ -160,6 +160,22 @@ TEST(MacReference, NearestUpsamplingCountsAsTheLibraries)
     sslat_space_free(space);
 }
 
+TEST(MacReference, YoloFocusCountsAsTheLibraries)
+{
+    // count_reference.py's Focus: cat of the four pixel phases → Conv(12, 32, 3) → BN → SiLU on
+    // 1x3x64x64; the slicing and the cat count nothing anywhere
+    std::string json = "{\"sslat\": 1, \"input\": {\"shape\": [3, 64, 64]}, \"layers\": [\"focus_k3_c32_nsw\"]}";
+    sslat_space *space = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_space_load_string(json.c_str(), json.size(), "focus", nullptr, &space, &err), SSLAT_OK)
+        << err.message;
+    EXPECT_EQ(params_of(space), 3520);
+    EXPECT_DOUBLE_EQ(count(space, "mac_thop"), 3670016);
+    EXPECT_DOUBLE_EQ(count(space, "mac_fvcore"), 3604480);
+    EXPECT_DOUBLE_EQ(count(space, "mac_pthflops"), 3604480);
+    sslat_space_free(space);
+}
+
 TEST(MacReference, ProbeModuleEqualsAllThreeLibraries)
 {
     // tests/data/probe.json is the twin of Probe in count_reference.py: conv with bias, bn,

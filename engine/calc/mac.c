@@ -46,7 +46,7 @@ sslat_status sslat_ignore_parse(const char *list, sslat_ignore_set *out, sslat_e
             return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
                               "ignore: '%s' is neither an op kind (conv2d, batchnorm, act, add, "
                               "mul_channel, global_avgpool, maxpool, avgpool, linear, flatten, "
-                              "identity, channel_shuffle, concat, channel_slice, upsample) nor an "
+                              "identity, channel_shuffle, concat, channel_slice, upsample, space_to_depth) nor an "
                               "activation (relu, relu6, …)",
                               name);
     }

@@ -354,6 +354,12 @@ sslat_status sslat_spec_expand(const sslat_layer_spec *spec, const sslat_expand_
         add_op(&b, &at, SSLAT_OP_UPSAMPLE, &p, SSLAT_NO_INPUT, "upsample");
         break;
     }
+    case SSLAT_LAYER_FOCUS: /* torch.cat of the four pixel phases, then YOLOv5's Conv */
+        unary(&b, &at, SSLAT_OP_SPACE_TO_DEPTH, "focus_slices");
+        conv(&b, &at, r.out_channels, r.kernel, r.stride, r.padding, r.dilation, 1, false, "conv");
+        unary(&b, &at, SSLAT_OP_BATCHNORM, "bn");
+        act(&b, &at, r.act, "act");
+        break;
     case SSLAT_LAYER_SV2:
         if (expand_sv2(&b, &at, &r) != SSLAT_OK) return b.status;
         break;

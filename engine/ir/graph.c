@@ -195,6 +195,16 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
         out->h = in0.h * p->upsample_scale;
         out->w = in0.w * p->upsample_scale;
         return true;
+    case SSLAT_OP_SPACE_TO_DEPTH: /* x[..., ::2, ::2], x[..., 1::2, ::2], … concatenated: H and W must be even */
+        if (in0.h % 2 || in0.w % 2 || (int64_t)in0.c * 4 > SSLAT_MAX_CHANNELS) {
+            snprintf(why, why_size, "needs an even height and width and at most %d channels, got %dx%dx%d",
+                     SSLAT_MAX_CHANNELS / 4, in0.c, in0.h, in0.w);
+            return false;
+        }
+        out->c = in0.c * 4;
+        out->h = in0.h / 2;
+        out->w = in0.w / 2;
+        return true;
     case SSLAT_OP_CONCAT: /* its inputs' shapes are checked by sslat_graph_add_concat */
         snprintf(why, why_size, "a concat takes 2..%d inputs (sslat_graph_add_concat)", SSLAT_MAX_NODE_INPUTS);
         return false;

@@ -10,7 +10,7 @@
 static const char *const OP_NAMES[] = {
     "conv2d",  "batchnorm", "act",    "add",     "mul_channel", "global_avgpool",
     "maxpool", "avgpool",   "linear", "flatten", "identity",    "channel_shuffle",
-    "concat",  "channel_slice", "upsample",
+    "concat",  "channel_slice", "upsample", "space_to_depth",
 };
 static_assert(sizeof(OP_NAMES) / sizeof(OP_NAMES[0]) == SSLAT_OP_COUNT,
               "OP_NAMES must name every sslat_op_kind");

@@ -24,6 +24,7 @@ typedef enum sslat_op_kind {
     SSLAT_OP_CONCAT,        /* 2..SSLAT_MAX_NODE_INPUTS inputs joined along channels, in order */
     SSLAT_OP_CHANNEL_SLICE, /* channels [start, start + length) of its input (a split's half) */
     SSLAT_OP_UPSAMPLE,      /* nearest neighbour, an integer scale on H and W (nn.Upsample(mode="nearest")) */
+    SSLAT_OP_SPACE_TO_DEPTH, /* YOLOv5's Focus slicing: 2x2 pixel blocks into 4 channel groups */
     SSLAT_OP_COUNT
 } sslat_op_kind;
 

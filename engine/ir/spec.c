@@ -11,7 +11,7 @@
 static const char *const TYPE_NAMES[] = {
     "cn",   "ds",   "ir",  "er",      "basic",   "bottleneck", "conv", "skip",
     "gap",  "maxpool", "avgpool", "flatten", "fc", "bn",         "act",  "shuffle",
-    "sv2", "upsample",
+    "sv2", "upsample", "focus",
 };
 static_assert(sizeof(TYPE_NAMES) / sizeof(TYPE_NAMES[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_NAMES must name every sslat_layer_type");
@@ -40,6 +40,7 @@ static const uint32_t TYPE_OPTIONS[] = {
     [SSLAT_LAYER_SHUFFLE] = SSLAT_OPT_G,
     [SSLAT_LAYER_SV2] = SSLAT_OPT_K | SSLAT_OPT_S | SSLAT_OPT_C | SSLAT_OPT_N,
     [SSLAT_LAYER_UPSAMPLE] = SSLAT_OPT_S, /* s: the scale factor */
+    [SSLAT_LAYER_FOCUS] = CONV_OPTIONS | SSLAT_OPT_N,
 };
 static_assert(sizeof(TYPE_OPTIONS) / sizeof(TYPE_OPTIONS[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_OPTIONS must cover every sslat_layer_type");

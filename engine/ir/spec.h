@@ -28,6 +28,7 @@ typedef enum sslat_layer_type {
     SSLAT_LAYER_SHUFFLE,    /* channel shuffle */
     SSLAT_LAYER_SV2,        /* ShuffleNetV2 unit: split or two branches, concat, shuffle */
     SSLAT_LAYER_UPSAMPLE,   /* nearest, scale s (2 by default) */
+    SSLAT_LAYER_FOCUS,      /* YOLOv5's Focus: space-to-depth, then conv-bn-act */
     SSLAT_LAYER_TYPE_COUNT
 } sslat_layer_type;
 

@@ -431,6 +431,29 @@ static value lower_upsample(lowering *L, int32_t i, const char *x)
     return (value){NODE(L->b, "Resize", out_name(L, i, ""), inputs, attrs), 4};
 }
 
+/* YOLOv5's Focus as it writes it: four strided Slices (pixel phases (0,0),
+ * (1,0), (0,1), (1,1) of H and W) concatenated along channels. */
+static value lower_space_to_depth(lowering *L, int32_t i, const char *x)
+{
+    sslat_shape in = sslat_graph_shape_of(L->g, L->g->nodes[i].input[0]);
+    const int64_t ends[2] = {in.h, in.w}, axes[2] = {2, 3}, steps[2] = {2, 2};
+    const char *ends_name = shape_constant(L->b, out_name(L, i, ".ends"), ends, 2);
+    const char *axes_name = shape_constant(L->b, out_name(L, i, ".axes"), axes, 2);
+    const char *steps_name = shape_constant(L->b, out_name(L, i, ".steps"), steps, 2);
+    const char *phases[4];
+    for (int g = 0; g < 4; g++) {
+        const int64_t starts[2] = {g % 2, g / 2};
+        char suffix[24];
+        snprintf(suffix, sizeof suffix, ".phase%d.starts", g);
+        const char *starts_name = shape_constant(L->b, out_name(L, i, suffix), starts, 2);
+        snprintf(suffix, sizeof suffix, ".phase%d", g);
+        const char *inputs[] = {x, starts_name, ends_name, axes_name, steps_name};
+        phases[g] = NODE_NO_ATTRS(L->b, "Slice", out_name(L, i, suffix), inputs);
+    }
+    Onnx__AttributeProto *attrs[] = {attr_int(L->b, "axis", 1)};
+    return (value){NODE(L->b, "Concat", out_name(L, i, ""), phases, attrs), 4};
+}
+
 /* Channels [start, start + length): Slice with starts / ends / axes constants. */
 static value lower_channel_slice(lowering *L, int32_t i, const char *x)
 {
@@ -477,6 +500,7 @@ static value lower_node(lowering *L, int32_t i)
     case SSLAT_OP_CONCAT: return lower_concat(L, i);
     case SSLAT_OP_CHANNEL_SLICE: return lower_channel_slice(L, i, as_rank4(L, a, a_shape, i));
     case SSLAT_OP_UPSAMPLE: return lower_upsample(L, i, as_rank4(L, a, a_shape, i));
+    case SSLAT_OP_SPACE_TO_DEPTH: return lower_space_to_depth(L, i, as_rank4(L, a, a_shape, i));
     case SSLAT_OP_COUNT: break;
     }
     SSLAT_ASSERT(!"unknown op");

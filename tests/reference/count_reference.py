@@ -53,6 +53,20 @@ class Probe(nn.Module):
         return self.fc(torch.flatten(self.gap(x), 1))
 
 
+class Focus(nn.Module):
+    """YOLOv5's Focus(3, 32, k=3): the twin of "focus_k3_c32_nsw"."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(12, 32, 3, 1, 1, bias=False)
+        self.bn = nn.BatchNorm2d(32)
+        self.act = nn.SiLU()
+
+    def forward(self, x):
+        x = torch.cat([x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]], 1)
+        return self.act(self.bn(self.conv(x)))
+
+
 def count(model, shape):
     import thop
     from fvcore.nn import FlopCountAnalysis
@@ -95,6 +109,7 @@ def main():
         # twin: ["conv_k3_c8", "upsample", "conv_k1_c4"] on 8x10x10
         "upsample": (nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, bias=False), nn.Upsample(scale_factor=2),
                                    nn.Conv2d(8, 4, 1, bias=False)), (1, 8, 10, 10)),
+        "focus": (Focus(), (1, 3, 64, 64)),
         # --fuse-bn: the same networks with BN folded into the convs
         "resnet18 fused": (fused(torchvision.models.resnet18()), (1, 3, 224, 224)),
         "mobilenet_v2 fused": (fused(torchvision.models.mobilenet_v2()), (1, 3, 224, 224)),
