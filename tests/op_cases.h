@@ -66,6 +66,12 @@ const OpCase CASES[] = {
     {"\"upsample\"", "[8, 5, 5]"},
     {"\"focus_k3_c16_nsw\"", "[3, 8, 10]"},
     {"\"upsample_s3\", \"conv_k3_c8\"", "[4, 4, 4]"},
+    {"\"c3_b2_c16\"", "[16, 6, 6]"},
+    {"\"c3_b1_e0.25_k5_c24_noskip\"", "[16, 6, 6]"},
+    {"\"convblock_b3_e0.375_c24\"", "[16, 6, 6]"},
+    {"\"convblock_b1_c16\"", "[16, 6, 6]"},
+    {"\"spp_c16\"", "[16, 7, 7]"},
+    {"\"sppf_c16_nsw\"", "[16, 7, 7]"},
 };
 
 // gtest prints a case as its layers and input instead of its bytes.

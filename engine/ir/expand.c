@@ -1,6 +1,7 @@
 #include "ir/expand.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include "base/error.h"
 #include "base/limits.h"
@@ -284,6 +285,92 @@ static sslat_status expand_sv2(builder *b, int32_t *at, const resolved *r)
     return b->status;
 }
 
+/* ---- YOLOv5 (ultralytics / ENOT-AutoDL models/common.py) ----------------------------- */
+
+/* YOLOv5's Conv: k×k conv (stride, padding k // 2, no bias) → BN → act */
+static void yolo_conv(builder *b, int32_t *at, int32_t out, int32_t kernel, int32_t stride, sslat_act_kind a,
+                      const char *name)
+{
+    char bn[24], act_name[24];
+    snprintf(bn, sizeof bn, "%s_bn", name);
+    snprintf(act_name, sizeof act_name, "%s_act", name);
+    conv_plain(b, at, out, kernel, stride, 1, name);
+    unary(b, at, SSLAT_OP_BATCHNORM, bn);
+    act(b, at, a, act_name);
+}
+
+/* The hidden width of C3 / ConvBlock: int(c2 * e), as Python truncates */
+static int32_t hidden_width(const resolved *r, const sslat_layer_spec *spec)
+{
+    double e = (spec->set & SSLAT_OPT_E) ? spec->expansion : 0.5;
+    int32_t hidden = (int32_t)floor(r->out_channels * e);
+    return hidden > 0 ? hidden : 1;
+}
+
+/* C3: cv3(cat(m(cv1(x)), cv2(x))), m = b bottlenecks (1x1 conv, k×k conv, + x unless noskip) */
+static void expand_c3(builder *b, int32_t *at, const resolved *r, const sslat_layer_spec *spec)
+{
+    int32_t input = *at, hidden = hidden_width(r, spec), blocks = (spec->set & SSLAT_OPT_B) ? spec->blocks : 1;
+    int32_t main_path = input, side = input;
+    yolo_conv(b, &main_path, hidden, 1, 1, r->act, "cv1");
+    for (int32_t i = 0; i < blocks; i++) {
+        int32_t x = main_path;
+        yolo_conv(b, &main_path, hidden, 1, 1, r->act, "m_cv1");
+        yolo_conv(b, &main_path, hidden, r->kernel, 1, r->act, "m_cv2");
+        if (r->residual_allowed) binary(b, &main_path, SSLAT_OP_ADD, x, "m_add");
+    }
+    yolo_conv(b, &side, hidden, 1, 1, r->act, "cv2");
+    if (b->status != SSLAT_OK) return;
+    const int32_t both[2] = {main_path, side};
+    b->status = sslat_graph_add_concat(b->graph, both, 2, "cat", at, b->err);
+    yolo_conv(b, at, r->out_channels, 1, 1, r->act, "cv3");
+}
+
+/* ENOT's ConvBlock: cv2(m(cv1(x))) + skip(x): cv1 k×k to hidden (to c2 when b = 1),
+ * b − 2 k×k convs, cv2 k×k to c2 when b > 1; skip = x, or a 1x1 conv + BN (no
+ * activation) when the width changes; none with noskip */
+static void expand_convblock(builder *b, int32_t *at, const resolved *r, const sslat_layer_spec *spec)
+{
+    int32_t input = *at, hidden = hidden_width(r, spec), blocks = (spec->set & SSLAT_OPT_B) ? spec->blocks : 2;
+    yolo_conv(b, at, blocks > 1 ? hidden : r->out_channels, r->kernel, 1, r->act, "cv1");
+    for (int32_t i = 0; i < blocks - 2; i++) yolo_conv(b, at, hidden, r->kernel, 1, r->act, "m");
+    if (blocks > 1) yolo_conv(b, at, r->out_channels, r->kernel, 1, r->act, "cv2");
+    if (!r->residual_allowed) return;
+    int32_t skip = input;
+    if (r->in_channels != r->out_channels) {
+        conv_plain(b, &skip, r->out_channels, 1, 1, 1, "skip");
+        unary(b, &skip, SSLAT_OP_BATCHNORM, "skip_bn");
+    }
+    binary(b, at, SSLAT_OP_ADD, skip, "add");
+}
+
+static void max_pool(builder *b, int32_t *at, int32_t kernel, const char *name)
+{
+    sslat_op_params p = {.pool = {kernel, 1, kernel / 2}};
+    add_op(b, at, SSLAT_OP_MAXPOOL, &p, SSLAT_NO_INPUT, name);
+}
+
+/* SPP: cv2(cat(x, pool5(x), pool9(x), pool13(x))) of x = cv1(input) at half the input width;
+ * SPPF: the same with pool k chained three times */
+static void expand_spp(builder *b, int32_t *at, const resolved *r, bool fast)
+{
+    int32_t x = *at;
+    yolo_conv(b, &x, r->in_channels / 2 > 0 ? r->in_channels / 2 : 1, 1, 1, r->act, "cv1");
+    int32_t parts[4] = {x, x, x, x};
+    static const int32_t SPP_KERNELS[3] = {5, 9, 13};
+    for (int k = 1; k < 4; k++) {
+        if (fast) {
+            parts[k] = parts[k - 1];
+            max_pool(b, &parts[k], r->kernel, "m");
+        } else {
+            max_pool(b, &parts[k], SPP_KERNELS[k - 1], "m");
+        }
+    }
+    if (b->status != SSLAT_OK) return;
+    b->status = sslat_graph_add_concat(b->graph, parts, 4, "cat", at, b->err);
+    yolo_conv(b, at, r->out_channels, 1, 1, r->act, "cv2");
+}
+
 static sslat_status check_skip(builder *b, int32_t at, const resolved *r)
 {
     sslat_shape in = sslat_graph_shape_of(b->graph, at);
@@ -362,6 +449,13 @@ sslat_status sslat_spec_expand(const sslat_layer_spec *spec, const sslat_expand_
         break;
     case SSLAT_LAYER_SV2:
         if (expand_sv2(&b, &at, &r) != SSLAT_OK) return b.status;
+        break;
+    case SSLAT_LAYER_C3: expand_c3(&b, &at, &r, spec); break;
+    case SSLAT_LAYER_CONVBLOCK: expand_convblock(&b, &at, &r, spec); break;
+    case SSLAT_LAYER_SPP: expand_spp(&b, &at, &r, false); break;
+    case SSLAT_LAYER_SPPF:
+        r.kernel = (spec->set & SSLAT_OPT_K) ? spec->kernel : 5;
+        expand_spp(&b, &at, &r, true);
         break;
     case SSLAT_LAYER_SHUFFLE: {
         sslat_op_params p = {.shuffle_groups = r.groups};

@@ -134,7 +134,7 @@ static sslat_status parse_object_spec(loader *L, const char *path, json_t *objec
         }
         /* the token option r is spelled "repeat" in objects */
         static const char *const KNOWN[] = {"repeat", "k", "s", "c", "e", "se", "g", "p", "d",
-                                            "act", "noskip", "bias", "fn", "mean"};
+                                            "act", "noskip", "bias", "fn", "mean", "b"};
         bool known = false;
         for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++) known |= strcmp(KNOWN[i], key) == 0;
         if (!known) return fail_at(L, path, SSLAT_ERR_PARSE, "unknown key \"%s\"", key);

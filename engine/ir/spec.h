@@ -29,6 +29,10 @@ typedef enum sslat_layer_type {
     SSLAT_LAYER_SV2,        /* ShuffleNetV2 unit: split or two branches, concat, shuffle */
     SSLAT_LAYER_UPSAMPLE,   /* nearest, scale s (2 by default) */
     SSLAT_LAYER_FOCUS,      /* YOLOv5's Focus: space-to-depth, then conv-bn-act */
+    SSLAT_LAYER_C3,         /* YOLOv5's C3: CSP bottlenecks, concat, 1x1 */
+    SSLAT_LAYER_CONVBLOCK,  /* ENOT's ConvBlock: k×k convs with a skip */
+    SSLAT_LAYER_SPP,        /* YOLOv5's SPP: max pools 5, 9, 13 side by side, concat */
+    SSLAT_LAYER_SPPF,       /* YOLOv5's SPPF: three chained max pools, concat */
     SSLAT_LAYER_TYPE_COUNT
 } sslat_layer_type;
 
@@ -48,12 +52,13 @@ enum {
     SSLAT_OPT_BIAS = 1u << 11, /* conv: with a bias */
     SSLAT_OPT_FN = 1u << 12,   /* gap: written F.adaptive_avg_pool2d(x, 1) */
     SSLAT_OPT_MEAN = 1u << 13, /* gap: written x.mean((2, 3)) */
+    SSLAT_OPT_B = 1u << 14,    /* c3, convblock: inner blocks (YOLOv5's n) */
 };
 
 typedef struct sslat_layer_spec {
     sslat_layer_type type;
     uint32_t set;
-    int32_t repeat, kernel, stride, channels, groups, padding, dilation;
+    int32_t repeat, kernel, stride, channels, groups, padding, dilation, blocks;
     double expansion, se_ratio;
     sslat_act_kind act;
 } sslat_layer_spec;
