@@ -68,7 +68,7 @@ bool cuda_plan_supports(const sslat_node *node)
 {
     /* concat, channel slices (ShuffleNetV2, YOLO) and upsampling have no cuda lowering yet */
     return node->op != SSLAT_OP_CONCAT && node->op != SSLAT_OP_CHANNEL_SLICE && node->op != SSLAT_OP_UPSAMPLE &&
-           node->op != SSLAT_OP_SPACE_TO_DEPTH;
+           node->op != SSLAT_OP_SPACE_TO_DEPTH && node->op != SSLAT_OP_INPUT;
 }
 
 sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, cuda_plan *plan,

@@ -5,15 +5,19 @@
 #include "base/error.h"
 #include "host/lower.h"
 #include "host/measure.h"
+#include "host/wiring.h"
 #include "ir/space.h"
 
-/* One architecture as one program: its subgraphs appended in layer order. */
+/* One architecture as one program: its subgraphs appended in layer order,
+ * each reading what the space wires it to. */
 static sslat_status build_architecture(const host_session *session, host_choices *choices, const sslat_space *space,
                                        const int32_t *arch, const sslat_calc_options *o, host_program *program,
                                        sslat_error *err)
 {
     sslat_status status = host_program_init(program, session, space->input, o->mode, o->seed, err);
     if (status != SSLAT_OK) return status;
+    host_wiring wiring;
+    status = host_wiring_begin(&wiring, space, program, err);
     for (int32_t i = 0; status == SSLAT_OK && i < space->n_layers; i++) {
         const sslat_layer *layer = &space->layers[i];
         int32_t pick = layer->block < 0 ? 0 : arch[layer->block];
@@ -25,8 +29,9 @@ static sslat_status build_architecture(const host_session *session, host_choices
             if (status == SSLAT_OK) host_program_release(&alone);
         }
         if (status == SSLAT_OK) program->lowering = choice->lowering;
-        if (status == SSLAT_OK) status = host_program_append(program, graph, err);
+        if (status == SSLAT_OK) status = host_wiring_append(&wiring, program, i, graph, err);
     }
+    host_wiring_end(&wiring);
     if (status != SSLAT_OK) host_program_release(program);
     return status;
 }

@@ -17,6 +17,9 @@ typedef struct lowering {
     int *tensor_of;  /* program tensor of each node */
     int *consumers;  /* readers of each node (+1 for the graph output) */
     int input;       /* program tensor of the graph input */
+    const int *sources; /* program tensors of the input nodes (sources[k] for the k-th), or NULL */
+    int n_sources;
+    int inputs_seen;
     sslat_error *err;
 } lowering;
 
@@ -646,10 +649,35 @@ fail:
     return FAIL_STATUS;
 }
 
+/* An input node: the source it is wired to, or (a layer timed alone) a plain
+ * tensor of seeded values, written once like the program input. */
+static sslat_status lower_input(lowering *L, int32_t node, int *out)
+{
+    const sslat_node *n = &L->g->nodes[node];
+    int k = ++L->inputs_seen;
+    if (L->sources) {
+        if (k >= L->n_sources) return sslat_fail(L->err, SSLAT_ERR_INVALID_ARGUMENT, "input node %d is not wired", k);
+        *out = L->sources[k];
+        return SSLAT_OK;
+    }
+    dnnl_memory_desc_t md;
+    sslat_status status = host_dims_md(&md, n->shape, 4, dnnl_nchw, L->err);
+    if (status == SSLAT_OK) status = host_program_tensor(L->p, &md, NULL, n->shape, out, L->err);
+    if (status != SSLAT_OK) return status;
+    host_tensor *t = &L->p->tensors[*out];
+    t->given = true;
+    L->p->buffers[t->buffer].pinned = true;
+    void *data = NULL;
+    DNNL(dnnl_memory_get_data_handle)(t->memory, &data);
+    sslat_fill_parameter(data, (size_t)sslat_shape_elements(n->shape), L->p->seed, global_node(L, node),
+                         SSLAT_ROLE_WEIGHTS, 3 /* uniform in [-1, 1], as the program input */);
+    return SSLAT_OK;
+}
+
 static sslat_status lower_node(lowering *L, int32_t i, int32_t *last)
 {
     const sslat_node *n = &L->g->nodes[i];
-    int src = tensor_at(L, n->input[0]), out = -1;
+    int src = n->op == SSLAT_OP_INPUT ? -1 : tensor_at(L, n->input[0]), out = -1;
     sslat_status status = SSLAT_OK;
     *last = i;
     switch (n->op) {
@@ -669,16 +697,24 @@ static sslat_status lower_node(lowering *L, int32_t i, int32_t *last)
     case SSLAT_OP_CHANNEL_SLICE: status = lower_channel_slice(L, i, src, &out); break;
     case SSLAT_OP_UPSAMPLE: status = lower_upsample(L, i, src, &out); break;
     case SSLAT_OP_SPACE_TO_DEPTH: status = lower_space_to_depth(L, i, src, &out); break;
+    case SSLAT_OP_INPUT: status = lower_input(L, i, &out); break;
     case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
     L->tensor_of[i] = out;
     return status;
 }
 
-sslat_status host_lower_graph(host_program *p, const sslat_graph *g, sslat_error *err)
+sslat_status host_lower_graph(host_program *p, const sslat_graph *g, const int *sources, int n_sources,
+                              sslat_error *err)
 {
-    lowering L = {p, g, calloc((size_t)g->count + 1, sizeof(int)), calloc((size_t)g->count + 1, sizeof(int)),
-                  p->output, err};
+    lowering L = {.p = p,
+                  .g = g,
+                  .tensor_of = calloc((size_t)g->count + 1, sizeof(int)),
+                  .consumers = calloc((size_t)g->count + 1, sizeof(int)),
+                  .input = n_sources > 0 ? sources[0] : p->output,
+                  .sources = n_sources > 0 ? sources : NULL,
+                  .n_sources = n_sources,
+                  .err = err};
     if (!L.tensor_of || !L.consumers) {
         free(L.tensor_of);
         free(L.consumers);
@@ -706,14 +742,29 @@ sslat_status host_program_append(host_program *p, const sslat_graph *graph, ssla
 {
     SSLAT_ASSERT(!p->prologue_done);
     int first = p->n_tensors, input = p->output;
-    sslat_status status = host_lower_graph(p, graph, err);
+    sslat_status status = host_lower_graph(p, graph, NULL, 0, err);
     p->nodes_seen += graph->count;
     if (status != SSLAT_OK) return status;
     /* everything but the new output is dead for the subgraphs that follow */
-    int keep = p->tensors[p->output].buffer;
-    for (int t = first; t < p->n_tensors; t++)
-        if (p->tensors[t].buffer >= 0 && p->tensors[t].buffer != keep) p->buffers[p->tensors[t].buffer].busy = false;
-    if (p->tensors[input].buffer >= 0 && p->tensors[input].buffer != keep)
-        p->buffers[p->tensors[input].buffer].busy = false;
+    for (int t = first; t < p->n_tensors; t++) host_program_release_tensor(p, t);
+    host_program_release_tensor(p, input);
     return SSLAT_OK;
+}
+
+sslat_status host_program_append_wired(host_program *p, const sslat_graph *graph, const int *sources, int n_sources,
+                                       sslat_error *err)
+{
+    SSLAT_ASSERT(!p->prologue_done && n_sources >= 1);
+    int first = p->n_tensors;
+    sslat_status status = host_lower_graph(p, graph, sources, n_sources, err);
+    p->nodes_seen += graph->count;
+    if (status != SSLAT_OK) return status;
+    for (int t = first; t < p->n_tensors; t++) host_program_release_tensor(p, t);
+    return SSLAT_OK;
+}
+
+void host_program_release_tensor(host_program *p, int tensor)
+{
+    int buffer = p->tensors[tensor].buffer;
+    if (buffer >= 0 && buffer != p->tensors[p->output].buffer) p->buffers[buffer].busy = false;
 }

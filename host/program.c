@@ -112,7 +112,7 @@ sslat_status host_program_tensor(host_program *p, const dnnl_memory_desc_t *md_i
         for (int b = 0; buffer < 0 && b < p->n_buffers; b++)
             if (p->buffers[b].data == data) buffer = b;
     }
-    p->tensors[p->n_tensors] = (host_tensor){*md, memory, shape, buffer};
+    p->tensors[p->n_tensors] = (host_tensor){*md, memory, shape, buffer, false};
     *index = p->n_tensors++;
     return SSLAT_OK;
 fail:
@@ -174,7 +174,7 @@ sslat_status host_program_layout(host_program *p, int tensor, const dnnl_memory_
         host_program_tensor(p, wanted, NULL, p->tensors[tensor].shape, &converted, err);
     /* the program input is converted once, as a deployment converts its input
      * once; every other conversion is part of the work being timed */
-    bool once = tensor == p->input;
+    bool once = tensor == p->input || p->tensors[tensor].given;
     if (status == SSLAT_OK)
         status = host_program_reorder(p, p->tensors[tensor].memory, &p->tensors[tensor].md,
                                       p->tensors[converted].memory, wanted, !once, err);
@@ -222,6 +222,7 @@ sslat_status host_program_new_input(host_program *p, sslat_shape shape, int repl
     if (status == SSLAT_OK) status = host_program_tensor(p, &md, NULL, shape, &p->input, err);
     if (status == SSLAT_OK) {
         p->buffers[p->tensors[p->input].buffer].pinned = true;
+        p->tensors[p->input].given = true;
         void *data = NULL;
         DNNL(dnnl_memory_get_data_handle)(p->tensors[p->input].memory, &data);
         sslat_fill_parameter(data, (size_t)sslat_shape_elements(shape), p->seed, -1, replica, 0);

@@ -26,6 +26,7 @@ typedef struct host_tensor {
     dnnl_memory_t memory;  /* owned by the program's memory list */
     sslat_shape shape;     /* logical shape in the IR */
     int buffer;            /* activation buffer it lives in, or -1 */
+    bool given;            /* an input of the program (its first or an input node): converted once */
 } host_tensor;
 
 /* Activation buffers are reused across appended subgraphs, as a deployment

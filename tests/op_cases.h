@@ -72,6 +72,9 @@ const OpCase CASES[] = {
     {"\"convblock_b1_c16\"", "[16, 6, 6]"},
     {"\"spp_c16\"", "[16, 7, 7]"},
     {"\"sppf_c16_nsw\"", "[16, 7, 7]"},
+    // `from`: a concat reaching back two layers, a detect head on three sources of two sizes
+    {"\"cn_c8\", \"cn_s2_c8\", \"upsample\", {\"op\": \"concat\", \"from\": [-1, 0]}", "[4, 6, 6]"},
+    {"\"cn_c8\", \"cn_s2_c16\", \"cn_c8\", {\"op\": \"detect\", \"c\": 3, \"a\": 2, \"from\": [0, 1, -1]}", "[4, 6, 6]"},
 };
 
 // gtest prints a case as its layers and input instead of its bytes.

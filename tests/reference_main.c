@@ -40,22 +40,26 @@ int main(int argc, char **argv)
         arch[n++] = (int32_t)strtol(p, &end, 10);
         p = *end == ',' ? end + 1 : end;
     }
-    const sslat_graph **graphs = calloc((size_t)space->n_layers + 1, sizeof *graphs);
-    for (int32_t i = 0; i < space->n_layers; i++) {
-        const sslat_layer *layer = &space->layers[i];
-        graphs[i] = &layer->candidates[layer->block < 0 ? 0 : arch[layer->block]].graph;
+    sslat_graph whole; /* the network as the IR wires it (`from` included) */
+    if (sslat_space_architecture_graph(space, arch, space->n_blocks, &whole, &err) != SSLAT_OK) {
+        fprintf(stderr, "sslat_reference: %s\n", err.message);
+        sslat_graph_release(&whole);
+        free(arch);
+        sslat_space_free(space);
+        return 2;
     }
+    const sslat_graph *graphs[1] = {&whole};
     uint64_t seed = strtoull(argv[3], NULL, 0);
     size_t in_count = (size_t)sslat_shape_elements(space->input);
     float *input = malloc(in_count * sizeof *input);
     sslat_fill_parameter(input, in_count, seed, -1, 0, 0);
-    float *output = reference_run(graphs, space->n_layers, seed);
-    sslat_shape out = sslat_graph_output(graphs[space->n_layers - 1]);
+    float *output = reference_run(graphs, 1, seed);
+    sslat_shape out = sslat_graph_output(&whole);
     int ok = output && write_floats(argv[6], input, in_count) &&
              write_floats(argv[7], output, (size_t)sslat_shape_elements(out));
     free(input);
     free(output);
-    free(graphs);
+    sslat_graph_release(&whole);
     free(arch);
     sslat_space_free(space);
     return ok ? 0 : 1;

@@ -209,6 +209,9 @@ static bool run_node(const sslat_node *node, const tensor *const *inputs, tensor
     case SSLAT_OP_CHANNEL_SLICE: channel_slice(a, y, &node->params.slice); break;
     case SSLAT_OP_UPSAMPLE: upsample(a, y, node->params.upsample_scale); break;
     case SSLAT_OP_SPACE_TO_DEPTH: space_to_depth(a, y); break;
+    case SSLAT_OP_INPUT: /* a layer timed alone: seeded values, as the cpu backend fills it */
+        sslat_fill_parameter(y->data, count, seed, global, SSLAT_ROLE_WEIGHTS, 3);
+        break;
     default: return false;
     }
     return true;

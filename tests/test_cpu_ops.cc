@@ -14,6 +14,7 @@
 extern "C" {
 #include "host/choose.h"
 #include "host/lower.h"
+#include "host/wiring.h"
 #include "ir/space.h"
 #include "reference_ops.h"
 }
@@ -44,7 +45,14 @@ TEST_P(CpuOps, MatchesTheReference)
     std::vector<const sslat_graph *> graphs;
     for (int32_t i = 0; i < space->n_layers; i++) graphs.push_back(&space->layers[i].candidates[0].graph);
     const uint64_t seed = 1234;
-    float *expected = reference_run(graphs.data(), (int)graphs.size(), seed);
+    // the reference runs the IR's own wiring of the network (one graph); the cpu
+    // program wires the layers itself (host/wiring.c)
+    sslat_graph whole;
+    sslat_error whole_err;
+    ASSERT_EQ(sslat_space_architecture_graph(space, nullptr, 0, &whole, &whole_err), SSLAT_OK) << whole_err.message;
+    const sslat_graph *whole_graph = &whole;
+    float *expected = reference_run(&whole_graph, 1, seed);
+    sslat_graph_release(&whole);
     ASSERT_NE(expected, nullptr);
     sslat_shape out = sslat_graph_output(graphs.back());
     size_t n = (size_t)sslat_shape_elements(out);
@@ -61,7 +69,11 @@ TEST_P(CpuOps, MatchesTheReference)
         sslat_error err;
         ASSERT_EQ(host_program_init(&program, &session, space->input, lowering.mode, seed, &err), SSLAT_OK) << err.message;
         program.lowering = lowering;
-        for (const sslat_graph *g : graphs) ASSERT_EQ(host_program_append(&program, g, &err), SSLAT_OK) << err.message;
+        host_wiring wiring;
+        ASSERT_EQ(host_wiring_begin(&wiring, space, &program, &err), SSLAT_OK);
+        for (int32_t i = 0; i < space->n_layers; i++)
+            ASSERT_EQ(host_wiring_append(&wiring, &program, i, graphs[(size_t)i], &err), SSLAT_OK) << err.message;
+        host_wiring_end(&wiring);
         ASSERT_EQ(host_program_run(&program, &err), SSLAT_OK) << err.message;
         std::vector<float> got(n);
         ASSERT_EQ(host_program_read_output(&program, got.data(), &err), SSLAT_OK) << err.message;

@@ -101,6 +101,50 @@ TEST(Loader, ShuffleNetV2UnitsSplitOrBranchThenConcatAndShuffle)
     sslat_space_free(s);
 }
 
+TEST(Loader, FromWiresLayersAsYoloDoes)
+{
+    // rows: 0 cn (32x32), 1 cn_s2 "p4" (16x16), 2 upsample of row 1, 3 concat(row 2, row 0),
+    // 4 cn_r2 (two layers), 5 detect on rows 4 (by index) and "p4" (by name)
+    sslat_space *s = load_text(space_json(
+        "\"cn_c8\", {\"op\": \"cn\", \"s\": 2, \"c\": 16, \"name\": \"p4\"}, \"upsample\", "
+        "{\"op\": \"concat\", \"from\": [-1, 0]}, \"cn_r2_c8\", {\"op\": \"detect\", \"c\": 1, \"a\": 2, \"from\": [4, \"p4\"]}"));
+    ASSERT_NE(s, nullptr);
+    ASSERT_EQ(s->n_layers, 7);  // the repeated row is two layers
+    const sslat_layer &concat = s->layers[3];
+    EXPECT_EQ(concat.n_sources, 2);
+    EXPECT_EQ(concat.source[0], 2);
+    EXPECT_EQ(concat.source[1], 0);
+    EXPECT_EQ(ops_of(concat.candidates[0].graph), "input concat");
+    EXPECT_EQ(sslat_graph_output(&concat.candidates[0].graph).c, 24);  // 16 upsampled + 8
+    const sslat_layer &detect = s->layers[6];
+    EXPECT_EQ(detect.source[0], 5);  // row 4's last copy
+    EXPECT_EQ(detect.source[1], 1);
+    EXPECT_EQ(ops_of(detect.candidates[0].graph), "input conv2d conv2d");
+    EXPECT_EQ(sslat_node_conv(&detect.candidates[0].graph.nodes[1])->out_channels, 12);  // 2 × (1 + 5)
+    EXPECT_TRUE(sslat_node_conv(&detect.candidates[0].graph.nodes[1])->bias);
+    EXPECT_EQ(detect.candidates[0].graph.nodes[2].input[0], 0);  // the second scale reads the input node
+    EXPECT_FALSE(sslat_space_is_chain(s));
+    // the whole network: input nodes become identities on the layers they name
+    sslat_graph whole;
+    sslat_error err;
+    ASSERT_EQ(sslat_space_architecture_graph(s, nullptr, 0, &whole, &err), SSLAT_OK) << err.message;
+    int identities = 0;
+    for (int32_t i = 0; i < whole.count; i++) identities += whole.nodes[i].op == SSLAT_OP_IDENTITY;
+    EXPECT_EQ(identities, 2);
+    EXPECT_EQ(whole.nodes[whole.count - 1].shape.h, 16);  // the last scale: p4's size
+    sslat_graph_release(&whole);
+    // the same layers chained hash differently from the wired ones
+    sslat_space *chain = load_text(space_json("\"cn_c8\", \"cn_s2_c16\", \"upsample\""));
+    sslat_space *wired = load_text(space_json("\"cn_c8\", \"cn_s2_c16\", {\"op\": \"upsample\", \"from\": 0}"));
+    ASSERT_NE(chain, nullptr);
+    ASSERT_NE(wired, nullptr);
+    EXPECT_NE(sslat_space_hash(chain), sslat_space_hash(wired));
+    EXPECT_TRUE(sslat_space_is_chain(chain));
+    sslat_space_free(chain);
+    sslat_space_free(wired);
+    sslat_space_free(s);
+}
+
 TEST(Loader, DepthwiseSeparableFusedAndGroupedBlocks)
 {
     sslat_space *s = load_text(space_json(

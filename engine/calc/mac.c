@@ -46,7 +46,7 @@ sslat_status sslat_ignore_parse(const char *list, sslat_ignore_set *out, sslat_e
             return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
                               "ignore: '%s' is neither an op kind (conv2d, batchnorm, act, add, "
                               "mul_channel, global_avgpool, maxpool, avgpool, linear, flatten, "
-                              "identity, channel_shuffle, concat, channel_slice, upsample, space_to_depth) nor an "
+                              "identity, channel_shuffle, concat, channel_slice, upsample, space_to_depth, input) nor an "
                               "activation (relu, relu6, …)",
                               name);
     }
@@ -156,6 +156,7 @@ static double count_pthflops(sslat_shape in, const sslat_node *node, bool conv_b
 
 double sslat_mac_node(const sslat_graph *graph, const sslat_node *node, sslat_mac_rule rule, bool fuse_bn)
 {
+    if (node->op == SSLAT_OP_INPUT) return 0.0; /* a value computed by an earlier layer */
     sslat_shape in = sslat_graph_shape_of(graph, node->input[0]);
     if (fuse_bn && bn_folds(graph, node)) return 0.0; /* gone into its conv */
     switch (rule) {

@@ -371,6 +371,51 @@ static void expand_spp(builder *b, int32_t *at, const resolved *r, bool fast)
     yolo_conv(b, at, r->out_channels, 1, 1, r->act, "cv2");
 }
 
+/* The values a multi-source layer reads: the graph input, then its input nodes. */
+static int sources_of(const builder *b, int32_t *values)
+{
+    int n = 0;
+    values[n++] = SSLAT_GRAPH_INPUT;
+    for (int32_t i = 0; i < b->graph->count && b->graph->nodes[i].op == SSLAT_OP_INPUT; i++) values[n++] = i;
+    return n;
+}
+
+/* concat: the sources along channels, in `from` order (YOLOv5's Concat) */
+static void expand_concat(builder *b, int32_t *at)
+{
+    int32_t values[SSLAT_MAX_NODE_INPUTS];
+    int n = sources_of(b, values);
+    if (n < 2) {
+        b->status = sslat_fail(b->err, SSLAT_ERR_SPACE, "concat joins 2..%d sources: give it \"from\" with "
+                               "at least two layers", SSLAT_MAX_NODE_INPUTS);
+        return;
+    }
+    b->status = sslat_graph_add_concat(b->graph, values, n, "cat", at, b->err);
+}
+
+/* YOLOv5's Detect: per source (scale) a 1x1 conv with bias to a·(classes + 5)
+ * channels. The box decoding after it (sigmoid, grid, anchors) is not part of
+ * the layer: the raw head, as an exported detector ends before its decoding. */
+static void expand_detect(builder *b, int32_t *at, const sslat_layer_spec *spec)
+{
+    int32_t values[SSLAT_MAX_NODE_INPUTS];
+    int n = sources_of(b, values);
+    int32_t classes = (spec->set & SSLAT_OPT_C) ? spec->channels : 80;
+    int32_t anchors = (spec->set & SSLAT_OPT_A) ? spec->anchors : 3;
+    int64_t outputs = (int64_t)anchors * (classes + 5);
+    if (outputs > SSLAT_MAX_CHANNELS) {
+        b->status = sslat_fail(b->err, SSLAT_ERR_LIMIT, "detect: %d anchors × (%d classes + 5) = %lld channels "
+                               "(limit %d)", anchors, classes, (long long)outputs, SSLAT_MAX_CHANNELS);
+        return;
+    }
+    for (int k = 0; k < n; k++) {
+        char name[24];
+        snprintf(name, sizeof name, "m%d", k);
+        *at = values[k];
+        conv(b, at, (int32_t)outputs, 1, 1, 0, 1, 1, true, name);
+    }
+}
+
 static sslat_status check_skip(builder *b, int32_t at, const resolved *r)
 {
     sslat_shape in = sslat_graph_shape_of(b->graph, at);
@@ -386,7 +431,7 @@ sslat_status sslat_spec_expand(const sslat_layer_spec *spec, const sslat_expand_
                                sslat_graph *graph, sslat_error *err)
 {
     builder b = {graph, err, SSLAT_OK};
-    int32_t at = sslat_graph_output_index(graph);
+    int32_t at = sslat_graph_chain_index(graph);
     resolved r = resolve(spec, channels_at(&b, at));
     if (spec->type == SSLAT_LAYER_IR || spec->type == SSLAT_LAYER_ER) {
         int32_t mid = expanded_channels(&r);
@@ -451,6 +496,8 @@ sslat_status sslat_spec_expand(const sslat_layer_spec *spec, const sslat_expand_
         if (expand_sv2(&b, &at, &r) != SSLAT_OK) return b.status;
         break;
     case SSLAT_LAYER_C3: expand_c3(&b, &at, &r, spec); break;
+    case SSLAT_LAYER_CONCAT: expand_concat(&b, &at); break;
+    case SSLAT_LAYER_DETECT: expand_detect(&b, &at, spec); break;
     case SSLAT_LAYER_CONVBLOCK: expand_convblock(&b, &at, &r, spec); break;
     case SSLAT_LAYER_SPP: expand_spp(&b, &at, &r, false); break;
     case SSLAT_LAYER_SPPF:

@@ -205,6 +205,9 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
         out->h = in0.h / 2;
         out->w = in0.w / 2;
         return true;
+    case SSLAT_OP_INPUT: /* its shape is given: sslat_graph_add_input */
+        snprintf(why, why_size, "an input node is added by sslat_graph_add_input");
+        return false;
     case SSLAT_OP_CONCAT: /* its inputs' shapes are checked by sslat_graph_add_concat */
         snprintf(why, why_size, "a concat takes 2..%d inputs (sslat_graph_add_concat)", SSLAT_MAX_NODE_INPUTS);
         return false;
@@ -259,7 +262,7 @@ sslat_status sslat_graph_add(sslat_graph *graph, sslat_op_kind op, const sslat_o
                              int32_t in0, int32_t in1, const char *name, int32_t *index,
                              sslat_error *err)
 {
-    SSLAT_ASSERT(op >= 0 && op < SSLAT_OP_COUNT && op != SSLAT_OP_CONCAT);
+    SSLAT_ASSERT(op >= 0 && op < SSLAT_OP_COUNT && op != SSLAT_OP_CONCAT && op != SSLAT_OP_INPUT);
     SSLAT_ASSERT(valid_input(graph, in0));
     SSLAT_ASSERT(sslat_op_arity(op) == 2 ? valid_input(graph, in1) : in1 == SSLAT_NO_INPUT);
     if (graph->count >= SSLAT_MAX_GRAPH_NODES)
@@ -302,6 +305,23 @@ sslat_status sslat_graph_add_concat(sslat_graph *graph, const int32_t *inputs, i
     node.shape = sslat_graph_shape_of(graph, inputs[0]);
     node.shape.c = (int32_t)channels;
     return append_node(graph, &node, index, err);
+}
+
+sslat_status sslat_graph_add_input(sslat_graph *graph, sslat_shape shape, const char *name, int32_t *index,
+                                   sslat_error *err)
+{
+    SSLAT_ASSERT(graph->count == 0 || graph->nodes[graph->count - 1].op == SSLAT_OP_INPUT);
+    if (graph->count >= SSLAT_MAX_NODE_INPUTS - 1)
+        return sslat_fail(err, SSLAT_ERR_LIMIT, "a layer reads at most %d inputs", SSLAT_MAX_NODE_INPUTS);
+    sslat_node node = new_node(SSLAT_OP_INPUT, NULL, name);
+    node.shape = shape;
+    return append_node(graph, &node, index, err);
+}
+
+int32_t sslat_graph_chain_index(const sslat_graph *graph)
+{
+    int32_t last = sslat_graph_output_index(graph);
+    return last >= 0 && graph->nodes[last].op == SSLAT_OP_INPUT ? SSLAT_GRAPH_INPUT : last;
 }
 
 static void hash_shape(sslat_hasher *h, sslat_shape s)
@@ -375,6 +395,7 @@ uint64_t sslat_graph_hash(const sslat_graph *graph)
 
 int64_t sslat_node_param_count(const sslat_graph *graph, const sslat_node *node)
 {
+    if (node->op == SSLAT_OP_INPUT) return 0;
     sslat_shape in = sslat_graph_shape_of(graph, node->input[0]);
     switch (node->op) {
     case SSLAT_OP_CONV2D: {
@@ -391,25 +412,47 @@ int64_t sslat_node_param_count(const sslat_graph *graph, const sslat_node *node)
     }
 }
 
-sslat_status sslat_graph_append(sslat_graph *graph, const sslat_graph *next, sslat_error *err)
+sslat_status sslat_graph_append_wired(sslat_graph *graph, const sslat_graph *next, const int32_t *sources,
+                                      int n_sources, sslat_error *err)
 {
-    sslat_shape out = sslat_graph_output(graph);
-    if (memcmp(&out, &next->input, sizeof out) != 0)
-        return sslat_fail(err, SSLAT_ERR_SPACE, "cannot chain: the output %dx%dx%dx%d is not the next input %dx%dx%dx%d",
-                          out.n, out.c, out.h, out.w, next->input.n, next->input.c, next->input.h, next->input.w);
-    int32_t base = graph->count, previous = sslat_graph_output_index(graph);
+    SSLAT_ASSERT(n_sources >= 1 && n_sources <= SSLAT_MAX_NODE_INPUTS);
+    sslat_shape from = sslat_graph_shape_of(graph, sources[0]);
+    if (!same_shape(from, next->input))
+        return sslat_fail(err, SSLAT_ERR_SPACE, "cannot chain: the source %dx%dx%dx%d is not the next input %dx%dx%dx%d",
+                          from.n, from.c, from.h, from.w, next->input.n, next->input.c, next->input.h, next->input.w);
+    int32_t base = graph->count, wired = 1;
     for (int32_t i = 0; i < next->count; i++) {
         const sslat_node *node = &next->nodes[i];
-        int32_t in[SSLAT_MAX_NODE_INPUTS];
+        int32_t in[SSLAT_MAX_NODE_INPUTS], index;
         for (int k = 0; k < SSLAT_MAX_NODE_INPUTS; k++)
-            in[k] = node->input[k] == SSLAT_GRAPH_INPUT ? previous : node->input[k] == SSLAT_NO_INPUT ? SSLAT_NO_INPUT
-                                                                                                      : node->input[k] + base;
-        int32_t index;
-        sslat_status status =
-            node->op == SSLAT_OP_CONCAT
-                ? sslat_graph_add_concat(graph, in, sslat_node_input_count(node), node->name, &index, err)
-                : sslat_graph_add(graph, node->op, &node->params, in[0], in[1], node->name, &index, err);
+            in[k] = node->input[k] == SSLAT_GRAPH_INPUT ? sources[0] : node->input[k] == SSLAT_NO_INPUT ? SSLAT_NO_INPUT
+                                                                                                    : node->input[k] + base;
+        sslat_status status;
+        if (node->op == SSLAT_OP_INPUT) { /* an identity on the value it stands for */
+            if (wired >= n_sources)
+                return sslat_fail(err, SSLAT_ERR_SPACE, "cannot wire input node '%s': %d sources given", node->name,
+                                  n_sources);
+            sslat_shape shape = sslat_graph_shape_of(graph, sources[wired]);
+            if (!same_shape(shape, node->shape))
+                return sslat_fail(err, SSLAT_ERR_SPACE, "cannot wire input node '%s': source %d is %dx%dx%dx%d, the "
+                                  "node %dx%dx%dx%d", node->name, wired, shape.n, shape.c, shape.h, shape.w,
+                                  node->shape.n, node->shape.c, node->shape.h, node->shape.w);
+            status = sslat_graph_add(graph, SSLAT_OP_IDENTITY, NULL, sources[wired++], SSLAT_NO_INPUT, node->name,
+                                     &index, err);
+        } else if (node->op == SSLAT_OP_CONCAT) {
+            status = sslat_graph_add_concat(graph, in, sslat_node_input_count(node), node->name, &index, err);
+        } else {
+            status = sslat_graph_add(graph, node->op, &node->params, in[0], in[1], node->name, &index, err);
+        }
         if (status != SSLAT_OK) return status;
     }
+    if (wired != n_sources)
+        return sslat_fail(err, SSLAT_ERR_SPACE, "cannot wire: %d sources for a subgraph of %d inputs", n_sources, wired);
     return SSLAT_OK;
+}
+
+sslat_status sslat_graph_append(sslat_graph *graph, const sslat_graph *next, sslat_error *err)
+{
+    const int32_t previous = sslat_graph_output_index(graph);
+    return sslat_graph_append_wired(graph, next, &previous, 1, err);
 }

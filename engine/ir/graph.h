@@ -35,6 +35,22 @@ sslat_status sslat_graph_add(sslat_graph *graph, sslat_op_kind op, const sslat_o
 sslat_status sslat_graph_add_concat(sslat_graph *graph, const int32_t *inputs, int n, const char *name,
                                     int32_t *index, sslat_error *err);
 
+/* Append an input node: another input of the subgraph (a layer with several
+ * `from` sources), of the given shape. Input nodes come before every other node. */
+sslat_status sslat_graph_add_input(sslat_graph *graph, sslat_shape shape, const char *name, int32_t *index,
+                                   sslat_error *err);
+
+/* The node a layer's chain continues from: the last node that is not an input
+ * node, or SSLAT_GRAPH_INPUT. */
+int32_t sslat_graph_chain_index(const sslat_graph *graph);
+
+/* Append next's nodes with its inputs wired to values of graph: next's graph
+ * input reads sources[0], its k-th input node becomes an identity reading
+ * sources[k] (shapes must match). Node i of next becomes node (graph's count
+ * before) + i, as sslat_graph_append numbers them. */
+sslat_status sslat_graph_append_wired(sslat_graph *graph, const sslat_graph *next, const int32_t *sources,
+                                      int n_sources, sslat_error *err);
+
 /* Append next's nodes reading graph's output (next's input must be that
  * shape): a chain of subgraphs as one graph (whole architectures). Node i of
  * next becomes node (graph's count before) + i, as the backends number the

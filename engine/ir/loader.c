@@ -29,6 +29,8 @@ typedef struct layer_decl {
     char path[32];
     int32_t n_candidates;
     candidate_decl *candidates;
+    int32_t n_from;                           /* 0: the row before (a chain) */
+    int32_t from_row[SSLAT_MAX_NODE_INPUTS];  /* rows it reads; -1 the network input */
 } layer_decl;
 
 typedef struct loader {
@@ -125,6 +127,12 @@ static sslat_status parse_object_spec(loader *L, const char *path, json_t *objec
     json_t *value;
     json_object_foreach(object, key, value) {
         if (strcmp(key, "op") == 0) continue;
+        if (strcmp(key, "from") == 0) {
+            if (!name)
+                return fail_at(L, path, SSLAT_ERR_PARSE, "\"from\" belongs on the layer or its choice, not on a "
+                                                         "candidate");
+            continue; /* read by parse_from */
+        }
         if (strcmp(key, "name") == 0) {
             if (!name || !json_is_string(value))
                 return fail_at(L, path, SSLAT_ERR_PARSE, "\"name\" %s",
@@ -134,7 +142,7 @@ static sslat_status parse_object_spec(loader *L, const char *path, json_t *objec
         }
         /* the token option r is spelled "repeat" in objects */
         static const char *const KNOWN[] = {"repeat", "k", "s", "c", "e", "se", "g", "p", "d",
-                                            "act", "noskip", "bias", "fn", "mean", "b"};
+                                            "act", "noskip", "bias", "fn", "mean", "b", "a"};
         bool known = false;
         for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++) known |= strcmp(KNOWN[i], key) == 0;
         if (!known) return fail_at(L, path, SSLAT_ERR_PARSE, "unknown key \"%s\"", key);
@@ -211,7 +219,7 @@ static sslat_status parse_choice_defaults(loader *L, const char *path, json_t *o
     const char *key;
     json_t *value;
     json_object_foreach(object, key, value) {
-        if (strcmp(key, "choice") == 0) continue;
+        if (strcmp(key, "choice") == 0 || strcmp(key, "from") == 0) continue;
         if (strcmp(key, "name") == 0) {
             if (!json_is_string(value))
                 return fail_at(L, path, SSLAT_ERR_PARSE, "\"name\" must be a string");
@@ -224,7 +232,7 @@ static sslat_status parse_choice_defaults(loader *L, const char *path, json_t *o
         } else {
             return fail_at(L, path, SSLAT_ERR_PARSE,
                            "unknown key \"%s\" in a choice (allowed: choice, c, s, act, se, "
-                           "repeat, name)",
+                           "repeat, name, from)",
                            key);
         }
     }
@@ -267,10 +275,89 @@ static sslat_status parse_choice(loader *L, const char *path, json_t *object, la
 
 /* ---- Layers ----------------------------------------------------------------- */
 
+/* One `from` entry of row `row`: an index as YOLOv5 writes it (negative:
+ * relative, -1 the row before; otherwise absolute), a row's "name", or
+ * "input". Only earlier rows: the graph stays acyclic by construction. */
+static sslat_status parse_from_entry(loader *L, const char *path, json_t *value, int32_t row, int32_t *target)
+{
+    if (json_is_string(value)) {
+        const char *name = json_string_value(value);
+        if (strcmp(name, "input") == 0) {
+            *target = -1;
+            return SSLAT_OK;
+        }
+        for (int32_t r = row - 1; r >= 0; r--)
+            if (strcmp(L->decls[r].name, name) == 0) {
+                *target = r;
+                return SSLAT_OK;
+            }
+        return fail_at(L, path, SSLAT_ERR_SPACE, "from '%s': no earlier layer has that name", name);
+    }
+    if (!json_is_integer(value))
+        return fail_at(L, path, SSLAT_ERR_PARSE, "from: an entry is a layer index or name, got %s",
+                       json_type_name(value));
+    json_int_t v = json_integer_value(value);
+    if (v >= row)
+        return fail_at(L, path, SSLAT_ERR_SPACE, "from %lld %s: a layer reads earlier layers only", (long long)v,
+                       v == row ? "is the layer itself" : "points forward");
+    if (v < 0 && row + v < -1)
+        return fail_at(L, path, SSLAT_ERR_SPACE, "from %lld reaches before the first layer (this is layers[%d])",
+                       (long long)v, row);
+    *target = (int32_t)(v < 0 ? row + v : v);
+    return SSLAT_OK;
+}
+
+static sslat_status parse_from(loader *L, const char *path, json_t *from, int32_t row, layer_decl *decl)
+{
+    json_path where;
+    snprintf(where, sizeof where, "%s.from", path);
+    size_t count = json_is_array(from) ? json_array_size(from) : 1;
+    if (count < 1 || count > SSLAT_MAX_NODE_INPUTS)
+        return fail_at(L, where, SSLAT_ERR_SPACE, "%zu sources; a layer reads 1..%d", count, SSLAT_MAX_NODE_INPUTS);
+    for (size_t k = 0; k < count; k++) {
+        sslat_status status = parse_from_entry(L, where, json_is_array(from) ? json_array_get(from, k) : from, row,
+                                               &decl->from_row[k]);
+        if (status != SSLAT_OK) return status;
+    }
+    decl->n_from = (int32_t)count;
+    return SSLAT_OK;
+}
+
+/* Multi-source layers (concat, detect) come first in their candidate, read
+ * as many sources as they can take, and do not repeat. */
+static sslat_status check_sources(loader *L, const layer_decl *decl)
+{
+    int32_t n = decl->n_from > 0 ? decl->n_from : 1;
+    for (int32_t c = 0; c < decl->n_candidates; c++) {
+        const candidate_decl *cand = &decl->candidates[c];
+        for (int32_t s = 1; s < cand->n_specs; s++)
+            if (sslat_layer_type_max_sources(cand->specs[s].type) > 1)
+                return fail_at(L, decl->path, SSLAT_ERR_SPACE, "'%s' reads the layer's sources: it must come first in "
+                               "its candidate", sslat_layer_type_name(cand->specs[s].type));
+        if (n > sslat_layer_type_max_sources(cand->specs[0].type))
+            return fail_at(L, decl->path, SSLAT_ERR_SPACE, "'%s' reads one input but \"from\" gives %d (only "
+                           "concat and detect read several)", cand->label, n);
+    }
+    if (n > 1 && decl->repeat > 1)
+        return fail_at(L, decl->path, SSLAT_ERR_SPACE, "a layer with several sources cannot repeat");
+    return SSLAT_OK;
+}
+
+static sslat_status parse_layer_body(loader *L, const char *path, json_t *value, layer_decl *decl);
+
 static sslat_status parse_layer(loader *L, const char *path, json_t *value, layer_decl *decl)
 {
     memset(decl, 0, sizeof *decl);
     snprintf(decl->path, sizeof decl->path, "%s", path);
+    sslat_status status = parse_layer_body(L, path, value, decl);
+    json_t *from = json_is_object(value) ? json_object_get(value, "from") : NULL;
+    if (status == SSLAT_OK && from) status = parse_from(L, path, from, L->n_decls - 1, decl);
+    if (status == SSLAT_OK) status = check_sources(L, decl);
+    return status;
+}
+
+static sslat_status parse_layer_body(loader *L, const char *path, json_t *value, layer_decl *decl)
+{
     if (json_is_object(value) && json_object_get(value, "choice"))
         return parse_choice(L, path, value, decl);
     if (json_is_array(value))
@@ -410,11 +497,17 @@ static const char *shape_text(sslat_shape s, char *buffer, size_t size)
 
 static sslat_status expand_candidate(loader *L, const char *path, const candidate_decl *cand,
                                      bool later_copy, bool relabel,
-                                     const sslat_expand_context *context,
-                                     sslat_shape input, sslat_candidate *out)
+                                     const sslat_expand_context *context, const sslat_shape *inputs,
+                                     int n_inputs, sslat_candidate *out)
 {
-    sslat_graph_init(&out->graph, input);
+    sslat_graph_init(&out->graph, inputs[0]);
     snprintf(out->label, sizeof out->label, "%s", cand->label);
+    for (int k = 1; k < n_inputs; k++) { /* the other sources, as input nodes */
+        char name[16];
+        snprintf(name, sizeof name, "from%d", k);
+        sslat_status status = sslat_graph_add_input(&out->graph, inputs[k], name, NULL, L->err);
+        if (status != SSLAT_OK) return status;
+    }
     for (int32_t s = 0; s < cand->n_specs; s++) {
         sslat_layer_spec spec = cand->specs[s];
         if (later_copy && s == 0) { /* timm: the stride applies to the first copy only */
@@ -434,12 +527,22 @@ static sslat_status expand_candidate(loader *L, const char *path, const candidat
     return SSLAT_OK;
 }
 
+/* Expand one copy of a row into the next layer of space, reading the
+ * layers in sources (-1: the network input); shapes[] holds every layer's
+ * output shape and gets this one's. */
 static sslat_status expand_decl(loader *L, const layer_decl *decl, int32_t copy,
                                 const sslat_expand_context *context, sslat_space *space,
-                                sslat_shape *shape, int64_t *total_nodes)
+                                const int32_t *sources, int n_sources, sslat_shape *shapes,
+                                int64_t *total_nodes)
 {
     sslat_layer *layer = &space->layers[space->n_layers];
     layer->block = decl->is_choice ? space->n_blocks : -1;
+    layer->n_sources = n_sources;
+    sslat_shape inputs[SSLAT_MAX_NODE_INPUTS];
+    for (int k = 0; k < n_sources; k++) {
+        layer->source[k] = sources[k];
+        inputs[k] = sources[k] < 0 ? space->input : shapes[sources[k]];
+    }
     layer->candidates = calloc((size_t)decl->n_candidates, sizeof *layer->candidates);
     if (!layer->candidates) return fail_at(L, decl->path, SSLAT_ERR_NOMEM, "out of memory");
     space->n_layers++; /* counted now so that a failure below frees what was built */
@@ -450,7 +553,7 @@ static sslat_status expand_decl(loader *L, const layer_decl *decl, int32_t copy,
         layer->n_candidates = c + 1;
         sslat_status status = expand_candidate(L, path, &decl->candidates[c], copy > 0,
                                                !decl->is_choice, context,
-                                               *shape, &layer->candidates[c]);
+                                               inputs, n_sources, &layer->candidates[c]);
         if (status != SSLAT_OK) return status;
         *total_nodes += layer->candidates[c].graph.count;
         if (*total_nodes > SSLAT_MAX_TOTAL_NODES)
@@ -482,7 +585,7 @@ static sslat_status expand_decl(loader *L, const layer_decl *decl, int32_t copy,
         snprintf(layer->name, sizeof layer->name, "%s",
                  decl->name[0] ? decl->name : layer->candidates[0].label);
     }
-    *shape = first;
+    shapes[space->n_layers - 1] = first;
     return SSLAT_OK;
 }
 
@@ -497,15 +600,31 @@ static sslat_status expand_all(loader *L, const sslat_expand_context *context, s
     space->block_layer = calloc((size_t)total_layers, sizeof *space->block_layer);
     if (!space->layers || !space->block_layer)
         return fail_at(L, "layers", SSLAT_ERR_NOMEM, "out of memory");
-    sslat_shape shape = space->input;
+    sslat_shape *shapes = calloc((size_t)total_layers + 1, sizeof *shapes);     /* each layer's output */
+    int32_t *row_output = calloc((size_t)L->n_decls + 1, sizeof *row_output); /* each row's last layer */
+    if (!shapes || !row_output) {
+        free(shapes), free(row_output);
+        return fail_at(L, "layers", SSLAT_ERR_NOMEM, "out of memory");
+    }
     int64_t total_nodes = 0;
-    for (int32_t i = 0; i < L->n_decls; i++)
-        for (int32_t copy = 0; copy < L->decls[i].repeat; copy++) {
-            sslat_status status =
-                expand_decl(L, &L->decls[i], copy, context, space, &shape, &total_nodes);
-            if (status != SSLAT_OK) return status;
+    sslat_status status = SSLAT_OK;
+    for (int32_t i = 0; status == SSLAT_OK && i < L->n_decls; i++) {
+        const layer_decl *decl = &L->decls[i];
+        for (int32_t copy = 0; status == SSLAT_OK && copy < decl->repeat; copy++) {
+            int32_t sources[SSLAT_MAX_NODE_INPUTS] = {space->n_layers - 1};
+            int n_sources = 1;
+            if (copy == 0 && decl->n_from > 0) { /* later copies chain from the copy before */
+                n_sources = decl->n_from;
+                for (int k = 0; k < n_sources; k++)
+                    sources[k] = decl->from_row[k] < 0 ? -1 : row_output[decl->from_row[k]];
+            }
+            status = expand_decl(L, decl, copy, context, space, sources, n_sources, shapes, &total_nodes);
         }
-    return SSLAT_OK;
+        row_output[i] = space->n_layers - 1;
+    }
+    free(shapes);
+    free(row_output);
+    return status;
 }
 
 static sslat_status parse_arch(loader *L, json_t *arch, sslat_space *space)

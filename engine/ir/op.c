@@ -10,7 +10,7 @@
 static const char *const OP_NAMES[] = {
     "conv2d",  "batchnorm", "act",    "add",     "mul_channel", "global_avgpool",
     "maxpool", "avgpool",   "linear", "flatten", "identity",    "channel_shuffle",
-    "concat",  "channel_slice", "upsample", "space_to_depth",
+    "concat",  "channel_slice", "upsample", "space_to_depth", "input",
 };
 static_assert(sizeof(OP_NAMES) / sizeof(OP_NAMES[0]) == SSLAT_OP_COUNT,
               "OP_NAMES must name every sslat_op_kind");
@@ -46,6 +46,7 @@ int sslat_act_from_name(const char *name) { return index_of(ACT_NAMES, SSLAT_ACT
 int sslat_op_arity(sslat_op_kind op)
 {
     if (op == SSLAT_OP_CONCAT) return 0;
+    if (op == SSLAT_OP_INPUT) return -1;
     return (op == SSLAT_OP_ADD || op == SSLAT_OP_MUL_CHANNEL) ? 2 : 1;
 }
 

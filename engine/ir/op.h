@@ -25,6 +25,7 @@ typedef enum sslat_op_kind {
     SSLAT_OP_CHANNEL_SLICE, /* channels [start, start + length) of its input (a split's half) */
     SSLAT_OP_UPSAMPLE,      /* nearest neighbour, an integer scale on H and W (nn.Upsample(mode="nearest")) */
     SSLAT_OP_SPACE_TO_DEPTH, /* YOLOv5's Focus slicing: 2x2 pixel blocks into 4 channel groups */
+    SSLAT_OP_INPUT,          /* another input of a layer that reads several (`from`): no inputs, its shape given */
     SSLAT_OP_COUNT
 } sslat_op_kind;
 
@@ -109,7 +110,8 @@ const char *sslat_act_name(sslat_act_kind act);
 /* Lookup by name; -1 when unknown. */
 int sslat_op_from_name(const char *name);
 int sslat_act_from_name(const char *name);
-/* Number of inputs an op takes (1 or 2; a concat: 0, it takes 2..SSLAT_MAX_NODE_INPUTS). */
+/* Number of inputs an op takes (1 or 2; a concat: 0, it takes 2..SSLAT_MAX_NODE_INPUTS;
+ * an input: -1, it reads none). */
 int sslat_op_arity(sslat_op_kind op);
 /* Inputs a node reads (its used slots, which come first). */
 int sslat_node_input_count(const sslat_node *node);

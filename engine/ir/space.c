@@ -48,6 +48,9 @@ void sslat_space_compute_hash(sslat_space *space)
         sslat_hash_i32(&h, layer->n_candidates);
         for (int32_t c = 0; c < layer->n_candidates; c++)
             sslat_hash_u64(&h, sslat_graph_hash(&layer->candidates[c].graph));
+        if (layer->n_sources == 1 && layer->source[0] == i - 1) continue; /* a chain hashes as it always did */
+        sslat_hash_i32(&h, layer->n_sources);
+        for (int k = 0; k < layer->n_sources; k++) sslat_hash_i32(&h, layer->source[k]);
     }
     space->hash = h.state;
 }
@@ -126,6 +129,13 @@ bool sslat_space_find_graph(const sslat_space *space, const sslat_graph *graph, 
     return false;
 }
 
+bool sslat_space_is_chain(const sslat_space *space)
+{
+    for (int32_t i = 0; i < space->n_layers; i++)
+        if (space->layers[i].n_sources != 1 || space->layers[i].source[0] != i - 1) return false;
+    return true;
+}
+
 sslat_status sslat_space_architecture_graph(const sslat_space *space, const int32_t *arch, int32_t length,
                                             sslat_graph *whole, sslat_error *err)
 {
@@ -140,10 +150,19 @@ sslat_status sslat_space_architecture_graph(const sslat_space *space, const int3
                               "arch[%d] = %d is out of range: block %d '%s' has %d candidates (0..%d)", b, arch[b], b,
                               layer->name, layer->n_candidates, layer->n_candidates - 1);
     }
+    int32_t *output = calloc((size_t)space->n_layers + 1, sizeof *output); /* each layer's output node */
+    if (!output) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     sslat_status status = SSLAT_OK;
     for (int32_t i = 0; status == SSLAT_OK && i < space->n_layers; i++) {
         const sslat_layer *layer = &space->layers[i];
-        status = sslat_graph_append(whole, &layer->candidates[layer->block < 0 ? 0 : arch[layer->block]].graph, err);
+        const sslat_graph *graph = &layer->candidates[layer->block < 0 ? 0 : arch[layer->block]].graph;
+        int32_t sources[SSLAT_MAX_NODE_INPUTS];
+        for (int k = 0; k < layer->n_sources; k++)
+            sources[k] = layer->source[k] < 0 ? SSLAT_GRAPH_INPUT : output[layer->source[k]];
+        status = sslat_graph_append_wired(whole, graph, sources, layer->n_sources, err);
+        output[i] = graph->count > 0 ? whole->count - 1 : sources[0];
+        if (status != SSLAT_OK) sslat_error_prefix(err, "layer %d '%s': ", i, layer->name);
     }
+    free(output);
     return status;
 }

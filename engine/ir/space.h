@@ -16,6 +16,11 @@ typedef struct sslat_layer {
     int32_t block;    /* index among NAS blocks, or -1 for a fixed layer */
     int32_t n_candidates;
     sslat_candidate *candidates;
+    /* What the layer reads (`from`): source[0] feeds its graph input, source[k]
+     * its k-th input node; a layer index, or -1 for the network input. A chain
+     * layer reads one source, the layer before it. */
+    int32_t n_sources;
+    int32_t source[SSLAT_MAX_NODE_INPUTS];
 } sslat_layer;
 
 struct sslat_space {
@@ -38,8 +43,11 @@ bool sslat_space_find_graph(const sslat_space *space, const sslat_graph *graph, 
 /* The layer of NAS block `block` (asserts the index is valid). */
 const sslat_layer *sslat_space_block_layer(const sslat_space *space, int32_t block);
 
+/* Whether every layer reads the one before it (no `from` elsewhere). */
+bool sslat_space_is_chain(const sslat_space *space);
+
 /* The architecture as one graph: the constant part and arch's candidates
- * chained in layer order, nodes numbered as the backends number chained
+ * wired in layer order (each reads its sources' outputs), nodes numbered as the backends number chained
  * subgraphs (sslat_graph_append). arch has one index per NAS block; a wrong
  * length or an index out of range fails naming the block. The caller
  * releases *whole (sslat_graph_release), also on failure. */

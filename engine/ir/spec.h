@@ -33,6 +33,8 @@ typedef enum sslat_layer_type {
     SSLAT_LAYER_CONVBLOCK,  /* ENOT's ConvBlock: k×k convs with a skip */
     SSLAT_LAYER_SPP,        /* YOLOv5's SPP: max pools 5, 9, 13 side by side, concat */
     SSLAT_LAYER_SPPF,       /* YOLOv5's SPPF: three chained max pools, concat */
+    SSLAT_LAYER_CONCAT,     /* its `from` sources joined along channels */
+    SSLAT_LAYER_DETECT,     /* YOLOv5's Detect: a 1x1 conv with bias per source (scale) */
     SSLAT_LAYER_TYPE_COUNT
 } sslat_layer_type;
 
@@ -53,17 +55,20 @@ enum {
     SSLAT_OPT_FN = 1u << 12,   /* gap: written F.adaptive_avg_pool2d(x, 1) */
     SSLAT_OPT_MEAN = 1u << 13, /* gap: written x.mean((2, 3)) */
     SSLAT_OPT_B = 1u << 14,    /* c3, convblock: inner blocks (YOLOv5's n) */
+    SSLAT_OPT_A = 1u << 15,    /* detect: anchors per scale */
 };
 
 typedef struct sslat_layer_spec {
     sslat_layer_type type;
     uint32_t set;
-    int32_t repeat, kernel, stride, channels, groups, padding, dilation, blocks;
+    int32_t repeat, kernel, stride, channels, groups, padding, dilation, blocks, anchors;
     double expansion, se_ratio;
     sslat_act_kind act;
 } sslat_layer_spec;
 
 const char *sslat_layer_type_name(sslat_layer_type type);
+/* The most `from` sources a layer type reads (1 for all but concat and detect). */
+int sslat_layer_type_max_sources(sslat_layer_type type);
 /* Options a layer type accepts (SSLAT_OPT_* bits). */
 uint32_t sslat_layer_type_options(sslat_layer_type type);
 

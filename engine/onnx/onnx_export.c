@@ -469,6 +469,7 @@ static value lower_node(lowering *L, int32_t i)
 {
     model_builder *b = L->b;
     const sslat_node *n = &L->g->nodes[i];
+    if (n->op == SSLAT_OP_INPUT) return (value){NULL, 0}; /* refused by pack_model before */
     value a = value_of(L, n->input[0]);
     sslat_shape a_shape = sslat_graph_shape_of(L->g, n->input[0]);
     switch (n->op) {
@@ -501,6 +502,7 @@ static value lower_node(lowering *L, int32_t i)
     case SSLAT_OP_CHANNEL_SLICE: return lower_channel_slice(L, i, as_rank4(L, a, a_shape, i));
     case SSLAT_OP_UPSAMPLE: return lower_upsample(L, i, as_rank4(L, a, a_shape, i));
     case SSLAT_OP_SPACE_TO_DEPTH: return lower_space_to_depth(L, i, as_rank4(L, a, a_shape, i));
+    case SSLAT_OP_INPUT:
     case SSLAT_OP_COUNT: break;
     }
     SSLAT_ASSERT(!"unknown op");
@@ -539,10 +541,30 @@ static Onnx__ValueInfoProto *tensor_info(model_builder *b, const char *name, con
     return info;
 }
 
+/* Nodes no other node reads, but the last: the network's other outputs
+ * (Detect's smaller scales), which must be outputs or a runtime drops them. */
+static int32_t count_side_outputs(const sslat_graph *g, bool *side)
+{
+    int32_t count = 0;
+    for (int32_t i = 0; i + 1 < g->count; i++) side[i] = g->nodes[i].op != SSLAT_OP_IDENTITY; /* an alias: nothing of its own */
+    for (int32_t i = 0; i < g->count; i++)
+        for (int k = 0; k < SSLAT_MAX_NODE_INPUTS; k++)
+            if (g->nodes[i].input[k] >= 0) side[g->nodes[i].input[k]] = false;
+    for (int32_t i = 0; i + 1 < g->count; i++) count += side[i];
+    return count;
+}
+
 /* The packed model of the whole graph g (caller frees *bytes). */
 static sslat_status pack_model(const sslat_graph *g, const char *graph_name, uint64_t seed, uint8_t **bytes,
                                size_t *size, sslat_error *err)
 {
+    for (int32_t i = 0; i < g->count; i++)
+        if (g->nodes[i].op == SSLAT_OP_INPUT)
+            return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d '%s' is a layer's own input: export whole "
+                              "architectures, where it reads the earlier layer", i, g->nodes[i].name);
+    bool *side = calloc((size_t)g->count + 1, sizeof *side);
+    if (!side) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory building the ONNX model");
+    int32_t n_side = count_side_outputs(g, side);
     model_builder b = {.seed = seed};
     lowering L = {&b, g, calloc((size_t)g->count + 1, sizeof(value)), {"input", 4}};
     const char *result = L.input.name;
@@ -566,7 +588,8 @@ static sslat_status pack_model(const sslat_graph *g, const char *graph_name, uin
     Onnx__GraphProto *graph = failed ? NULL : arena(&b, sizeof *graph);
     Onnx__ModelProto *model = failed ? NULL : arena(&b, sizeof *model);
     Onnx__OperatorSetIdProto *opset = failed ? NULL : arena(&b, sizeof *opset);
-    Onnx__ValueInfoProto **inputs = failed ? NULL : arena(&b, sizeof *inputs), **outputs = failed ? NULL : arena(&b, sizeof *outputs);
+    Onnx__ValueInfoProto **inputs = failed ? NULL : arena(&b, sizeof *inputs),
+                         **outputs = failed ? NULL : arena(&b, (size_t)(1 + n_side) * sizeof *outputs);
     Onnx__OperatorSetIdProto **opsets = failed ? NULL : arena(&b, sizeof *opsets);
     sslat_status status = SSLAT_OK;
     if (failed || !input || !output || !graph || !model || !opset || !inputs || !outputs || !opsets) {
@@ -580,9 +603,17 @@ static sslat_status pack_model(const sslat_graph *g, const char *graph_name, uin
         graph->initializer = b.initializers;
         inputs[0] = input;
         outputs[0] = output;
+        size_t n_outputs = 1;
+        for (int32_t i = 0; i + 1 < g->count && status == SSLAT_OK; i++) {
+            if (!side[i]) continue;
+            sslat_shape s = g->nodes[i].shape;
+            const int64_t dims[4] = {s.n, s.c, s.h, s.w};
+            outputs[n_outputs] = tensor_info(&b, L.values[i].name, dims, (size_t)L.values[i].rank);
+            if (!outputs[n_outputs++]) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory building the ONNX model");
+        }
         graph->n_input = 1;
         graph->input = inputs;
-        graph->n_output = 1;
+        graph->n_output = n_outputs;
         graph->output = outputs;
         onnx__operator_set_id_proto__init(opset);
         opset->domain = text(&b, "");
@@ -597,12 +628,15 @@ static sslat_status pack_model(const sslat_graph *g, const char *graph_name, uin
         model->producer_name = text(&b, "sslat");
         model->producer_version = text(&b, "%s", SSLAT_VERSION_STRING);
         model->graph = graph;
+    }
+    if (status == SSLAT_OK) {
         *size = onnx__model_proto__get_packed_size(model);
         *bytes = malloc(*size ? *size : 1);
         if (!*bytes) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory packing the ONNX model (%zu bytes)", *size);
         else onnx__model_proto__pack(model, *bytes);
     }
     free(L.values);
+    free(side);
     builder_release(&b);
     return status;
 }
