@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 {
     int runs = argc > 1 ? atoi(argv[1]) : 50;
     if (runs < 1) runs = 1;
-    const char *names[] = {"ofa_mobilenet_v3.json", "fbnet.json", "proxylessnas.json"};
+    const char *names[] = {"ofa_mobilenet_v3.json", "fbnet.json", "proxylessnas.json", "yolov5s_ss.json"};
     double checksum = 0, *times = calloc((size_t)runs, sizeof *times);
     if (!times) return 1;
     printf("%-24s %10s %10s %12s\n", "space", "median ms", "min ms", "ms / 10 ms");

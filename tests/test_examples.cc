@@ -28,6 +28,8 @@ TEST(Examples, EveryExampleLoadsWithItsArchitectureCount)
         {"proxylessnas.json", 21, "221502229807900608", 1000},        // 6^6 · 7^15
         {"ofa_mobilenet_v3.json", 20, "34867844010000000000", 1000},  // (9² · 10²)^5
         {"fbnet.json", 22, "984770902183611232881", 1000},            // 9^22
+        {"yolov5s_ss.json", 8, "429981696", 255},                     // 12^8; the head's last scale
+        {"yolov5s.json", 0, "1", 255},
     };
     for (const Example &e : examples) {
         sslat_space *space = load_example(e.file);

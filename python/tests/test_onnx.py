@@ -66,7 +66,8 @@ def architectures(space, count, rng):
 
 SPACES = ["mobilenet_v2_space.json", "proxylessnas.json", "ofa_mobilenet_v3.json", "fbnet.json",
           "mobilenet_v2.json", "resnet18.json", "resnet50.json",
-          "efficientnet_b0.json", "mobilenet_v3_large.json", "mnasnet1_0.json", "shufflenet_v2_x1_0.json"]
+          "efficientnet_b0.json", "mobilenet_v3_large.json", "mnasnet1_0.json", "shufflenet_v2_x1_0.json",
+          "yolov5s_ss.json", "yolov5s.json"]
 
 
 @pytest.mark.parametrize("name", SPACES)
