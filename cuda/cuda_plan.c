@@ -32,6 +32,7 @@ static bool next_reads(const sslat_graph *g, int32_t next, int32_t v, sslat_op_k
 
 static cuda_step step_of(const sslat_node *node, int32_t index, cuda_step_kind kind, cuda_call call)
 {
+    /* a concat reads up to four inputs: the step keeps the first two, the node all */
     cuda_step s = {kind, call, index, index, {node->input[0], node->input[1]}, -1, SSLAT_NO_INPUT, -1, false, false};
     return s;
 }
@@ -66,9 +67,7 @@ static int32_t plan_conv(const sslat_graph *g, int32_t i, bool fused, cuda_step 
 
 bool cuda_plan_supports(const sslat_node *node)
 {
-    /* concat, channel slices (ShuffleNetV2, YOLO) and upsampling have no cuda lowering yet */
-    return node->op != SSLAT_OP_CONCAT && node->op != SSLAT_OP_CHANNEL_SLICE && node->op != SSLAT_OP_UPSAMPLE &&
-           node->op != SSLAT_OP_SPACE_TO_DEPTH && node->op != SSLAT_OP_INPUT;
+    return node->op >= 0 && node->op < SSLAT_OP_COUNT; /* every op has a lowering */
 }
 
 sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, cuda_plan *plan,
@@ -116,6 +115,11 @@ sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, cuda_pl
         case SSLAT_OP_CHANNEL_SHUFFLE: *s = step_of(node, i, CUDA_STEP_SHUFFLE, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_FLATTEN:
         case SSLAT_OP_IDENTITY: *s = step_of(node, i, CUDA_STEP_ALIAS, CUDA_CALL_NONE); break;
+        case SSLAT_OP_CONCAT: *s = step_of(node, i, CUDA_STEP_CONCAT, CUDA_CALL_KERNEL); break;
+        case SSLAT_OP_CHANNEL_SLICE: *s = step_of(node, i, CUDA_STEP_SLICE, CUDA_CALL_KERNEL); break;
+        case SSLAT_OP_UPSAMPLE: *s = step_of(node, i, CUDA_STEP_UPSAMPLE, CUDA_CALL_KERNEL); break;
+        case SSLAT_OP_SPACE_TO_DEPTH: *s = step_of(node, i, CUDA_STEP_SPACE_TO_DEPTH, CUDA_CALL_KERNEL); break;
+        case SSLAT_OP_INPUT: *s = step_of(node, i, CUDA_STEP_INPUT, CUDA_CALL_NONE); break;
         default:
             cuda_plan_release(plan);
             return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d: op %s has no cuda lowering", i, sslat_op_name(node->op));
@@ -139,6 +143,10 @@ static const char *kernel_name(cuda_step_kind kind)
     case CUDA_STEP_MUL_CHANNEL: return "sslat_mul_channel";
     case CUDA_STEP_GLOBAL_AVGPOOL: return "sslat_global_avgpool";
     case CUDA_STEP_SHUFFLE: return "sslat_channel_shuffle";
+    case CUDA_STEP_CONCAT: return "sslat_copy_channels(concat)";
+    case CUDA_STEP_SLICE: return "sslat_copy_channels(slice)";
+    case CUDA_STEP_UPSAMPLE: return "sslat_upsample_nearest";
+    case CUDA_STEP_SPACE_TO_DEPTH: return "sslat_space_to_depth";
     default: return "sslat_kernel";
     }
 }
@@ -153,7 +161,7 @@ static const char *call_name(const cuda_step *s)
     case CUDA_CALL_CUDNN_POOL: return "cudnnPoolingForward";
     case CUDA_CALL_CUBLAS_GEMM: return "cublasGemmEx";
     case CUDA_CALL_KERNEL: return kernel_name(s->kind);
-    case CUDA_CALL_NONE: return "alias";
+    case CUDA_CALL_NONE: return s->kind == CUDA_STEP_INPUT ? "input" : "alias";
     }
     return "?";
 }

@@ -22,6 +22,11 @@ typedef enum cuda_step_kind {
     CUDA_STEP_LINEAR,      /* cublasGemmEx; + bias and activation epilogue */
     CUDA_STEP_SHUFFLE,     /* own kernel */
     CUDA_STEP_ALIAS,       /* flatten / identity: no work, the output is the input's buffer */
+    CUDA_STEP_CONCAT,      /* own kernel: one channel copy per input */
+    CUDA_STEP_SLICE,       /* own kernel: one channel copy */
+    CUDA_STEP_UPSAMPLE,    /* own kernel: nearest, integer scale */
+    CUDA_STEP_SPACE_TO_DEPTH, /* own kernel: YOLOv5's Focus slicing */
+    CUDA_STEP_INPUT,       /* a layer's other source timed alone: seeded values written once, no work */
 } cuda_step_kind;
 
 /* How the step's main work and its epilogue (bias, residual, activation) run. */

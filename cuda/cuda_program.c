@@ -229,7 +229,7 @@ static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
     cuda_step_state *st = &p->states[k];
     for (int i = 0; i < 4; i++) st->params[i] = -1;
     const sslat_node *node = &p->graph->nodes[s->main_node];
-    sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]), out = node->shape;
+    sslat_shape out = node->shape, in = node->input[0] == SSLAT_NO_INPUT ? out : sslat_graph_shape_of(p->graph, node->input[0]);
     sslat_status status = SSLAT_OK;
     switch (s->kind) {
     case CUDA_STEP_CONV: {
@@ -410,6 +410,16 @@ sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error 
                                           (size_t)in.h * (size_t)in.w, sslat_fill_stream(p->seed, -1, copy), -1.0f,
                                           1.0f, stream);
         CUDA_CHECK(err, runtime, (cudaError_t)code);
+        /* a layer's other sources (input nodes): the same, with their node's stream */
+        for (int32_t k = 0; k < p->plan.count; k++) {
+            const cuda_step *step = &p->plan.steps[k];
+            if (step->kind != CUDA_STEP_INPUT) continue;
+            sslat_shape s = p->graph->nodes[step->node].shape;
+            code = sslat_cuda_fill_tensor(p->elem, p->nhwc, row[value_of(step->node)], (size_t)sslat_shape_elements(s),
+                                          (size_t)s.c, (size_t)s.h * (size_t)s.w,
+                                          sslat_fill_stream(p->seed, step->node, copy), -1.0f, 1.0f, stream);
+            CUDA_CHECK(err, runtime, (cudaError_t)code);
+        }
     }
     CUDA_CHECK(err, runtime, cudaStreamSynchronize(stream));
     return SSLAT_OK;
@@ -545,7 +555,8 @@ sslat_status cuda_program_enqueue(cuda_program *p, int32_t copy, sslat_error *er
         const cuda_step *step = &p->plan.steps[k];
         const cuda_step_state *st = &p->states[k];
         const sslat_node *node = &p->graph->nodes[step->main_node];
-        void *x = buffer_of(p, copy, value_of(step->input[0])), *y = buffer_of(p, copy, value_of(step->node));
+        void *x = step->input[0] == SSLAT_NO_INPUT ? NULL : buffer_of(p, copy, value_of(step->input[0]));
+        void *y = buffer_of(p, copy, value_of(step->node));
         sslat_shape out = p->graph->nodes[step->node].shape;
         int hw = out.h * out.w;
         size_t count = (size_t)sslat_shape_elements(out);
@@ -612,6 +623,37 @@ sslat_status cuda_program_enqueue(cuda_program *p, int32_t copy, sslat_error *er
             CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_channel_shuffle(p->elem, p->nhwc, x, y, out.n, out.c, hw,
                                                          sslat_node_shuffle_groups(node), s->stream));
             break;
+        case CUDA_STEP_CONCAT: {
+            int to = 0; /* each input's channels after the ones before it */
+            for (int i = 0; i < sslat_node_input_count(node); i++) {
+                sslat_shape in = sslat_graph_shape_of(p->graph, node->input[i]);
+                CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_copy_channels(
+                                             p->elem, p->nhwc, buffer_of(p, copy, value_of(node->input[i])), y, out.n,
+                                             in.c, out.c, out.h, out.w, 0, to, in.c, s->stream));
+                to += in.c;
+            }
+            break;
+        }
+        case CUDA_STEP_SLICE: {
+            sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]);
+            const sslat_slice_params *slice = sslat_node_slice(node);
+            CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_copy_channels(p->elem, p->nhwc, x, y, out.n, in.c, out.c, out.h,
+                                                                            out.w, slice->start, 0, slice->length, s->stream));
+            break;
+        }
+        case CUDA_STEP_UPSAMPLE: {
+            sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]);
+            CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_upsample_nearest(p->elem, p->nhwc, x, y, in.n, in.c, in.h, in.w,
+                                                                               sslat_node_upsample_scale(node), s->stream));
+            break;
+        }
+        case CUDA_STEP_SPACE_TO_DEPTH: {
+            sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]);
+            CUDA_CHECK(err, runtime,
+                       (cudaError_t)sslat_cuda_space_to_depth(p->elem, p->nhwc, x, y, in.n, in.c, in.h, in.w, s->stream));
+            break;
+        }
+        case CUDA_STEP_INPUT: /* written once by cuda_program_allocate */
         case CUDA_STEP_ALIAS: break;
         }
     }

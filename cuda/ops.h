@@ -39,6 +39,20 @@ int sslat_cuda_global_avgpool(int elem, int nhwc, const void *x, void *y, int n,
 int sslat_cuda_channel_shuffle(int elem, int nhwc, const void *x, void *y, int n, int c, int hw,
                                int groups, void *stream);
 
+/* Channels [from, from + length) of x (c_in channels) into channels
+ * [to, to + length) of y (c_out channels), same N, H, W: a concat is one call
+ * per input, a channel slice one call. */
+int sslat_cuda_copy_channels(int elem, int nhwc, const void *x, void *y, int n, int c_in, int c_out, int h, int w,
+                             int from, int to, int length, void *stream);
+
+/* Nearest upsampling of an N×C×H×W tensor by an integer scale (PyTorch's nearest). */
+int sslat_cuda_upsample_nearest(int elem, int nhwc, const void *x, void *y, int n, int c, int h, int w, int scale,
+                                void *stream);
+
+/* YOLOv5's Focus slicing: N×C×H×W (H, W even) to N×4C×H/2×W/2, channel group g
+ * holding pixel phase (g % 2, g / 2) in (row, column). */
+int sslat_cuda_space_to_depth(int elem, int nhwc, const void *x, void *y, int n, int c, int h, int w, void *stream);
+
 /* Seeded uniform values in [lo, hi) (measure/fill.h's formula, then rounded to
  * the element type), element i of the buffer getting the value of its index. */
 int sslat_cuda_fill(int elem, void *data, size_t count, uint64_t seed, float lo, float hi, void *stream);

@@ -82,15 +82,16 @@ TEST(CudaCopies, LongEnoughReplayAndFootprintPastTwiceL2)
     EXPECT_EQ(sslat_cuda_copies(0.001, 100 * MB, l2, 10 * MB, 0.2, 1024), 1);
 }
 
-// The plan of the first candidate of a one-block space built from tokens.
-std::string plan_of(const std::string &layers, sslat_exec_mode mode, int *steps = nullptr, int *nodes = nullptr)
+// The plan of the first candidate of layer `layer` of a space built from tokens.
+std::string plan_of(const std::string &layers, sslat_exec_mode mode, int *steps = nullptr, int *nodes = nullptr,
+                    int layer = 0)
 {
     std::string text = "{\"sslat\": 1, \"input\": {\"shape\": [32, 28, 28]}, \"layers\": [" + layers + "]}";
     sslat_space *space = nullptr;
     sslat_error err;
     EXPECT_EQ(sslat_space_load_string(text.c_str(), text.size(), "t", nullptr, &space, &err), SSLAT_OK) << err.message;
     if (!space) return "";
-    const sslat_graph *g = &space->layers[0].candidates[0].graph;
+    const sslat_graph *g = &space->layers[layer].candidates[0].graph;
     cuda_plan plan;
     EXPECT_EQ(cuda_plan_build(g, mode, &plan, &err), SSLAT_OK) << err.message;
     char buffer[1024];
@@ -142,6 +143,32 @@ TEST(CudaPlan, PoolingLinearAndShuffle)
     EXPECT_EQ(plan_of("\"gap\", \"fc10\"", SSLAT_MODE_FUSED), "sslat_global_avgpool");
     std::string fc = plan_of("\"fc10\"", SSLAT_MODE_FUSED);
     EXPECT_NE(fc.find("cublasGemmEx + sslat_epilogue(bias)"), std::string::npos) << fc;
+}
+
+TEST(CudaPlan, GraphOpsRunOwnKernels)
+{
+    EXPECT_EQ(plan_of("\"focus_k3_c16_nre\"", SSLAT_MODE_FUSED),
+              "sslat_space_to_depth; cudnnConvolutionBiasActivationForward(relu)");
+    EXPECT_EQ(plan_of("\"upsample\"", SSLAT_MODE_FUSED), "sslat_upsample_nearest");
+    std::string unit = plan_of("\"sv2_s1_c32\"", SSLAT_MODE_FUSED);
+    EXPECT_EQ(unit.rfind("sslat_copy_channels(slice); sslat_copy_channels(slice)", 0), 0u) << unit;
+    EXPECT_NE(unit.find("sslat_copy_channels(concat); sslat_channel_shuffle"), std::string::npos) << unit;
+    // a concat reading an earlier layer: its input node is written once, not per run
+    int steps = 0, nodes = 0;
+    EXPECT_EQ(plan_of("\"cn_c16\", \"cn_c16\", {\"op\": \"concat\", \"from\": [-1, 0]}", SSLAT_MODE_FUSED, &steps,
+                      &nodes, 2),
+              "input; sslat_copy_channels(concat)");
+    EXPECT_EQ(steps, 2);
+    std::string head = plan_of("\"cn_c16\", {\"op\": \"detect\", \"c\": 1, \"from\": [0, 0, 0]}", SSLAT_MODE_FUSED,
+                               nullptr, nullptr, 1);
+    EXPECT_EQ(head, "input; input; cudnnConvolutionForward + sslat_epilogue(bias); "
+                    "cudnnConvolutionForward + sslat_epilogue(bias); cudnnConvolutionForward + sslat_epilogue(bias)");
+    // every op of the IR has a cuda lowering now
+    for (int op = 0; op < SSLAT_OP_COUNT; op++) {
+        sslat_node node = {};
+        node.op = (sslat_op_kind)op;
+        EXPECT_TRUE(cuda_plan_supports(&node)) << sslat_op_name((sslat_op_kind)op);
+    }
 }
 
 // ---- layouts: one mapping for the fill kernel, the read-back and the weights ----

@@ -88,9 +88,8 @@ class GpuOps : public ::testing::TestWithParam<OpCase> {
         for (int32_t i = 0; i < whole.count; i++)
             if (!cuda_plan_supports(&whole.nodes[i]))
                 GTEST_SKIP() << "op " << sslat_op_name(whole.nodes[i].op) << " has no cuda lowering yet";
-        std::vector<const sslat_graph *> graphs;
-        for (int32_t i = 0; i < space->n_layers; i++) graphs.push_back(&space->layers[i].candidates[0].graph);
-        expected = reference_run(graphs.data(), (int)graphs.size(), SEED);
+        const sslat_graph *graph = &whole;  // the IR's wiring of the network (`from` included)
+        expected = reference_run(&graph, 1, SEED);
         ASSERT_NE(expected, nullptr);
         n = (size_t)sslat_shape_elements(sslat_graph_output(&whole));
     }
