@@ -145,6 +145,32 @@ TEST(Loader, FromWiresLayersAsYoloDoes)
     sslat_space_free(s);
 }
 
+TEST(Loader, ACandidateWiredElementByElementEqualsTheComposite)
+{
+    // a ResNet basic block written as primitives with "from" inside the candidate
+    // is the same graph (same hash) as the `basic` composite
+    sslat_space *s = load_text(space_json(
+        "\"cn_c16\", {\"choice\": [\"basic_c16\", [{\"op\": \"conv\", \"k\": 3, \"c\": 16}, \"bn\", \"relu\", "
+        "{\"op\": \"conv\", \"k\": 3, \"c\": 16}, \"bn\", {\"op\": \"add\", \"from\": [-1, \"input\"]}, \"relu\"]]}"));
+    ASSERT_NE(s, nullptr);
+    const sslat_layer *block = sslat_space_block_layer(s, 0);
+    EXPECT_EQ(sslat_graph_hash(&block->candidates[0].graph), sslat_graph_hash(&block->candidates[1].graph));
+    // squeeze-excite as primitives: mul reads the block input's value and the gate
+    sslat_space *se = load_text(space_json(
+        "\"cn_c16\", {\"choice\": [[\"gap\", {\"op\": \"conv\", \"k\": 1, \"c\": 4, \"bias\": true}, \"relu\", "
+        "{\"op\": \"conv\", \"k\": 1, \"c\": 16, \"bias\": true}, \"sigmoid\", {\"op\": \"mul\", \"from\": [\"input\", -1]}, "
+        "\"slice_o8_c8\", \"s2d\"]]}"));
+    ASSERT_NE(se, nullptr);
+    const sslat_graph &g = sslat_space_block_layer(se, 0)->candidates[0].graph;
+    EXPECT_EQ(ops_of(g), "global_avgpool conv2d act conv2d act mul_channel channel_slice space_to_depth");
+    EXPECT_EQ(g.nodes[5].input[0], SSLAT_GRAPH_INPUT);
+    EXPECT_EQ(g.nodes[5].input[1], 4);
+    EXPECT_EQ(g.nodes[6].params.slice.start, 8);
+    EXPECT_EQ(sslat_graph_output(&g).c, 32);  // 8 channels, four phases
+    sslat_space_free(se);
+    sslat_space_free(s);
+}
+
 TEST(Loader, DepthwiseSeparableFusedAndGroupedBlocks)
 {
     sslat_space *s = load_text(space_json(

@@ -9,7 +9,7 @@
 #define SSLAT_MAX_LAYERS 4096          /* layers after repeat expansion */
 #define SSLAT_MAX_CANDIDATES 256       /* candidates of one NAS block */
 #define SSLAT_MAX_REPEAT 256           /* "repeat" / rN */
-#define SSLAT_MAX_SEQUENCE 64          /* elements of one sequence candidate */
+#define SSLAT_MAX_SEQUENCE 256         /* elements of one sequence candidate (a module traced to primitives) */
 #define SSLAT_MAX_TOTAL_CANDIDATES 65536 /* candidates of a whole space, after repeats */
 #define SSLAT_MAX_GRAPH_NODES 4096     /* primitives in one subgraph */
 #define SSLAT_MAX_TOTAL_NODES (1 << 20) /* primitives in a whole space */

@@ -49,6 +49,8 @@ typedef struct builder {
     sslat_graph *graph;
     sslat_error *err;
     sslat_status status;
+    const int32_t *sources; /* what the layer reads: sources[0] first (`from`) */
+    int n_sources;
 } builder;
 
 static void add_op(builder *b, int32_t *at, sslat_op_kind op, const sslat_op_params *params,
@@ -371,13 +373,23 @@ static void expand_spp(builder *b, int32_t *at, const resolved *r, bool fast)
     yolo_conv(b, at, r->out_channels, 1, 1, r->act, "cv2");
 }
 
-/* The values a multi-source layer reads: the graph input, then its input nodes. */
+/* The values a multi-source layer reads, in `from` order. */
 static int sources_of(const builder *b, int32_t *values)
 {
-    int n = 0;
-    values[n++] = SSLAT_GRAPH_INPUT;
-    for (int32_t i = 0; i < b->graph->count && b->graph->nodes[i].op == SSLAT_OP_INPUT; i++) values[n++] = i;
-    return n;
+    for (int k = 0; k < b->n_sources; k++) values[k] = b->sources[k];
+    return b->n_sources;
+}
+
+/* add (a + b, same shapes) and mul (x · s, s of N×C×1×1: squeeze-excite's scaling) of two sources */
+static void expand_binary(builder *b, int32_t *at, sslat_op_kind op)
+{
+    if (b->n_sources != 2) {
+        b->status = sslat_fail(b->err, SSLAT_ERR_SPACE, "%s reads two sources, \"from\" gives %d",
+                               op == SSLAT_OP_ADD ? "add" : "mul", b->n_sources);
+        return;
+    }
+    *at = b->sources[0];
+    binary(b, at, op, b->sources[1], op == SSLAT_OP_ADD ? "add" : "mul");
 }
 
 /* concat: the sources along channels, in `from` order (YOLOv5's Concat) */
@@ -430,8 +442,22 @@ static sslat_status check_skip(builder *b, int32_t at, const resolved *r)
 sslat_status sslat_spec_expand(const sslat_layer_spec *spec, const sslat_expand_context *context,
                                sslat_graph *graph, sslat_error *err)
 {
-    builder b = {graph, err, SSLAT_OK};
-    int32_t at = sslat_graph_chain_index(graph);
+    int32_t sources[SSLAT_MAX_NODE_INPUTS] = {sslat_graph_chain_index(graph)};
+    int n = 1;
+    if (sources[0] == SSLAT_GRAPH_INPUT) /* the first element of a layer: its input nodes follow */
+        for (int32_t i = 0; i < graph->count && graph->nodes[i].op == SSLAT_OP_INPUT; i++) sources[n++] = i;
+    return sslat_spec_expand_from(spec, context, graph, sources, n, err);
+}
+
+sslat_status sslat_spec_expand_from(const sslat_layer_spec *spec, const sslat_expand_context *context,
+                                    sslat_graph *graph, const int32_t *sources, int n_sources, sslat_error *err)
+{
+    SSLAT_ASSERT(n_sources >= 1 && n_sources <= SSLAT_MAX_NODE_INPUTS);
+    if (n_sources > sslat_layer_type_max_sources(spec->type))
+        return sslat_fail(err, SSLAT_ERR_SPACE, "'%s' reads one input but \"from\" gives %d (only concat, detect, "
+                          "add and mul read several)", sslat_layer_type_name(spec->type), n_sources);
+    builder b = {graph, err, SSLAT_OK, sources, n_sources};
+    int32_t at = sources[0];
     resolved r = resolve(spec, channels_at(&b, at));
     if (spec->type == SSLAT_LAYER_IR || spec->type == SSLAT_LAYER_ER) {
         int32_t mid = expanded_channels(&r);
@@ -497,6 +523,18 @@ sslat_status sslat_spec_expand(const sslat_layer_spec *spec, const sslat_expand_
         break;
     case SSLAT_LAYER_C3: expand_c3(&b, &at, &r, spec); break;
     case SSLAT_LAYER_CONCAT: expand_concat(&b, &at); break;
+    case SSLAT_LAYER_ADD: expand_binary(&b, &at, SSLAT_OP_ADD); break;
+    case SSLAT_LAYER_MUL: expand_binary(&b, &at, SSLAT_OP_MUL_CHANNEL); break;
+    case SSLAT_LAYER_SLICE: {
+        if (!(spec->set & SSLAT_OPT_C)) {
+            b.status = sslat_fail(err, SSLAT_ERR_SPACE, "slice needs its channel count (c) and offset (o)");
+            break;
+        }
+        sslat_op_params p = {.slice = {(spec->set & SSLAT_OPT_O) ? spec->offset : 0, spec->channels}};
+        add_op(&b, &at, SSLAT_OP_CHANNEL_SLICE, &p, SSLAT_NO_INPUT, "slice");
+        break;
+    }
+    case SSLAT_LAYER_S2D: unary(&b, &at, SSLAT_OP_SPACE_TO_DEPTH, "s2d"); break;
     case SSLAT_LAYER_DETECT: expand_detect(&b, &at, spec); break;
     case SSLAT_LAYER_CONVBLOCK: expand_convblock(&b, &at, &r, spec); break;
     case SSLAT_LAYER_SPP: expand_spp(&b, &at, &r, false); break;

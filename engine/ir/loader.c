@@ -14,10 +14,19 @@
 #include "ir/expand.h"
 #include "ir/space.h"
 
+/* What one element of a candidate sequence reads: by default the element
+ * before it (the first: the layer's sources); with "from", earlier elements
+ * (their index) or the candidate's input (-1). */
+typedef struct element_from {
+    int32_t n;
+    int32_t at[SSLAT_MAX_NODE_INPUTS];
+} element_from;
+
 /* One candidate: a sequence of layer specs (usually one). */
 typedef struct candidate_decl {
     int32_t n_specs;
     sslat_layer_spec *specs;
+    element_from *from; /* per spec */
     char label[96];
 } candidate_decl;
 
@@ -39,6 +48,7 @@ typedef struct loader {
     layer_decl *decls;
     int32_t n_decls;
     int64_t total_candidates; /* after repeats, checked against the limit while parsing */
+    bool in_sequence;         /* parsing an element of a candidate sequence: "from" is its own */
 } loader;
 
 typedef char json_path[96];
@@ -128,9 +138,9 @@ static sslat_status parse_object_spec(loader *L, const char *path, json_t *objec
     json_object_foreach(object, key, value) {
         if (strcmp(key, "op") == 0) continue;
         if (strcmp(key, "from") == 0) {
-            if (!name)
-                return fail_at(L, path, SSLAT_ERR_PARSE, "\"from\" belongs on the layer or its choice, not on a "
-                                                         "candidate");
+            if (!name && !L->in_sequence)
+                return fail_at(L, path, SSLAT_ERR_PARSE, "\"from\" belongs on the layer, its choice or an "
+                                                         "element of a candidate sequence");
             continue; /* read by parse_from */
         }
         if (strcmp(key, "name") == 0) {
@@ -142,7 +152,7 @@ static sslat_status parse_object_spec(loader *L, const char *path, json_t *objec
         }
         /* the token option r is spelled "repeat" in objects */
         static const char *const KNOWN[] = {"repeat", "k", "s", "c", "e", "se", "g", "p", "d",
-                                            "act", "noskip", "bias", "fn", "mean", "b", "a"};
+                                            "act", "noskip", "bias", "fn", "mean", "b", "a", "o"};
         bool known = false;
         for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++) known |= strcmp(KNOWN[i], key) == 0;
         if (!known) return fail_at(L, path, SSLAT_ERR_PARSE, "unknown key \"%s\"", key);
@@ -177,6 +187,34 @@ static sslat_status parse_spec(loader *L, const char *path, json_t *value, bool 
 
 /* ---- Choices ---------------------------------------------------------------- */
 
+/* "from" of element `index` of a candidate sequence: element indices (negative:
+ * counted back, -1 the element before) or "input" (the candidate's input). */
+static sslat_status parse_element_from(loader *L, const char *path, json_t *from, int32_t index, element_from *out)
+{
+    json_path where;
+    snprintf(where, sizeof where, "%s.from", path);
+    size_t count = json_is_array(from) ? json_array_size(from) : 1;
+    if (count < 1 || count > SSLAT_MAX_NODE_INPUTS)
+        return fail_at(L, where, SSLAT_ERR_SPACE, "%zu sources; an element reads 1..%d", count, SSLAT_MAX_NODE_INPUTS);
+    for (size_t k = 0; k < count; k++) {
+        json_t *v = json_is_array(from) ? json_array_get(from, k) : from;
+        if (json_is_string(v) && strcmp(json_string_value(v), "input") == 0) {
+            out->at[k] = -1;
+            continue;
+        }
+        if (!json_is_integer(v))
+            return fail_at(L, where, SSLAT_ERR_PARSE, "inside a candidate an entry is an element index or \"input\", "
+                           "got %s", json_type_name(v));
+        json_int_t e = json_integer_value(v), target = e < 0 ? index + e : e;
+        if (target >= index || target < -1)
+            return fail_at(L, where, SSLAT_ERR_SPACE, "from %lld: element %d reads earlier elements of its candidate "
+                           "only", (long long)e, index);
+        out->at[k] = (int32_t)target;
+    }
+    out->n = (int32_t)count;
+    return SSLAT_OK;
+}
+
 static sslat_status parse_candidate(loader *L, const char *path, json_t *value,
                                     candidate_decl *cand)
 {
@@ -188,7 +226,8 @@ static sslat_status parse_candidate(loader *L, const char *path, json_t *value,
         return fail_at(L, path, SSLAT_ERR_LIMIT, "sequence of %zu layers (limit %d)", count,
                        SSLAT_MAX_SEQUENCE);
     cand->specs = calloc(count, sizeof *cand->specs);
-    if (!cand->specs) return fail_at(L, path, SSLAT_ERR_NOMEM, "out of memory");
+    cand->from = calloc(count, sizeof *cand->from);
+    if (!cand->specs || !cand->from) return fail_at(L, path, SSLAT_ERR_NOMEM, "out of memory");
     if (!json_is_array(value)) {
         cand->n_specs = 1;
         sslat_status status = parse_spec(L, path, value, true, &cand->specs[0], NULL, 0);
@@ -202,7 +241,11 @@ static sslat_status parse_candidate(loader *L, const char *path, json_t *value,
         json_t *item = json_array_get(value, i);
         if (json_is_array(item))
             return fail_at(L, element, SSLAT_ERR_PARSE, "nested sequences are not allowed");
+        L->in_sequence = true;
         sslat_status status = parse_spec(L, element, item, true, &cand->specs[i], NULL, 0);
+        L->in_sequence = false;
+        json_t *from = json_is_object(item) ? json_object_get(item, "from") : NULL;
+        if (status == SSLAT_OK && from) status = parse_element_from(L, element, from, (int32_t)i, &cand->from[i]);
         if (status != SSLAT_OK) return status;
         sslat_spec_format(&cand->specs[i], label, sizeof label);
         join_label(cand->label, sizeof cand->label, label);
@@ -331,9 +374,9 @@ static sslat_status check_sources(loader *L, const layer_decl *decl)
     for (int32_t c = 0; c < decl->n_candidates; c++) {
         const candidate_decl *cand = &decl->candidates[c];
         for (int32_t s = 1; s < cand->n_specs; s++)
-            if (sslat_layer_type_max_sources(cand->specs[s].type) > 1)
+            if (sslat_layer_type_max_sources(cand->specs[s].type) > 1 && !(cand->from && cand->from[s].n > 0))
                 return fail_at(L, decl->path, SSLAT_ERR_SPACE, "'%s' reads the layer's sources: it must come first in "
-                               "its candidate", sslat_layer_type_name(cand->specs[s].type));
+                               "its candidate, or name its own with \"from\"", sslat_layer_type_name(cand->specs[s].type));
         if (n > sslat_layer_type_max_sources(cand->specs[0].type))
             return fail_at(L, decl->path, SSLAT_ERR_SPACE, "'%s' reads one input but \"from\" gives %d (only "
                            "concat and detect read several)", cand->label, n);
@@ -384,7 +427,10 @@ static sslat_status parse_layer_body(loader *L, const char *path, json_t *value,
 static void free_decls(loader *L)
 {
     for (int32_t i = 0; i < L->n_decls; i++) {
-        for (int32_t c = 0; c < L->decls[i].n_candidates; c++) free(L->decls[i].candidates[c].specs);
+        for (int32_t c = 0; c < L->decls[i].n_candidates; c++) {
+            free(L->decls[i].candidates[c].specs);
+            free(L->decls[i].candidates[c].from);
+        }
         free(L->decls[i].candidates);
     }
     free(L->decls);
@@ -502,6 +548,7 @@ static sslat_status expand_candidate(loader *L, const char *path, const candidat
 {
     sslat_graph_init(&out->graph, inputs[0]);
     snprintf(out->label, sizeof out->label, "%s", cand->label);
+    int32_t element_out[SSLAT_MAX_SEQUENCE]; /* each element's output node */
     for (int k = 1; k < n_inputs; k++) { /* the other sources, as input nodes */
         char name[16];
         snprintf(name, sizeof name, "from%d", k);
@@ -515,7 +562,18 @@ static sslat_status expand_candidate(loader *L, const char *path, const candidat
             spec.set |= SSLAT_OPT_S;
         }
         if (later_copy && relabel) sslat_spec_format(&spec, out->label, sizeof out->label);
-        sslat_status status = sslat_spec_expand(&spec, context, &out->graph, L->err);
+        sslat_status status;
+        if (cand->from && cand->from[s].n > 0) { /* wired inside the candidate */
+            int32_t sources[SSLAT_MAX_NODE_INPUTS];
+            for (int k = 0; k < cand->from[s].n; k++)
+                sources[k] = cand->from[s].at[k] < 0 ? SSLAT_GRAPH_INPUT : element_out[cand->from[s].at[k]];
+            status = sslat_spec_expand_from(&spec, context, &out->graph, sources, cand->from[s].n, L->err);
+        } else if (s > 0) { /* the element before */
+            status = sslat_spec_expand_from(&spec, context, &out->graph, &element_out[s - 1], 1, L->err);
+        } else {
+            status = sslat_spec_expand(&spec, context, &out->graph, L->err);
+        }
+        element_out[s] = sslat_graph_chain_index(&out->graph);
         if (status != SSLAT_OK) {
             char where[160];
             if (cand->n_specs > 1) snprintf(where, sizeof where, "%s[%d]", path, s);
@@ -747,7 +805,7 @@ sslat_status sslat_space_load_string(const char *text, size_t length, const char
     if (!out) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "out must not be NULL");
     *out = NULL;
     if (!text) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "text must not be NULL");
-    loader L = {source_name ? source_name : "<string>", error, NULL, 0, 0};
+    loader L = {source_name ? source_name : "<string>", error, NULL, 0, 0, false};
     if (length > (size_t)SSLAT_MAX_FILE_BYTES)
         return fail_at(&L, "", SSLAT_ERR_LIMIT, "%zu bytes (limit %ld)", length,
                        SSLAT_MAX_FILE_BYTES);

@@ -11,7 +11,7 @@
 static const char *const TYPE_NAMES[] = {
     "cn",   "ds",   "ir",  "er",      "basic",   "bottleneck", "conv", "skip",
     "gap",  "maxpool", "avgpool", "flatten", "fc", "bn",         "act",  "shuffle",
-    "sv2", "upsample", "focus", "c3", "convblock", "spp", "sppf", "concat", "detect",
+    "sv2", "upsample", "focus", "c3", "convblock", "spp", "sppf", "concat", "detect", "add", "mul", "slice", "s2d",
 };
 static_assert(sizeof(TYPE_NAMES) / sizeof(TYPE_NAMES[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_NAMES must name every sslat_layer_type");
@@ -47,6 +47,10 @@ static const uint32_t TYPE_OPTIONS[] = {
     [SSLAT_LAYER_SPPF] = SSLAT_OPT_K | SSLAT_OPT_C | SSLAT_OPT_N,
     [SSLAT_LAYER_CONCAT] = 0,
     [SSLAT_LAYER_DETECT] = SSLAT_OPT_C | SSLAT_OPT_A, /* c: classes (default 80) */
+    [SSLAT_LAYER_ADD] = 0,
+    [SSLAT_LAYER_MUL] = 0,
+    [SSLAT_LAYER_SLICE] = SSLAT_OPT_C | SSLAT_OPT_O,
+    [SSLAT_LAYER_S2D] = 0,
 };
 static_assert(sizeof(TYPE_OPTIONS) / sizeof(TYPE_OPTIONS[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_OPTIONS must cover every sslat_layer_type");
@@ -71,6 +75,7 @@ uint32_t sslat_layer_type_options(sslat_layer_type type)
 
 int sslat_layer_type_max_sources(sslat_layer_type type)
 {
+    if (type == SSLAT_LAYER_ADD || type == SSLAT_LAYER_MUL) return 2;
     return type == SSLAT_LAYER_CONCAT || type == SSLAT_LAYER_DETECT ? SSLAT_MAX_NODE_INPUTS : 1;
 }
 
@@ -129,7 +134,7 @@ static bool option_bit(const char *key, uint32_t *bit)
         {"e", SSLAT_OPT_E}, {"se", SSLAT_OPT_SE}, {"g", SSLAT_OPT_G}, {"p", SSLAT_OPT_P},
         {"d", SSLAT_OPT_D}, {"act", SSLAT_OPT_N}, {"noskip", SSLAT_OPT_NOSKIP},
         {"bias", SSLAT_OPT_BIAS}, {"fn", SSLAT_OPT_FN}, {"mean", SSLAT_OPT_MEAN}, {"b", SSLAT_OPT_B},
-        {"a", SSLAT_OPT_A},
+        {"a", SSLAT_OPT_A}, {"o", SSLAT_OPT_O},
     };
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
         if (strcmp(KEYS[i].key, key) == 0) {
@@ -175,6 +180,7 @@ bool sslat_spec_set_int(sslat_layer_spec *spec, const char *key, int64_t value, 
         {SSLAT_OPT_D, &spec->dilation, 1, SSLAT_MAX_KERNEL},
         {SSLAT_OPT_B, &spec->blocks, 1, 64},
         {SSLAT_OPT_A, &spec->anchors, 1, 64},
+        {SSLAT_OPT_O, &spec->offset, 0, SSLAT_MAX_CHANNELS},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         if (fields[i].bit != bit) continue;
@@ -351,6 +357,7 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
         if (spec->set & SSLAT_OPT_D) EMIT("_d%d", spec->dilation);
         if (spec->set & SSLAT_OPT_B) EMIT("_b%d", spec->blocks);
         if (spec->set & SSLAT_OPT_A) EMIT("_a%d", spec->anchors);
+        if (spec->set & SSLAT_OPT_O) EMIT("_o%d", spec->offset);
         if (spec->set & SSLAT_OPT_SE) EMIT("_se%g", spec->se_ratio);
         if (spec->set & SSLAT_OPT_N) EMIT("_n%s", ACT_CODES[spec->act]);
         if (spec->set & SSLAT_OPT_NOSKIP) EMIT("_noskip");

@@ -35,6 +35,10 @@ typedef enum sslat_layer_type {
     SSLAT_LAYER_SPPF,       /* YOLOv5's SPPF: three chained max pools, concat */
     SSLAT_LAYER_CONCAT,     /* its `from` sources joined along channels */
     SSLAT_LAYER_DETECT,     /* YOLOv5's Detect: a 1x1 conv with bias per source (scale) */
+    SSLAT_LAYER_ADD,        /* a + b of two sources */
+    SSLAT_LAYER_MUL,        /* x · s of two sources, s N×C×1×1 (squeeze-excite's scaling) */
+    SSLAT_LAYER_SLICE,      /* channels [o, o + c) of its input */
+    SSLAT_LAYER_S2D,        /* space-to-depth alone (Focus's slicing) */
     SSLAT_LAYER_TYPE_COUNT
 } sslat_layer_type;
 
@@ -56,12 +60,13 @@ enum {
     SSLAT_OPT_MEAN = 1u << 13, /* gap: written x.mean((2, 3)) */
     SSLAT_OPT_B = 1u << 14,    /* c3, convblock: inner blocks (YOLOv5's n) */
     SSLAT_OPT_A = 1u << 15,    /* detect: anchors per scale */
+    SSLAT_OPT_O = 1u << 16,    /* slice: the first channel */
 };
 
 typedef struct sslat_layer_spec {
     sslat_layer_type type;
     uint32_t set;
-    int32_t repeat, kernel, stride, channels, groups, padding, dilation, blocks, anchors;
+    int32_t repeat, kernel, stride, channels, groups, padding, dilation, blocks, anchors, offset;
     double expansion, se_ratio;
     sslat_act_kind act;
 } sslat_layer_spec;
