@@ -113,6 +113,11 @@ SSLAT_API double sslat_space_architecture_count(const sslat_space *space);
 /* The same, exactly, in decimal; returns the length it needs (like snprintf). */
 SSLAT_API size_t sslat_space_architecture_count_string(const sslat_space *space, char *buffer,
                                              size_t capacity);
+/* Learnable parameters (conv and linear weights and biases, BN's affine pair)
+ * of one architecture (arch: one index per block; length must be the block
+ * count, 0 for a fixed network). */
+SSLAT_API sslat_status sslat_space_param_count(const sslat_space *space, const int32_t *arch, int32_t length,
+                                               int64_t *count, sslat_error *error);
 /* The file's "arch": copies up to capacity indices; returns its length
  * (block_count) or 0 when the file has none. */
 SSLAT_API int32_t sslat_space_arch(const sslat_space *space, int32_t *arch, int32_t capacity);

@@ -399,14 +399,43 @@ static sslat_status parse_layer(loader *L, const char *path, json_t *value, laye
     return status;
 }
 
+/* A fixed layer of several elements: {"sequence": [...], "name": …, "from": …}
+ * (what sslat.torch writes for a run of the constant part, so that a conv and
+ * its BN stay in one subgraph and --fuse-bn folds them). */
+static sslat_status parse_sequence(loader *L, const char *path, json_t *object, layer_decl *decl)
+{
+    const char *key;
+    json_t *value;
+    json_object_foreach(object, key, value) {
+        if (strcmp(key, "sequence") != 0 && strcmp(key, "name") != 0 && strcmp(key, "from") != 0)
+            return fail_at(L, path, SSLAT_ERR_PARSE, "unknown key \"%s\" in a sequence (allowed: sequence, name, "
+                           "from)", key);
+    }
+    json_t *name = json_object_get(object, "name");
+    if (name && !json_is_string(name)) return fail_at(L, path, SSLAT_ERR_PARSE, "\"name\" must be a string");
+    if (name) snprintf(decl->name, sizeof decl->name, "%s", json_string_value(name));
+    json_t *elements = json_object_get(object, "sequence");
+    if (!json_is_array(elements))
+        return fail_at(L, path, SSLAT_ERR_PARSE, "\"sequence\" must be an array of layers");
+    decl->candidates = calloc(1, sizeof *decl->candidates);
+    if (!decl->candidates) return fail_at(L, path, SSLAT_ERR_NOMEM, "out of memory");
+    decl->n_candidates = 1;
+    decl->repeat = 1;
+    json_path where;
+    snprintf(where, sizeof where, "%s.sequence", path);
+    return parse_candidate(L, where, elements, &decl->candidates[0]);
+}
+
 static sslat_status parse_layer_body(loader *L, const char *path, json_t *value, layer_decl *decl)
 {
     if (json_is_object(value) && json_object_get(value, "choice"))
         return parse_choice(L, path, value, decl);
+    if (json_is_object(value) && json_object_get(value, "sequence"))
+        return parse_sequence(L, path, value, decl);
     if (json_is_array(value))
         return fail_at(L, path, SSLAT_ERR_PARSE,
-                       "a layer is a token, an object or a choice; arrays (sequences) belong "
-                       "inside \"choice\"");
+                       "a layer is a token, an object, a choice or {\"sequence\": [...]}; bare arrays "
+                       "(sequences) belong inside \"choice\" or \"sequence\"");
     decl->candidates = calloc(1, sizeof *decl->candidates);
     if (!decl->candidates) return fail_at(L, path, SSLAT_ERR_NOMEM, "out of memory");
     decl->n_candidates = 1;

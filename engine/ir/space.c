@@ -129,6 +129,18 @@ bool sslat_space_find_graph(const sslat_space *space, const sslat_graph *graph, 
     return false;
 }
 
+sslat_status sslat_space_param_count(const sslat_space *space, const int32_t *arch, int32_t length, int64_t *count,
+                                     sslat_error *err)
+{
+    if (!space || !count) return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "sslat_space_param_count: space and count are required");
+    sslat_graph whole;
+    sslat_status status = sslat_space_architecture_graph(space, arch, length, &whole, err);
+    *count = 0;
+    for (int32_t i = 0; status == SSLAT_OK && i < whole.count; i++) *count += sslat_node_param_count(&whole, &whole.nodes[i]);
+    sslat_graph_release(&whole);
+    return status;
+}
+
 bool sslat_space_is_chain(const sslat_space *space)
 {
     for (int32_t i = 0; i < space->n_layers; i++)

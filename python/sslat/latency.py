@@ -172,8 +172,20 @@ def initialize_latency(latency_type: str, search_space: SearchSpace, inputs: Any
     device, cold, ignore / ignore_modules (sslat op kinds or PyTorch classes),
     fuse_bn (MAC rules: count with every BN folded into its conv, as ENOT's
     published tables were made), context=N (timed: refit the table to N whole
-    architectures timed end to end)."""
-    if not isinstance(search_space, SearchSpace):
+    architectures timed end to end).
+
+    search_space may also be a PyTorch model with choice containers
+    (sslat.torch.Choice or ENOT's SearchVariantsContainer): it becomes a
+    space by sslat.torch.to_space(model, inputs), kept on the model, so the
+    statistics functions take the model too."""
+    if _is_torch_module(search_space):
+        from . import torch as sslat_torch  # needs torch, as the model does
+        if inputs is None:
+            raise ValueError("initialize_latency: a PyTorch model needs its inputs (a tensor or a 1-tuple)")
+        model = search_space
+        search_space = sslat_torch.to_space(model, inputs)
+        model._sslat_space = search_space
+    elif not isinstance(search_space, SearchSpace):
         search_space = SearchSpace(search_space)
     if keyword_inputs:
         raise ValueError("keyword_inputs: an sslat space has a single input; pass its shape as inputs")
@@ -233,9 +245,25 @@ def reset_latency(search_space: SearchSpace) -> None:
         lib.sslat_reset_latency(space)
 
 
+def _is_torch_module(value) -> bool:
+    """An nn.Module, told without importing torch (the package works without it)."""
+    return any(c.__name__ == "Module" and c.__module__ == "torch.nn.modules.module" for c in type(value).__mro__)
+
+
+def _space_of_model(arg):
+    """The space initialize_latency made for a PyTorch model, or arg itself."""
+    if _is_torch_module(arg):
+        space = getattr(arg, "_sslat_space", None)
+        if space is None:
+            raise ValueError("this PyTorch model has no latency: call initialize_latency(type, model, inputs) first")
+        return space
+    return arg
+
+
 @contextlib.contextmanager
 def _table(arg):
     """The container pointer behind arg, held (locked) for the duration of the call."""
+    arg = _space_of_model(arg)
     if isinstance(arg, SearchSpaceLatencyContainer):
         with arg._handle.use() as pointer:
             yield pointer
@@ -317,6 +345,7 @@ def _arch_array(arch):
 
 def current_latency(arg: Source, arch: Optional[Sequence[int]] = None) -> float:
     """Latency of one architecture: arch, or the space's current_arch."""
+    arg = _space_of_model(arg)
     if arch is None:
         arch = getattr(arg, "current_arch", None)
         if arch is None:
@@ -329,6 +358,7 @@ def current_latency(arg: Source, arch: Optional[Sequence[int]] = None) -> float:
 def best_arch_latency(search_space: SearchSpace) -> float:
     """Latency of the space's best architecture: space.best_arch (the file's
     "arch" until you set it to the architecture your search found)."""
+    search_space = _space_of_model(search_space)
     if not isinstance(search_space, SearchSpace):
         raise TypeError("best_arch_latency takes a SearchSpace")
     if search_space.best_arch is None:

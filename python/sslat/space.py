@@ -177,6 +177,29 @@ class SearchSpace(_native.HandleOwner):
 
     # ---- export -------------------------------------------------------------
 
+    def param_count(self, arch: Optional[List[int]] = None) -> int:
+        """Learnable parameters of one architecture (default: current_arch, or
+        every block's first candidate when there is none)."""
+        if arch is None:
+            arch = self.current_arch or [0] * self.block_count
+        values = (ctypes.c_int32 * max(len(arch), 1))(*[_native.int32(a, "arch[%d]" % i, 0) for i, a in enumerate(arch)])
+        count = ctypes.c_int64()
+        with self._handle.use() as space:
+            _native.call(lib.sslat_space_param_count, space, values, len(arch), ctypes.byref(count))
+        return count.value
+
+    def to_json(self) -> str:
+        """The space-file text this space was loaded from (indented)."""
+        kind, value, _ = self._source
+        if kind == "text":
+            text = value
+        elif kind == "file":
+            with open(value, encoding="utf-8") as f:
+                text = f.read()
+        else:
+            text = lib.sslat_default_space_json().decode("utf-8")
+        return json.dumps(json.loads(text), indent=1)
+
     def to_onnx(self, arch: Optional[List[int]] = None, path: Union[str, "os.PathLike[str]"] = "model.onnx",
                 seed: Optional[int] = None) -> str:
         """Write one architecture as an ONNX model (opset 17, fp32) and return the path.

@@ -1,0 +1,206 @@
+"""sslat.torch: PyTorch models as spaces, exact against the libraries.
+
+Skips (with the reason) where torch, torchvision or a counting library is not
+installed; scripts/test.sh installs them into the test venv."""
+import importlib
+import sys
+
+import pytest
+
+import sslat
+from conftest import EXAMPLES
+
+torch = pytest.importorskip("torch", reason="torch is not installed: sslat.torch is optional")
+torchvision = pytest.importorskip("torchvision", reason="torchvision is not installed")
+import sslat.torch as st  # noqa: E402
+
+RULES = ("mac_thop", "mac_fvcore", "mac_pthflops")
+
+
+def library_counts(module, x):
+    """What thop, fvcore and pthflops report for module on x (None where one is
+    missing or cannot trace it, as pthflops 0.4.2 cannot trace ShuffleNetV2)."""
+    import warnings
+    warnings.filterwarnings("ignore")
+    counts = dict.fromkeys(RULES)
+    module = module.eval()
+    if importlib.util.find_spec("thop"):
+        import thop
+        counts["mac_thop"] = thop.profile(module, inputs=(x,), verbose=False)[0]
+    if importlib.util.find_spec("fvcore"):
+        from fvcore.nn import FlopCountAnalysis
+        fv = FlopCountAnalysis(module, x)
+        fv.unsupported_ops_warnings(False)
+        fv.uncalled_modules_warnings(False)
+        counts["mac_fvcore"] = fv.total()
+    if importlib.util.find_spec("pthflops"):
+        from pthflops import count_ops
+        try:
+            counts["mac_pthflops"] = count_ops(module, x, mode="fx", print_readable=False, verbose=False)[0]
+        except Exception:
+            pass
+    return counts
+
+
+def table(space, rule):
+    # per batch, as the libraries count (the batch here is 1)
+    return sslat.initialize_latency(rule, space, get_base_samples=lambda inputs, keywords: 1)
+
+
+@pytest.mark.parametrize("name", ["resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_large", "mnasnet1_0",
+                                  "efficientnet_b0", "shufflenet_v2_x1_0", "regnet_x_400mf"])
+def test_torchvision_models_equal_the_libraries(name):
+    model = getattr(torchvision.models, name)().eval()
+    x = torch.zeros(1, 3, 224, 224)
+    space = st.to_space(model, x)
+    assert space.block_count == 0
+    assert space.param_count() == sum(p.numel() for p in model.parameters())
+    for rule, expected in library_counts(model, x).items():
+        if expected is not None:
+            assert table(space, rule).constant_latency * 1e6 == pytest.approx(expected, rel=1e-12, abs=0.5), rule
+
+
+def test_the_traced_fixed_networks_equal_the_example_files():
+    # the space from the module and the hand-written example count the same everywhere
+    for name in ("mobilenet_v3_large", "shufflenet_v2_x1_0"):
+        traced = st.to_space(getattr(torchvision.models, name)(), torch.zeros(1, 3, 224, 224))
+        written = sslat.SearchSpace(EXAMPLES / ("%s.json" % name))
+        for rule in ("mac",) + RULES:
+            assert table(traced, rule).constant_latency == pytest.approx(table(written, rule).constant_latency,
+                                                                          rel=1e-12), (name, rule)
+
+
+def mbconv_supernet():
+    """A Choice space of torchvision MBConv blocks: kernel 3/5/7 × expansion 3/4/6."""
+    from torchvision.models.efficientnet import MBConv, MBConvConfig
+    from functools import partial
+    norm = partial(torch.nn.BatchNorm2d, eps=1e-3)
+
+    def block(cin, cout, stride):
+        return st.Choice([MBConv(MBConvConfig(e, k, stride, cin, cout, 1), 0.0, norm)
+                          for k in (3, 5, 7) for e in (3, 4, 6)])
+
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(3, 16, 3, 2, 1, bias=False), torch.nn.BatchNorm2d(16), torch.nn.SiLU(),
+        block(16, 24, 2), block(24, 24, 1), block(24, 40, 2),
+        torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(40, 10))
+
+
+def test_a_choice_space_counts_each_candidate_as_the_libraries_by_enots_method():
+    model = mbconv_supernet().eval()
+    x = torch.zeros(1, 3, 64, 64)
+    space = st.to_space(model, x)
+    assert space.candidate_counts == [9, 9, 9]
+    assert space.block_names == ["3", "4", "5"]
+    inputs = [(1, 16, 32, 32), (1, 24, 16, 16), (1, 24, 16, 16)]
+    tables = {rule: table(space, rule) for rule in RULES}
+    chosen = []
+    for b, choice in enumerate([model[3], model[4], model[5]]):
+        for c, candidate in enumerate(choice.search_variants):
+            for rule, expected in library_counts(candidate, torch.zeros(inputs[b])).items():
+                if expected is not None:
+                    got = tables[rule].operations_latencies[b][c] * 1e6
+                    assert got == pytest.approx(expected, rel=1e-12, abs=0.5), (b, c, rule)
+        chosen.append(choice.search_variants[0])
+    # the constant: the whole network at arch 0 minus its candidates (ENOT's method)
+    whole = library_counts(model, x)
+    for rule, expected in whole.items():
+        if expected is None:
+            continue
+        candidates = sum(tables[rule].operations_latencies[b][0] for b in range(3)) * 1e6
+        assert tables[rule].constant_latency * 1e6 == pytest.approx(expected - candidates, rel=1e-9, abs=0.5), rule
+    assert space.param_count([0, 0, 0]) == sum(p.numel() for p in model.parameters()) - sum(
+        p.numel() for choice in (model[3], model[4], model[5]) for v in choice.search_variants[1:] for p in v.parameters())
+
+
+def yolo_twin_with_choices():
+    """tests/reference/yolo_reference.py's PyTorch twin of ENOT's YOLOv5s space,
+    its search rows held by Choice containers (the stand-in for ENOT's)."""
+    sys.path.insert(0, str(EXAMPLES.parent / "tests" / "reference"))
+    try:
+        yolo = importlib.import_module("yolo_reference")
+    finally:
+        sys.path.pop(0)
+
+    class Network(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            rows = yolo.build()
+            self.sources = [source for source, _ in rows]
+            self.layers = torch.nn.ModuleList(st.Choice(m) if isinstance(m, list) else m for _, m in rows)
+
+        def forward(self, x):
+            outputs = []
+            for source, layer in zip(self.sources, self.layers):
+                x = layer(x if source == -1 else outputs[source]) if isinstance(source, int) else \
+                    layer([x if j == -1 else outputs[j] for j in source])
+                outputs.append(x)
+            return x
+
+    return Network()
+
+
+def test_enots_yolov5s_space_from_pytorch_equals_the_example_file():
+    model = yolo_twin_with_choices()
+    space = st.to_space(model, torch.zeros(1, 3, 320, 320))
+    written = sslat.SearchSpace(EXAMPLES / "yolov5s_ss.json", height=320, width=320)
+    assert space.candidate_counts == written.candidate_counts == [12] * 8
+    for rule in ("mac",) + RULES:
+        for fuse in (False, True):
+            a = sslat.initialize_latency(rule, space, fuse_bn=fuse)
+            b = sslat.initialize_latency(rule, written, fuse_bn=fuse)
+            assert a.constant_latency == pytest.approx(b.constant_latency, rel=1e-12), (rule, fuse)
+            for row_a, row_b in zip(a.operations_latencies, b.operations_latencies):
+                assert row_a == pytest.approx(row_b, rel=1e-12), (rule, fuse)
+    assert space.param_count() == written.param_count()
+
+
+def test_initialize_latency_takes_the_model_and_the_statistics_take_it_too():
+    model = mbconv_supernet()
+    x = torch.zeros(2, 3, 64, 64)
+    container = sslat.initialize_latency("mac_fvcore", model, (x,))
+    assert sslat.min_latency(model) == pytest.approx(container.constant_latency + sum(
+        min(row) for row in container.operations_latencies))
+    assert sslat.current_latency(model, [0, 0, 0]) <= sslat.max_latency(model)
+    with pytest.raises(ValueError, match="no latency"):
+        sslat.min_latency(mbconv_supernet())
+
+
+def test_enot_style_containers_work_by_their_attributes():
+    class SearchVariantsContainer(torch.nn.Module):  # ENOT's names, not ENOT
+        def __init__(self, variants, default_operation_index=0):
+            super().__init__()
+            self.search_variants = torch.nn.ModuleList(variants)
+            self.default_operation_index = default_operation_index
+
+        def forward(self, x):
+            return self.search_variants[self.default_operation_index](x)
+
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), SearchVariantsContainer(
+        [torch.nn.Conv2d(8, 8, 3, padding=1), torch.nn.Identity(), torch.nn.Conv2d(8, 8, 5, padding=2)], 2))
+    space = st.to_space(model, torch.zeros(1, 3, 16, 16))
+    assert space.candidate_counts == [3]
+    assert space.arch == [2]  # the container's default
+    assert space.candidate_labels[0][1] == "skip"
+
+
+def test_an_unmappable_call_names_the_module_the_call_and_the_candidate():
+    class Odd(torch.nn.Module):
+        def forward(self, x):
+            return torch.exp(x)
+
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), st.Choice([torch.nn.ReLU(), Odd()]))
+    with pytest.raises(st.MappingError, match=r"exp\(\) has no sslat mapping, in candidate 1 of block '1'"):
+        st.to_space(model, torch.zeros(1, 3, 16, 16))
+    with pytest.raises(st.MappingError, match="Conv2d"):
+        st.to_space(torch.nn.Conv2d(3, 8, (3, 5)), torch.zeros(1, 3, 16, 16))
+    class Shifted(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("shift", torch.ones(1, 3, 8, 8))
+
+        def forward(self, x):
+            return x + self.shift
+
+    with pytest.raises(st.MappingError, match="reads a tensor the model did not compute"):
+        st.to_space(Shifted(), torch.zeros(1, 3, 8, 8))
