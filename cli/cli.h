@@ -114,7 +114,6 @@ void cli_print_ir_json(const sslat_space *space);
 
 struct sslat_graph;
 /* One graph as the IR JSON writes a candidate: {"hash", "input", "nodes"}. */
-json_t *cli_graph_json(const struct sslat_graph *graph);
 
 int cmd_show(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/file_io.h"
 #include "cli/cli.h"
+#include "ir/ir_json.h"
 #include "ir/space.h"
 
 /* cli/reference_runner.py, embedded at build time (cmake/embed_text.cmake). */
@@ -75,7 +76,7 @@ static int write_models(const sslat_space *space, const sslat_validation *v, con
         } else {
             sslat_graph whole;
             status = sslat_space_architecture_graph(space, v->rows[r].arch, space->n_blocks, &whole, &err);
-            json_t *graph = status == SSLAT_OK ? cli_graph_json(&whole) : NULL;
+            json_t *graph = status == SSLAT_OK ? sslat_graph_json(&whole) : NULL;
             if (graph && json_dump_file(graph, path, JSON_COMPACT) != 0)
                 status = sslat_fail(&err, SSLAT_ERR_IO, "%s: cannot write the architecture's graph", path);
             json_decref(graph);

@@ -118,6 +118,19 @@ SSLAT_API size_t sslat_space_architecture_count_string(const sslat_space *space,
  * count, 0 for a fixed network). */
 SSLAT_API sslat_status sslat_space_param_count(const sslat_space *space, const int32_t *arch, int32_t length,
                                                int64_t *count, sslat_error *error);
+/* One architecture as one graph, in JSON: {"hash", "input", "nodes": [{"op",
+ * "input" (earlier node indices, -1 the network input, -2 unused), "shape",
+ * "params", and the op's own fields}]}; node i's parameters are the seeded
+ * values of node i (sslat_parameter_values). Free *json with sslat_free. */
+SSLAT_API sslat_status sslat_space_architecture_json(const sslat_space *space, const int32_t *arch, int32_t length,
+                                                     char **json, sslat_error *error);
+
+/* The seeded values the calculators give a node's parameter (the same on the
+ * host, the device and in ONNX exports): role 0 weights (uniform ±sqrt(3 /
+ * fan_in)), 1 bias (±0.1), 2 BN gamma [0.5, 1.5], 3 beta ±0.5, 4 running mean
+ * ±0.2, 5 running variance [0.5, 1.5]. seed 0 means the default seed. */
+SSLAT_API void sslat_parameter_values(uint64_t seed, int32_t node, int32_t role, int64_t fan_in, float *out,
+                                      size_t count);
 /* The file's "arch": copies up to capacity indices; returns its length
  * (block_count) or 0 when the file has none. */
 SSLAT_API int32_t sslat_space_arch(const sslat_space *space, int32_t *arch, int32_t capacity);

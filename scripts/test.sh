@@ -16,6 +16,19 @@ python_tests() {
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check pytest numpy onnx onnxruntime "scikit-build-core>=0.10"
   "$venv/bin/pip" install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps .
+  # sslat.torch's tests (python/tests/test_torch.py) run the libraries: torch
+  # (PyPI's default wheel: the CPU-only index is not reachable from every
+  # machine; ~2 min and ~5 GB the first time), torchvision, thop, fvcore and
+  # pthflops, installed once into the venv. SSLAT_TEST_TORCH=0 skips them.
+  if [ "${SSLAT_TEST_TORCH:-1}" = 1 ] &&
+     ! "$venv/bin/python" -c 'import torch, torchvision, thop, fvcore, pthflops' 2>/dev/null; then
+    local start=$SECONDS
+    if "$venv/bin/pip" install -q --disable-pip-version-check torch torchvision thop fvcore pthflops; then
+      echo "test.sh: torch, torchvision and the counting libraries installed in $((SECONDS - start)) s"
+    else
+      echo "test.sh: torch could not be installed (offline?): python/tests/test_torch.py skips"
+    fi
+  fi
   # from build/, so `import sslat` is the installed package, not python/sslat
   (cd build && SSLAT_REQUIRE_CHROMIUM=1 SSLAT_REQUIRE_ONNX=1 SSLAT_INSTALLED_PACKAGE=1 SSLAT_COMMAND="$PWD/sslat" \
      SSLAT_REFERENCE="$PWD/tests/sslat_reference" \

@@ -3,6 +3,12 @@
 #include <math.h>
 
 #include "measure/fill.h"
+#include "sslat.h" /* sslat_parameter_values is public */
+
+void sslat_parameter_values(uint64_t seed, int32_t node, int32_t role, int64_t fan_in, float *out, size_t count)
+{
+    if (out) sslat_fill_parameter(out, count, seed ? seed : SSLAT_DEFAULT_SEED, node, role, fan_in);
+}
 
 void sslat_fill_parameter(float *out, size_t count, uint64_t seed, int32_t node, int role,
                           int64_t fan_in)

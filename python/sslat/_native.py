@@ -116,6 +116,8 @@ _PROTOTYPES = {
     "sslat_space_architecture_count_string": (SIZE, [P, STR, SIZE]),
     "sslat_space_arch": (I32, [P, I32P, I32]),
     "sslat_space_param_count": (ST, [P, I32P, I32, ctypes.POINTER(ctypes.c_int64), ERR]),
+    "sslat_space_architecture_json": (ST, [P, I32P, I32, ctypes.POINTER(ctypes.c_void_p), ERR]),
+    "sslat_parameter_values": (None, [U64, I32, I32, ctypes.c_int64, ctypes.POINTER(ctypes.c_float), SIZE]),
     "sslat_space_export_onnx": (ST, [P, I32P, I32, ctypes.POINTER(OnnxOptions), STR, ERR]),
     "sslat_available_calculators": (I32, [ctypes.POINTER(ctypes.POINTER(STR))]),
     # containers

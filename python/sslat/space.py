@@ -188,6 +188,20 @@ class SearchSpace(_native.HandleOwner):
             _native.call(lib.sslat_space_param_count, space, values, len(arch), ctypes.byref(count))
         return count.value
 
+    def architecture_graph(self, arch: Optional[List[int]] = None) -> Dict[str, Any]:
+        """One architecture as one graph of primitive ops (arch default: as
+        param_count): {"hash", "input", "nodes"}; see sslat_space_architecture_json."""
+        if arch is None:
+            arch = self.current_arch or [0] * self.block_count
+        values = (ctypes.c_int32 * max(len(arch), 1))(*[_native.int32(a, "arch[%d]" % i, 0) for i, a in enumerate(arch)])
+        text = ctypes.c_void_p()
+        with self._handle.use() as space:
+            _native.call(lib.sslat_space_architecture_json, space, values, len(arch), ctypes.byref(text))
+        try:
+            return json.loads(ctypes.string_at(text.value).decode("utf-8"))
+        finally:
+            lib.sslat_free(text)
+
     def to_json(self) -> str:
         """The space-file text this space was loaded from (indented)."""
         kind, value, _ = self._source

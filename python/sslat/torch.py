@@ -20,7 +20,6 @@ input. Every recorded call maps to a layer of the space-file format (primitive
 layers wired with "from"); a call that cannot be mapped is an error naming the
 module path, the call and the candidate — never a silent skip.
 """
-import json
 import math
 import operator
 from typing import Any, Dict, List, Optional, Sequence
@@ -329,6 +328,12 @@ class _Recorder(TorchFunctionMode):
             self.set(result, _Value(None, ("a channel-group view", int(result.shape[1]), self.source_of(x, what))))
         elif result.dim() == 2 and result.shape[0] == x.shape[0]:
             self.emit("flatten", [self.source_of(x, what)], result)
+        elif result.dim() == 4 and result.shape[2:] == (1, 1) and result.shape[0] == x.shape[0]:
+            # N×C vectors are N×C×1×1 in the IR: a view between the two is the same value
+            if x.dim() == 2 or tuple(x.shape[2:]) == (1, 1):
+                self.set(result, value)
+            else:
+                self.emit("flatten", [self.source_of(x, what)], result)
         elif result.shape == x.shape:
             self.set(result, value)
         else:
@@ -453,7 +458,13 @@ def to_space_dict(model: nn.Module, inputs: Any, name: Optional[str] = None) -> 
     model.eval()
     try:
         choices = []
-        recorder, output = _run_recorded(model, x, "the model", choices)
+        try:  # the layers do not depend on the resolution: record a smaller run when it can be had
+            recorder, output = _run_recorded(model, _recording_input(x), "the model", choices)
+        except MappingError:
+            raise
+        except Exception:  # e.g. a stride the smaller input does not divide: the input as given
+            choices = []
+            recorder, output = _run_recorded(model, x, "the model", choices)
         rows = _rows(recorder, output)
         groups, group_of = _runs(rows)
         layers, arch = [], []
@@ -489,6 +500,19 @@ def to_space(model: nn.Module, inputs: Any, name: Optional[str] = None) -> Searc
     return SearchSpace(to_space_dict(model, inputs, name))
 
 
+def _recording_input(x):
+    """One sample at a fraction of the resolution, a power of two that keeps
+    H and W multiples of 32 (every stride of a stride-32 network divides
+    them) and at least 64: what is recorded is the same, the arithmetic is
+    up to 16× less (the space's input is still x's shape)."""
+    h, w = x.shape[2], x.shape[3]
+    factor = 1
+    while factor < 16 and h % (64 * factor) == 0 and w % (64 * factor) == 0 and h // (2 * factor) >= 64 \
+            and w // (2 * factor) >= 64:
+        factor *= 2
+    return torch.zeros(1, x.shape[1], h // factor, w // factor)
+
+
 def _input_tensor(inputs):
     if isinstance(inputs, (tuple, list)):
         if len(inputs) != 1:
@@ -501,3 +525,115 @@ def _input_tensor(inputs):
     if isinstance(inputs, (tuple, list, torch.Size)) and len(inputs) == 4:
         return torch.zeros(tuple(int(v) for v in inputs))
     raise TypeError("sslat.torch: inputs is a tensor, a 1-tuple of one, or an N×C×H×W shape")
+
+
+# ---- the inverse: an architecture of a space as a module --------------------------------------------
+
+_ACTIVATIONS = {"relu": nn.ReLU, "relu6": nn.ReLU6, "hswish": nn.Hardswish, "hsigmoid": nn.Hardsigmoid,
+                "sigmoid": nn.Sigmoid, "silu": nn.SiLU, "gelu": nn.GELU, "tanh": nn.Tanh}
+_ROLE = {"weight": 0, "bias": 1, "gamma": 2, "beta": 3, "mean": 4, "variance": 5}
+_BN_EPSILON = 1e-5  # SSLAT_BN_EPSILON
+
+
+def _seeded(seed, node, role, fan_in, shape):
+    """The values the calculators give this parameter (sslat_parameter_values)."""
+    import ctypes
+    from ._native import lib
+    count = math.prod(shape)
+    buffer = (ctypes.c_float * max(count, 1))()
+    lib.sslat_parameter_values(seed, node, _ROLE[role], fan_in, buffer, count)
+    return torch.frombuffer(bytearray(buffer), dtype=torch.float32)[:count].reshape(shape).clone()
+
+
+class Architecture(nn.Module):
+    """One architecture of a space, node by node as the IR has it (what
+    to_module returns); parameters are ordinary nn.Parameters."""
+
+    def __init__(self, graph: Dict[str, Any], seed: int):
+        super().__init__()
+        self.nodes, self.input_shape = graph["nodes"], graph["input"]
+        self.layers = nn.ModuleList()
+        with torch.no_grad():
+            for i, node in enumerate(self.nodes):
+                self.layers.append(self._layer(i, node, seed))
+
+    def _shape_in(self, node):
+        return self.input_shape if node["input"][0] == -1 else self.nodes[node["input"][0]]["shape"]
+
+    def _layer(self, i, node, seed):
+        op, shape = node["op"], self._shape_in(node)
+        if op == "conv2d":
+            c = node["conv"]
+            layer = nn.Conv2d(shape[1], c["out_channels"], c["kernel"], c["stride"], c["padding"], c["dilation"],
+                              c["groups"], bias=c["bias"])
+            fan_in = shape[1] // c["groups"] * c["kernel"] ** 2
+            layer.weight.copy_(_seeded(seed, i, "weight", fan_in, tuple(layer.weight.shape)))
+            if c["bias"]:
+                layer.bias.copy_(_seeded(seed, i, "bias", 0, (c["out_channels"],)))
+        elif op == "batchnorm":
+            layer = nn.BatchNorm2d(shape[1], eps=_BN_EPSILON)
+            for name, role in (("weight", "gamma"), ("bias", "beta"), ("running_mean", "mean"),
+                               ("running_var", "variance")):
+                getattr(layer, name).copy_(_seeded(seed, i, role, 0, (shape[1],)))
+        elif op == "act":
+            layer = _ACTIVATIONS[node["act"]]()
+        elif op in ("maxpool", "avgpool"):
+            p = node["pool"]
+            layer = (nn.MaxPool2d if op == "maxpool" else nn.AvgPool2d)(p["kernel"], p["stride"], p["padding"])
+        elif op == "linear":
+            features = shape[1] * shape[2] * shape[3]
+            layer = nn.Linear(features, node["linear"]["out_features"], bias=node["linear"]["bias"])
+            layer.weight.copy_(_seeded(seed, i, "weight", features, tuple(layer.weight.shape)))
+            if node["linear"]["bias"]:
+                layer.bias.copy_(_seeded(seed, i, "bias", 0, (node["linear"]["out_features"],)))
+        elif op == "global_avgpool" and node.get("form", "module") == "module":
+            layer = nn.AdaptiveAvgPool2d(1)  # as the model wrote it: thop and pthflops count only the module
+        elif op == "input":
+            raise MappingError("node %d is a layer's own input: architectures have none" % i)
+        else:
+            layer = nn.Identity()  # the other ops are functions of their inputs (forward)
+        return layer
+
+    def forward(self, x):
+        values = []
+        for node, layer in zip(self.nodes, self.layers):
+            inputs = [x if j == -1 else values[j] for j in node["input"] if j != -2]
+            a, op = inputs[0], node["op"]
+            if op == "add":
+                y = a + inputs[1]
+            elif op == "mul_channel":
+                y = a * inputs[1]
+            elif op == "global_avgpool" and node.get("form") == "functional":
+                y = F.adaptive_avg_pool2d(a, 1)
+            elif op == "global_avgpool" and node.get("form") == "mean":
+                y = a.mean((2, 3), keepdim=True)
+            elif op == "linear":
+                y = layer(torch.flatten(a, 1)).view(a.shape[0], -1, 1, 1)
+            elif op == "flatten":
+                y = a.reshape(a.shape[0], -1, 1, 1)
+            elif op == "channel_shuffle":
+                n, c, h, w = a.shape
+                g = node["groups"]
+                y = a.view(n, g, c // g, h, w).transpose(1, 2).reshape(n, c, h, w)
+            elif op == "concat":
+                y = torch.cat(inputs, 1)
+            elif op == "channel_slice":
+                y = a[:, node["slice"]["start"]:node["slice"]["start"] + node["slice"]["length"]]
+            elif op == "upsample":
+                y = F.interpolate(a, scale_factor=node["scale"], mode="nearest")
+            elif op == "space_to_depth":
+                y = torch.cat([a[..., ::2, ::2], a[..., 1::2, ::2], a[..., ::2, 1::2], a[..., 1::2, 1::2]], 1)
+            else:
+                y = layer(a)
+            values.append(y)
+        y = values[-1] if values else x
+        # vectors are N×C×1×1 in the IR; a network ending in a linear layer gives N×C, as PyTorch's do
+        return y.flatten(1) if self.nodes and self.nodes[-1]["op"] in ("linear", "flatten") else y
+
+
+def to_module(space: SearchSpace, arch: Optional[Sequence[int]] = None, seed: int = 0) -> nn.Module:
+    """Architecture arch of space as an nn.Module with the space's seeded
+    weights (seed 0: the calculators' default), in eval mode: the found
+    architecture, to train or export. Its output is the network's last one."""
+    graph = space.architecture_graph(list(arch) if arch is not None else None)
+    return Architecture(graph, seed).eval()

@@ -204,3 +204,41 @@ def test_an_unmappable_call_names_the_module_the_call_and_the_candidate():
 
     with pytest.raises(st.MappingError, match="reads a tensor the model did not compute"):
         st.to_space(Shifted(), torch.zeros(1, 3, 8, 8))
+
+
+def test_to_module_runs_the_calculators_weights_and_computes_what_the_model_does():
+    model = mbconv_supernet().eval()
+    x = torch.randn(2, 3, 64, 64, generator=torch.Generator().manual_seed(0))
+    space = st.to_space(model, x)
+    arch = [4, 0, 8]
+    rebuilt = st.to_module(space, arch)
+    # the seeded weights: the first conv's are the library's values for node 0
+    import ctypes
+    first = rebuilt.layers[0].weight
+    values = (ctypes.c_float * first.numel())()
+    sslat._native.lib.sslat_parameter_values(0, 0, 0, 27, values, first.numel())
+    assert first.flatten().tolist() == pytest.approx(list(values), rel=0, abs=0)
+    # the model at arch with the rebuilt module's weights gives the same output
+    for choice, pick in zip((model[3], model[4], model[5]), arch):
+        choice.default_operation_index = pick
+    order = []
+    hooks = [m.register_forward_hook(lambda m, i, o: order.append(m)) for m in model.modules()
+             if isinstance(m, (torch.nn.Conv2d, torch.nn.BatchNorm2d, torch.nn.Linear))]
+    with torch.no_grad():
+        model(x)
+    for h in hooks:
+        h.remove()
+    mine = [m for m in rebuilt.layers if isinstance(m, (torch.nn.Conv2d, torch.nn.BatchNorm2d, torch.nn.Linear))]
+    assert [type(m) for m in order] == [type(m) for m in mine]
+    for theirs, ours in zip(order, mine):
+        theirs.load_state_dict(ours.state_dict())
+        if isinstance(theirs, torch.nn.BatchNorm2d):
+            theirs.eps = ours.eps
+    with torch.no_grad():
+        assert torch.allclose(rebuilt(x), model(x), rtol=1e-4, atol=1e-5)
+    # and back: the rebuilt module is the same network (parameters and every MAC rule)
+    again = st.to_space(rebuilt, x)
+    assert again.param_count() == space.param_count(arch)
+    for rule in ("mac",) + RULES:
+        assert table(again, rule).constant_latency == pytest.approx(sslat.current_latency(table(space, rule), arch),
+                                                                    rel=1e-12), rule
