@@ -169,6 +169,14 @@ TEST(Loader, ACandidateWiredElementByElementEqualsTheComposite)
     EXPECT_EQ(sslat_graph_output(&g).c, 32);  // 8 channels, four phases
     sslat_space_free(se);
     sslat_space_free(s);
+    // a fixed sequence is one subgraph of the constant part, wired like a chain of its elements
+    sslat_space *seq = load_text(space_json("{\"sequence\": [{\"op\": \"conv\", \"c\": 8}, \"bn\", \"relu\"], \"name\": \"stem\"}"));
+    ASSERT_NE(seq, nullptr);
+    EXPECT_EQ(seq->n_layers, 1);
+    EXPECT_EQ(seq->n_blocks, 0);
+    EXPECT_STREQ(seq->layers[0].name, "stem");
+    EXPECT_EQ(ops_of(seq->layers[0].candidates[0].graph), "conv2d batchnorm act");
+    sslat_space_free(seq);
 }
 
 TEST(Loader, DepthwiseSeparableFusedAndGroupedBlocks)

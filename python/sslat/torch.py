@@ -137,8 +137,8 @@ class _Recorder(TorchFunctionMode):
         where = "%s (%s)" % (name or "model", type(module).__name__)
         self.path = name
         x = inputs[0]
-        if isinstance(module, _IDENTITY_MODULES):
-            self.set(output, self.value_of(x, where))
+        if isinstance(module, _IDENTITY_MODULES) or (isinstance(module, nn.Flatten) and tuple(x.shape[2:]) in ((), (1, 1))):
+            self.set(output, self.value_of(x, where))  # nothing, or a vector that stays one (N×C×1×1 in the IR)
             return
         source = self.source_of(x, where)
         if isinstance(module, nn.Conv2d):
@@ -317,7 +317,11 @@ class _Recorder(TorchFunctionMode):
         start = kwargs.get("start_dim", args[1] if len(args) > 1 else 0)
         if start != 1 or result.dim() != 2:
             self.fail("%s from dim %s (only torch.flatten(x, 1))" % (what, start))
-        self.emit("flatten", [self.source_of(args[0], what)], result)
+        x = args[0]
+        if x.dim() == 2 or tuple(x.shape[2:]) == (1, 1):  # N×C×1×1 is already a vector in the IR
+            self.set(result, self.value_of(x, what))
+        else:
+            self.emit("flatten", [self.source_of(x, what)], result)
 
     def view(self, args, what, result):
         x = args[0]
@@ -326,6 +330,8 @@ class _Recorder(TorchFunctionMode):
             self.emit({"op": "shuffle", "g": value.pending[1]}, [value.pending[2]], result)
         elif x.dim() == 4 and result.dim() == 5 and result.shape[0] == x.shape[0] and result.shape[3:] == x.shape[2:]:
             self.set(result, _Value(None, ("a channel-group view", int(result.shape[1]), self.source_of(x, what))))
+        elif result.dim() == 2 and result.shape[0] == x.shape[0] and (x.dim() == 2 or tuple(x.shape[2:]) == (1, 1)):
+            self.set(result, value)  # N×C×1×1 → N×C: the same vector in the IR
         elif result.dim() == 2 and result.shape[0] == x.shape[0]:
             self.emit("flatten", [self.source_of(x, what)], result)
         elif result.dim() == 4 and result.shape[2:] == (1, 1) and result.shape[0] == x.shape[0]:

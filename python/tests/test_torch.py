@@ -3,6 +3,7 @@
 Skips (with the reason) where torch, torchvision or a counting library is not
 installed; scripts/test.sh installs them into the test venv."""
 import importlib
+import json
 import sys
 
 import pytest
@@ -206,6 +207,21 @@ def test_an_unmappable_call_names_the_module_the_call_and_the_candidate():
         st.to_space(Shifted(), torch.zeros(1, 3, 8, 8))
 
 
+def canonical(graph):
+    """A graph's nodes with identities resolved away: (op, its fields, shape, inputs)."""
+    nodes, alias, out = graph["nodes"], {}, []
+    resolve = lambda j: alias.get(j, j)
+    for i, node in enumerate(nodes):
+        inputs = [resolve(j) for j in node["input"] if j != -2]
+        if node["op"] == "identity":
+            alias[i] = inputs[0]
+            continue
+        alias[i] = len(out)
+        fields = {k: v for k, v in node.items() if k not in ("input", "name")}
+        out.append((json.dumps(fields, sort_keys=True), [j if j < 0 else j for j in inputs]))
+    return out
+
+
 def test_to_module_runs_the_calculators_weights_and_computes_what_the_model_does():
     model = mbconv_supernet().eval()
     x = torch.randn(2, 3, 64, 64, generator=torch.Generator().manual_seed(0))
@@ -236,8 +252,10 @@ def test_to_module_runs_the_calculators_weights_and_computes_what_the_model_does
             theirs.eps = ours.eps
     with torch.no_grad():
         assert torch.allclose(rebuilt(x), model(x), rtol=1e-4, atol=1e-5)
-    # and back: the rebuilt module is the same network (parameters and every MAC rule)
+    # and back: the rebuilt module is the same network: the same graph (identities,
+    # which only the layering of the two spaces puts in, left out) and the same counts
     again = st.to_space(rebuilt, x)
+    assert canonical(again.architecture_graph([])) == canonical(space.architecture_graph(arch))
     assert again.param_count() == space.param_count(arch)
     for rule in ("mac",) + RULES:
         assert table(again, rule).constant_latency == pytest.approx(sslat.current_latency(table(space, rule), arch),
