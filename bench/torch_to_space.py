@@ -34,27 +34,10 @@ def median_seconds(function, runs=5):
 
 
 def yolo_space_model():
+    """tests/reference/yolo_reference.py's twin of ENOT's YOLOv5s space with Choice blocks."""
     sys.path.insert(0, str(ROOT / "tests" / "reference"))
     yolo = importlib.import_module("yolo_reference")
-
-    class Network(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            rows = yolo.build()
-            self.sources = [source for source, _ in rows]
-            self.layers = torch.nn.ModuleList(st.Choice(m) if isinstance(m, list) else m for _, m in rows)
-
-        def forward(self, x):
-            outputs = []
-            for source, layer in zip(self.sources, self.layers):
-                if isinstance(source, int):
-                    x = layer(x if source == -1 else outputs[source])
-                else:
-                    x = layer([x if j == -1 else outputs[j] for j in source])
-                outputs.append(x)
-            return x
-
-    return Network().eval()
+    return yolo.SearchNetwork(st.Choice).eval()
 
 
 def main():

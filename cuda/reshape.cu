@@ -6,6 +6,20 @@
 
 #include "cuda/common.cuh"
 
+/* Run LAUNCH(I, T): T the element type of elem, I 32-bit when fits32. */
+#define DISPATCH_INDEX_AND_TYPE(elem, fits32, LAUNCH)                                                   \
+    do {                                                                                                \
+        if (fits32) {                                                                                   \
+            if ((elem) == SSLAT_ELEM_F16) { LAUNCH(uint32_t, __half); }                                 \
+            else if ((elem) == SSLAT_ELEM_BF16) { LAUNCH(uint32_t, __nv_bfloat16); }                    \
+            else { LAUNCH(uint32_t, float); }                                                           \
+        } else {                                                                                        \
+            if ((elem) == SSLAT_ELEM_F16) { LAUNCH(size_t, __half); }                                   \
+            else if ((elem) == SSLAT_ELEM_BF16) { LAUNCH(size_t, __nv_bfloat16); }                      \
+            else { LAUNCH(size_t, float); }                                                             \
+        }                                                                                               \
+    } while (0)
+
 /* Split an output index into (image, channel, y, x) in NCHW or NHWC. */
 template <typename I>
 static __device__ __forceinline__ void split(int nhwc, I i, I c, I h, I w, I *image, I *ch, I *y, I *x)
@@ -71,14 +85,9 @@ extern "C" int sslat_cuda_copy_channels(int elem, int nhwc, const void *x, void 
     if (from < 0 || to < 0 || from + length > c_in || to + length > c_out) return (int)cudaErrorInvalidValue;
     cudaStream_t s = (cudaStream_t)stream;
     int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
-#define LAUNCH_I(I, T) copy_channels_kernel<T, I><<<grid, SSLAT_CUDA_BLOCK, 0, s>>>(nhwc, (const T *)x, (T *)y, (I)n, (I)c_in, (I)c_out, (I)h, (I)w, (I)from, (I)to, (I)length)
-#define LAUNCH32(T) LAUNCH_I(uint32_t, T)
-#define LAUNCH64(T) LAUNCH_I(size_t, T)
-    if (sslat_fits_32(largest)) SSLAT_DISPATCH(elem, LAUNCH32);
-    else SSLAT_DISPATCH(elem, LAUNCH64);
-#undef LAUNCH64
-#undef LAUNCH32
-#undef LAUNCH_I
+#define LAUNCH(I, T) copy_channels_kernel<T, I><<<grid, SSLAT_CUDA_BLOCK, 0, s>>>(nhwc, (const T *)x, (T *)y, (I)n, (I)c_in, (I)c_out, (I)h, (I)w, (I)from, (I)to, (I)length)
+    DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(largest), LAUNCH);
+#undef LAUNCH
     return (int)cudaGetLastError();
 }
 
@@ -90,14 +99,9 @@ extern "C" int sslat_cuda_upsample_nearest(int elem, int nhwc, const void *x, vo
     if (scale < 1) return (int)cudaErrorInvalidValue;
     cudaStream_t s = (cudaStream_t)stream;
     int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
-#define LAUNCH_I(I, T) upsample_kernel<T, I><<<grid, SSLAT_CUDA_BLOCK, 0, s>>>(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)h, (I)w, (I)scale)
-#define LAUNCH32(T) LAUNCH_I(uint32_t, T)
-#define LAUNCH64(T) LAUNCH_I(size_t, T)
-    if (sslat_fits_32(count)) SSLAT_DISPATCH(elem, LAUNCH32);
-    else SSLAT_DISPATCH(elem, LAUNCH64);
-#undef LAUNCH64
-#undef LAUNCH32
-#undef LAUNCH_I
+#define LAUNCH(I, T) upsample_kernel<T, I><<<grid, SSLAT_CUDA_BLOCK, 0, s>>>(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)h, (I)w, (I)scale)
+    DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
+#undef LAUNCH
     return (int)cudaGetLastError();
 }
 
@@ -109,13 +113,8 @@ extern "C" int sslat_cuda_space_to_depth(int elem, int nhwc, const void *x, void
     if (h % 2 || w % 2) return (int)cudaErrorInvalidValue;
     cudaStream_t s = (cudaStream_t)stream;
     int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
-#define LAUNCH_I(I, T) space_to_depth_kernel<T, I><<<grid, SSLAT_CUDA_BLOCK, 0, s>>>(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)h, (I)w)
-#define LAUNCH32(T) LAUNCH_I(uint32_t, T)
-#define LAUNCH64(T) LAUNCH_I(size_t, T)
-    if (sslat_fits_32(count)) SSLAT_DISPATCH(elem, LAUNCH32);
-    else SSLAT_DISPATCH(elem, LAUNCH64);
-#undef LAUNCH64
-#undef LAUNCH32
-#undef LAUNCH_I
+#define LAUNCH(I, T) space_to_depth_kernel<T, I><<<grid, SSLAT_CUDA_BLOCK, 0, s>>>(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)h, (I)w)
+    DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
+#undef LAUNCH
     return (int)cudaGetLastError();
 }

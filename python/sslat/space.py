@@ -177,12 +177,17 @@ class SearchSpace(_native.HandleOwner):
 
     # ---- export -------------------------------------------------------------
 
-    def param_count(self, arch: Optional[List[int]] = None) -> int:
-        """Learnable parameters of one architecture (default: current_arch, or
-        every block's first candidate when there is none)."""
+    def _arch_values(self, arch):
+        """arch (default: current_arch, or every block's first candidate) and it as a C array."""
         if arch is None:
             arch = self.current_arch or [0] * self.block_count
         values = (ctypes.c_int32 * max(len(arch), 1))(*[_native.int32(a, "arch[%d]" % i, 0) for i, a in enumerate(arch)])
+        return arch, values
+
+    def param_count(self, arch: Optional[List[int]] = None) -> int:
+        """Learnable parameters of one architecture (default: current_arch, or
+        every block's first candidate when there is none)."""
+        arch, values = self._arch_values(arch)
         count = ctypes.c_int64()
         with self._handle.use() as space:
             _native.call(lib.sslat_space_param_count, space, values, len(arch), ctypes.byref(count))
@@ -191,9 +196,7 @@ class SearchSpace(_native.HandleOwner):
     def architecture_graph(self, arch: Optional[List[int]] = None) -> Dict[str, Any]:
         """One architecture as one graph of primitive ops (arch default: as
         param_count): {"hash", "input", "nodes"}; see sslat_space_architecture_json."""
-        if arch is None:
-            arch = self.current_arch or [0] * self.block_count
-        values = (ctypes.c_int32 * max(len(arch), 1))(*[_native.int32(a, "arch[%d]" % i, 0) for i, a in enumerate(arch)])
+        arch, values = self._arch_values(arch)
         text = ctypes.c_void_p()
         with self._handle.use() as space:
             _native.call(lib.sslat_space_architecture_json, space, values, len(arch), ctypes.byref(text))

@@ -122,23 +122,7 @@ def yolo_twin_with_choices():
         yolo = importlib.import_module("yolo_reference")
     finally:
         sys.path.pop(0)
-
-    class Network(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            rows = yolo.build()
-            self.sources = [source for source, _ in rows]
-            self.layers = torch.nn.ModuleList(st.Choice(m) if isinstance(m, list) else m for _, m in rows)
-
-        def forward(self, x):
-            outputs = []
-            for source, layer in zip(self.sources, self.layers):
-                x = layer(x if source == -1 else outputs[source]) if isinstance(source, int) else \
-                    layer([x if j == -1 else outputs[j] for j in source])
-                outputs.append(x)
-            return x
-
-    return Network()
+    return yolo.SearchNetwork(st.Choice)
 
 
 def test_enots_yolov5s_space_from_pytorch_equals_the_example_file():

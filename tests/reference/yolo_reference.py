@@ -241,6 +241,17 @@ class Network(nn.Module):
         return x
 
 
+class SearchNetwork(Network):
+    """Every candidate present, each search row held by wrap(candidates): a
+    choice container (sslat.torch.Choice stands in for ENOT's)."""
+
+    def __init__(self, wrap, rows=None):
+        nn.Module.__init__(self)
+        rows = rows or build()
+        self.sources = [source for source, _ in rows]
+        self.layers = nn.ModuleList(wrap(module) if isinstance(module, list) else module for _, module in rows)
+
+
 def folded(module):
     """common.py's fuse(): each Conv's BN folded into its conv (a conv with bias)."""
     from torch.fx.experimental.optimization import fuse
