@@ -82,6 +82,15 @@ def _pair(value, what, where):
     return int(value)
 
 
+def _compact(layer):
+    """Leave out the options at the format's defaults (shorter files and labels):
+    stride 1 (a pool: its kernel), groups 1, dilation 1, padding d·(k − 1) / 2, no bias."""
+    pool = layer["op"] in ("maxpool", "avgpool")
+    defaults = {"s": layer["k"] if pool else 1, "g": 1, "d": 1, "p": layer.get("d", 1) * (layer["k"] - 1) // 2,
+                "bias": False}
+    return {key: value for key, value in layer.items() if key not in defaults or defaults[key] != value}
+
+
 class _Value:
     """A recorded tensor: the layer that made it, or something still pending
     (a view that is half of a channel shuffle, a strided pixel phase of Focus)."""
@@ -149,9 +158,9 @@ class _Recorder(TorchFunctionMode):
             padding = module.padding
             if isinstance(padding, str):  # 'same' / 'valid'
                 padding = module.dilation[0] * (k - 1) // 2 if padding == "same" else 0
-            layer = {"op": "conv", "k": k, "s": _pair(module.stride, "stride", where), "c": module.out_channels,
-                     "g": module.groups, "p": _pair(padding, "padding", where),
-                     "d": _pair(module.dilation, "dilation", where), "bias": module.bias is not None}
+            layer = _compact({"op": "conv", "k": k, "s": _pair(module.stride, "stride", where), "c": module.out_channels,
+                              "g": module.groups, "p": _pair(padding, "padding", where),
+                              "d": _pair(module.dilation, "dilation", where), "bias": module.bias is not None})
         elif isinstance(module, nn.BatchNorm2d):
             if not module.affine or not module.track_running_stats:
                 raise MappingError("%s: a BatchNorm2d without affine parameters or running statistics, in %s"
@@ -164,9 +173,9 @@ class _Recorder(TorchFunctionMode):
                 raise MappingError("%s: ceil_mode or count_include_pad=False, in %s" % (where, self.where))
             if isinstance(module, nn.MaxPool2d) and _pair(module.dilation, "dilation", where) != 1:
                 raise MappingError("%s: a dilated max pool, in %s" % (where, self.where))
-            layer = {"op": "maxpool" if isinstance(module, nn.MaxPool2d) else "avgpool",
-                     "k": _pair(module.kernel_size, "kernel", where),
-                     "s": _pair(module.stride, "stride", where), "p": _pair(module.padding, "padding", where)}
+            layer = _compact({"op": "maxpool" if isinstance(module, nn.MaxPool2d) else "avgpool",
+                              "k": _pair(module.kernel_size, "kernel", where),
+                              "s": _pair(module.stride, "stride", where), "p": _pair(module.padding, "padding", where)})
         elif isinstance(module, nn.AdaptiveAvgPool2d):
             if _pair(module.output_size, "output size", where) != 1:
                 raise MappingError("%s: AdaptiveAvgPool2d to %s (only to 1), in %s"
