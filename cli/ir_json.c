@@ -21,8 +21,10 @@ void cli_print_ir_json(const sslat_space *space)
             json_object_set_new(candidate, "label", json_string(layer->candidates[c].label));
             json_array_append_new(candidates, candidate);
         }
-        json_array_append_new(layers, json_pack("{s:s, s:i, s:o}", "name", layer->name, "block", layer->block,
-                                                "candidates", candidates));
+        json_t *sources = json_array(); /* what the layer reads ("from"): layer indices, -1 the network input */
+        for (int k = 0; k < layer->n_sources; k++) json_array_append_new(sources, json_integer(layer->source[k]));
+        json_array_append_new(layers, json_pack("{s:s, s:i, s:o, s:o}", "name", layer->name, "block", layer->block,
+                                                "sources", sources, "candidates", candidates));
     }
     cli_print_json(json_pack("{s:s, s:o, s:o}", "name", space->name, "input", json_pack("[i, i, i, i]", space->input.n, space->input.c, space->input.h, space->input.w), "layers", layers));
 }
