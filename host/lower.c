@@ -485,6 +485,28 @@ fail:
     return FAIL_STATUS;
 }
 
+/* A timed reorder between two views of plain buffers: the bytes of tensor src
+ * read as `from`, written into the bytes of tensor out as `to` (a transpose
+ * spelled as strides: the shuffle's and Focus's lowerings). */
+static sslat_status reorder_views(lowering *L, int src, int out, const dnnl_memory_desc_t *from,
+                                  const dnnl_memory_desc_t *to)
+{
+    sslat_error *err = L->err;
+    dnnl_memory_t from_memory = NULL, to_memory = NULL;
+    void *data = NULL;
+    DNNL(dnnl_memory_get_data_handle)(L->p->tensors[src].memory, &data);
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&from_memory, from, L->p->session->engine, data));
+    sslat_status status = host_program_own(L->p, from_memory, err);
+    DNNL(dnnl_memory_get_data_handle)(L->p->tensors[out].memory, &data);
+    if (status == SSLAT_OK)
+        HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&to_memory, to, L->p->session->engine, data));
+    if (status == SSLAT_OK) status = host_program_own(L->p, to_memory, err);
+    if (status == SSLAT_OK) status = host_program_reorder(L->p, from_memory, from, to_memory, to, true, err);
+    return status;
+fail:
+    return FAIL_STATUS;
+}
+
 /* PyTorch's channel_shuffle as its definition: view C as g x C/g, transpose,
  * view back. On plain NCHW that is a reorder from the 5-D view (N, g, C/g, H, W)
  * to the same dims laid out as (N, C/g, g, H, W) in the output's bytes. */
@@ -496,23 +518,13 @@ static sslat_status lower_shuffle_reorder(lowering *L, int32_t node, int src, in
     int64_t groups = sslat_node_shuffle_groups(n);
     dnnl_memory_desc_t plain, from, to;
     dnnl_dims_t view = {s.n, groups, s.c / groups, s.h, s.w};
-    dnnl_memory_t from_memory = NULL, to_memory = NULL;
-    void *data = NULL;
     sslat_status status = host_dims_md(&plain, s, 4, dnnl_nchw, err);
     if (status == SSLAT_OK) status = host_program_layout(L->p, src, &plain, &src, err);
     if (status == SSLAT_OK) status = host_program_tensor(L->p, &plain, NULL, s, out, err);
     if (status != SSLAT_OK) return status;
     HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&from, 5, view, dnnl_f32, dnnl_abcde));
     HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&to, 5, view, dnnl_f32, dnnl_acbde));
-    DNNL(dnnl_memory_get_data_handle)(L->p->tensors[src].memory, &data);
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&from_memory, &from, L->p->session->engine, data));
-    status = host_program_own(L->p, from_memory, err);
-    DNNL(dnnl_memory_get_data_handle)(L->p->tensors[*out].memory, &data);
-    if (status == SSLAT_OK)
-        HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&to_memory, &to, L->p->session->engine, data));
-    if (status == SSLAT_OK) status = host_program_own(L->p, to_memory, err);
-    if (status == SSLAT_OK) status = host_program_reorder(L->p, from_memory, &from, to_memory, &to, true, err);
-    return status;
+    return reorder_views(L, src, *out, &from, &to);
 fail:
     return FAIL_STATUS;
 }
@@ -608,8 +620,6 @@ static sslat_status lower_space_to_depth(lowering *L, int32_t node, int src, int
     dnnl_dims_t from_strides = {(int64_t)in.c * in.h * in.w, (int64_t)in.h * in.w, 2 * (int64_t)in.w, in.w, 2, 1};
     dnnl_dims_t to_strides = {(int64_t)o.c * hw, hw, o.w, (int64_t)in.c * hw, 1, 2 * (int64_t)in.c * hw};
     dnnl_memory_desc_t plain, dst, from, to;
-    dnnl_memory_t from_memory = NULL, to_memory = NULL;
-    void *data = NULL;
     sslat_status status = host_dims_md(&plain, in, 4, dnnl_nchw, err);
     if (status == SSLAT_OK) status = host_program_layout(L->p, src, &plain, &src, err);
     if (status == SSLAT_OK) status = host_dims_md(&dst, o, 4, dnnl_nchw, err);
@@ -617,15 +627,7 @@ static sslat_status lower_space_to_depth(lowering *L, int32_t node, int src, int
     if (status != SSLAT_OK) return status;
     HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_strides)(&from, 6, view, dnnl_f32, from_strides));
     HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_strides)(&to, 6, view, dnnl_f32, to_strides));
-    DNNL(dnnl_memory_get_data_handle)(L->p->tensors[src].memory, &data);
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&from_memory, &from, L->p->session->engine, data));
-    status = host_program_own(L->p, from_memory, err);
-    DNNL(dnnl_memory_get_data_handle)(L->p->tensors[*out].memory, &data);
-    if (status == SSLAT_OK)
-        HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&to_memory, &to, L->p->session->engine, data));
-    if (status == SSLAT_OK) status = host_program_own(L->p, to_memory, err);
-    if (status == SSLAT_OK) status = host_program_reorder(L->p, from_memory, &from, to_memory, &to, true, err);
-    return status;
+    return reorder_views(L, src, *out, &from, &to);
 fail:
     return FAIL_STATUS;
 }
