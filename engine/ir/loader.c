@@ -187,31 +187,44 @@ static sslat_status parse_spec(loader *L, const char *path, json_t *value, bool 
 
 /* ---- Choices ---------------------------------------------------------------- */
 
-/* "from" of element `index` of a candidate sequence: element indices (negative:
- * counted back, -1 the element before) or "input" (the candidate's input). */
-static sslat_status parse_element_from(loader *L, const char *path, json_t *from, int32_t index, element_from *out)
+/* A "from" value: one entry or an array of 1..SSLAT_MAX_NODE_INPUTS entries,
+ * each read by parse_entry into targets[] (what `index` may read decides the
+ * entry parser: rows of the file, or elements of one candidate). */
+typedef sslat_status (*from_entry_parser)(loader *L, const char *path, json_t *value, int32_t index, int32_t *target);
+
+static sslat_status parse_sources(loader *L, const char *path, json_t *from, int32_t index, const char *reader,
+                                  from_entry_parser parse_entry, int32_t *targets, int32_t *n)
 {
     json_path where;
     snprintf(where, sizeof where, "%s.from", path);
     size_t count = json_is_array(from) ? json_array_size(from) : 1;
     if (count < 1 || count > SSLAT_MAX_NODE_INPUTS)
-        return fail_at(L, where, SSLAT_ERR_SPACE, "%zu sources; an element reads 1..%d", count, SSLAT_MAX_NODE_INPUTS);
+        return fail_at(L, where, SSLAT_ERR_SPACE, "%zu sources; %s reads 1..%d", count, reader, SSLAT_MAX_NODE_INPUTS);
     for (size_t k = 0; k < count; k++) {
-        json_t *v = json_is_array(from) ? json_array_get(from, k) : from;
-        if (json_is_string(v) && strcmp(json_string_value(v), "input") == 0) {
-            out->at[k] = -1;
-            continue;
-        }
-        if (!json_is_integer(v))
-            return fail_at(L, where, SSLAT_ERR_PARSE, "inside a candidate an entry is an element index or \"input\", "
-                           "got %s", json_type_name(v));
-        json_int_t e = json_integer_value(v), target = e < 0 ? index + e : e;
-        if (target >= index || target < -1)
-            return fail_at(L, where, SSLAT_ERR_SPACE, "from %lld: element %d reads earlier elements of its candidate "
-                           "only", (long long)e, index);
-        out->at[k] = (int32_t)target;
+        sslat_status status = parse_entry(L, where, json_is_array(from) ? json_array_get(from, k) : from, index,
+                                          &targets[k]);
+        if (status != SSLAT_OK) return status;
     }
-    out->n = (int32_t)count;
+    *n = (int32_t)count;
+    return SSLAT_OK;
+}
+
+/* One "from" entry of element `index` of a candidate sequence: an element index
+ * (negative: counted back, -1 the element before) or "input" (the candidate's input, -1). */
+static sslat_status parse_element_entry(loader *L, const char *where, json_t *v, int32_t index, int32_t *target)
+{
+    if (json_is_string(v) && strcmp(json_string_value(v), "input") == 0) {
+        *target = -1;
+        return SSLAT_OK;
+    }
+    if (!json_is_integer(v))
+        return fail_at(L, where, SSLAT_ERR_PARSE, "inside a candidate an entry is an element index or \"input\", "
+                       "got %s", json_type_name(v));
+    json_int_t e = json_integer_value(v), element = e < 0 ? index + e : e;
+    if (element >= index || element < -1)
+        return fail_at(L, where, SSLAT_ERR_SPACE, "from %lld: element %d reads earlier elements of its candidate "
+                       "only", (long long)e, index);
+    *target = (int32_t)element;
     return SSLAT_OK;
 }
 
@@ -245,7 +258,8 @@ static sslat_status parse_candidate(loader *L, const char *path, json_t *value,
         sslat_status status = parse_spec(L, element, item, true, &cand->specs[i], NULL, 0);
         L->in_sequence = false;
         json_t *from = json_is_object(item) ? json_object_get(item, "from") : NULL;
-        if (status == SSLAT_OK && from) status = parse_element_from(L, element, from, (int32_t)i, &cand->from[i]);
+        if (status == SSLAT_OK && from) status = parse_sources(L, element, from, (int32_t)i, "an element",
+                                                                 parse_element_entry, cand->from[i].at, &cand->from[i].n);
         if (status != SSLAT_OK) return status;
         sslat_spec_format(&cand->specs[i], label, sizeof label);
         join_label(cand->label, sizeof cand->label, label);
@@ -350,22 +364,6 @@ static sslat_status parse_from_entry(loader *L, const char *path, json_t *value,
     return SSLAT_OK;
 }
 
-static sslat_status parse_from(loader *L, const char *path, json_t *from, int32_t row, layer_decl *decl)
-{
-    json_path where;
-    snprintf(where, sizeof where, "%s.from", path);
-    size_t count = json_is_array(from) ? json_array_size(from) : 1;
-    if (count < 1 || count > SSLAT_MAX_NODE_INPUTS)
-        return fail_at(L, where, SSLAT_ERR_SPACE, "%zu sources; a layer reads 1..%d", count, SSLAT_MAX_NODE_INPUTS);
-    for (size_t k = 0; k < count; k++) {
-        sslat_status status = parse_from_entry(L, where, json_is_array(from) ? json_array_get(from, k) : from, row,
-                                               &decl->from_row[k]);
-        if (status != SSLAT_OK) return status;
-    }
-    decl->n_from = (int32_t)count;
-    return SSLAT_OK;
-}
-
 /* Multi-source layers (concat, detect) come first in their candidate, read
  * as many sources as they can take, and do not repeat. */
 static sslat_status check_sources(loader *L, const layer_decl *decl)
@@ -394,7 +392,8 @@ static sslat_status parse_layer(loader *L, const char *path, json_t *value, laye
     snprintf(decl->path, sizeof decl->path, "%s", path);
     sslat_status status = parse_layer_body(L, path, value, decl);
     json_t *from = json_is_object(value) ? json_object_get(value, "from") : NULL;
-    if (status == SSLAT_OK && from) status = parse_from(L, path, from, L->n_decls - 1, decl);
+    if (status == SSLAT_OK && from) status = parse_sources(L, path, from, L->n_decls - 1, "a layer",
+                                                                 parse_from_entry, decl->from_row, &decl->n_from);
     if (status == SSLAT_OK) status = check_sources(L, decl);
     return status;
 }

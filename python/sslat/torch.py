@@ -70,7 +70,7 @@ _ADD = {operator.add, operator.iadd, torch.add, torch.Tensor.add, torch.Tensor.a
         torch.Tensor.__iadd__, torch.Tensor.__radd__}
 _MUL = {operator.mul, operator.imul, torch.mul, torch.Tensor.mul, torch.Tensor.mul_, torch.Tensor.__mul__,
         torch.Tensor.__imul__, torch.Tensor.__rmul__}
-_ALIAS = {torch.Tensor.contiguous, torch.Tensor.clone, F.dropout, torch.Tensor.detach}
+_ALIAS = {torch.Tensor.contiguous, torch.Tensor.clone, F.dropout, torch.Tensor.detach}  # the model runs in eval
 _FOCUS_PHASES = [(0, 0), (1, 0), (0, 1), (1, 1)]  # YOLOv5's x[..., ::2, ::2], x[..., 1::2, ::2], …
 
 
@@ -219,7 +219,7 @@ class _Recorder(TorchFunctionMode):
         if isinstance(result, torch.Tensor) and result.dim() == 0:
             return
         what = "%s()" % name
-        if func in _ALIAS or (func is F.dropout and not kwargs.get("training", args[2] if len(args) > 2 else True)):
+        if func in _ALIAS:
             self.set(result, self.value_of(args[0], what))
         elif func in _ACTIVATION_FUNCTIONS:
             self.emit(_ACTIVATION_FUNCTIONS[func], [self.source_of(args[0], what)], result)
