@@ -3,10 +3,12 @@
 # GoogleTest and no network): Release, sm_90, static CUDA runtime, no MPI; the
 # command, the GPU test binary, libsslat.so, libjansson and libprotobuf-c go to
 # gpu-carry/ (git-ignored), which the device run carries:
-#   run(command="bash bench/gpu_check.sh smoke", carry=["gpu-carry"], timeout_s=120)
+#   run(command="bash bench/gpu_first.sh", carry=["gpu-carry"], timeout_s=400)
+# Needs the build packages of scripts/setup.sh: --setup runs it first (apt, a
+# venv and a full build: minutes, so only on a fresh machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh >/dev/null
+if [ "${1:-}" = "--setup" ]; then bash scripts/setup.sh >/dev/null; fi
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DSSLAT_MPI=OFF -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
 cmake --build build-gpu -j"$(nproc)" --target sslat_cli sslat_gpu_tests sslat_shared
 rm -rf gpu-carry && mkdir -p gpu-carry

@@ -119,6 +119,7 @@ const char *cuda_api_load(void)
     CUDA_CUBLAS_FUNCTIONS(CUDA_API_LOAD)
     CUDA_API_LOAD(cublasGemmEx)
 #undef CUDA_API_LOAD
+    *(void **)&sslat_cuda_api.cudnnGetLastErrorString = dlsym(cudnn, "cudnnGetLastErrorString");
     load_nvml();
     state = 1;
     return NULL;
@@ -152,8 +153,19 @@ static sslat_status library_failure(bool alloc_failed, bool not_supported, const
 sslat_status cuda_check_cudnn(cudnnStatus_t code, const char *call, const char *file, int line, sslat_error *err)
 {
     if (code == CUDNN_STATUS_SUCCESS) return SSLAT_OK;
-    return library_failure(code == CUDNN_STATUS_ALLOC_FAILED, code == CUDNN_STATUS_NOT_SUPPORTED,
-                           CUDNN(cudnnGetErrorString) ? CUDNN(cudnnGetErrorString)(code) : "cuDNN error", call, file,
+    /* cuDNN 9 returns sub-codes (3002 NOT_SUPPORTED_SHAPE, 4004 device
+     * allocation failed, …): map by category, and add cuDNN's own reason */
+    char why[640];
+    int written = snprintf(why, sizeof why, "%s (%d)",
+                           CUDNN(cudnnGetErrorString) ? CUDNN(cudnnGetErrorString)(code) : "cuDNN error", (int)code);
+    if (CUDNN(cudnnGetLastErrorString) && written > 0 && (size_t)written + 3 < sizeof why) {
+        char detail[512] = "";
+        CUDNN(cudnnGetLastErrorString)(detail, sizeof detail);
+        if (detail[0]) snprintf(why + written, sizeof why - (size_t)written, ": %s", detail);
+    }
+    bool alloc_failed = code == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED ||
+                        code == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED;
+    return library_failure(alloc_failed, CUDNN_STATUS_CATEGORY(code) == CUDNN_STATUS_NOT_SUPPORTED, why, call, file,
                            line, err);
 }
 

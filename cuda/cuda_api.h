@@ -73,6 +73,8 @@ typedef struct cuda_api_table {
                                    int n, int k, const void *alpha, const void *a, cudaDataType a_type, int lda,
                                    const void *b, cudaDataType b_type, int ldb, const void *beta, void *c,
                                    cudaDataType c_type, int ldc, cublasComputeType_t compute, cublasGemmAlgo_t algo);
+    /* optional (cuDNN >= 9.0): why the last call failed, in cuDNN's words */
+    void (*cudnnGetLastErrorString)(char *message, size_t max_size);
     cuda_nvml_table nvml; /* all NULL when NVML is not there; throttle_reasons may be NULL alone */
     char cudnn_path[512], cublas_path[512]; /* the files really loaded (dladdr) */
 } cuda_api_table;

@@ -44,6 +44,7 @@ typedef struct cuda_session {
     double worst_noise;
     cuda_find_cache find_cache;   /* each distinct convolution's algorithm, decided once */
     int fused_fallbacks;          /* fused calls that no algorithm took: conv + own epilogue */
+    int fma_forced;               /* fp32 convolutions where Find reported no FMA result: FMA set on the fastest */
     int relaxed_captures;         /* captures that needed cudaStreamCaptureModeRelaxed */
     int blocked_samples, unblocked_samples; /* hot samples behind the blocking kernel, and those it timed out on */
     int32_t *block_flags;         /* host-mapped: [0] release, [1] timed out */
@@ -74,6 +75,7 @@ typedef struct cuda_step_state {
     cudnnMathType_t math;
     size_t workspace;
     bool fallback;     /* a fused call no algorithm took: runs as the plain convolution + own epilogue */
+    bool fma_forced;   /* fp32: Find reported no FMA result; FMA is set on the one chosen */
     int32_t params[4]; /* indices into the program's parameters, -1 when unused */
 } cuda_step_state;
 

@@ -51,3 +51,14 @@ int32_t sslat_cuda_copies(double single_copy_ms, size_t copy_bytes, size_t l2_by
         copies = floor((double)memory_budget / (double)copy_bytes);
     return copies < 1 ? 1 : (int32_t)copies;
 }
+
+int32_t sslat_cuda_copies_cap(int32_t limit)
+{
+    const char *text = getenv("SSLAT_CUDA_COPIES_CAP");
+    if (!text || !*text) return limit;
+    char *end = NULL;
+    errno = 0;
+    long cap = strtol(text, &end, 10);
+    if (errno || *end || cap < 1 || cap > limit) return limit;
+    return (int32_t)cap;
+}

@@ -35,4 +35,9 @@ sslat_status sslat_choose_device(int32_t requested, int32_t device_count, sslat_
 int32_t sslat_cuda_copies(double single_copy_ms, size_t copy_bytes, size_t l2_bytes,
                           size_t memory_budget, double min_replay_ms, int32_t max_copies);
 
+/* The most copies a replay captures: SSLAT_CUDA_COPIES_CAP when it holds a
+ * whole number in [1, limit] (the GPU tests set 8: the op cases at batch 2
+ * would otherwise capture 1024 copies each), else limit. */
+int32_t sslat_cuda_copies_cap(int32_t limit);
+
 #endif

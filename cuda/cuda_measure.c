@@ -136,7 +136,7 @@ sslat_status cuda_measure_program(cuda_program *p, int32_t batch, const sslat_ca
         if (status == SSLAT_OK) status = cuda_check_runtime(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo", __FILE__, __LINE__, err);
         if (status == SSLAT_OK)
             copies = sslat_cuda_copies(one_ms, p->copy_bytes, (size_t)s->props.l2CacheSize, free_bytes / 2,
-                                       SSLAT_CUDA_MIN_REPLAY_MS, SSLAT_CUDA_MAX_COPIES);
+                                       SSLAT_CUDA_MIN_REPLAY_MS, sslat_cuda_copies_cap(SSLAT_CUDA_MAX_COPIES));
     }
     if (status == SSLAT_OK) status = cuda_program_allocate(p, copies, err);
     captured graph = {0};

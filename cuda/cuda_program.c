@@ -445,11 +445,18 @@ static bool try_fused(void *context, int k)
     size_t workspace = st->workspace;
     st->algo = t->results[k].algo;
     st->workspace = t->results[k].memory;
+    /* the trial runs the (algorithm, math) pair that will run: the math Find
+     * reported for it, FMA for fp32 */
+    cudnnMathType_t math = t->p->dtype == SSLAT_DTYPE_FP32 ? CUDNN_FMA_MATH : t->results[k].mathType;
     sslat_error ignored;
-    bool works = launch_fused(t->p, t->step, 0, &ignored) == SSLAT_OK &&
+    bool works = cuda_check_cudnn(CUDNN(cudnnSetConvolutionMathType)(st->conv, math), "", "", 0, &ignored) == SSLAT_OK &&
+                 launch_fused(t->p, t->step, 0, &ignored) == SSLAT_OK &&
                  cudaStreamSynchronize(t->p->session->stream) == cudaSuccess;
     cudaGetLastError(); /* a refused trial leaves nothing behind */
-    if (!works) st->algo = algo, st->workspace = workspace;
+    if (!works) {
+        st->algo = algo, st->workspace = workspace;
+        CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math);
+    }
     return works;
 }
 
@@ -478,9 +485,16 @@ static sslat_status find_algorithm(cuda_program *p, int32_t k, cuda_conv_choice 
     fused_trial trial = {p, k, results};
     int tried = 0, chosen = cuda_pick_algorithm(seen, returned, fp32, fused ? try_fused : NULL, &trial, &tried);
     choice->fallback = false;
+    choice->fma_forced = false;
+    if (chosen < 0 && fp32) { /* Find reported no FMA result (a reporting quirk): the fastest, FMA set on it */
+        chosen = cuda_pick_algorithm(seen, returned, false, fused ? try_fused : NULL, &trial, &tried);
+        choice->fma_forced = chosen >= 0;
+    }
     if (chosen < 0 && fused) { /* no algorithm takes the fused call: the plain one, then the own epilogue */
         choice->fallback = true;
         chosen = cuda_pick_algorithm(seen, returned, fp32, NULL, NULL, &tried);
+        if (chosen < 0 && fp32) chosen = cuda_pick_algorithm(seen, returned, false, NULL, NULL, &tried);
+        choice->fma_forced = fp32 && chosen >= 0 && !seen[chosen].fma_math;
     }
     if (chosen < 0)
         return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "cuDNN offers no algorithm%s for node %d (%s)",
@@ -514,12 +528,14 @@ sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
             status = find_algorithm(p, k, &choice, err);
             if (status == SSLAT_OK) status = cuda_find_cache_put(&s->find_cache, &choice, err);
             if (status == SSLAT_OK && choice.fallback) s->fused_fallbacks++;
+            if (status == SSLAT_OK && choice.fma_forced) s->fma_forced++;
         }
         if (status != SSLAT_OK) return status;
         st->algo = (cudnnConvolutionFwdAlgo_t)choice.algo;
         st->workspace = choice.workspace;
         st->math = (cudnnMathType_t)choice.math;
         st->fallback = choice.fallback;
+        st->fma_forced = choice.fma_forced;
         CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math));
         /* the shared workspace holds what every chosen algorithm needs */
         void *workspace = NULL;
@@ -699,13 +715,14 @@ void cuda_program_describe(const cuda_program *p, char *buffer, size_t capacity)
     for (int32_t k = 0; k < p->plan.count && used < capacity; k++) {
         const cuda_step_state *st = &p->states[k];
         if (p->plan.steps[k].kind != CUDA_STEP_CONV) continue;
-        int n = snprintf(buffer + used, capacity - used, " | conv %d: %s, ws %zu B, %s%s", p->plan.steps[k].main_node,
+        int n = snprintf(buffer + used, capacity - used, " | conv %d: %s, ws %zu B, %s%s%s", p->plan.steps[k].main_node,
                          (unsigned)st->algo < 8 ? ALGO_NAMES[st->algo] : "?", st->workspace,
                          st->math == CUDNN_TENSOR_OP_MATH                       ? "tensor_op"
                          : st->math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ? "tensor_op+conversion"
                          : st->math == CUDNN_FMA_MATH                        ? "fma"
                                                                              : "default",
-                         st->fallback ? ", fused call refused: conv + sslat_epilogue" : "");
+                         st->fallback ? ", fused call refused: conv + sslat_epilogue" : "",
+                         st->fma_forced ? ", FMA set (Find reported none)" : "");
         if (n > 0) used += (size_t)n;
     }
 }

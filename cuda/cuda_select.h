@@ -51,6 +51,7 @@ typedef struct cuda_conv_choice {
     size_t workspace;
     int math;
     bool fallback; /* the fused call took no algorithm: conv + own epilogue */
+    bool fma_forced; /* fp32: Find reported no result with FMA math; the fastest runs with FMA set */
 } cuda_conv_choice;
 
 typedef struct cuda_find_cache {

@@ -82,6 +82,19 @@ TEST(CudaCopies, LongEnoughReplayAndFootprintPastTwiceL2)
     EXPECT_EQ(sslat_cuda_copies(0.001, 100 * MB, l2, 10 * MB, 0.2, 1024), 1);
 }
 
+TEST(CudaCopies, TheTestCapComesFromTheEnvironmentOnlyWhenItIsAWholeNumberInRange)
+{
+    unsetenv("SSLAT_CUDA_COPIES_CAP");
+    EXPECT_EQ(sslat_cuda_copies_cap(1024), 1024);
+    setenv("SSLAT_CUDA_COPIES_CAP", "8", 1);
+    EXPECT_EQ(sslat_cuda_copies_cap(1024), 8);
+    for (const char *bad : {"0", "-3", "2000", "8x", "", "eight"}) {
+        setenv("SSLAT_CUDA_COPIES_CAP", bad, 1);
+        EXPECT_EQ(sslat_cuda_copies_cap(1024), 1024) << "'" << bad << "'";
+    }
+    unsetenv("SSLAT_CUDA_COPIES_CAP");
+}
+
 // The plan of the first candidate of layer `layer` of a space built from tokens.
 std::string plan_of(const std::string &layers, sslat_exec_mode mode, int *steps = nullptr, int *nodes = nullptr,
                     int layer = 0)

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# The device check as ONE call of the device tool, its steps in priority order
+# under one deadline, so a short GPU window (15 min, starts included) yields
+# the most a fix needs. Build here first (bash bench/gpu_build.sh), then:
+#   run(command="bash bench/gpu_first.sh", carry=["gpu-carry"], timeout_s=BUDGET+40)
+# then give_back at once. A narrowed second call:
+#   BUDGET=200 STEPS="ops table_ofa" OPS_FILTER='*MatchesTheReference*/7_*' bash bench/gpu_first.sh
+# Each step has `timeout -k 5` and its own log; one summary line per step goes
+# to $OUT/summary.md as it ends, and everything is packed after every step into
+# $OUT/logs.tar.gz and $OUT/tables.tar.gz (3 files back). Tables are written
+# with --resume: a table cut by its timeout continues in the next call of a
+# warm machine instead of being refused.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/gpu_first_out}
+L=/tmp/gpu_first/logs
+R=$PWD/gpu-results
+mkdir -p "$OUT" "$L" "$R"
+END=$(($(date +%s) + ${BUDGET:-360}))
+STEPS=${STEPS:-"probe fill ops capture errors table_px table_ofa ofa_again validate_torch ops_rest memcheck"}
+OPS_FILTER=${OPS_FILTER:-'*MatchesTheReference*'}
+BIN=$PWD/gpu-carry
+T=$BIN/sslat_gpu_tests
+
+say() { echo "$*" | tee -a "$OUT/summary.md"; }
+pack() {
+  tar czf "$OUT/logs.tar.gz" -C "$L" . 2>/dev/null
+  tar czf "$OUT/tables.tar.gz" -C "$R" . 2>/dev/null
+}
+wanted() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+# step NAME SECONDS COMMAND…: at most SECONDS and never past the deadline;
+# its output in $L/NAME.log, cuDNN's log in $L/cudnn_NAME.log.
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local left=$((END - $(date +%s)))
+  ((limit > left)) && limit=$left
+  if ((limit < 8)); then
+    say "- $name: skipped, no time left"
+    return 124
+  fi
+  local start rc
+  start=$(date +%s)
+  CUDNN_LOGDEST_DBG=$L/cudnn_$name.log CUBLASLT_LOG_FILE=$L/cublaslt_$name.log \
+    timeout -k 5 "$limit" "$@" > "$L/$name.log" 2>&1
+  rc=$?
+  say "- $name: rc $rc, $(($(date +%s) - start)) s of $limit $(grep -hE '^\[  (PASSED|FAILED)  \] [0-9]' "$L/$name.log" | tr '\n' ' ')"
+  grep -hE '^\[  FAILED  \] [A-Z]' "$L/$name.log" | sed 's/ ([0-9]* ms)$//' | sort -u | head -n 20 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+  pack
+  return $rc
+}
+
+say ""
+say "## bench/gpu_first.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), budget ${BUDGET:-360} s, steps: $STEPS"
+if [ ! -x "$BIN/sslat" ] || [ ! -x "$T" ]; then
+  say "FAIL: no gpu-carry/: run bash bench/gpu_build.sh here first and carry gpu-carry"
+  exit 2
+fi
+
+# The Python holding torch and the CUDA wheels (cuDNN in nvidia/cudnn/lib,
+# cuBLAS 13 in nvidia/cu13/lib), then the toolkit's folders.
+PY=$(command -v python3)
+[ -x /opt/torch/.venv/bin/python3 ] && PY=/opt/torch/.venv/bin/python3
+NV=$("$PY" -c 'import nvidia; print(list(nvidia.__path__)[0])' 2>/dev/null)
+folders=
+for d in ${NV:+"$NV/cudnn/lib" "$NV/cu13/lib" "$NV/cublas/lib" "$NV/cuda_runtime/lib" "$NV/cuda_nvrtc/lib"} \
+         /usr/local/cuda/lib64 /usr/local/nvidia/lib64; do
+  [ -d "$d" ] && folders=${folders:+$folders:}$d
+done
+export SSLAT_CUDA_LIBRARY_PATH=$folders
+export LD_LIBRARY_PATH="$BIN${folders:+:$folders}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export SSLAT_REQUIRE_CUDA=1 SSLAT_EXAMPLES_DIR=$PWD/examples SSLAT_PYTHON=$PY PYTHONUNBUFFERED=1
+# cuDNN: warnings and errors (2) for the tests, errors (1) for the big runs;
+# cuBLASLt: errors. Never CUDA_LAUNCH_BLOCKING here: it breaks stream capture.
+export CUDNN_LOGLEVEL_DBG=2 CUBLASLT_LOG_LEVEL=1
+say "- python $PY, wheels ${NV:-none}; library folders: ${folders:-none}"
+
+X="--gtest_output=xml:$L/"
+if wanted probe; then
+  step probe 30 sh -c "nvidia-smi; nvidia-smi -q -d CLOCK,PERFORMANCE; lscpu | head -20;
+    $PY -m pip show nvidia-cudnn-cu13 nvidia-cublas torch 2>/dev/null | grep -E '^(Name|Version|Location)';
+    $PY -c 'import torch; print(\"torch\", torch.__version__, \"cudnn\", torch.backends.cudnn.version())';
+    ldd $BIN/sslat $T; $BIN/sslat calculators; command -v compute-sanitizer ncu"
+  say "    $(grep -E '^cuda ' "$L/probe.log")"
+  say "    $(grep -m1 -E 'NVIDIA H|Driver Version' "$L/probe.log" | tr -s ' ')"
+  if ! grep -qE '^cuda +timed +ms +available' "$L/probe.log"; then
+    LD_DEBUG=libs "$BIN/sslat" calculators > "$L/lddebug.log" 2>&1
+    say "FAIL: the cuda calculator cannot run here (logs: probe.log, lddebug.log)"
+    pack
+    exit 1
+  fi
+fi
+if wanted fill; then step fill 20 "$T" --gtest_filter='GpuFill*:GpuKernels*' "${X}fill.xml"; fi
+# every op case against the plain-C reference, the main variants, both modes;
+# one "sslat-op:" line per (case, variant, mode) with its plan or cuDNN's reason
+if wanted ops; then
+  SSLAT_GPU_VARIANTS=${VARIANTS:-fp32-nchw,fp16-nhwc} step ops 100 "$T" --gtest_filter="$OPS_FILTER" "${X}ops.xml"
+  say "    per (case, variant, mode): $(grep -c '^sslat-op: .*: ok:' "$L/ops.log") ok, $(grep -c '^sslat-op: .*: WRONG:' "$L/ops.log") wrong, $(grep -c '^sslat-op: .*: FAILED:' "$L/ops.log") refused"
+  grep -E '^sslat-op: .*: (WRONG|FAILED):' "$L/ops.log" | head -n 30 | cut -c1-400 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+# capture, replay over rotating copies (capped at 8 here), hot and cold; OOM; a bad device
+if wanted capture; then
+  SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc SSLAT_CUDA_COPIES_CAP=8 CUDNN_LOGLEVEL_DBG=1 \
+    step capture 60 "$T" --gtest_filter='*Measured*:GpuCalculator.ColdAndHot*:*OutOfMemory*:*BadDevice*' "${X}capture.xml"
+fi
+# clear errors from the command: a bad device, out of memory
+if wanted errors; then
+  step errors 30 sh -c "\"\$0\" measure -c cuda examples/proxylessnas.json --device 999 -o /tmp/gpu_first/bad.sslat; echo \"exit \$?\";
+    printf '%s' '{\"sslat\": 1, \"input\": {\"shape\": [256, 8, 8]}, \"layers\": [{\"choice\": [\"conv_k3_c256\", \"skip\"], \"c\": 256}]}' > /tmp/gpu_first/big.json;
+    \"\$0\" measure -c cuda /tmp/gpu_first/big.json --batch 4096 --resolution 1024 -o /tmp/gpu_first/big.sslat; echo \"exit \$?\"" "$BIN/sslat"
+  grep -vE '^\s*$' "$L/errors.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+# table NAME SECONDS SPACE DTYPE [extra…]: batch 1, --resume, CSV and JSON beside it
+table() {
+  local name=$1 limit=$2 space=$3 dtype=$4
+  shift 4
+  local start=$(date +%s.%N)
+  CUDNN_LOGLEVEL_DBG=1 step "$name" "$limit" "$BIN/sslat" measure -c cuda "examples/$space.json" --dtype "$dtype" \
+    --resume -o "$R/$name.sslat" --csv "$R/$name.csv" "$@"
+  local rc=$?
+  say "    wall $(python3 -c "import sys,time; print('%.1f s' % (time.time() - float(sys.argv[1])))" "$start"); $(tail -n 3 "$L/$name.log" | tr '\n' ' ' | cut -c1-300)"
+  if [ $rc -eq 0 ]; then
+    "$BIN/sslat" export "$R/$name.sslat" --json > "$R/$name.json" 2>> "$L/export.log"
+    "$PY" -c "
+import json, sys
+m = json.load(open(sys.argv[1]))['metadata']
+keys = [k for k in sorted(m) if k.startswith(('device.', 'software.', 'cuda.find', 'cuda.blocking', 'cuda.fused', 'cuda.fma', 'cuda.relaxed', 'cuda.noisy', 'quality.'))]
+for k in keys: print('    %s: %s' % (k, m[k]))
+plans = [v for k, v in m.items() if k.startswith('cuda.plan.')]
+algos = {}
+for v in plans:
+    for part in v.split(' | '):
+        if part.startswith('conv '):
+            a = part.split(': ', 1)[1].split(',')[0]; algos[a] = algos.get(a, 0) + 1
+print('    cuda.plan: %d units; conv algorithms chosen: %s' % (len(plans), ', '.join('%s %d' % kv for kv in sorted(algos.items(), key=lambda kv: -kv[1]))))
+" "$R/$name.json" 2>&1 | tee -a "$OUT/summary.md"
+  fi
+  pack
+  return $rc
+}
+if wanted table_px; then table px_b1_fp16 75 proxylessnas fp16; fi
+if wanted table_ofa; then table ofa_b1_fp32 100 ofa_mobilenet_v3 fp32; fi
+# a second OFA table in a new process (Find again): the two-run spread
+if wanted ofa_again && [ -f "$R/ofa_b1_fp32.csv" ]; then
+  rm -f "$R/ofa_again.sslat" "$R/ofa_again.sslat.journal"
+  table ofa_again 100 ofa_mobilenet_v3 fp32 && say "    two runs of OFA b1 fp32, entries >= 20 us: $("$PY" bench/gpu_compare.py spread "$R/ofa_b1_fp32.csv" "$R/ofa_again.csv" 2>&1)"
+fi
+# the table against PyTorch CUDA end to end (BN folded, the same layout)
+if wanted validate_torch && [ -f "$R/ofa_b1_fp32.sslat" ]; then
+  CUDNN_LOGLEVEL_DBG=1 step validate_torch 90 sh -c "\"\$0\" validate -c cuda examples/ofa_mobilenet_v3.json \"\$1\" -k 20 --reference torch --json > \"\$2\"" \
+    "$BIN/sslat" "$R/ofa_b1_fp32.sslat" "$R/validate_ofa_b1_fp32_torch.json" &&
+    say "    OFA b1 fp32 against PyTorch CUDA: $("$PY" bench/gpu_compare.py validation "$R/validate_ofa_b1_fp32_torch.json" 2>&1)"
+  tail -n 4 "$L/validate_torch.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+# the other variants: tf32 NCHW, bf16 NHWC, fp32 NHWC
+if wanted ops_rest; then
+  CUDNN_LOGLEVEL_DBG=1 SSLAT_GPU_VARIANTS=tf32-nchw,bf16-nhwc,fp32-nhwc step ops_rest 120 "$T" --gtest_filter="$OPS_FILTER" "${X}ops_rest.xml"
+  say "    per (case, variant, mode): $(grep -c '^sslat-op: .*: ok:' "$L/ops_rest.log") ok, $(grep -c '^sslat-op: .*: WRONG:' "$L/ops_rest.log") wrong, $(grep -c '^sslat-op: .*: FAILED:' "$L/ops_rest.log") refused"
+  grep -E '^sslat-op: .*: (WRONG|FAILED):' "$L/ops_rest.log" | head -n 30 | cut -c1-400 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+# the own kernels under compute-sanitizer memcheck (gap, shuffle, concat/slice, upsample, Focus, from)
+if wanted memcheck && command -v compute-sanitizer > /dev/null; then
+  SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc step memcheck 60 compute-sanitizer --tool memcheck --error-exitcode 99 \
+    "$T" --gtest_filter="$(printf '*MatchesTheReference*/%s_*:' 23 27 42 44 45 53 54)"
+  grep -E 'ERROR SUMMARY|Invalid' "$L/memcheck.log" | head -n 8 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+"$BIN/sslat" calculators > /dev/null 2>&1
+nvidia-smi -q -d CLOCK,PERFORMANCE > "$L/nvidia-smi-after.log" 2>&1
+say "- done, $((${BUDGET:-360} - (END - $(date +%s)))) s of ${BUDGET:-360}"
+pack
