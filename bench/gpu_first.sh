@@ -17,7 +17,7 @@ L=/tmp/gpu_first/logs
 R=$PWD/gpu-results
 mkdir -p "$OUT" "$L" "$R"
 END=$(($(date +%s) + ${BUDGET:-360}))
-STEPS=${STEPS:-"probe fill ops capture errors table_px table_ofa ofa_again validate_torch ops_rest memcheck"}
+STEPS=${STEPS:-"probe fill ops capture errors table_px table_ofa ofa_again validate_torch memcheck nvtx torch_ops ops_rest"}
 OPS_FILTER=${OPS_FILTER:-'*MatchesTheReference*'}
 BIN=$PWD/gpu-carry
 T=$BIN/sslat_gpu_tests
@@ -152,17 +152,33 @@ if wanted validate_torch && [ -f "$R/ofa_b1_fp32.sslat" ]; then
     say "    OFA b1 fp32 against PyTorch CUDA: $("$PY" bench/gpu_compare.py validation "$R/validate_ofa_b1_fp32_torch.json" 2>&1)"
   tail -n 4 "$L/validate_torch.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
 fi
-# the other variants: tf32 NCHW, bf16 NHWC, fp32 NHWC
-if wanted ops_rest; then
-  CUDNN_LOGLEVEL_DBG=1 SSLAT_GPU_VARIANTS=tf32-nchw,bf16-nhwc,fp32-nhwc step ops_rest 120 "$T" --gtest_filter="$OPS_FILTER" "${X}ops_rest.xml"
-  say "    per (case, variant, mode): $(grep -c '^sslat-op: .*: ok:' "$L/ops_rest.log") ok, $(grep -c '^sslat-op: .*: WRONG:' "$L/ops_rest.log") wrong, $(grep -c '^sslat-op: .*: FAILED:' "$L/ops_rest.log") refused"
-  grep -E '^sslat-op: .*: (WRONG|FAILED):' "$L/ops_rest.log" | head -n 30 | cut -c1-400 | sed 's/^/    /' | tee -a "$OUT/summary.md"
-fi
 # the own kernels under compute-sanitizer memcheck (gap, shuffle, concat/slice, upsample, Focus, from)
 if wanted memcheck && command -v compute-sanitizer > /dev/null; then
   SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc step memcheck 60 compute-sanitizer --tool memcheck --error-exitcode 99 \
     "$T" --gtest_filter="$(printf '*MatchesTheReference*/%s_*:' 23 27 42 44 45 53 54)"
   grep -E 'ERROR SUMMARY|Invalid' "$L/memcheck.log" | head -n 8 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+# NVTX: ncu profiles only the kernels of one unit's profile replay, chosen by
+# the documented filter (docs/nsight.md)
+if wanted nvtx && command -v ncu > /dev/null; then
+  printf '%s' '{"sslat": 1, "input": {"shape": [16, 28, 28]}, "layers": [{"name": "b0", "choice": ["conv_k3_c16", "ir_k3_e3", "skip"], "c": 16}]}' > /tmp/gpu_first/small.json
+  step nvtx 60 ncu --nvtx --nvtx-include "sslat@b0:ir_k3_e3/profile/" --clock-control none --metrics gpu__time_duration.sum \
+    "$BIN/sslat" measure -c cuda /tmp/gpu_first/small.json --profile --runs 3 -o /tmp/gpu_first/small.sslat
+  say "    ncu profiled $(grep -cE '^  [^ ].*\(([0-9]+, ?){2}[0-9]+\)x\(' "$L/nvtx.log") kernels in sslat@b0:ir_k3_e3/profile/: $(grep -E '^  [^ ].*\(([0-9]+, ?){2}[0-9]+\)x\(' "$L/nvtx.log" | sed 's/(.*//' | tr -s ' ' | head -n 12 | tr '\n' ';' | cut -c1-400)"
+  grep -E '==PROF==|==WARNING==|==ERROR==' "$L/nvtx.log" | head -n 4 | cut -c1-200 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+# per op against PyTorch (fair: per-copy weights, BN folded, the same layout): ProxylessNAS b1 fp16
+if wanted torch_ops && [ -f "$R/px_b1_fp16.csv" ]; then
+  "$BIN/sslat" show --ir examples/proxylessnas.json > "$L/ir_px_b1.json" 2>> "$L/export.log"
+  step torch_ops 120 "$PY" bench/torch_ops.py "$L/ir_px_b1.json" --dtype fp16 -o "$R/torch_px_b1_fp16.csv" &&
+    say "    ours / PyTorch per op, ProxylessNAS b1 fp16: $("$PY" bench/gpu_compare.py torch "$R/px_b1_fp16.csv" "$R/torch_px_b1_fp16.csv" 2>&1 | tail -n 1)"
+  tail -n 2 "$L/torch_ops.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+# the other variants: tf32 NCHW, bf16 NHWC, fp32 NHWC
+if wanted ops_rest; then
+  CUDNN_LOGLEVEL_DBG=1 SSLAT_GPU_VARIANTS=tf32-nchw,bf16-nhwc,fp32-nhwc step ops_rest 120 "$T" --gtest_filter="$OPS_FILTER" "${X}ops_rest.xml"
+  say "    per (case, variant, mode): $(grep -c '^sslat-op: .*: ok:' "$L/ops_rest.log") ok, $(grep -c '^sslat-op: .*: WRONG:' "$L/ops_rest.log") wrong, $(grep -c '^sslat-op: .*: FAILED:' "$L/ops_rest.log") refused"
+  grep -E '^sslat-op: .*: (WRONG|FAILED):' "$L/ops_rest.log" | head -n 30 | cut -c1-400 | sed 's/^/    /' | tee -a "$OUT/summary.md"
 fi
 "$BIN/sslat" calculators > /dev/null 2>&1
 nvidia-smi -q -d CLOCK,PERFORMANCE > "$L/nvidia-smi-after.log" 2>&1

@@ -44,7 +44,9 @@ static sslat_status cuda_begin(const sslat_calculator *self, const sslat_calc_op
     return SSLAT_OK;
 }
 
-/* Where a unit comes from: "blk07/ir_k5_e6" and its candidate index, or the fixed layer. */
+/* Where a unit comes from: "blk07:ir_k5_e6" and its candidate index, or the
+ * fixed layer. Not '/': ncu's --nvtx-include reads '/' as the step between
+ * nested push/pop ranges. */
 static void unit_label(const sslat_calc_options *o, const sslat_graph *graph, char *label, size_t capacity,
                        uint32_t *category, int64_t *payload)
 {
@@ -54,7 +56,7 @@ static void unit_label(const sslat_calc_options *o, const sslat_graph *graph, ch
     int32_t i, c;
     if (!sslat_space_find_graph(o->space, graph, &i, &c)) return;
     const sslat_layer *layer = &o->space->layers[i];
-    snprintf(label, capacity, "%s/%s", layer->name, layer->candidates[c].label);
+    snprintf(label, capacity, "%s:%s", layer->name, layer->candidates[c].label);
     *category = layer->block < 0 ? CUDA_NVTX_CONSTANT : CUDA_NVTX_BLOCK;
     *payload = c;
 }

@@ -86,6 +86,15 @@ static int32_t add_param(cuda_program *p, void *host, size_t bytes)
     return p->n_params++;
 }
 
+/* Host float values converted to elem and kept as a parameter (the size is
+ * known only after the conversion: one call, so it is never read before). */
+static int32_t add_converted(cuda_program *p, const float *values, size_t count, int elem)
+{
+    size_t bytes = 0;
+    void *host = convert(values, count, elem, &bytes);
+    return add_param(p, host, bytes);
+}
+
 static sslat_status tensor_desc(cudnnTensorDescriptor_t *d, const cuda_program *p, sslat_shape s, sslat_error *err)
 {
     CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateTensorDescriptor)(d));
@@ -148,15 +157,14 @@ static sslat_status conv_params(cuda_program *p, cuda_step_state *st, const cuda
         free(w);
         w = t;
     }
-    size_t bytes = 0;
     bool fused_call = s->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT;
-    st->params[0] = add_param(p, convert(w, count, p->elem, &bytes), bytes);
+    st->params[0] = add_converted(p, w, count, p->elem);
     /* the bias in the element type for cuDNN's fused call, in float for the own epilogue:
      * a fused call keeps both, as it falls back to conv + epilogue when no algorithm takes it */
     if (s->bias && fused_call)
-        st->params[1] = add_param(p, convert(b, (size_t)c->out_channels, p->elem, &bytes), bytes);
+        st->params[1] = add_converted(p, b, (size_t)c->out_channels, p->elem);
     if (s->bias)
-        st->params[2] = add_param(p, convert(b, (size_t)c->out_channels, SSLAT_ELEM_F32, &bytes), bytes);
+        st->params[2] = add_converted(p, b, (size_t)c->out_channels, SSLAT_ELEM_F32);
     free(w), free(b);
     if (st->params[0] < 0 || (s->bias && st->params[2] < 0) || (s->bias && fused_call && st->params[1] < 0))
         return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
@@ -198,8 +206,7 @@ static sslat_status linear_params(cuda_program *p, cuda_step_state *st, const cu
         free(w);
         w = t;
     }
-    size_t bytes = 0;
-    st->params[0] = add_param(p, convert(w, count, p->elem, &bytes), bytes);
+    st->params[0] = add_converted(p, w, count, p->elem);
     free(w);
     if (l->bias) {
         float *b = malloc((size_t)l->out_features * sizeof *b);
