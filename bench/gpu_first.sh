@@ -17,7 +17,7 @@ L=/tmp/gpu_first/logs
 R=$PWD/gpu-results
 mkdir -p "$OUT" "$L" "$R"
 END=$(($(date +%s) + ${BUDGET:-360}))
-STEPS=${STEPS:-"probe fill ops capture errors table_px table_ofa ofa_again validate_torch memcheck nvtx torch_ops ops_rest"}
+STEPS=${STEPS:-"probe fill ops capture errors table_px table_ofa ofa_again validate_torch validate_sslat validate_px_torch memcheck nvtx torch_ops ops_rest"}
 OPS_FILTER=${OPS_FILTER:-'*MatchesTheReference*'}
 BIN=$PWD/gpu-carry
 T=$BIN/sslat_gpu_tests
@@ -145,13 +145,19 @@ if wanted ofa_again && [ -f "$R/ofa_b1_fp32.csv" ]; then
   rm -f "$R/ofa_again.sslat" "$R/ofa_again.sslat.journal"
   table ofa_again 100 ofa_mobilenet_v3 fp32 && say "    two runs of OFA b1 fp32, entries >= 20 us: $("$PY" bench/gpu_compare.py spread "$R/ofa_b1_fp32.csv" "$R/ofa_again.csv" 2>&1)"
 fi
-# the table against PyTorch CUDA end to end (BN folded, the same layout)
-if wanted validate_torch && [ -f "$R/ofa_b1_fp32.sslat" ]; then
-  CUDNN_LOGLEVEL_DBG=1 step validate_torch 90 sh -c "\"\$0\" validate -c cuda examples/ofa_mobilenet_v3.json \"\$1\" -k 20 --reference torch --json > \"\$2\"" \
-    "$BIN/sslat" "$R/ofa_b1_fp32.sslat" "$R/validate_ofa_b1_fp32_torch.json" &&
-    say "    OFA b1 fp32 against PyTorch CUDA: $("$PY" bench/gpu_compare.py validation "$R/validate_ofa_b1_fp32_torch.json" 2>&1)"
-  tail -n 4 "$L/validate_torch.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
-fi
+# validate NAME SPACE TABLE REFERENCE: the table against whole architectures
+# timed end to end (sslat: our own whole-network graphs; torch: PyTorch CUDA
+# graphs, BN folded, the table's layout), 20 random + fastest + slowest
+validate() {
+  local name=$1 space=$2 table=$3 reference=$4
+  CUDNN_LOGLEVEL_DBG=1 step "$name" 90 sh -c "\"\$0\" validate -c cuda examples/$space.json \"\$1\" -k 20 --reference $reference --json > \"\$2\"" \
+    "$BIN/sslat" "$R/$table.sslat" "$R/$name.json" &&
+    say "    $table against $reference: $("$PY" bench/gpu_compare.py validation "$R/$name.json" 2>&1)"
+  tail -n 2 "$L/$name.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+}
+if wanted validate_torch && [ -f "$R/ofa_b1_fp32.sslat" ]; then validate validate_ofa_torch ofa_mobilenet_v3 ofa_b1_fp32 torch; fi
+if wanted validate_sslat && [ -f "$R/ofa_b1_fp32.sslat" ]; then validate validate_ofa_sslat ofa_mobilenet_v3 ofa_b1_fp32 sslat; fi
+if wanted validate_px_torch && [ -f "$R/px_b1_fp16.sslat" ]; then validate validate_px_torch proxylessnas px_b1_fp16 torch; fi
 # the own kernels under compute-sanitizer memcheck (gap, shuffle, concat/slice, upsample, Focus, from)
 if wanted memcheck && command -v compute-sanitizer > /dev/null; then
   SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc step memcheck 60 compute-sanitizer --tool memcheck --error-exitcode 99 \

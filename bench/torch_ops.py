@@ -30,19 +30,7 @@ import torch.nn as nn
 # The IR -> torch module builder of `sslat validate --reference torch`: one
 # definition of what each IR op is in PyTorch.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
-from reference_runner import torch_module  # noqa: E402
-
-
-def fold_batchnorm(module):
-    """conv -> bn (the bn the conv's only reader) as one conv, as sslat's fused mode."""
-    nodes = module.nodes
-    for i, node in enumerate(nodes[:-1]):
-        following = nodes[i + 1]
-        readers = sum(n["input"].count(i) for n in nodes)
-        if node["op"] == "conv2d" and following["op"] == "batchnorm" and following["input"][0] == i and readers == 1:
-            module.layers[i] = torch.nn.utils.fusion.fuse_conv_bn_eval(module.layers[i].eval(), module.layers[i + 1].eval())
-            module.layers[i + 1] = nn.Identity()
-    return module
+from reference_runner import fold_batchnorm, torch_module  # noqa: E402
 
 
 def copies_for(one_ms, copy_bytes, l2_bytes, free_bytes, min_replay_ms=0.2, max_copies=1024):
@@ -84,7 +72,7 @@ def replay_ms(graph, runs):
 
 def time_subgraph(candidate, dtype, warmup, runs):
     layout = torch.channels_last if dtype in (torch.float16, torch.bfloat16) else torch.contiguous_format
-    base = fold_batchnorm(torch_module(torch, candidate).eval()).cuda().to(dtype=dtype, memory_format=layout)
+    base = fold_batchnorm(torch, torch_module(torch, candidate).eval()).cuda().to(dtype=dtype, memory_format=layout)
     n = candidate["input"][0]
 
     def make_input():

@@ -154,8 +154,11 @@ int cmd_validate(int argc, char **argv)
         }
     } else if (code == CLI_OK) {
         /* the same architectures, timed by a runtime that did not make the table */
+        /* on cuda, the table's layout and BN folding: the same network as the table measured */
+        bool nhwc = cuda && sslat_layout_resolve(o.layout, o.dtype) == SSLAT_LAYOUT_NHWC;
         cli_reference_options r = {reference, cuda ? "cuda" : "cpu", sslat_dtype_name(o.dtype), cuda ? 0 : o.threads,
-                                   o.warmup_iterations, o.run_iterations, channels_last, o.seed};
+                                   o.warmup_iterations, o.run_iterations, channels_last || nhwc,
+                                   cuda && o.mode == SSLAT_MODE_FUSED, o.seed};
         sslat_error err;
         sslat_status status = sslat_validation_plan(space, table, k, (uint64_t)seed, &v, &err);
         if (status != SSLAT_OK) fprintf(stderr, "sslat validate: %s\n", err.message);

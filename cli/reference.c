@@ -182,9 +182,9 @@ int cli_reference_measure(const sslat_space *space, sslat_validation *v, const c
     if (code == CLI_OK) {
         const char *script = sslat_reference_runner_py();
         sslat_error err;
-        json_t *root = json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:b, s:O}", "runtime", o->runtime, "device", o->device,
+        json_t *root = json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:b, s:b, s:O}", "runtime", o->runtime, "device", o->device,
                                  "threads", o->threads, "warmup", o->warmup, "runs", o->runs, "dtype", o->dtype,
-                                 "channels_last", o->channels_last, "models", models);
+                                 "channels_last", o->channels_last, "fold_bn", o->fold_bn, "models", models);
         if (sslat_write_file_atomic(runner, script, strlen(script), &err) != SSLAT_OK ||
             !root || json_dump_file(root, manifest, JSON_COMPACT) != 0) {
             fprintf(stderr, "sslat validate: cannot write the reference runner into %s\n", w.dir);

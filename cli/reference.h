@@ -15,7 +15,8 @@ typedef struct cli_reference_options {
     const char *dtype;   /* the table's, for torch on cuda */
     int32_t threads;     /* 0: the runtime's default */
     int32_t warmup, runs;
-    bool channels_last;  /* torch only */
+    bool channels_last;  /* torch only: --channels-last, or an NHWC cuda table */
+    bool fold_bn;        /* torch only: BN folded into the conv before it (a fused-mode table) */
     uint64_t seed;       /* the ONNX models' weights */
 } cli_reference_options;
 

@@ -37,7 +37,9 @@ def import_or_explain(module, package):
 
 
 def interleaved(runners, batches, warmup, runs, synchronize=None):
-    """Median ms per sample of each runner, over rounds of one run each."""
+    """Median ms per sample of each runner, over rounds of one run each. A
+    runner that times itself (CUDA events) returns its ms; else the host clock
+    around it (and synchronize) is the time."""
     for run in runners:
         for _ in range(max(warmup, 1)):
             run()
@@ -47,10 +49,12 @@ def interleaved(runners, batches, warmup, runs, synchronize=None):
     for round_index in range(runs):
         for k, run in enumerate(runners):
             start = time.perf_counter()
-            run()
+            ms = run()
             if synchronize:
                 synchronize()
-            samples[k].append((time.perf_counter() - start) * 1e3 / batches[k])
+            if ms is None:
+                ms = (time.perf_counter() - start) * 1e3
+            samples[k].append(ms / batches[k])
         done = round_index + 1
         if sys.stderr.isatty():  # one line rewritten on a terminal, a plain line a tenth elsewhere (logs)
             sys.stderr.write("\r[validate] round %d/%d in the reference runtime " % (done, runs))
@@ -165,6 +169,43 @@ def torch_module(torch, graph):
     return Architecture()
 
 
+def fold_batchnorm(torch, module):
+    """conv -> bn (the bn the conv's only reader) as one conv, as sslat's fused mode."""
+    nodes = module.nodes
+    for i, node in enumerate(nodes[:-1]):
+        following = nodes[i + 1]
+        readers = sum(n["input"].count(i) for n in nodes)
+        if node["op"] == "conv2d" and following["op"] == "batchnorm" and following["input"][0] == i and readers == 1:
+            module.layers[i] = torch.nn.utils.fusion.fuse_conv_bn_eval(module.layers[i].eval(), module.layers[i + 1].eval())
+            module.layers[i + 1] = torch.nn.Identity()
+    return module
+
+
+def cuda_graph_runner(torch, module, x):
+    """The whole network captured once as a CUDA graph (after eager runs, so
+    cuDNN's algorithms are chosen outside the capture); each run is one replay
+    timed between CUDA events, as sslat's cuda calculator times its units."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.inference_mode(), torch.cuda.stream(stream):
+        for _ in range(3):
+            module(x)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.inference_mode(), torch.cuda.graph(graph):
+        module(x)
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def run():
+        start.record()
+        graph.replay()
+        stop.record()
+        stop.synchronize()
+        return start.elapsed_time(stop)
+
+    return run
+
+
 def torch_runners(manifest):
     torch = import_or_explain("torch", "torch")
     device = manifest["device"]
@@ -183,8 +224,12 @@ def torch_runners(manifest):
     for model in manifest["models"]:
         with open(model["graph"]) as file:
             graph = json.load(file)
+        fold = manifest.get("fold_bn", False)
         try:
-            module = torch_module(torch, graph).eval().to(device=device, dtype=dtype, memory_format=layout)
+            module = torch_module(torch, graph).eval()
+            if fold:
+                module = fold_batchnorm(torch, module)
+            module = module.to(device=device, dtype=dtype, memory_format=layout)
         except Exception as error:
             fail(1, "PyTorch cannot build %s: %s" % (model["graph"], error))
         x = torch.empty(model["input"], device=device, dtype=dtype).uniform_(-1, 1).contiguous(memory_format=layout)
@@ -193,10 +238,17 @@ def torch_runners(manifest):
             with torch.inference_mode():
                 module(x)
 
+        if device == "cuda":
+            try:
+                run = cuda_graph_runner(torch, module, x)
+            except Exception as error:
+                fail(1, "PyTorch cannot capture %s as a CUDA graph: %s" % (model["graph"], error))
         runners.append(run)
     synchronize = torch.cuda.synchronize if device == "cuda" else None
-    name = "torch %s eager (%s, %s threads%s)" % (torch.__version__, device, torch.get_num_threads(),
-                                                 ", channels_last" if manifest["channels_last"] else "")
+    how = "CUDA graph replays between CUDA events" if device == "cuda" else "eager"
+    name = "torch %s %s (%s, %s threads%s%s)" % (torch.__version__, how, device, torch.get_num_threads(),
+                                               ", channels_last" if manifest["channels_last"] else "",
+                                               ", BN folded" if manifest.get("fold_bn") else "")
     return name, runners, synchronize
 
 
