@@ -83,7 +83,8 @@ def time_subgraph(candidate, dtype, warmup, runs):
             base(make_input())  # cudnn.benchmark picks its algorithms here
     torch.cuda.synchronize()
     # one copy's time and footprint decide the copies, as sslat decides them
-    one = replay_ms(capture([base], [make_input()]), 3)
+    first = [make_input()]  # a captured graph reads its inputs' memory: they stay referenced while it replays
+    one = replay_ms(capture([base], first), 3)
     element = torch.tensor([], dtype=dtype).element_size()
     footprint = sum(p.numel() for p in base.parameters()) * element
     footprint += sum(math.prod(node["shape"]) for node in candidate["nodes"]) * element + math.prod(candidate["input"]) * element
@@ -94,7 +95,8 @@ def time_subgraph(candidate, dtype, warmup, runs):
         with torch.no_grad():
             for parameter in model.parameters():
                 parameter.copy_(torch.empty_like(parameter).uniform_(-0.1, 0.1))
-    graph = capture(models, [make_input() for _ in range(copies)])
+    inputs = [make_input() for _ in range(copies)]
+    graph = capture(models, inputs)
     for _ in range(warmup):
         graph.replay()
     return replay_ms(graph, runs) / copies / n

@@ -196,7 +196,7 @@ def cuda_graph_runner(torch, module, x):
         module(x)
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
 
-    def run():
+    def run(module=module, x=x):  # the graph reads their memory: they live as long as it does
         start.record()
         graph.replay()
         stop.record()
