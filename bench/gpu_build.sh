@@ -3,7 +3,7 @@
 # GoogleTest and no network): Release, sm_90, static CUDA runtime, no MPI; the
 # command, the GPU test binary, libsslat.so, libjansson and libprotobuf-c go to
 # gpu-carry/ (git-ignored), which the device run carries:
-#   run(command="bash bench/gpu_first.sh", carry=["gpu-carry"], timeout_s=400)
+#   run(command="bash bench/gpu_check.sh", carry=["gpu-carry"], timeout_s=400)
 # Needs the build packages of scripts/setup.sh: --setup runs it first (apt, a
 # venv and a full build: minutes, so only on a fresh machine).
 set -euo pipefail

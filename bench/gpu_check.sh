@@ -1,96 +1,69 @@
 #!/usr/bin/env bash
-# The device check, in stages that each fit one call of the device tool, run
-# in the repository root on the GPU machine with gpu-carry/ (bench/gpu_build.sh)
-# carried:
-#   bash bench/gpu_check.sh --plan          the stages, their limits, what each returns (runs nothing)
-#   bash bench/gpu_check.sh STAGE           run(command="bash bench/gpu_check.sh smoke", carry=["gpu-carry"], timeout_s=LIMIT+30)
-# Each stage appends to $OUT/summary.md line by line (a killed stage still says
-# how far it got) and packs its logs into $OUT/STAGE.tar.gz after every step:
-# two files come back. Tables it makes are kept in gpu-results/ (git-ignored)
-# for the later stages of a warm machine; a stage that finds none makes them.
+# The device check as ONE call of the device tool, its steps in priority order
+# under one deadline, so a short GPU window (15 min, starts included) yields
+# the most a fix needs. Build here first (bash bench/gpu_build.sh), then:
+#   run(command="bash bench/gpu_check.sh", carry=["gpu-carry"], timeout_s=BUDGET+40)
+# then give_back at once (SSLAT_COMMIT=<hash> names the commit in the summary:
+# the device copy's .git may not be this checkout's). A narrowed second call:
+#   BUDGET=200 STEPS="ops table_ofa" OPS_FILTER='*MatchesTheReference*/7_*' bash bench/gpu_check.sh
+# Each step has `timeout -k 5` and its own log; one summary line per step goes
+# to $OUT/summary.md as it ends, and everything is packed after every step into
+# $OUT/logs.tar.gz and $OUT/tables.tar.gz (3 files back). Tables are written
+# with --resume: a table cut by its timeout continues in the next call of a
+# warm machine instead of being refused.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-
-# stage | limit (s) | what it returns
-PLAN=(
-  "smoke|90|nvidia-smi, the CUDA libraries found and loaded (paths), sslat calculators (a visible GPU with an unavailable cuda calculator fails the stage), four op cases x every dtype/layout, one capture/replay case, one small table"
-  "tests|180|every GPU test (sslat_gpu_tests, SSLAT_REQUIRE_CUDA=1: nothing skips), in two timed runs"
-  "tables|180|ProxylessNAS and OFA at batch 1 and 64 in fp32 and fp16 with wall times; OFA b1 fp32 twice: the two-run spread of entries >= 20 us"
-  "compare|300|validation of OFA b1 fp32 and fp16 (self, PyTorch CUDA end to end, ONNX Runtime if its CUDA provider is there) and the fair per-op ratio to PyTorch"
-)
-# A machine's start (1-2 min) + smoke + tests + tables must fit in 10 minutes
-# of device time, leaving room for a rerun (tests/packaging/gpu_plan.sh checks it).
-START_ALLOWANCE=120
-
-plan() {
-  echo "stage    limit  returns"
-  local total=$START_ALLOWANCE entry name limit what
-  for entry in "${PLAN[@]}"; do
-    IFS='|' read -r name limit what <<< "$entry"
-    printf '%-8s %4d s  %s\n' "$name" "$limit" "$what"
-    [ "$name" = compare ] || total=$((total + limit))
-  done
-  echo "start allowance ${START_ALLOWANCE} s; start + smoke + tests + tables = ${total} s of device time"
-  echo "files back per stage: \$OUT/summary.md and \$OUT/<stage>.tar.gz"
-}
-
-stage=${1:-}
-if [ "$stage" = "--plan" ]; then plan; exit 0; fi
-limit=
-for entry in "${PLAN[@]}"; do
-  IFS='|' read -r name stage_limit _ <<< "$entry"
-  [ "$name" = "$stage" ] && limit=$stage_limit
-done
-if [ -z "$limit" ]; then
-  echo "usage: bash bench/gpu_check.sh --plan | smoke | tests | tables | compare" >&2
-  exit 2
-fi
-
 OUT=${OUT:-/tmp/gpu_check_out}
-mkdir -p "$OUT"
-LOGS=/tmp/gpu_check/$stage
-RESULTS=$PWD/gpu-results
-mkdir -p "$LOGS" "$RESULTS"
+WORK=${GPU_CHECK_WORK:-/tmp/gpu_check} # logs and scratch files
+L=$WORK/logs
+R=$PWD/gpu-results                     # tables (git-ignored; carry it to reuse them)
+mkdir -p "$OUT" "$L" "$R"
+END=$(($(date +%s) + ${BUDGET:-360}))
+STEPS=${STEPS:-"probe fill ops capture errors table_px table_ofa ofa_again validate_torch validate_sslat validate_px_torch memcheck nvtx torch_ops ops_rest"}
+OPS_FILTER=${OPS_FILTER:-'*MatchesTheReference*'}
 BIN=$PWD/gpu-carry
-started=$(date +%s)
-deadline=$((started + limit - 10))
-summary() { echo "$*" | tee -a "$OUT/summary.md"; }
-pack() { tar czf "$OUT/$stage.tar.gz" -C "$LOGS" . 2>/dev/null; }
-left() { echo $((deadline - $(date +%s))); }
-# run NAME SECONDS COMMAND…: at most SECONDS, and never past the stage's deadline
-run() {
-  local name=$1 seconds=$2
+T=$BIN/sslat_gpu_tests
+
+say() { echo "$*" | tee -a "$OUT/summary.md"; }
+pack() {
+  tar czf "$OUT/logs.tar.gz" -C "$L" . 2>/dev/null
+  tar czf "$OUT/tables.tar.gz" -C "$R" . 2>/dev/null
+}
+wanted() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+# step NAME SECONDS COMMAND…: at most SECONDS and never past the deadline;
+# its output in $L/NAME.log, cuDNN's log in $L/cudnn_NAME.log.
+step() {
+  local name=$1 limit=$2
   shift 2
-  local remaining
-  remaining=$(left)
-  [ "$remaining" -lt "$seconds" ] && seconds=$remaining
-  if [ "$seconds" -le 0 ]; then
-    summary "- $name: not run (the stage's $limit s are spent)"
+  local left=$((END - $(date +%s)))
+  ((limit > left)) && limit=$left
+  if ((limit < 8)); then
+    say "- $name: skipped, no time left"
     return 124
   fi
-  local t0 rc
-  t0=$(date +%s.%N)
-  timeout "$seconds" "$@" > "$LOGS/$name.log" 2>&1
+  local start rc
+  start=$(date +%s)
+  CUDNN_LOGDEST_DBG=$L/cudnn_$name.log CUBLASLT_LOG_FILE=$L/cublaslt_$name.log \
+    timeout -k 5 "$limit" "$@" > "$L/$name.log" 2>&1
   rc=$?
-  elapsed=$(python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$(date +%s.%N)")
+  say "- $name: rc $rc, $(($(date +%s) - start)) s of $limit $(grep -hE '^\[  (PASSED|FAILED)  \] [0-9]' "$L/$name.log" | tr '\n' ' ')"
+  grep -hE '^\[  FAILED  \] [A-Z]' "$L/$name.log" | sed 's/ ([0-9]* ms)$//' | sort -u | head -n 20 | sed 's/^/    /' | tee -a "$OUT/summary.md"
   pack
   return $rc
 }
 
-{
-  echo
-  echo "## bench/gpu_check.sh $stage, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-  echo
-} | tee -a "$OUT/summary.md"
-
-if [ ! -x "$BIN/sslat" ]; then
-  summary "FAIL: no gpu-carry/sslat: run bash bench/gpu_build.sh here first and carry gpu-carry"
+say ""
+say "## bench/gpu_check.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), commit ${SSLAT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}, budget ${BUDGET:-360} s, steps: $STEPS"
+if [ ! -x "$BIN/sslat" ] || [ ! -x "$T" ]; then
+  say "FAIL: no gpu-carry/: run bash bench/gpu_build.sh here first and carry gpu-carry"
   exit 2
 fi
 
-# The CUDA libraries: the loader's path, pip's wheels (CUDA 13: cuBLAS in
-# nvidia/cu13/lib, cuDNN in nvidia/cudnn/lib), the toolkit.
-NV=$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0])' 2>/dev/null || true)
+# The Python holding torch and the CUDA wheels (cuDNN in nvidia/cudnn/lib,
+# cuBLAS 13 in nvidia/cu13/lib), then the toolkit's folders.
+PY=$(command -v python3)
+[ -x /opt/torch/.venv/bin/python3 ] && PY=/opt/torch/.venv/bin/python3
+NV=$("$PY" -c 'import nvidia; print(list(nvidia.__path__)[0])' 2>/dev/null)
 folders=
 for d in ${NV:+"$NV/cudnn/lib" "$NV/cu13/lib" "$NV/cublas/lib" "$NV/cuda_runtime/lib" "$NV/cuda_nvrtc/lib"} \
          /usr/local/cuda/lib64 /usr/local/nvidia/lib64; do
@@ -98,93 +71,124 @@ for d in ${NV:+"$NV/cudnn/lib" "$NV/cu13/lib" "$NV/cublas/lib" "$NV/cuda_runtime
 done
 export SSLAT_CUDA_LIBRARY_PATH=$folders
 export LD_LIBRARY_PATH="$BIN${folders:+:$folders}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export SSLAT_EXAMPLES_DIR=$PWD/examples PYTHONUNBUFFERED=1 SSLAT_REQUIRE_CUDA=1 SSLAT_PYTHON=python3
+export SSLAT_REQUIRE_CUDA=1 SSLAT_EXAMPLES_DIR=$PWD/examples SSLAT_PYTHON=$PY PYTHONUNBUFFERED=1
+# cuDNN: warnings and errors (2) for the tests, errors (1) for the big runs;
+# cuBLASLt: errors. Never CUDA_LAUNCH_BLOCKING here: it breaks stream capture.
+export CUDNN_LOGLEVEL_DBG=2 CUBLASLT_LOG_LEVEL=1
+say "- python $PY, wheels ${NV:-none}; library folders: ${folders:-none}"
 
-gpu_visible() { nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
-
-# Whether the cuda calculator runs here; fails the stage loudly when a GPU is
-# visible but it does not (every GPU test would skip: a green run that checked nothing).
-require_cuda() {
-  "$BIN/sslat" calculators > "$LOGS/calculators.log" 2>&1
-  local line
-  line=$(grep -E '^cuda ' "$LOGS/calculators.log" | head -1)
-  summary "- sslat calculators: ${line:-no cuda line}"
-  if ! echo "$line" | grep -qE '^cuda +timed +ms +available'; then
-    if gpu_visible; then
-      summary "FAIL: a GPU is visible but the cuda calculator cannot run (see calculators.log, libraries.log)"
-      pack
-      exit 1
-    fi
+X="--gtest_output=xml:$L/"
+if wanted probe; then
+  step probe 30 sh -c "nvidia-smi; nvidia-smi -q -d CLOCK,PERFORMANCE; lscpu | head -20;
+    $PY -m pip show nvidia-cudnn-cu13 nvidia-cublas torch 2>/dev/null | grep -E '^(Name|Version|Location)';
+    $PY -c 'import torch; print(\"torch\", torch.__version__, \"cudnn\", torch.backends.cudnn.version())';
+    ldd $BIN/sslat $T; $BIN/sslat calculators; command -v compute-sanitizer ncu"
+  say "    $(grep -E '^cuda ' "$L/probe.log")"
+  say "    $(grep -m1 -E 'NVIDIA H|Driver Version' "$L/probe.log" | tr -s ' ')"
+  if ! grep -qE '^cuda +timed +ms +available' "$L/probe.log"; then
+    LD_DEBUG=libs "$BIN/sslat" calculators > "$L/lddebug.log" 2>&1
+    say "FAIL: the cuda calculator cannot run here (logs: probe.log, lddebug.log)"
+    pack
+    exit 1
   fi
-}
-
-table() { # NAME SPACE BATCH DTYPE [extra…]
-  local name=$1 space=$2 batch=$3 dtype=$4
+fi
+if wanted fill; then step fill 20 "$T" --gtest_filter='GpuFill*:GpuKernels*' "${X}fill.xml"; fi
+# every op case against the plain-C reference, the main variants, both modes;
+# one "sslat-op:" line per (case, variant, mode) with its plan or cuDNN's reason
+if wanted ops; then
+  SSLAT_GPU_VARIANTS=${VARIANTS:-fp32-nchw,fp16-nhwc} step ops 100 "$T" --gtest_filter="$OPS_FILTER" "${X}ops.xml"
+  say "    per (case, variant, mode): $(grep -c '^sslat-op: .*: ok:' "$L/ops.log") ok, $(grep -c '^sslat-op: .*: WRONG:' "$L/ops.log") wrong, $(grep -c '^sslat-op: .*: FAILED:' "$L/ops.log") refused"
+  grep -E '^sslat-op: .*: (WRONG|FAILED):' "$L/ops.log" | head -n 30 | cut -c1-400 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+# capture, replay over rotating copies (capped at 8 here), hot and cold; OOM; a bad device
+if wanted capture; then
+  SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc SSLAT_CUDA_COPIES_CAP=8 CUDNN_LOGLEVEL_DBG=1 \
+    step capture 60 "$T" --gtest_filter='*Measured*:GpuCalculator.ColdAndHot*:*OutOfMemory*:*BadDevice*' "${X}capture.xml"
+fi
+# clear errors from the command: a bad device, out of memory
+if wanted errors; then
+  step errors 30 sh -c "\"\$0\" measure -c cuda examples/proxylessnas.json --device 999 -o $WORK/bad.sslat; echo \"exit \$?\";
+    printf '%s' '{\"sslat\": 1, \"input\": {\"shape\": [256, 8, 8]}, \"layers\": [{\"choice\": [\"conv_k3_c256\", \"skip\"], \"c\": 256}]}' > $WORK/big.json;
+    \"\$0\" measure -c cuda $WORK/big.json --batch 4096 --resolution 1024 -o $WORK/big.sslat; echo \"exit \$?\"" "$BIN/sslat"
+  grep -vE '^\s*$' "$L/errors.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+# table NAME SECONDS SPACE DTYPE [extra…]: batch 1, --resume, CSV and JSON beside it
+table() {
+  local name=$1 limit=$2 space=$3 dtype=$4
   shift 4
-  run "table_$name" 25 "$BIN/sslat" measure -c cuda "examples/$space.json" --batch "$batch" --dtype "$dtype" \
-    -o "$RESULTS/$name.sslat" --csv "$RESULTS/$name.csv" "$@"
+  local start=$(date +%s.%N)
+  CUDNN_LOGLEVEL_DBG=1 step "$name" "$limit" "$BIN/sslat" measure -c cuda "examples/$space.json" --dtype "$dtype" \
+    --resume -o "$R/$name.sslat" --csv "$R/$name.csv" "$@"
   local rc=$?
-  if [ $rc -eq 0 ]; then summary "- table $name: ${elapsed} s wall"
-  else summary "- table $name: FAILED (rc $rc; $(tail -n 1 "$LOGS/table_$name.log"))"; fi
+  say "    wall $(python3 -c "import sys,time; print('%.1f s' % (time.time() - float(sys.argv[1])))" "$start"); $(tail -n 3 "$L/$name.log" | tr '\n' ' ' | cut -c1-300)"
+  if [ $rc -eq 0 ]; then
+    "$BIN/sslat" export "$R/$name.sslat" --json > "$R/$name.json" 2>> "$L/export.log"
+    "$PY" -c "
+import json, sys
+m = json.load(open(sys.argv[1]))['metadata']
+keys = [k for k in sorted(m) if k.startswith(('device.', 'software.', 'cuda.find', 'cuda.blocking', 'cuda.fused', 'cuda.fma', 'cuda.relaxed', 'cuda.noisy', 'quality.'))]
+for k in keys: print('    %s: %s' % (k, m[k]))
+plans = [v for k, v in m.items() if k.startswith('cuda.plan.')]
+algos = {}
+for v in plans:
+    for part in v.split(' | '):
+        if part.startswith('conv '):
+            a = part.split(': ', 1)[1].split(',')[0]; algos[a] = algos.get(a, 0) + 1
+print('    cuda.plan: %d units; conv algorithms chosen: %s' % (len(plans), ', '.join('%s %d' % kv for kv in sorted(algos.items(), key=lambda kv: -kv[1]))))
+" "$R/$name.json" 2>&1 | tee -a "$OUT/summary.md"
+  fi
+  pack
   return $rc
 }
-
-case "$stage" in
-smoke)
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$LOGS/nvidia-smi.log" 2>&1
-  summary "- GPU: $(tail -n 1 "$LOGS/nvidia-smi.log")"
-  { echo "SSLAT_CUDA_LIBRARY_PATH=$SSLAT_CUDA_LIBRARY_PATH"; ldconfig -p | grep -E 'cudnn|cublas' || true
-    for d in ${folders//:/ }; do ls "$d" 2>/dev/null | grep -E 'libcudnn.so|libcublas' | sed "s|^|$d/|"; done; } > "$LOGS/libraries.log"
-  summary "- libraries: $(grep -cE 'libcudnn.so|libcublas' "$LOGS/libraries.log") candidate files in $(echo "$folders" | tr ':' ' ')"
-  require_cuda
-  run gpu_ops 45 "$BIN/sslat_gpu_tests" --gtest_brief=1 \
-    --gtest_filter='GpuFill*:*GpuOps.MatchesTheReference*/0_*:*GpuOps.MatchesTheReference*/25_*:*GpuOps.MatchesTheReference*/30_*:*GpuOps.MatchesTheReference*/33_*:*GpuOps.Measured*/7_*'
-  summary "- op cases (conv, fc10 NHWC walk-back, MBConv residual, SE; fp32/tf32/fp16/bf16, NCHW/NHWC, eager/fused; capture/replay): rc $?, $(grep -E '^\[  (PASSED|FAILED)' "$LOGS/gpu_ops.log" | tr '\n' ' ')"
-  table proxyless_b1_fp16 proxylessnas 1 fp16
-  "$BIN/sslat" export "$RESULTS/proxyless_b1_fp16.sslat" --json > "$LOGS/proxyless_b1_fp16.json" 2>&1 &&
-    python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['metadata']; [print('- %s: %s' % (k, m[k])) for k in sorted(m) if k.startswith(('software.', 'cuda.find', 'cuda.blocking', 'cuda.fused', 'cuda.relaxed', 'quality.'))]" \
-      "$LOGS/proxyless_b1_fp16.json" | tee -a "$OUT/summary.md"
-  ;;
-tests)
-  require_cuda
-  run gpu_tests_ops 110 "$BIN/sslat_gpu_tests" --gtest_brief=1 --gtest_filter='*GpuOps*'
-  summary "- GpuOps (every op case, every dtype/layout/mode, capture/replay): rc $?, ${elapsed} s, $(grep -E '^\[  (PASSED|FAILED)' "$LOGS/gpu_tests_ops.log" | tr '\n' ' ')"
-  grep -E '^\[  FAILED' "$LOGS/gpu_tests_ops.log" | head -n 12 | sed 's/^/    /' | tee -a "$OUT/summary.md"
-  run gpu_tests_rest 60 "$BIN/sslat_gpu_tests" --gtest_brief=1 --gtest_filter='-*GpuOps*'
-  summary "- the other GPU tests: rc $?, ${elapsed} s, $(grep -E '^\[  (PASSED|FAILED)' "$LOGS/gpu_tests_rest.log" | tr '\n' ' ')"
-  grep -E '^\[  FAILED' "$LOGS/gpu_tests_rest.log" | head -n 12 | sed 's/^/    /' | tee -a "$OUT/summary.md"
-  ;;
-tables)
-  require_cuda
-  for space in proxylessnas ofa_mobilenet_v3; do
-    for batch in 1 64; do
-      for dtype in fp32 fp16; do table "${space}_b${batch}_${dtype}" "$space" "$batch" "$dtype"; done
-    done
-  done
-  table ofa_again ofa_mobilenet_v3 1 fp32
-  summary "- two runs of OFA b1 fp32, entries >= 20 us: $(python3 bench/gpu_compare.py spread "$RESULTS/ofa_mobilenet_v3_b1_fp32.csv" "$RESULTS/ofa_again.csv" 2>&1)"
-  ;;
-compare)
-  require_cuda
-  for dtype in fp32 fp16; do
-    [ -f "$RESULTS/ofa_mobilenet_v3_b1_$dtype.sslat" ] || table "ofa_mobilenet_v3_b1_$dtype" ofa_mobilenet_v3 1 "$dtype"
-    for reference in sslat torch onnxruntime; do
-      run "validate_${dtype}_$reference" 60 sh -c "\"\$0\" validate -c cuda examples/ofa_mobilenet_v3.json \"\$1\" -k 20 --reference $reference --json > \"\$2\"" \
-        "$BIN/sslat" "$RESULTS/ofa_mobilenet_v3_b1_$dtype.sslat" "$LOGS/validate_${dtype}_$reference.json"
-      rc=$?
-      if [ $rc -eq 0 ]; then
-        summary "- validation OFA b1 $dtype against $reference: $(python3 bench/gpu_compare.py validation "$LOGS/validate_${dtype}_$reference.json" 2>&1)"
-      else
-        summary "- validation OFA b1 $dtype against $reference: rc $rc ($(tail -n 1 "$LOGS/validate_${dtype}_$reference.log"))"
-      fi
-    done
-  done
-  for dtype in fp32 fp16; do
-    "$BIN/sslat" show --ir examples/ofa_mobilenet_v3.json > "$LOGS/ir_b1.json"
-    run "torch_$dtype" 60 python3 bench/torch_ops.py "$LOGS/ir_b1.json" --dtype "$dtype" -o "$LOGS/torch_$dtype.csv"
-    summary "- ours / PyTorch per op, OFA b1 $dtype (fair: per-copy weights, BN folded, the same layout): $(python3 bench/gpu_compare.py torch "$RESULTS/ofa_mobilenet_v3_b1_$dtype.csv" "$LOGS/torch_$dtype.csv" 2>&1 | tail -n 1)"
-  done
-  ;;
-esac
-summary "- stage $stage: $(($(date +%s) - started)) s of its $limit s"
+if wanted table_px; then table px_b1_fp16 75 proxylessnas fp16; fi
+if wanted table_ofa; then table ofa_b1_fp32 100 ofa_mobilenet_v3 fp32; fi
+# a second OFA table in a new process (Find again): the two-run spread
+if wanted ofa_again && [ -f "$R/ofa_b1_fp32.csv" ]; then
+  rm -f "$R/ofa_again.sslat" "$R/ofa_again.sslat.journal"
+  table ofa_again 100 ofa_mobilenet_v3 fp32 && say "    two runs of OFA b1 fp32, entries >= 20 us: $("$PY" bench/gpu_compare.py spread "$R/ofa_b1_fp32.csv" "$R/ofa_again.csv" 2>&1)"
+fi
+# validate NAME SPACE TABLE REFERENCE: the table against whole architectures
+# timed end to end (sslat: our own whole-network graphs; torch: PyTorch CUDA
+# graphs, BN folded, the table's layout), 20 random + fastest + slowest
+validate() {
+  local name=$1 space=$2 table=$3 reference=$4
+  CUDNN_LOGLEVEL_DBG=1 step "$name" 90 sh -c "\"\$0\" validate -c cuda examples/$space.json \"\$1\" -k 20 --reference $reference --json > \"\$2\"" \
+    "$BIN/sslat" "$R/$table.sslat" "$R/$name.json" &&
+    say "    $table against $reference: $("$PY" bench/gpu_compare.py validation "$R/$name.json" 2>&1)"
+  tail -n 2 "$L/$name.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+}
+if wanted validate_torch && [ -f "$R/ofa_b1_fp32.sslat" ]; then validate validate_ofa_torch ofa_mobilenet_v3 ofa_b1_fp32 torch; fi
+if wanted validate_sslat && [ -f "$R/ofa_b1_fp32.sslat" ]; then validate validate_ofa_sslat ofa_mobilenet_v3 ofa_b1_fp32 sslat; fi
+if wanted validate_px_torch && [ -f "$R/px_b1_fp16.sslat" ]; then validate validate_px_torch proxylessnas px_b1_fp16 torch; fi
+# the own kernels under compute-sanitizer memcheck (gap, shuffle, concat/slice, upsample, Focus, from)
+if wanted memcheck && command -v compute-sanitizer > /dev/null; then
+  SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc step memcheck 60 compute-sanitizer --tool memcheck --error-exitcode 99 \
+    "$T" --gtest_filter="$(printf '*MatchesTheReference*/%s_*:' 23 27 42 44 45 53 54)"
+  grep -E 'ERROR SUMMARY|Invalid' "$L/memcheck.log" | head -n 8 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+# NVTX: ncu profiles only the kernels of one unit's profile replay, chosen by
+# the documented filter (docs/nsight.md)
+if wanted nvtx && command -v ncu > /dev/null; then
+  printf '%s' '{"sslat": 1, "input": {"shape": [16, 28, 28]}, "layers": [{"name": "b0", "choice": ["conv_k3_c16", "ir_k3_e3", "skip"], "c": 16}]}' > $WORK/small.json
+  step nvtx 60 ncu --nvtx --nvtx-include "sslat@b0:ir_k3_e3/profile/" --clock-control none --metrics gpu__time_duration.sum \
+    "$BIN/sslat" measure -c cuda $WORK/small.json --profile --runs 3 -o $WORK/small.sslat
+  say "    ncu profiled $(grep -cE '^  [^ ].*\(([0-9]+, ?){2}[0-9]+\)x\(' "$L/nvtx.log") kernels in sslat@b0:ir_k3_e3/profile/: $(grep -E '^  [^ ].*\(([0-9]+, ?){2}[0-9]+\)x\(' "$L/nvtx.log" | sed 's/(.*//' | tr -s ' ' | head -n 12 | tr '\n' ';' | cut -c1-400)"
+  grep -E '==PROF==|==WARNING==|==ERROR==' "$L/nvtx.log" | head -n 4 | cut -c1-200 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+# per op against PyTorch (fair: per-copy weights, BN folded, the same layout): ProxylessNAS b1 fp16
+if wanted torch_ops && [ -f "$R/px_b1_fp16.csv" ]; then
+  "$BIN/sslat" show --ir examples/proxylessnas.json > "$L/ir_px_b1.json" 2>> "$L/export.log"
+  step torch_ops 120 "$PY" bench/torch_ops.py "$L/ir_px_b1.json" --dtype fp16 -o "$R/torch_px_b1_fp16.csv" &&
+    say "    ours / PyTorch per op, ProxylessNAS b1 fp16: $("$PY" bench/gpu_compare.py torch "$R/px_b1_fp16.csv" "$R/torch_px_b1_fp16.csv" 2>&1 | tail -n 1)"
+  tail -n 2 "$L/torch_ops.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+# the other variants: tf32 NCHW, bf16 NHWC, fp32 NHWC
+if wanted ops_rest; then
+  CUDNN_LOGLEVEL_DBG=1 SSLAT_GPU_VARIANTS=tf32-nchw,bf16-nhwc,fp32-nhwc step ops_rest 120 "$T" --gtest_filter="$OPS_FILTER" "${X}ops_rest.xml"
+  say "    per (case, variant, mode): $(grep -c '^sslat-op: .*: ok:' "$L/ops_rest.log") ok, $(grep -c '^sslat-op: .*: WRONG:' "$L/ops_rest.log") wrong, $(grep -c '^sslat-op: .*: FAILED:' "$L/ops_rest.log") refused"
+  grep -E '^sslat-op: .*: (WRONG|FAILED):' "$L/ops_rest.log" | head -n 30 | cut -c1-400 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+"$BIN/sslat" calculators > /dev/null 2>&1
+nvidia-smi -q -d CLOCK,PERFORMANCE > "$L/nvidia-smi-after.log" 2>&1
+say "- done, $((${BUDGET:-360} - (END - $(date +%s)))) s of ${BUDGET:-360}"
 pack
