@@ -6,7 +6,10 @@ runtime that did not produce the table. It reads a manifest
 
     {"runtime": "onnxruntime" | "torch", "device": "cpu" | "cuda", "threads": T,
      "warmup": W, "runs": R, "dtype": "fp32", "channels_last": false,
-     "models": [{"onnx": PATH, "graph": PATH, "input": [N, C, H, W]}, ...]}
+     "fold_bn": false, "models": [{"onnx": PATH, "graph": PATH, "input": [N, C, H, W]}, ...]}
+
+(torch on cuda: each network one CUDA graph, replays timed by CUDA events;
+fold_bn folds each BN into the conv before it, as a fused-mode table.)
 
 warms every model up W times, then runs R rounds of one timed run per model
 (interleaved, so the machine's slow and fast moments spread over all of them),
@@ -38,8 +41,8 @@ def import_or_explain(module, package):
 
 def interleaved(runners, batches, warmup, runs, synchronize=None):
     """Median ms per sample of each runner, over rounds of one run each. A
-    runner that times itself (CUDA events) returns its ms; else the host clock
-    around it (and synchronize) is the time."""
+    runner that times itself (CUDA events) returns its ms as a float; one that
+    returns None is timed by the host clock around it (and synchronize)."""
     for run in runners:
         for _ in range(max(warmup, 1)):
             run()
@@ -54,6 +57,8 @@ def interleaved(runners, batches, warmup, runs, synchronize=None):
                 synchronize()
             if ms is None:
                 ms = (time.perf_counter() - start) * 1e3
+            elif not isinstance(ms, float):
+                raise TypeError("a runner returned %r, not its ms or None" % type(ms).__name__)
             samples[k].append(ms / batches[k])
         done = round_index + 1
         if sys.stderr.isatty():  # one line rewritten on a terminal, a plain line a tenth elsewhere (logs)
@@ -89,7 +94,10 @@ def onnxruntime_runners(manifest):
         except Exception as error:  # the runtime's own message, whatever its type
             fail(1, "ONNX Runtime cannot load %s: %s" % (model["onnx"], error))
         feed = {"input": random_input(numpy, model["input"])}
-        runners.append(lambda session=session, feed=feed: session.run(None, feed))
+        def run(session=session, feed=feed):
+            session.run(None, feed)  # None: timed by the host clock around it
+
+        runners.append(run)
     threads = manifest["threads"] or "default"
     name = "onnxruntime %s (%s, %s intra-op threads, graph optimisations on)" % (ort.__version__, provider, threads)
     return name, runners, None

@@ -32,6 +32,7 @@
     X(cudnnSetConvolutionMathType)                  \
     X(cudnnGetConvolutionForwardAlgorithmMaxCount)  \
     X(cudnnFindConvolutionForwardAlgorithmEx)       \
+    X(cudnnGetConvolutionForwardWorkspaceSize)      \
     X(cudnnConvolutionForward)                      \
     X(cudnnConvolutionBiasActivationForward)        \
     X(cudnnCreateActivationDescriptor)              \

@@ -44,7 +44,7 @@ typedef struct cuda_session {
     double worst_noise;
     cuda_find_cache find_cache;   /* each distinct convolution's algorithm, decided once */
     int fused_fallbacks;          /* fused calls that no algorithm took: conv + own epilogue */
-    int fma_forced;               /* fp32 convolutions where Find reported no FMA result: FMA set on the fastest */
+    int fma_forced;               /* fp32 convolutions where Find reported no FMA result: FMA set on Find's first */
     int relaxed_captures;         /* captures that needed cudaStreamCaptureModeRelaxed */
     int blocked_samples, unblocked_samples; /* hot samples behind the blocking kernel, and those it timed out on */
     int32_t *block_flags;         /* host-mapped: [0] release, [1] timed out */

@@ -456,11 +456,11 @@ static bool try_fused(void *context, int k)
      * reported for it, FMA for fp32 */
     cudnnMathType_t math = t->p->dtype == SSLAT_DTYPE_FP32 ? CUDNN_FMA_MATH : t->results[k].mathType;
     sslat_error ignored;
-    bool works = cuda_check_cudnn(CUDNN(cudnnSetConvolutionMathType)(st->conv, math), "", "", 0, &ignored) == SSLAT_OK &&
+    bool works = CUDNN(cudnnSetConvolutionMathType)(st->conv, math) == CUDNN_STATUS_SUCCESS &&
                  launch_fused(t->p, t->step, 0, &ignored) == SSLAT_OK &&
                  cudaStreamSynchronize(t->p->session->stream) == cudaSuccess;
     cudaGetLastError(); /* a refused trial leaves nothing behind */
-    if (!works) {
+    if (!works) { /* back to the math Find ran with (setting a valid math type cannot fail) */
         st->algo = algo, st->workspace = workspace;
         CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math);
     }
@@ -489,23 +489,19 @@ static sslat_status find_algorithm(cuda_program *p, int32_t k, cuda_conv_choice 
         seen[r] = (cuda_algo_result){(int)results[r].algo, results[r].status == CUDNN_STATUS_SUCCESS,
                                      results[r].mathType == CUDNN_FMA_MATH, results[r].memory};
     bool fp32 = p->dtype == SSLAT_DTYPE_FP32, fused = step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT;
+    /* fp32 keeps FMA results only, unless Find reported none (then Find's order, FMA set) */
+    bool fma_only = fp32 && cuda_any_fma_result(seen, returned);
     fused_trial trial = {p, k, results};
-    int tried = 0, chosen = cuda_pick_algorithm(seen, returned, fp32, fused ? try_fused : NULL, &trial, &tried);
+    int tried = 0, chosen = cuda_pick_algorithm(seen, returned, fma_only, fused ? try_fused : NULL, &trial, &tried);
     choice->fallback = false;
-    choice->fma_forced = false;
-    if (chosen < 0 && fp32) { /* Find reported no FMA result (a reporting quirk): the fastest, FMA set on it */
-        chosen = cuda_pick_algorithm(seen, returned, false, fused ? try_fused : NULL, &trial, &tried);
-        choice->fma_forced = chosen >= 0;
-    }
     if (chosen < 0 && fused) { /* no algorithm takes the fused call: the plain one, then the own epilogue */
         choice->fallback = true;
-        chosen = cuda_pick_algorithm(seen, returned, fp32, NULL, NULL, &tried);
-        if (chosen < 0 && fp32) chosen = cuda_pick_algorithm(seen, returned, false, NULL, NULL, &tried);
-        choice->fma_forced = fp32 && chosen >= 0 && !seen[chosen].fma_math;
+        chosen = cuda_pick_algorithm(seen, returned, fma_only, NULL, NULL, &tried);
     }
+    choice->fma_forced = fp32 && chosen >= 0 && !seen[chosen].fma_math;
     if (chosen < 0)
         return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "cuDNN offers no algorithm%s for node %d (%s)",
-                          fp32 ? " with FMA math (fp32 without TF32)" : "", step->main_node,
+                          fma_only ? " with FMA math (fp32 without TF32)" : "", step->main_node,
                           p->graph->nodes[step->main_node].name);
     choice->algo = (int)results[chosen].algo;
     choice->workspace = results[chosen].memory;
@@ -544,6 +540,12 @@ sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
         st->fallback = choice.fallback;
         st->fma_forced = choice.fma_forced;
         CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math));
+        if (st->fma_forced) { /* Find measured its workspace under another math: ask again under FMA */
+            size_t need = 0;
+            CUDA_CHECK(err, cudnn, CUDNN(cudnnGetConvolutionForwardWorkspaceSize)(s->cudnn, st->x, st->w, st->conv, st->y,
+                                                                                st->algo, &need));
+            if (need > st->workspace) st->workspace = need;
+        }
         /* the shared workspace holds what every chosen algorithm needs */
         void *workspace = NULL;
         status = cuda_session_workspace(s, st->workspace, &workspace, err);

@@ -20,6 +20,13 @@ int cuda_pick_algorithm(const cuda_algo_result *results, int n, bool fp32_exact,
     return -1;
 }
 
+bool cuda_any_fma_result(const cuda_algo_result *results, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (results[k].succeeded && results[k].fma_math) return true;
+    return false;
+}
+
 cuda_conv_key cuda_conv_key_of(sslat_shape in, sslat_shape out, const sslat_conv_params *c, int dtype, bool nhwc,
                                int math, bool fused_call)
 {

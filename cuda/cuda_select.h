@@ -33,6 +33,12 @@ typedef bool (*cuda_algo_trial)(void *context, int k);
 int cuda_pick_algorithm(const cuda_algo_result *results, int n, bool fp32_exact, cuda_algo_trial trial,
                         void *context, int *tried);
 
+/* Whether any result succeeded with FMA math. fp32 keeps only such results;
+ * when Find reports none (other projects saw Find report a math other than
+ * the descriptor's), the caller picks in Find's order with FMA set instead of
+ * failing every fp32 convolution. */
+bool cuda_any_fma_result(const cuda_algo_result *results, int n);
+
 /* What decides a convolution's algorithm: shapes, parameters, element type,
  * layout, math, and whether it runs as the fused call. */
 #define CUDA_CONV_KEY_FIELDS 20
@@ -51,7 +57,7 @@ typedef struct cuda_conv_choice {
     size_t workspace;
     int math;
     bool fallback; /* the fused call took no algorithm: conv + own epilogue */
-    bool fma_forced; /* fp32: Find reported no result with FMA math; the fastest runs with FMA set */
+    bool fma_forced; /* fp32: Find reported no result with FMA math; Find's first runs with FMA set */
 } cuda_conv_choice;
 
 typedef struct cuda_find_cache {

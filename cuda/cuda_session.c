@@ -178,7 +178,7 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
          s->find_cache.hits);
     PAIR("cuda.fused_fallbacks", "%d fused conv+bias+act calls no algorithm took: plain convolution + own epilogue",
          s->fused_fallbacks);
-    PAIR("cuda.fma_forced", "%d fp32 convolutions where cudnnFind reported no FMA result: FMA set on the fastest",
+    PAIR("cuda.fma_forced", "%d fp32 convolutions where cudnnFind reported no FMA result: FMA set on Find's first",
          s->fma_forced);
     PAIR("cuda.relaxed_captures", "%d captures needed cudaStreamCaptureModeRelaxed", s->relaxed_captures);
     PAIR("cuda.noisy_units", "%d of %d units had a coefficient of variation above 2.5%% (worst %.1f%%)",

@@ -292,6 +292,11 @@ TEST(CudaSelect, TheFastestAlgorithmThatSucceededKeepsFp32OnFmaAndWorksForTheCal
     EXPECT_EQ(cuda_pick_algorithm(results, 4, true, trial, &none, &tried), -1);
     EXPECT_EQ(none.asked, (std::vector<int>{2, 3}));  // a non-FMA one is never tried for fp32
     EXPECT_EQ(cuda_pick_algorithm(results, 0, false, nullptr, nullptr, &tried), -1);
+    // whether fp32 can keep FMA only: some succeeded FMA result, not a failed one
+    EXPECT_TRUE(cuda_any_fma_result(results, 4));
+    const cuda_algo_result no_fma[] = {{1, false, true, 0}, {6, true, false, 0}};
+    EXPECT_FALSE(cuda_any_fma_result(no_fma, 2));
+    EXPECT_FALSE(cuda_any_fma_result(results, 0));
 }
 
 TEST(CudaSelect, TheFindCacheTellsEveryFieldApart)
