@@ -93,12 +93,17 @@ if wanted probe; then
   fi
 fi
 if wanted fill; then step fill 20 "$T" --gtest_filter='GpuFill*:GpuKernels*' "${X}fill.xml"; fi
-# every op case against the plain-C reference, the main variants, both modes;
-# one "sslat-op:" line per (case, variant, mode) with its plan or cuDNN's reason
+# op_matrix NAME: the counts of step NAME's "sslat-op:" lines (one per case,
+# variant and mode, with its plan or cuDNN's reason) and the ones that failed
+op_matrix() {
+  local log=$L/$1.log
+  say "    per (case, variant, mode): $(grep -c '^sslat-op: .*: ok:' "$log") ok, $(grep -c '^sslat-op: .*: WRONG:' "$log") wrong, $(grep -c '^sslat-op: .*: FAILED:' "$log") refused"
+  grep -E '^sslat-op: .*: (WRONG|FAILED):' "$log" | head -n 30 | cut -c1-400 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+}
+# every op case against the plain-C reference, the main variants, both modes
 if wanted ops; then
   SSLAT_GPU_VARIANTS=${VARIANTS:-fp32-nchw,fp16-nhwc} step ops 100 "$T" --gtest_filter="$OPS_FILTER" "${X}ops.xml"
-  say "    per (case, variant, mode): $(grep -c '^sslat-op: .*: ok:' "$L/ops.log") ok, $(grep -c '^sslat-op: .*: WRONG:' "$L/ops.log") wrong, $(grep -c '^sslat-op: .*: FAILED:' "$L/ops.log") refused"
-  grep -E '^sslat-op: .*: (WRONG|FAILED):' "$L/ops.log" | head -n 30 | cut -c1-400 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+  op_matrix ops
 fi
 # capture, replay over rotating copies (capped at 8 here), hot and cold; OOM; a bad device
 if wanted capture; then
@@ -172,7 +177,8 @@ if wanted nvtx && command -v ncu > /dev/null; then
   printf '%s' '{"sslat": 1, "input": {"shape": [16, 28, 28]}, "layers": [{"name": "b0", "choice": ["conv_k3_c16", "ir_k3_e3", "skip"], "c": 16}]}' > $WORK/small.json
   step nvtx 60 ncu --nvtx --nvtx-include "sslat@b0:ir_k3_e3/profile/" --clock-control none --metrics gpu__time_duration.sum \
     "$BIN/sslat" measure -c cuda $WORK/small.json --profile --runs 3 -o $WORK/small.sslat
-  say "    ncu profiled $(grep -cE '^  [^ ].*\(([0-9]+, ?){2}[0-9]+\)x\(' "$L/nvtx.log") kernels in sslat@b0:ir_k3_e3/profile/: $(grep -E '^  [^ ].*\(([0-9]+, ?){2}[0-9]+\)x\(' "$L/nvtx.log" | sed 's/(.*//' | tr -s ' ' | head -n 12 | tr '\n' ';' | cut -c1-400)"
+  kernel_line='^  [^ ].*\(([0-9]+, ?){2}[0-9]+\)x\(' # ncu's header of a profiled kernel: NAME (grid)x(block)
+  say "    ncu profiled $(grep -cE "$kernel_line" "$L/nvtx.log") kernels in sslat@b0:ir_k3_e3/profile/: $(grep -E "$kernel_line" "$L/nvtx.log" | sed 's/(.*//' | tr -s ' ' | head -n 12 | tr '\n' ';' | cut -c1-400)"
   grep -E '==PROF==|==WARNING==|==ERROR==' "$L/nvtx.log" | head -n 4 | cut -c1-200 | sed 's/^/    /' | tee -a "$OUT/summary.md"
 fi
 # per op against PyTorch (fair: per-copy weights, BN folded, the same layout): ProxylessNAS b1 fp16
@@ -185,10 +191,8 @@ fi
 # the other variants: tf32 NCHW, bf16 NHWC, fp32 NHWC
 if wanted ops_rest; then
   CUDNN_LOGLEVEL_DBG=1 SSLAT_GPU_VARIANTS=tf32-nchw,bf16-nhwc,fp32-nhwc step ops_rest 120 "$T" --gtest_filter="$OPS_FILTER" "${X}ops_rest.xml"
-  say "    per (case, variant, mode): $(grep -c '^sslat-op: .*: ok:' "$L/ops_rest.log") ok, $(grep -c '^sslat-op: .*: WRONG:' "$L/ops_rest.log") wrong, $(grep -c '^sslat-op: .*: FAILED:' "$L/ops_rest.log") refused"
-  grep -E '^sslat-op: .*: (WRONG|FAILED):' "$L/ops_rest.log" | head -n 30 | cut -c1-400 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+  op_matrix ops_rest
 fi
-"$BIN/sslat" calculators > /dev/null 2>&1
 nvidia-smi -q -d CLOCK,PERFORMANCE > "$L/nvidia-smi-after.log" 2>&1
 say "- done, $((${BUDGET:-360} - (END - $(date +%s)))) s of ${BUDGET:-360}"
 pack

@@ -229,10 +229,10 @@ def torch_runners(manifest):
         torch.backends.cuda.matmul.allow_tf32 = tf32
     layout = torch.channels_last if manifest["channels_last"] else torch.contiguous_format
     runners = []
+    fold = manifest.get("fold_bn", False)
     for model in manifest["models"]:
         with open(model["graph"]) as file:
             graph = json.load(file)
-        fold = manifest.get("fold_bn", False)
         try:
             module = torch_module(torch, graph).eval()
             if fold:
@@ -256,7 +256,7 @@ def torch_runners(manifest):
     how = "CUDA graph replays between CUDA events" if device == "cuda" else "eager"
     name = "torch %s %s (%s, %s threads%s%s)" % (torch.__version__, how, device, torch.get_num_threads(),
                                                ", channels_last" if manifest["channels_last"] else "",
-                                               ", BN folded" if manifest.get("fold_bn") else "")
+                                               ", BN folded" if fold else "")
     return name, runners, synchronize
 
 

@@ -507,6 +507,13 @@ static sslat_status find_algorithm(cuda_program *p, int32_t k, cuda_conv_choice 
     choice->workspace = results[chosen].memory;
     /* fp32 stays FMA whatever Find reported; the others use the math Find timed */
     choice->math = fp32 ? (int)CUDNN_FMA_MATH : (int)results[chosen].mathType;
+    if (choice->fma_forced) { /* Find measured the workspace under another math: ask again under FMA */
+        size_t need = 0;
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, CUDNN_FMA_MATH));
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnGetConvolutionForwardWorkspaceSize)(s->cudnn, st->x, st->w, st->conv, st->y,
+                                                                            results[chosen].algo, &need));
+        if (need > choice->workspace) choice->workspace = need;
+    }
     return SSLAT_OK;
 }
 
@@ -540,12 +547,6 @@ sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
         st->fallback = choice.fallback;
         st->fma_forced = choice.fma_forced;
         CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math));
-        if (st->fma_forced) { /* Find measured its workspace under another math: ask again under FMA */
-            size_t need = 0;
-            CUDA_CHECK(err, cudnn, CUDNN(cudnnGetConvolutionForwardWorkspaceSize)(s->cudnn, st->x, st->w, st->conv, st->y,
-                                                                                st->algo, &need));
-            if (need > st->workspace) st->workspace = need;
-        }
         /* the shared workspace holds what every chosen algorithm needs */
         void *workspace = NULL;
         status = cuda_session_workspace(s, st->workspace, &workspace, err);

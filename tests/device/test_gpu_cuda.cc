@@ -121,10 +121,15 @@ class GpuOps : public ::testing::TestWithParam<OpCase> {
 cuda_session *GpuOps::session = nullptr;
 std::string GpuOps::open_error;
 
+// "fp16-nhwc": the name SSLAT_GPU_VARIANTS uses
+std::string variant_key(const Variant &v)
+{
+    return std::string(sslat_dtype_name(v.dtype)) + "-" + sslat_layout_name(v.layout);
+}
+
 std::string variant_name(const Variant &v, sslat_exec_mode mode)
 {
-    return std::string(sslat_dtype_name(v.dtype)) + "-" + sslat_layout_name(v.layout) +
-           (mode == SSLAT_MODE_FUSED ? " fused" : " eager");
+    return variant_key(v) + (mode == SSLAT_MODE_FUSED ? " fused" : " eager");
 }
 
 // SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc,… runs only those (the device check
@@ -133,9 +138,8 @@ bool variant_wanted(const Variant &v)
 {
     const char *wanted = std::getenv("SSLAT_GPU_VARIANTS");
     if (!wanted || !*wanted) return true;
-    std::string name = std::string(sslat_dtype_name(v.dtype)) + "-" + sslat_layout_name(v.layout);
     std::string list = std::string(",") + wanted + ",";
-    return list.find("," + name + ",") != std::string::npos;
+    return list.find("," + variant_key(v) + ",") != std::string::npos;
 }
 
 // One line per (case, variant, mode) on stdout, whatever happens: what ran
@@ -162,13 +166,13 @@ TEST_P(GpuOps, MatchesTheReferenceInEveryDtypeAndLayout)
             sslat_status status = cuda_program_init(&p, session, &whole, &o, &err);
             if (status == SSLAT_OK) status = cuda_program_choose_algorithms(&p, &err);
             if (status == SSLAT_OK) status = cuda_program_enqueue(&p, 0, &err);
-            char plan[2048] = "";
             if (status != SSLAT_OK) {
                 ADD_FAILURE() << sslat_status_string(status) << ": " << err.message;
                 report(what, "FAILED", std::string(sslat_status_string(status)) + ": " + err.message);
             } else {
                 double e = error_of(&p);
                 EXPECT_LT(e, v.bound) << GetParam().layers;
+                char plan[2048];
                 cuda_program_describe(&p, plan, sizeof plan);
                 char head[96];
                 std::snprintf(head, sizeof head, "error %.2e (bound %.0e)", e, v.bound);
