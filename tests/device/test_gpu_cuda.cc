@@ -51,6 +51,48 @@ const Variant VARIANTS[] = {
     {SSLAT_DTYPE_BF16, SSLAT_LAYOUT_NHWC, 5e-2},
 };
 
+// "fp16-nhwc": the name SSLAT_GPU_VARIANTS uses
+std::string variant_key(const Variant &v)
+{
+    return std::string(sslat_dtype_name(v.dtype)) + "-" + sslat_layout_name(v.layout);
+}
+
+std::string variant_name(const Variant &v, sslat_exec_mode mode)
+{
+    return variant_key(v) + (mode == SSLAT_MODE_FUSED ? " fused" : " eager");
+}
+
+// SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc,… runs only those (the device check
+// orders a short GPU window by priority); unset, every variant.
+bool variant_wanted(const Variant &v)
+{
+    const char *wanted = std::getenv("SSLAT_GPU_VARIANTS");
+    if (!wanted || !*wanted) return true;
+    std::string list = std::string(",") + wanted + ",";
+    return list.find("," + variant_key(v) + ",") != std::string::npos;
+}
+
+// The names in SSLAT_GPU_VARIANTS that are no variant, with the known ones
+// (a typo would otherwise run nothing and pass); empty when all are known.
+std::string unknown_variants()
+{
+    const char *wanted = std::getenv("SSLAT_GPU_VARIANTS");
+    std::string list = wanted ? wanted : "", unknown;
+    for (size_t at = 0; at < list.size();) {
+        size_t end = list.find(',', at);
+        if (end == std::string::npos) end = list.size();
+        std::string name = list.substr(at, end - at);
+        bool known = false;
+        for (const Variant &v : VARIANTS) known = known || variant_key(v) == name;
+        if (!known) unknown += (unknown.empty() ? "'" : ", '") + name + "'";
+        at = end + 1;
+    }
+    if (unknown.empty()) return unknown;
+    std::string names;
+    for (const Variant &v : VARIANTS) names += (names.empty() ? "" : ", ") + variant_key(v);
+    return unknown + " (known: " + names + ")";
+}
+
 // One session for the whole suite (device, handles, workspace, the Find
 // cache): opening one per test cost about a second each.
 class GpuOps : public ::testing::TestWithParam<OpCase> {
@@ -81,6 +123,7 @@ class GpuOps : public ::testing::TestWithParam<OpCase> {
     {
         SKIP_WITHOUT_CUDA();
         ASSERT_NE(session, nullptr) << "cuda_session_open: " << open_error;
+        ASSERT_EQ(unknown_variants(), "") << "SSLAT_GPU_VARIANTS names no such variant";
         const OpCase &c = GetParam();
         space = load_text(space_json(c.layers, "", std::string("{\"shape\": ") + c.input + ", \"batch\": 2}"));
         ASSERT_NE(space, nullptr);
@@ -120,27 +163,6 @@ class GpuOps : public ::testing::TestWithParam<OpCase> {
 
 cuda_session *GpuOps::session = nullptr;
 std::string GpuOps::open_error;
-
-// "fp16-nhwc": the name SSLAT_GPU_VARIANTS uses
-std::string variant_key(const Variant &v)
-{
-    return std::string(sslat_dtype_name(v.dtype)) + "-" + sslat_layout_name(v.layout);
-}
-
-std::string variant_name(const Variant &v, sslat_exec_mode mode)
-{
-    return variant_key(v) + (mode == SSLAT_MODE_FUSED ? " fused" : " eager");
-}
-
-// SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc,… runs only those (the device check
-// orders a short GPU window by priority); unset, every variant.
-bool variant_wanted(const Variant &v)
-{
-    const char *wanted = std::getenv("SSLAT_GPU_VARIANTS");
-    if (!wanted || !*wanted) return true;
-    std::string list = std::string(",") + wanted + ",";
-    return list.find("," + variant_key(v) + ",") != std::string::npos;
-}
 
 // One line per (case, variant, mode) on stdout, whatever happens: what ran
 // (algorithms, math, fallbacks) or cuDNN's reason for refusing it, so one GPU
