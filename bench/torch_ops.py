@@ -34,7 +34,7 @@ from reference_runner import fold_batchnorm, torch_module  # noqa: E402
 
 
 def copies_for(one_ms, copy_bytes, l2_bytes, free_bytes, min_replay_ms=0.2, max_copies=1024):
-    """sslat's rule (cuda/cuda_env.c, sslat_cuda_copies)."""
+    """sslat's rule (kernels/cuda_env.c, sslat_cuda_copies)."""
     by_time = math.ceil(min_replay_ms / one_ms) if one_ms > 0 else max_copies
     by_cache = math.floor(2 * l2_bytes / copy_bytes) + 1 if copy_bytes > 0 else 1
     copies = min(max(by_time, by_cache, 1), max_copies)

@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 extern "C" {
-#include "cuda/cuda_env.h"
-#include "cuda/cuda_layout.h"
-#include "cuda/cuda_plan.h"
-#include "cuda/cuda_select.h"
+#include "kernels/cuda_env.h"
+#include "kernels/cuda_layout.h"
+#include "kernels/cuda_plan.h"
+#include "kernels/cuda_select.h"
 #include "ir/space.h"
 #include "measure/parameters.h"
 }

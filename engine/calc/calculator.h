@@ -1,7 +1,7 @@
 /* The calculator (backend) interface: every latency type fills the same table,
  * with designated initialisers. The analytic MAC counters are in
  * calc/mac_calculator.c, the cpu backend (oneDNN) in host/, the cuda backend
- * (cuDNN / cuBLAS / own kernels) in cuda/; each of the two timed backends has a
+ * (cuDNN / cuBLAS / own kernels) in kernels/; each of the two timed backends has a
  * stub for builds without its library, sharing its descriptor. */
 #ifndef SSLAT_CALCULATOR_H
 #define SSLAT_CALCULATOR_H
@@ -80,7 +80,7 @@ const char *sslat_calculator_unavailable(const sslat_calculator *calculator);
 
 /* The registered backends: the four MAC counters (calc/mac_calculator.c), the
  * cpu backend (host/cpu_calculator.c, or host/cpu_stub.c) and the cuda backend
- * (cuda/cuda_calculator.c, or cuda/cuda_stub.c). */
+ * (kernels/cuda_calculator.c, or kernels/cuda_stub.c). */
 extern const sslat_calculator sslat_mac_calculator, sslat_mac_thop_calculator,
     sslat_mac_fvcore_calculator, sslat_mac_pthflops_calculator;
 extern const sslat_calculator sslat_cpu_calculator;

@@ -22,7 +22,7 @@
 extern "C" {
 #include "api/latency.h"
 #include "calc/calculator.h"
-#include "cuda/cuda_backend.h"
+#include "kernels/cuda_backend.h"
 #include "ir/space.h"
 #include "reference_ops.h"
 }

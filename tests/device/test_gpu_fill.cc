@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "cuda/cuda_layout.h"
-#include "cuda/ops.h"
+#include "kernels/cuda_layout.h"
+#include "kernels/ops.h"
 #include "measure/fill.h"
 extern "C" {
 #include "measure/parameters.h"

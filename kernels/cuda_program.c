@@ -1,6 +1,6 @@
 /* A cuda program: one subgraph's plan turned into cuDNN descriptors, seeded
  * parameters and device buffers (in `copies` copies), launched on one stream. */
-#include "cuda/cuda_backend.h"
+#include "kernels/cuda_backend.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "cuda/cuda_layout.h"
-#include "cuda/cuda_select.h"
-#include "cuda/ops.h"
+#include "kernels/cuda_layout.h"
+#include "kernels/cuda_select.h"
+#include "kernels/ops.h"
 #include "measure/fill.h"
 #include "measure/half.h"
 #include "measure/parameters.h"

@@ -1,5 +1,5 @@
-/* What the cuda calculator is, shared by its table entry (cuda/cuda_calculator.c)
- * and the stub of builds without CUDA (cuda/cuda_stub.c). */
+/* What the cuda calculator is, shared by its table entry (kernels/cuda_calculator.c)
+ * and the stub of builds without CUDA (kernels/cuda_stub.c). */
 #ifndef SSLAT_CUDA_CALCULATOR_H
 #define SSLAT_CUDA_CALCULATOR_H
 

@@ -1,4 +1,4 @@
-#include "cuda/cuda_select.h"
+#include "kernels/cuda_select.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* The cuda calculator of a build without CUDA: it says why it cannot run. */
-#include "cuda/cuda_calculator.h"
+#include "kernels/cuda_calculator.h"
 
 static const char *cuda_not_built(void)
 {

@@ -6,7 +6,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "cuda/ops.h"
+#include "kernels/ops.h"
 #include "ir/op.h"
 
 /* Threads per block of every grid-stride kernel, and the most blocks a launch

@@ -1,4 +1,4 @@
-#include "cuda/cuda_plan.h"
+#include "kernels/cuda_plan.h"
 
 #include <stdarg.h>
 #include <stdio.h>

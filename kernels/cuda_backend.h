@@ -11,10 +11,10 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "calc/calculator.h"
-#include "cuda/cuda_api.h"
-#include "cuda/cuda_env.h"
-#include "cuda/cuda_plan.h"
-#include "cuda/cuda_select.h"
+#include "kernels/cuda_api.h"
+#include "kernels/cuda_env.h"
+#include "kernels/cuda_plan.h"
+#include "kernels/cuda_select.h"
 #include "table/container.h"
 
 /* One unit's line of the metadata: its plan with the chosen algorithms. */

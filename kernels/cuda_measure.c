@@ -1,7 +1,7 @@
 /* Timing a cuda program the way nvbench and trtexec do: the work captured in a
  * CUDA graph, warmup by count and by time, samples between CUDA events, copies
  * over rotating buffers (hot) or an L2 flush before each sample (cold). */
-#include "cuda/cuda_backend.h"
+#include "kernels/cuda_backend.h"
 
 #include <cuda_profiler_api.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 
 #include "base/error.h"
 #include "base/limits.h"
-#include "cuda/ops.h"
+#include "kernels/ops.h"
 #include "measure/stop.h"
 
 #define WARMUP_MIN_MS 5.0 /* per unit; the session warmed the GPU up for 200 ms at start */

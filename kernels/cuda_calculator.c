@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "cuda/cuda_backend.h"
-#include "cuda/cuda_calculator.h"
+#include "kernels/cuda_backend.h"
+#include "kernels/cuda_calculator.h"
 #include "ir/space.h"
 #include "table/container.h"
 

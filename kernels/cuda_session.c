@@ -1,5 +1,5 @@
 /* The cuda session: device, stream, handles, workspace, metadata, NVTX. */
-#include "cuda/cuda_backend.h"
+#include "kernels/cuda_backend.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
-#include "cuda/ops.h"
+#include "kernels/ops.h"
 #include "table/container.h"
 
 enum { NVML_TEMPERATURE_GPU = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE /* dladdr: the file a loaded library really is */
-#include "cuda/cuda_api.h"
+#include "kernels/cuda_api.h"
 
 #include <dlfcn.h>
 #include <stdbool.h>

@@ -3,7 +3,7 @@
  * past 2^31 elements: a 64-bit division per element is a library call. */
 #include <cuda_runtime.h>
 
-#include "cuda/common.cuh"
+#include "kernels/common.cuh"
 
 template <typename T, typename I>
 static __global__ void act_kernel(int act, const T *x, T *y, I count)

@@ -58,7 +58,7 @@ int sslat_cuda_space_to_depth(int elem, int nhwc, const void *x, void *y, int n,
 int sslat_cuda_fill(int elem, void *data, size_t count, uint64_t seed, float lo, float hi, void *stream);
 
 /* The same for an N×C×H×W tensor in NCHW or NHWC (c channels, hw pixels):
- * each element gets the value of its logical NCHW index (cuda/cuda_layout.h). */
+ * each element gets the value of its logical NCHW index (kernels/cuda_layout.h). */
 int sslat_cuda_fill_tensor(int elem, int nhwc, void *data, size_t count, size_t c, size_t hw, uint64_t seed,
                            float lo, float hi, void *stream);
 

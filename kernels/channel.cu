@@ -2,7 +2,7 @@
  * Index arithmetic is 32-bit when the tensor fits (I = uint32_t). */
 #include <cuda_runtime.h>
 
-#include "cuda/common.cuh"
+#include "kernels/common.cuh"
 
 /* Index of (n, c, p) in NCHW or NHWC. */
 template <typename I>

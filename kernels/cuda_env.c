@@ -1,4 +1,4 @@
-#include "cuda/cuda_env.h"
+#include "kernels/cuda_env.h"
 
 #include <errno.h>
 #include <math.h>

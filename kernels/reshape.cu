@@ -4,7 +4,7 @@
  * Index arithmetic is 32-bit when the tensor fits (I = uint32_t). */
 #include <cuda_runtime.h>
 
-#include "cuda/common.cuh"
+#include "kernels/common.cuh"
 
 /* Run LAUNCH(I, T): T the element type of elem, I 32-bit when fits32. */
 #define DISPATCH_INDEX_AND_TYPE(elem, fits32, LAUNCH)                                                   \

@@ -1,11 +1,11 @@
 #include <cuda_runtime.h>
 
-#include "cuda/common.cuh"
-#include "cuda/cuda_layout.h"
-#include "cuda/ops.h"
+#include "kernels/common.cuh"
+#include "kernels/cuda_layout.h"
+#include "kernels/ops.h"
 
 /* Element i of the buffer gets the value of its logical NCHW index
- * (cuda/cuda_layout.h): in NHWC too, so every layout computes on the same input. */
+ * (kernels/cuda_layout.h): in NHWC too, so every layout computes on the same input. */
 template <typename T>
 static __global__ void fill_kernel(T *data, size_t count, uint64_t seed, int nhwc, size_t c, size_t hw, float lo, float hi)
 {

@@ -3,7 +3,7 @@
  * sample measures the GPU's work and not the host's launch latency. */
 #include <cuda_runtime.h>
 
-#include "cuda/ops.h"
+#include "kernels/ops.h"
 
 static __device__ __forceinline__ uint64_t global_ns(void)
 {
