@@ -1,7 +1,5 @@
 /* Per-channel kernels: SE scaling, global average pooling, channel shuffle.
  * Index arithmetic is 32-bit when the tensor fits (I = uint32_t). */
-#include <cuda_runtime.h>
-
 #include "kernels/common.cuh"
 
 /* Index of (n, c, p) in NCHW or NHWC. */
@@ -22,6 +20,37 @@ static __global__ void mul_channel_kernel(int nhwc, const T *x, const T *s, T *y
     }
 }
 
+/* One lane's share of an NCHW plane: the pixels p ≡ lane (mod 32). */
+template <typename T>
+static __device__ __forceinline__ float lane_sum(const T *plane, int hw, int lane)
+{
+    float sum = 0.f;
+    for (int p = lane; p < hw; p += 32) sum += sslat_load(plane, (size_t)p);
+    return sum;
+}
+
+/* The sum of a plane over the 32 lanes of a warp, complete in lane 0: a
+ * shuffle tree (lane l adds lane l + offset for offset 16, 8, 4, 2, 1). The
+ * host emulation runs one thread at a time, so no lane can wait for another:
+ * its twin lets lane 0 compute all 32 shares and add them in the same tree
+ * order (the other lanes' results are not used). */
+template <typename T>
+static __device__ __forceinline__ float warp_plane_sum(const T *plane, int hw, int lane)
+{
+#ifdef SSLAT_CUDA_EMULATE
+    if (lane != 0) return 0.f;
+    float shares[32];
+    for (int l = 0; l < 32; l++) shares[l] = lane_sum(plane, hw, l);
+    for (int offset = 16; offset > 0; offset /= 2)
+        for (int l = 0; l < offset; l++) shares[l] += shares[l + offset];
+    return shares[0];
+#else
+    float sum = lane_sum(plane, hw, lane);
+    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    return sum;
+#endif
+}
+
 /* NCHW: one warp per (n, c) plane, a strided sum over its contiguous pixels,
  * then a shuffle reduction. */
 template <typename T>
@@ -29,9 +58,7 @@ static __global__ void global_avgpool_nchw_kernel(const T *x, T *y, int planes, 
 {
     int lane = threadIdx.x % 32, warps = (int)(gridDim.x * (blockDim.x / 32));
     for (int plane = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32); plane < planes; plane += warps) {
-        float sum = 0.f;
-        for (int p = lane; p < hw; p += 32) sum += sslat_load(x, (size_t)plane * hw + p);
-        for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+        float sum = warp_plane_sum(x + (size_t)plane * hw, hw, lane);
         if (lane == 0) sslat_store(y, (size_t)plane, sum / (float)hw);
     }
 }
@@ -70,7 +97,7 @@ template <typename I>
 static void launch_mul_channel(int elem, int nhwc, const void *x, const void *s, void *y, size_t count, size_t c,
                                size_t hw, cudaStream_t stream)
 {
-#define LAUNCH(T) mul_channel_kernel<T, I><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, stream>>>(nhwc, (const T *)x, (const T *)s, (T *)y, (I)count, (I)c, (I)hw)
+#define LAUNCH(T) SSLAT_LAUNCH(sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, stream, mul_channel_kernel<T, I>)(nhwc, (const T *)x, (const T *)s, (T *)y, (I)count, (I)c, (I)hw)
     SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
 }
@@ -79,7 +106,7 @@ template <typename I>
 static void launch_shuffle(int elem, int nhwc, const void *x, void *y, size_t count, size_t c, size_t hw, size_t groups,
                            cudaStream_t stream)
 {
-#define LAUNCH(T) shuffle_kernel<T, I><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, stream>>>(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)hw, (I)groups)
+#define LAUNCH(T) SSLAT_LAUNCH(sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, stream, shuffle_kernel<T, I>)(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)hw, (I)groups)
     SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
 }
@@ -102,12 +129,12 @@ extern "C" int sslat_cuda_global_avgpool(int elem, int nhwc, const void *x, void
     if (nhwc) {
         dim3 grid((unsigned)sslat_grid_for((size_t)c, SSLAT_CUDA_BLOCK),
                   (unsigned)(n < SSLAT_CUDA_MAX_GRID ? n : SSLAT_CUDA_MAX_GRID));
-#define LAUNCH(T) global_avgpool_nhwc_kernel<T><<<grid, SSLAT_CUDA_BLOCK, 0, s>>>((const T *)x, (T *)y, n, c, hw)
+#define LAUNCH(T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, s, global_avgpool_nhwc_kernel<T>)((const T *)x, (T *)y, n, c, hw)
         SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
     } else {
         int planes = n * c, grid = sslat_grid_for((size_t)planes * 32, SSLAT_CUDA_BLOCK);
-#define LAUNCH(T) global_avgpool_nchw_kernel<T><<<grid, SSLAT_CUDA_BLOCK, 0, s>>>((const T *)x, (T *)y, planes, hw)
+#define LAUNCH(T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, s, global_avgpool_nchw_kernel<T>)((const T *)x, (T *)y, planes, hw)
         SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
     }

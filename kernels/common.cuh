@@ -1,10 +1,17 @@
 /* What every kernel file shares: activations in float as PyTorch defines them,
- * typed loads and stores, the launch shape and the element-type dispatch. */
+ * typed loads and stores, the launch shape, the launch itself and the
+ * element-type dispatch. Compiled as host C++ with SSLAT_CUDA_EMULATE, the
+ * same kernels run on the CPU (kernels/emulate.h). */
 #ifndef SSLAT_CUDA_COMMON_CUH
 #define SSLAT_CUDA_COMMON_CUH
 
+#ifdef SSLAT_CUDA_EMULATE
+#include "kernels/emulate.h"
+#else
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#endif
 
 #include "kernels/ops.h"
 #include "ir/op.h"
@@ -46,7 +53,23 @@ static inline int sslat_grid_for(size_t count, int threads)
 
 /* Whether a tensor's indices fit 32-bit arithmetic (the fast path of the
  * kernels; 64-bit division is a library call per element). */
-static inline bool sslat_fits_32(size_t count) { return count <= 0x7fffffffu; }
+static inline bool sslat_fits_32(size_t count)
+{
+#ifdef SSLAT_CUDA_EMULATE
+    if (sslat_emulated_wide_index) return false; /* the host test's switch: the 64-bit path on small tensors */
+#endif
+    return count <= 0x7fffffffu;
+}
+
+/* SSLAT_LAUNCH(grid, block, stream, kernel)(args…) is
+ * kernel<<<grid, block, 0, stream>>>(args…); in the host build, a loop over
+ * the emulated grid. The kernel comes last because a template's commas
+ * (kernel<T, I>) would split a macro argument. */
+#ifdef SSLAT_CUDA_EMULATE
+#define SSLAT_LAUNCH(grid, block, stream, ...) sslat_emulate(dim3(grid), dim3(block), __VA_ARGS__)
+#else
+#define SSLAT_LAUNCH(grid, block, stream, ...) __VA_ARGS__<<<(grid), (block), 0, (stream)>>>
+#endif
 
 /* Run LAUNCH(T) with T the element type of elem. */
 #define SSLAT_DISPATCH(elem, LAUNCH)                   \

@@ -1,8 +1,6 @@
 /* Elementwise kernels: activations, residual add, the conv / GEMM epilogue.
  * Index arithmetic is 32-bit when the tensor fits (I = uint32_t), 64-bit only
  * past 2^31 elements: a 64-bit division per element is a library call. */
-#include <cuda_runtime.h>
-
 #include "kernels/common.cuh"
 
 template <typename T, typename I>
@@ -54,7 +52,7 @@ static __global__ void epilogue_nchw_kernel(T *y, const float *bias, const T *re
 template <typename I>
 static void launch_act(int elem, int act, const void *x, void *y, size_t count, cudaStream_t stream)
 {
-#define LAUNCH(T) act_kernel<T, I><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, stream>>>(act, (const T *)x, (T *)y, (I)count)
+#define LAUNCH(T) SSLAT_LAUNCH(sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, stream, act_kernel<T, I>)(act, (const T *)x, (T *)y, (I)count)
     SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
 }
@@ -62,7 +60,7 @@ static void launch_act(int elem, int act, const void *x, void *y, size_t count, 
 template <typename I>
 static void launch_add(int elem, int act, const void *a, const void *b, void *y, size_t count, cudaStream_t stream)
 {
-#define LAUNCH(T) add_kernel<T, I><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, stream>>>(act, (const T *)a, (const T *)b, (T *)y, (I)count)
+#define LAUNCH(T) SSLAT_LAUNCH(sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, stream, add_kernel<T, I>)(act, (const T *)a, (const T *)b, (T *)y, (I)count)
     SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
 }
@@ -73,13 +71,13 @@ static void launch_epilogue(int elem, int nhwc, void *y, const float *bias, cons
 {
     size_t count = n * c * hw, planes = n * c;
     if (nhwc || hw == 1) {
-#define LAUNCH(T) epilogue_nhwc_kernel<T, I><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, stream>>>((T *)y, bias, (const T *)residual, act, (I)count, (I)c)
+#define LAUNCH(T) SSLAT_LAUNCH(sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, stream, epilogue_nhwc_kernel<T, I>)((T *)y, bias, (const T *)residual, act, (I)count, (I)c)
         SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
     } else {
         dim3 grid((unsigned)sslat_grid_for(hw, SSLAT_CUDA_BLOCK),
                   (unsigned)(planes < SSLAT_CUDA_MAX_GRID ? planes : SSLAT_CUDA_MAX_GRID));
-#define LAUNCH(T) epilogue_nchw_kernel<T, I><<<grid, SSLAT_CUDA_BLOCK, 0, stream>>>((T *)y, bias, (const T *)residual, act, (I)planes, (I)c, (I)hw)
+#define LAUNCH(T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, stream, epilogue_nchw_kernel<T, I>)((T *)y, bias, (const T *)residual, act, (I)planes, (I)c, (I)hw)
         SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
     }

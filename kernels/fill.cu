@@ -1,5 +1,4 @@
-#include <cuda_runtime.h>
-
+/* The seeded fill of device tensors (measure/fill.h's values, in either layout). */
 #include "kernels/common.cuh"
 #include "kernels/cuda_layout.h"
 #include "kernels/ops.h"
@@ -19,7 +18,7 @@ extern "C" int sslat_cuda_fill_tensor(int elem, int nhwc, void *data, size_t cou
 {
     if (count == 0) return 0;
     if (nhwc && (c == 0 || hw == 0 || count % (c * hw))) return (int)cudaErrorInvalidValue;
-#define LAUNCH(T) fill_kernel<T><<<sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, 0, (cudaStream_t)stream>>>((T *)data, count, seed, nhwc, c, hw, lo, hi)
+#define LAUNCH(T) SSLAT_LAUNCH(sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, (cudaStream_t)stream, fill_kernel<T>)((T *)data, count, seed, nhwc, c, hw, lo, hi)
     SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
     return (int)cudaGetLastError();

@@ -2,8 +2,6 @@
  * slices), nearest upsampling, YOLOv5's space-to-depth. Each thread writes one
  * output element (coalesced writes), reading where that element comes from.
  * Index arithmetic is 32-bit when the tensor fits (I = uint32_t). */
-#include <cuda_runtime.h>
-
 #include "kernels/common.cuh"
 
 /* Run LAUNCH(I, T): T the element type of elem, I 32-bit when fits32. */
@@ -85,7 +83,7 @@ extern "C" int sslat_cuda_copy_channels(int elem, int nhwc, const void *x, void 
     if (from < 0 || to < 0 || from + length > c_in || to + length > c_out) return (int)cudaErrorInvalidValue;
     cudaStream_t s = (cudaStream_t)stream;
     int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
-#define LAUNCH(I, T) copy_channels_kernel<T, I><<<grid, SSLAT_CUDA_BLOCK, 0, s>>>(nhwc, (const T *)x, (T *)y, (I)n, (I)c_in, (I)c_out, (I)h, (I)w, (I)from, (I)to, (I)length)
+#define LAUNCH(I, T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, s, copy_channels_kernel<T, I>)(nhwc, (const T *)x, (T *)y, (I)n, (I)c_in, (I)c_out, (I)h, (I)w, (I)from, (I)to, (I)length)
     DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(largest), LAUNCH);
 #undef LAUNCH
     return (int)cudaGetLastError();
@@ -99,7 +97,7 @@ extern "C" int sslat_cuda_upsample_nearest(int elem, int nhwc, const void *x, vo
     if (scale < 1) return (int)cudaErrorInvalidValue;
     cudaStream_t s = (cudaStream_t)stream;
     int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
-#define LAUNCH(I, T) upsample_kernel<T, I><<<grid, SSLAT_CUDA_BLOCK, 0, s>>>(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)h, (I)w, (I)scale)
+#define LAUNCH(I, T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, s, upsample_kernel<T, I>)(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)h, (I)w, (I)scale)
     DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
 #undef LAUNCH
     return (int)cudaGetLastError();
@@ -113,7 +111,7 @@ extern "C" int sslat_cuda_space_to_depth(int elem, int nhwc, const void *x, void
     if (h % 2 || w % 2) return (int)cudaErrorInvalidValue;
     cudaStream_t s = (cudaStream_t)stream;
     int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
-#define LAUNCH(I, T) space_to_depth_kernel<T, I><<<grid, SSLAT_CUDA_BLOCK, 0, s>>>(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)h, (I)w)
+#define LAUNCH(I, T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, s, space_to_depth_kernel<T, I>)(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)h, (I)w)
     DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
 #undef LAUNCH
     return (int)cudaGetLastError();
