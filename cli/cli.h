@@ -18,6 +18,7 @@ enum {
     CLI_BAD_INPUT = 2,   /* bad usage, a malformed or invalid search-space file */
     CLI_UNAVAILABLE = 3, /* the calculator cannot run in this build or on this machine */
     CLI_INTERRUPTED = 4, /* SIGINT / SIGTERM: the journal holds the work done (--resume) */
+    CLI_INCOMPLETE = 5,  /* measure --keep-going: the table is written, some units failed (--resume) */
 };
 
 int cli_exit_code(sslat_status status);

@@ -17,6 +17,7 @@
 #include "calc/journal.h"
 #include "calc/run.h"
 #include "cli/cli.h"
+#include "table/container.h"
 #include "cli/mpi_measure.h"
 #include "ir/space.h"
 
@@ -45,6 +46,10 @@ static void measure_usage(void)
            "                     (relative, e.g. 0.01) or --max-seconds per subgraph have passed\n"
            "  --max-seconds S    time cap per subgraph for --adaptive (default 2)\n"
            "  --seed S           seed of the random inputs and weights\n"
+           "  --keep-going       a unit that fails is recorded (its error on stderr and in the\n"
+           "                     table's metadata, its entry 0) and the run goes on; the table is\n"
+           "                     written marked incomplete (stats, merge, validate refuse it) and\n"
+           "                     the exit status is 5; --resume then measures only what failed\n"
            "cuda:\n" CLI_DEVICE_HELP
            "sharding (Slurm job arrays; then sslat merge):\n"
            "  --shard I/N        measure only shard I of N (work units balanced by MACs); default\n"
@@ -142,7 +147,7 @@ int cmd_measure(int argc, char **argv)
 {
     enum { OPT_IGNORE = 2001, OPT_JSON, OPT_CSV, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS,
            OPT_ADAPTIVE, OPT_MAX_SECONDS, OPT_SEED, OPT_SHARD, OPT_RESUME, OPT_KEEP_JOURNAL, OPT_RESTART,
-           OPT_FUSE_BN, OPT_CONTEXT };
+           OPT_FUSE_BN, OPT_CONTEXT, OPT_KEEP_GOING };
     static const struct option LONG[] = {{"calculator", required_argument, NULL, 'c'},
                                          {"output", required_argument, NULL, 'o'},
                                          {"json", required_argument, NULL, OPT_JSON},
@@ -161,6 +166,7 @@ int cmd_measure(int argc, char **argv)
                                          {"restart", no_argument, NULL, OPT_RESTART},
                                          {"fuse-bn", no_argument, NULL, OPT_FUSE_BN},
                                          {"context", required_argument, NULL, OPT_CONTEXT},
+                                         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
                                          {"help", no_argument, NULL, 'h'},
                                          CLI_SPACE_LONG_OPTIONS,
                                          CLI_DEVICE_LONG_OPTIONS,
@@ -219,6 +225,7 @@ int cmd_measure(int argc, char **argv)
         case OPT_KEEP_JOURNAL: keep_journal = true; break;
         case OPT_RESTART: restart = true; break;
         case OPT_FUSE_BN: options.fuse_bn = true; break;
+        case OPT_KEEP_GOING: options.keep_going = true; break;
         case OPT_CONTEXT:
             if (!cli_parse_int(optarg, "--context", 1, 100000, &context_runs)) return CLI_BAD_INPUT;
             break;
@@ -368,10 +375,18 @@ int cmd_measure(int argc, char **argv)
             fprintf(stderr, "sslat measure: wrote %s (%s, space %s, %d blocks, %zu candidates%s)\n", output,
                     calculator->name, space->name, space->n_blocks, sslat_space_total_candidates(space),
                     options.shard_count > 1 ? "; a shard's part: sslat merge joins the parts" : "");
+        if (code == CLI_OK && sslat_container_has_failed_entries(container)) {
+            fprintf(stderr, "sslat measure: the table is INCOMPLETE: %s unit(s) failed (said above; quality.failed_entries "
+                            "and failed.* in its metadata)%s\n",
+                    sslat_container_metadata(container, "quality.failed_units"),
+                    journal_path ? ": fix the cause and run the same command with --resume to measure only them" : "");
+            code = CLI_INCOMPLETE;
+        }
     }
     if (mpi) code = cli_mpi_finish(code == CLI_OK ? container : NULL, code, status == SSLAT_OK ? NULL : err.message, output);
     /* the journal goes once the table is safely written; kept on a failure
-     * that leaves work in it (a run refused before its first unit leaves none) */
+     * that leaves work in it (a run refused before its first unit leaves none)
+     * and for an incomplete table (--resume measures only its failed units) */
     sslat_journal_close(journal, (code == CLI_OK && !keep_journal) ||
                                      (code != CLI_OK && code != CLI_INTERRUPTED && sslat_journal_count(journal) == 0));
     free(journal_path);

@@ -95,7 +95,7 @@ sslat_status sslat_context_refine(const sslat_calculator *calculator, const ssla
     if (!calculator->measure_architectures)
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
                           "context mode times whole architectures: calculator '%s' cannot", calculator->name);
-    sslat_status status = sslat_container_require_whole(table, err);
+    sslat_status status = sslat_container_require_complete(table, err);
     if (status == SSLAT_OK) status = sslat_table_fits_space(table, space, err);
     if (status != SSLAT_OK) return status;
     int32_t blocks = sslat_container_block_count(table), most = 0;

@@ -70,6 +70,8 @@ typedef struct sslat_calc_options {
     int32_t shard_count;
     struct sslat_journal *journal;  /* records finished units, re-uses recorded ones (may be NULL) */
     volatile int *stop;             /* set by a signal handler: stop after the current units (may be NULL) */
+    bool keep_going;           /* a unit that fails gets an empty entry, marked failed in the table's
+                                  metadata (table/failed_entries.c), and the run goes on */
     bool progress;             /* progress on stderr (only when it is a terminal) */
 } sslat_calc_options;
 

@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/hash.h"
 #include "base/key_index.h"
+#include "base/memory.h"
 #include "base/progress.h"
 #include "calc/journal.h"
 #include "table/container.h"
@@ -40,6 +41,7 @@ typedef struct measured {
     uint64_t *hashes;
     sslat_entry *entries;
     unsigned char *wanted; /* this shard measures it */
+    char **failures;       /* --keep-going: why the unit failed (NULL: it did not) */
     size_t count;
     sslat_key_index index; /* hash → position */
 } measured;
@@ -100,12 +102,25 @@ void sslat_shard_assign(const double *costs, size_t n, int32_t count, int32_t *s
     free(load);
 }
 
+/* Names graph's first (layer, candidate) in err's message. */
+static void name_unit(const sslat_calculator *calculator, const sslat_space *space, const sslat_graph *graph,
+                      sslat_error *err)
+{
+    int32_t i, c;
+    if (sslat_space_find_graph(space, graph, &i, &c))
+        sslat_error_prefix(err, "%s: layer '%s' candidate %d '%s': ", calculator->name, space->layers[i].name, c,
+                           space->layers[i].candidates[c].label);
+}
+
 /* Entries of the given subgraphs: all at once through measure_many when the
- * backend has it (on failure, one by one to name the candidate at fault). */
+ * backend has it (on failure, one by one to name the candidate at fault).
+ * With keep_going a unit that fails gets an empty entry and its message in
+ * failures[k] (said on stderr with progress), and the others go on; only an
+ * interruption or running out of memory ends the chunk. */
 static sslat_status measure_graphs(const sslat_calculator *calculator, void *session,
                                    const sslat_space *space, const sslat_calc_options *options,
                                    const sslat_graph **graphs, size_t n, sslat_entry *entries,
-                                   sslat_error *err)
+                                   char **failures, sslat_error *err)
 {
     if (calculator->measure_many) {
         sslat_status status = calculator->measure_many(calculator, session, graphs, n, options, entries, err);
@@ -114,13 +129,14 @@ static sslat_status measure_graphs(const sslat_calculator *calculator, void *ses
     for (size_t k = 0; k < n; k++) {
         if (options->stop && *options->stop) return sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted");
         sslat_status status = calculator->measure_graph(calculator, session, graphs[k], options, &entries[k], err);
-        if (status != SSLAT_OK) {
-            int32_t i, c;
-            if (sslat_space_find_graph(space, graphs[k], &i, &c))
-                sslat_error_prefix(err, "%s: layer '%s' candidate %d '%s': ", calculator->name, space->layers[i].name, c,
-                                   space->layers[i].candidates[c].label);
-            return status;
-        }
+        if (status == SSLAT_OK) continue;
+        name_unit(calculator, space, graphs[k], err);
+        if (!options->keep_going || status == SSLAT_ERR_INTERRUPTED || status == SSLAT_ERR_NOMEM) return status;
+        if (options->progress) fprintf(stderr, "sslat: FAILED %s (--keep-going: recorded, going on)\n", err->message);
+        memset(&entries[k], 0, sizeof entries[k]);
+        failures[k] = sslat_strdup(err->message);
+        if (!failures[k]) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+        sslat_error_clear(err);
     }
     return SSLAT_OK;
 }
@@ -135,14 +151,22 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
     for (int32_t i = 0; i < space->n_layers; i++) total += (size_t)space->layers[i].n_candidates;
     const sslat_graph **graphs = calloc(total + 1, sizeof *graphs), **subset = calloc(total + 1, sizeof *subset);
     sslat_entry *results = calloc(total + 1, sizeof *results);
+    char **failures = calloc(total + 1, sizeof *failures);
     size_t *where = calloc(total + 1, sizeof *where);
-    sslat_status status = graphs && subset && results && where ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    sslat_status status = graphs && subset && results && failures && where ? SSLAT_OK
+                                                                           : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     for (int32_t i = 0; status == SSLAT_OK && i < space->n_layers; i++) {
         const sslat_layer *layer = &space->layers[i];
         for (int32_t c = 0; status == SSLAT_OK && c < layer->n_candidates; c++) {
             uint64_t hash = sslat_graph_hash(&layer->candidates[c].graph);
             if (find_measured(m, hash) >= 0) continue;
             status = check_support(calculator, layer, c, err);
+            if (status == SSLAT_ERR_UNSUPPORTED && options->keep_going) { /* recorded, never measured */
+                if (options->progress) fprintf(stderr, "sslat: FAILED %s (--keep-going: recorded, going on)\n", err->message);
+                m->failures[m->count] = sslat_strdup(err->message);
+                sslat_error_clear(err);
+                status = m->failures[m->count] ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+            }
             if (status == SSLAT_OK && !sslat_key_index_put(&m->index, hash, (long)m->count))
                 status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
             graphs[m->count] = &layer->candidates[c].graph;
@@ -164,7 +188,7 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
     }
     size_t n = 0;
     for (size_t k = 0; status == SSLAT_OK && k < m->count; k++) {
-        if (!m->wanted[k]) continue;
+        if (!m->wanted[k] || m->failures[k]) continue;
         const sslat_entry *recorded = sslat_journal_find(options->journal, m->hashes[k]);
         if (recorded) { /* finished by an earlier, interrupted run */
             m->entries[k] = *recorded;
@@ -191,7 +215,8 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
             break;
         }
         size_t size = n - first < chunk ? n - first : chunk;
-        status = measure_graphs(calculator, session, space, options, subset + first, size, results + first, err);
+        status = measure_graphs(calculator, session, space, options, subset + first, size, results + first,
+                                failures + first, err);
         if (status == SSLAT_ERR_INTERRUPTED) {
             status = sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted with %zu of %zu units left to measure",
                                 n - first, n);
@@ -199,14 +224,21 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
         }
         for (size_t k = first; status == SSLAT_OK && k < first + size; k++) {
             m->entries[where[k]] = results[k];
+            if (failures[k]) { /* not journaled: --resume measures it again */
+                m->failures[where[k]] = failures[k];
+                failures[k] = NULL;
+                continue;
+            }
             if (options->journal) status = sslat_journal_append(options->journal, m->hashes[where[k]], &results[k], err);
         }
         if (status == SSLAT_OK) status = sslat_journal_sync(options->journal, err); /* a chunk at a time */
         if (status == SSLAT_OK) sslat_progress_step(&progress, first + size);
     }
+    for (size_t k = 0; failures && k < total; k++) free(failures[k]);
     free(graphs);
     free(subset);
     free(results);
+    free(failures);
     free(where);
     return status;
 }
@@ -222,8 +254,9 @@ static sslat_status measure_all(const sslat_calculator *calculator, void *sessio
         n_fixed += space->layers[i].block < 0;
     }
     measured m = {calloc(total + 1, sizeof(uint64_t)), calloc(total + 1, sizeof(sslat_entry)),
-                  calloc(total + 1, 1), 0, {NULL, NULL, 0, 0}};
-    sslat_status status = m.hashes && m.entries && m.wanted ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+                  calloc(total + 1, 1), calloc(total + 1, sizeof(char *)), 0, {NULL, NULL, 0, 0}};
+    sslat_status status = m.hashes && m.entries && m.wanted && m.failures ? SSLAT_OK
+                                                                          : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     bool sharded = options->shard_count > 1;
     if (status == SSLAT_OK && sharded)
         status = sslat_container_make_partial(container, options->shard_index, options->shard_count, n_fixed, err);
@@ -241,6 +274,10 @@ static sslat_status measure_all(const sslat_calculator *calculator, void *sessio
                 continue;
             }
             const sslat_entry *entry = &m.entries[k];
+            if (m.failures[k])
+                status = sslat_container_mark_failed(container, layer->block, c, layer->name,
+                                                     layer->candidates[c].label, m.failures[k], err);
+            if (status != SSLAT_OK) break;
             if (layer->block < 0) {
                 sslat_entry_accumulate(&constant, entry, first_fixed);
                 first_fixed = false;
@@ -252,6 +289,21 @@ static sslat_status measure_all(const sslat_calculator *calculator, void *sessio
         }
     }
     if (status == SSLAT_OK) status = sslat_container_set_constant_entry(container, &constant, err);
+    size_t failed = 0, units = 0;
+    for (size_t k = 0; k < m.count; k++) {
+        failed += m.failures[k] && m.wanted[k];
+        units += m.wanted[k];
+        free(m.failures[k]);
+    }
+    if (status == SSLAT_OK && failed) {
+        char text[32];
+        snprintf(text, sizeof text, "%zu", failed);
+        status = sslat_container_set_metadata(container, "quality.failed_units", text, err);
+        if (options->progress)
+            fprintf(stderr, "sslat: %zu of %zu units FAILED (--keep-going); their entries are 0 and the table is "
+                            "marked incomplete (quality.failed_entries)\n", failed, units);
+    }
+    free(m.failures);
     free(m.hashes);
     free(m.entries);
     free(m.wanted);

@@ -123,7 +123,7 @@ static sslat_status check(const sslat_container *c, const void *a, const void *b
 {
     sslat_error_clear(error);
     if (!c || !a || !b) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
-    return sslat_container_require_whole(c, error);
+    return sslat_container_require_complete(c, error);
 }
 
 sslat_status sslat_latency_quantile(const sslat_container *c, double p,

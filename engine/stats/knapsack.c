@@ -36,8 +36,8 @@ sslat_status sslat_budget_maximize(const sslat_container *latency, const sslat_c
     if (!latency || !value || !arch || !result)
         return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
     if (isnan(budget)) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "budget is NaN");
-    sslat_status status = sslat_container_require_whole(latency, error);
-    if (status == SSLAT_OK) status = sslat_container_require_whole(value, error);
+    sslat_status status = sslat_container_require_complete(latency, error);
+    if (status == SSLAT_OK) status = sslat_container_require_complete(value, error);
     if (status == SSLAT_OK) status = check_pair(latency, value, error);
     if (status != SSLAT_OK) return status;
     int32_t n = latency->n_blocks;

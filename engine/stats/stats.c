@@ -15,7 +15,7 @@ static sslat_status check(const sslat_container *c, const void *out, sslat_error
 {
     sslat_error_clear(error);
     if (!c || !out) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
-    return sslat_container_require_whole(c, error);
+    return sslat_container_require_complete(c, error);
 }
 
 typedef enum { PICK_MIN, PICK_MAX } pick;

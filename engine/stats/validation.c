@@ -10,6 +10,7 @@
 #include "base/progress.h"
 #include "base/rng.h"
 #include "stats/fits.h"
+#include "table/container.h"
 
 /* Architectures measured together (a cpu backend interleaves them; each is a
  * whole network alive in memory meanwhile). */
@@ -108,6 +109,7 @@ sslat_status sslat_validation_plan(const sslat_space *space, const sslat_contain
 {
     memset(out, 0, sizeof *out);
     sslat_status fits = sslat_table_fits_space(table, space, err);
+    if (fits == SSLAT_OK) fits = sslat_container_require_complete(table, err);
     if (fits != SSLAT_OK) return fits;
     if (k < 0 || k > 10000) return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "k = %d is outside 0..10000", k);
     int32_t blocks = sslat_space_block_count(space);

@@ -45,6 +45,17 @@ void sslat_shard_part_free(sslat_shard_part *part);
  * and exports need the merged one. */
 sslat_status sslat_container_require_whole(const sslat_container *c, sslat_error *err);
 
+/* Entries a run could not measure (--keep-going; table/failed_entries.c):
+ * mark one (block -1: a fixed layer, so the constant part), ask whether one or
+ * any is, and fail (SSLAT_ERR_INVALID_ARGUMENT, saying how to finish it) on a
+ * shard's part or an incomplete table: statistics, merges and validations
+ * need every entry measured. */
+sslat_status sslat_container_mark_failed(sslat_container *c, int32_t block, int32_t candidate, const char *layer,
+                                         const char *label, const char *message, sslat_error *err);
+bool sslat_container_has_failed_entries(const sslat_container *c);
+bool sslat_container_entry_failed(const sslat_container *c, int32_t block, int32_t candidate);
+sslat_status sslat_container_require_complete(const sslat_container *c, sslat_error *err);
+
 /* An empty table of the given shape: every entry zero, metadata holding the
  * type, its unit, tool_version and created. Checks the type and the counts. */
 sslat_status sslat_container_new(const char *latency_type, const int32_t *candidate_counts,

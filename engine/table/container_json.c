@@ -315,8 +315,11 @@ sslat_status sslat_container_export_csv(const sslat_container *c, char **text, s
             csv_field(out, sslat_container_block_title(c, b, title, sizeof title));
             fprintf(out, ",%d,", i);
             csv_field(out, sslat_container_candidate_title(c, b, i, title, sizeof title));
-            fprintf(out, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%u,%d\n", e->value, e->median, e->mean,
-                    e->stddev, e->min, e->max, e->samples, sslat_entry_noisy(e));
+            if (sslat_container_entry_failed(c, b, i)) /* not measured (--keep-going): never a 0 to plot */
+                fprintf(out, ",nan,nan,nan,nan,nan,nan,0,0\n");
+            else
+                fprintf(out, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%u,%d\n", e->value, e->median, e->mean,
+                        e->stddev, e->min, e->max, e->samples, sslat_entry_noisy(e));
         }
     if (fclose(out) != 0 || !*text) {
         free(*text);

@@ -491,7 +491,7 @@ sslat_status sslat_container_export_enot(const sslat_container *c, uint8_t **byt
     sslat_error_clear(error);
     if (!c || !bytes || !size) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
     *bytes = NULL;
-    sslat_status status = sslat_container_require_whole(c, error);
+    sslat_status status = sslat_container_require_complete(c, error);
     if (status != SSLAT_OK) return status;
     char *text = NULL;
     size_t length = 0;

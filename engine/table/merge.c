@@ -110,6 +110,13 @@ sslat_status sslat_container_merge(const sslat_container *const *parts, size_t n
     for (size_t k = 0; k < n; k++)
         if (!parts[k] || !parts[k]->shard)
             return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "part %zu is a whole table, not a shard's part", k);
+    for (size_t k = 0; k < n; k++) /* a merged table would look complete */
+        if (sslat_container_has_failed_entries(parts[k]))
+            return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
+                              "part %zu is incomplete: %s unit(s) failed in its run (--keep-going): measure them "
+                              "with that shard's command and --resume, then merge", k,
+                              sslat_container_metadata(parts[k], "quality.failed_units")
+                                  ? sslat_container_metadata(parts[k], "quality.failed_units") : "some");
     sslat_status status = SSLAT_OK;
     for (size_t k = 1; status == SSLAT_OK && k < n; k++) status = same_run(parts[0], parts[k], k, error);
     if (status == SSLAT_OK) status = check_shards(parts, n, error);

@@ -1,0 +1,84 @@
+/* Entries a run could not measure (sslat measure --keep-going): listed in the
+ * table's metadata so no statistic, merge or validation mistakes the table
+ * for a complete one, and so the exports can show them as not measured.
+ *   quality.failed_entries  "3:1,constant,7:0" (block:candidate; constant for
+ *                           a fixed layer), or ending in "..." when too many
+ *                           to list (then every entry counts as failed)
+ *   failed.LAYER:CANDIDATE  why, for the first few */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/limits.h"
+#include "table/container.h"
+
+#define FAILED_LIST "quality.failed_entries"
+enum { FAILED_MESSAGES = 32 }; /* failed.* keys: the metadata holds at most SSLAT_MAX_META pairs */
+
+sslat_status sslat_container_mark_failed(sslat_container *c, int32_t block, int32_t candidate, const char *layer,
+                                         const char *label, const char *message, sslat_error *err)
+{
+    const char *list = sslat_container_metadata(c, FAILED_LIST);
+    size_t used = list ? strlen(list) : 0;
+    if (used >= 3 && !strcmp(list + used - 3, "...")) return SSLAT_OK; /* already too many to list */
+    char token[48];
+    if (block < 0) snprintf(token, sizeof token, "constant");
+    else snprintf(token, sizeof token, "%d:%d", block, candidate);
+    if (block < 0 && sslat_container_entry_failed(c, -1, 0)) return SSLAT_OK; /* listed once */
+    size_t size = used + strlen(token) + 8;
+    char *grown = malloc(size);
+    if (!grown) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    if (size > SSLAT_MAX_STRING) snprintf(grown, size, "%s,...", list);
+    else snprintf(grown, size, "%s%s%s", list ? list : "", list ? "," : "", token);
+    int32_t listed = 1;
+    for (const char *p = grown; *p; p++) listed += *p == ',';
+    sslat_status status = sslat_container_set_metadata(c, FAILED_LIST, grown, err);
+    free(grown);
+    if (status != SSLAT_OK || listed > FAILED_MESSAGES || !message) return status;
+    size_t key_size = strlen(layer) + strlen(label) + 16;
+    char *key = malloc(key_size);
+    if (!key) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    snprintf(key, key_size, "failed.%s:%s", layer, label);
+    status = sslat_container_set_metadata(c, key, message, err);
+    free(key);
+    return status;
+}
+
+bool sslat_container_has_failed_entries(const sslat_container *c)
+{
+    const char *list = c ? sslat_container_metadata(c, FAILED_LIST) : NULL;
+    return list && *list;
+}
+
+bool sslat_container_entry_failed(const sslat_container *c, int32_t block, int32_t candidate)
+{
+    const char *list = c ? sslat_container_metadata(c, FAILED_LIST) : NULL;
+    if (!list || !*list) return false;
+    size_t length = strlen(list);
+    if (length >= 3 && !strcmp(list + length - 3, "...")) return true;
+    char token[48];
+    if (block < 0) snprintf(token, sizeof token, "constant");
+    else snprintf(token, sizeof token, "%d:%d", block, candidate);
+    size_t n = strlen(token);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t item = end ? (size_t)(end - p) : strlen(p);
+        if (item == n && !strncmp(p, token, n)) return true;
+        if (!end) break;
+        p = end + 1;
+    }
+    return false;
+}
+
+sslat_status sslat_container_require_complete(const sslat_container *c, sslat_error *err)
+{
+    sslat_status whole = sslat_container_require_whole(c, err);
+    if (whole != SSLAT_OK || !sslat_container_has_failed_entries(c)) return whole;
+    const char *units = sslat_container_metadata(c, "quality.failed_units");
+    return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                      "the table is incomplete: %s unit%s failed in the run that made it (sslat measure "
+                      "--keep-going; quality.failed_entries, failed.* in its metadata): measure them with the "
+                      "same command and --resume",
+                      units ? units : "some", units && !strcmp(units, "1") ? "" : "s");
+}
