@@ -2,24 +2,80 @@
 # The device check as ONE call of the device tool, its steps in priority order
 # under one deadline, so a short GPU window (15 min, starts included) yields
 # the most a fix needs. Build here first (bash bench/gpu_build.sh), then:
-#   run(command="bash bench/gpu_check.sh", carry=["gpu-carry"], timeout_s=BUDGET+40)
-# then give_back at once (SSLAT_COMMIT=<hash> names the commit in the summary:
-# the device copy's .git may not be this checkout's). A narrowed second call:
-#   BUDGET=200 STEPS="ops table_ofa" OPS_FILTER='*MatchesTheReference*/7_*' bash bench/gpu_check.sh
+#   run(command="SSLAT_COMMIT=<hash> bash bench/gpu_check.sh", carry=["gpu-carry"], timeout_s=BUDGET+40)
+# then give_back at once (SSLAT_COMMIT names the commit in the summary: the
+# device copy's .git may not be this checkout's). The second call re-runs only
+# what the first did not finish, read from its summary (the failed or skipped
+# steps, the failed op tests as the filter; tables resume from their journals):
+#   mkdir -p gpu-results && tar xzf FILES_AT/tables.tar.gz -C gpu-results && cp FILES_AT/summary.md gpu-results/first.md
+#   run(command="bash bench/gpu_check.sh --retry gpu-results/first.md", carry=["gpu-carry", "gpu-results"], timeout_s=280)
+# --plan prints the steps, their limits and the session's device time.
+# Narrowed by hand: STEPS="ops table_ofa" OPS_FILTER='*MatchesTheReference*/7_*' VARIANTS=fp16-nhwc.
 # Each step has `timeout -k 5` and its own log; one summary line per step goes
 # to $OUT/summary.md as it ends, and everything is packed after every step into
 # $OUT/logs.tar.gz and $OUT/tables.tar.gz (3 files back). Tables are written
-# with --resume: a table cut by its timeout continues in the next call of a
-# warm machine instead of being refused.
+# with --resume and --keep-going: a table cut by its timeout continues instead
+# of being refused, and a failing unit is listed instead of ending the table.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+ALL_STEPS="probe fill ops capture errors table_px table_ofa ofa_again validate_torch validate_sslat validate_px_torch memcheck nvtx torch_ops ops_rest"
+# each step's limit in seconds (never past the call's deadline)
+LIMITS="probe:30 fill:20 ops:100 capture:60 errors:30 table_px:75 table_ofa:100 ofa_again:100 validate_torch:90
+        validate_sslat:90 validate_px_torch:90 memcheck:60 nvtx:60 torch_ops:120 ops_rest:120"
+limit_of() { local pair; for pair in $LIMITS; do [ "${pair%%:*}" = "$1" ] && echo "${pair#*:}" && return; done; echo 60; }
+# The session's device time (the device tool: 15 min in all, starts included;
+# a start took 60-90 s on the H200): start + first call + transfer, then the
+# same for the retry; kept at or under 14 min.
+START_S=90 TRANSFER_S=20 SESSION_S=840
+FIRST_BUDGET=${BUDGET:-360} RETRY_BUDGET=${RETRY_BUDGET:-240}
+
+if [ "${1:-}" = "--plan" ]; then
+  echo "bench/gpu_check.sh: steps in priority order (a step past the deadline is skipped)"
+  printf '  %-18s %6s %10s  %s\n' step limit "ends by" "in a ${FIRST_BUDGET} s call"
+  at=0
+  for name in ${STEPS:-$ALL_STEPS}; do
+    at=$((at + $(limit_of "$name")))
+    printf '  %-18s %5ss %9ss  %s\n' "$name" "$(limit_of "$name")" "$at" "$( ((at <= FIRST_BUDGET)) && echo yes || echo "if the steps before end early")"
+  done
+  total=$((START_S + FIRST_BUDGET + TRANSFER_S + START_S + RETRY_BUDGET + TRANSFER_S))
+  echo "device time: start ${START_S} + first call ${FIRST_BUDGET} + transfer ${TRANSFER_S} + start ${START_S} + retry ${RETRY_BUDGET} + transfer ${TRANSFER_S} = ${total} s of ${SESSION_S} s"
+  if ((total > SESSION_S)); then echo "OVER: lower BUDGET or RETRY_BUDGET"; exit 1; fi
+  exit 0
+fi
+
+# --retry SUMMARY: the steps the first call did not finish (rc not 0, or
+# skipped), the op tests it reported failed as the filter; everything again
+# when the probe did not pass.
+if [ "${1:-}" = "--retry" ]; then
+  first=${2:?--retry needs the summary.md of the first call}
+  [ -f "$first" ] || { echo "FAIL: no summary $first"; exit 2; }
+  # a summary line "- px_b1_fp16: rc 124, ..." names the step's log; its STEPS name:
+  step_name() { case "$1" in px_b1_fp16) echo table_px ;; ofa_b1_fp32) echo table_ofa ;;
+    validate_ofa_torch) echo validate_torch ;; validate_ofa_sslat) echo validate_sslat ;; *) echo "$1" ;; esac; }
+  unfinished=
+  while read -r name; do unfinished="$unfinished $(step_name "$name")"; done < <(
+    sed -nE 's/^- ([a-z0-9_]+): (rc [1-9][0-9]*|skipped).*/\1/p' "$first")
+  wanted_in() { case " $unfinished " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+  if wanted_in probe || ! grep -q '^- probe: rc 0' "$first"; then
+    STEPS=$ALL_STEPS
+  else
+    STEPS=
+    for name in $ALL_STEPS; do wanted_in "$name" && STEPS="$STEPS $name"; done
+    STEPS="probe${STEPS}" # the probe again: a new machine
+  fi
+  failed_tests=$(sed -nE 's/^ +\[  FAILED  \] ([A-Za-z0-9_/.]+).*/\1/p' "$first" | sort -u | paste -sd: -)
+  OPS_FILTER=${OPS_FILTER:-${failed_tests:-'*MatchesTheReference*'}}
+  BUDGET=$RETRY_BUDGET
+  echo "retry of $first: steps $STEPS; op tests ${OPS_FILTER}"
+fi
+
 OUT=${OUT:-/tmp/gpu_check_out}
 WORK=${GPU_CHECK_WORK:-/tmp/gpu_check} # logs and scratch files
 L=$WORK/logs
 R=$PWD/gpu-results                     # tables (git-ignored; carry it to reuse them)
 mkdir -p "$OUT" "$L" "$R"
 END=$(($(date +%s) + ${BUDGET:-360}))
-STEPS=${STEPS:-"probe fill ops capture errors table_px table_ofa ofa_again validate_torch validate_sslat validate_px_torch memcheck nvtx torch_ops ops_rest"}
+STEPS=${STEPS:-$ALL_STEPS}
 OPS_FILTER=${OPS_FILTER:-'*MatchesTheReference*'}
 BIN=$PWD/gpu-carry
 T=$BIN/sslat_gpu_tests
@@ -79,7 +135,7 @@ say "- python $PY, wheels ${NV:-none}; library folders: ${folders:-none}"
 
 X="--gtest_output=xml:$L/"
 if wanted probe; then
-  step probe 30 sh -c "nvidia-smi; nvidia-smi -q -d CLOCK,PERFORMANCE; lscpu | head -20;
+  step probe "$(limit_of probe)" sh -c "nvidia-smi; nvidia-smi -q -d CLOCK,PERFORMANCE; lscpu | head -20;
     $PY -m pip show nvidia-cudnn-cu13 nvidia-cublas torch 2>/dev/null | grep -E '^(Name|Version|Location)';
     $PY -c 'import torch; print(\"torch\", torch.__version__, \"cudnn\", torch.backends.cudnn.version())';
     ldd $BIN/sslat $T; $BIN/sslat calculators; command -v compute-sanitizer ncu"
@@ -92,7 +148,7 @@ if wanted probe; then
     exit 1
   fi
 fi
-if wanted fill; then step fill 20 "$T" --gtest_filter='GpuFill*:GpuKernels*' "${X}fill.xml"; fi
+if wanted fill; then step fill "$(limit_of fill)" "$T" --gtest_filter='GpuFill*:GpuKernels*' "${X}fill.xml"; fi
 # op_matrix NAME: the counts of step NAME's "sslat-op:" lines (one per case,
 # variant and mode, with its plan or cuDNN's reason) and the ones that failed
 op_matrix() {
@@ -102,17 +158,17 @@ op_matrix() {
 }
 # every op case against the plain-C reference, the main variants, both modes
 if wanted ops; then
-  SSLAT_GPU_VARIANTS=${VARIANTS:-fp32-nchw,fp16-nhwc} step ops 100 "$T" --gtest_filter="$OPS_FILTER" "${X}ops.xml"
+  SSLAT_GPU_VARIANTS=${VARIANTS:-fp32-nchw,fp16-nhwc} step ops "$(limit_of ops)" "$T" --gtest_filter="$OPS_FILTER" "${X}ops.xml"
   op_matrix ops
 fi
 # capture, replay over rotating copies (capped at 8 here), hot and cold; OOM; a bad device
 if wanted capture; then
   SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc SSLAT_CUDA_COPIES_CAP=8 CUDNN_LOGLEVEL_DBG=1 \
-    step capture 60 "$T" --gtest_filter='*Measured*:GpuCalculator.ColdAndHot*:*OutOfMemory*:*BadDevice*' "${X}capture.xml"
+    step capture "$(limit_of capture)" "$T" --gtest_filter='*Measured*:GpuCalculator.ColdAndHot*:*OutOfMemory*:*BadDevice*' "${X}capture.xml"
 fi
 # clear errors from the command: a bad device, out of memory
 if wanted errors; then
-  step errors 30 sh -c "\"\$0\" measure -c cuda examples/proxylessnas.json --device 999 -o $WORK/bad.sslat; echo \"exit \$?\";
+  step errors "$(limit_of errors)" sh -c "\"\$0\" measure -c cuda examples/proxylessnas.json --device 999 -o $WORK/bad.sslat; echo \"exit \$?\";
     printf '%s' '{\"sslat\": 1, \"input\": {\"shape\": [256, 8, 8]}, \"layers\": [{\"choice\": [\"conv_k3_c256\", \"skip\"], \"c\": 256}]}' > $WORK/big.json;
     \"\$0\" measure -c cuda $WORK/big.json --batch 4096 --resolution 1024 -o $WORK/big.sslat; echo \"exit \$?\"" "$BIN/sslat"
   grep -vE '^\s*$' "$L/errors.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
@@ -123,15 +179,17 @@ table() {
   shift 4
   local start=$(date +%s.%N)
   CUDNN_LOGLEVEL_DBG=1 step "$name" "$limit" "$BIN/sslat" measure -c cuda "examples/$space.json" --dtype "$dtype" \
-    --resume -o "$R/$name.sslat" --csv "$R/$name.csv" "$@"
+    --resume --keep-going -o "$R/$name.sslat" --csv "$R/$name.csv" "$@"
   local rc=$?
+  # 5: written, some units failed (listed in the log; the retry resumes them)
+  [ $rc -eq 5 ] && grep -E '^sslat: FAILED' "$L/$name.log" | head -n 10 | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
   say "    wall $(python3 -c "import sys,time; print('%.1f s' % (time.time() - float(sys.argv[1])))" "$start"); $(tail -n 3 "$L/$name.log" | tr '\n' ' ' | cut -c1-300)"
-  if [ $rc -eq 0 ]; then
+  if [ $rc -eq 0 ] || [ $rc -eq 5 ]; then
     "$BIN/sslat" export "$R/$name.sslat" --json > "$R/$name.json" 2>> "$L/export.log"
     "$PY" -c "
 import json, sys
 m = json.load(open(sys.argv[1]))['metadata']
-keys = [k for k in sorted(m) if k.startswith(('device.', 'software.', 'cuda.find', 'cuda.blocking', 'cuda.fused', 'cuda.fma', 'cuda.relaxed', 'cuda.noisy', 'quality.'))]
+keys = [k for k in sorted(m) if k.startswith(('device.', 'software.', 'cuda.find', 'cuda.blocking', 'cuda.fused', 'cuda.fma', 'cuda.relaxed', 'cuda.noisy', 'quality.', 'failed.'))]
 for k in keys: print('    %s: %s' % (k, m[k]))
 plans = [v for k, v in m.items() if k.startswith('cuda.plan.')]
 algos = {}
@@ -145,29 +203,29 @@ print('    cuda.plan: %d units; conv algorithms chosen: %s' % (len(plans), ', '.
   pack
   return $rc
 }
-if wanted table_px; then table px_b1_fp16 75 proxylessnas fp16; fi
-if wanted table_ofa; then table ofa_b1_fp32 100 ofa_mobilenet_v3 fp32; fi
+if wanted table_px; then table px_b1_fp16 "$(limit_of table_px)" proxylessnas fp16; fi
+if wanted table_ofa; then table ofa_b1_fp32 "$(limit_of table_ofa)" ofa_mobilenet_v3 fp32; fi
 # a second OFA table in a new process (Find again): the two-run spread
 if wanted ofa_again && [ -f "$R/ofa_b1_fp32.csv" ]; then
   rm -f "$R/ofa_again.sslat" "$R/ofa_again.sslat.journal"
-  table ofa_again 100 ofa_mobilenet_v3 fp32 && say "    two runs of OFA b1 fp32, entries >= 20 us: $("$PY" bench/gpu_compare.py spread "$R/ofa_b1_fp32.csv" "$R/ofa_again.csv" 2>&1)"
+  table ofa_again "$(limit_of ofa_again)" ofa_mobilenet_v3 fp32 && say "    two runs of OFA b1 fp32, entries >= 20 us: $("$PY" bench/gpu_compare.py spread "$R/ofa_b1_fp32.csv" "$R/ofa_again.csv" 2>&1)"
 fi
 # validate NAME SPACE TABLE REFERENCE: the table against whole architectures
 # timed end to end (sslat: our own whole-network graphs; torch: PyTorch CUDA
 # graphs, BN folded, the table's layout), 20 random + fastest + slowest
 validate() {
   local name=$1 space=$2 table=$3 reference=$4
-  CUDNN_LOGLEVEL_DBG=1 step "$name" 90 sh -c "\"\$0\" validate -c cuda examples/$space.json \"\$1\" -k 20 --reference $reference --json > \"\$2\"" \
+  CUDNN_LOGLEVEL_DBG=1 step "$name" "$(limit_of "$5")" sh -c "\"\$0\" validate -c cuda examples/$space.json \"\$1\" -k 20 --reference $reference --json > \"\$2\"" \
     "$BIN/sslat" "$R/$table.sslat" "$R/$name.json" &&
     say "    $table against $reference: $("$PY" bench/gpu_compare.py validation "$R/$name.json" 2>&1)"
   tail -n 2 "$L/$name.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
 }
-if wanted validate_torch && [ -f "$R/ofa_b1_fp32.sslat" ]; then validate validate_ofa_torch ofa_mobilenet_v3 ofa_b1_fp32 torch; fi
-if wanted validate_sslat && [ -f "$R/ofa_b1_fp32.sslat" ]; then validate validate_ofa_sslat ofa_mobilenet_v3 ofa_b1_fp32 sslat; fi
-if wanted validate_px_torch && [ -f "$R/px_b1_fp16.sslat" ]; then validate validate_px_torch proxylessnas px_b1_fp16 torch; fi
+if wanted validate_torch && [ -f "$R/ofa_b1_fp32.sslat" ]; then validate validate_ofa_torch ofa_mobilenet_v3 ofa_b1_fp32 torch validate_torch; fi
+if wanted validate_sslat && [ -f "$R/ofa_b1_fp32.sslat" ]; then validate validate_ofa_sslat ofa_mobilenet_v3 ofa_b1_fp32 sslat validate_sslat; fi
+if wanted validate_px_torch && [ -f "$R/px_b1_fp16.sslat" ]; then validate validate_px_torch proxylessnas px_b1_fp16 torch validate_px_torch; fi
 # the own kernels under compute-sanitizer memcheck (gap, shuffle, concat/slice, upsample, Focus, from)
 if wanted memcheck && command -v compute-sanitizer > /dev/null; then
-  SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc step memcheck 60 compute-sanitizer --tool memcheck --error-exitcode 99 \
+  SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc step memcheck "$(limit_of memcheck)" compute-sanitizer --tool memcheck --error-exitcode 99 \
     "$T" --gtest_filter="$(printf '*MatchesTheReference*/%s_*:' 23 27 42 44 45 53 54)"
   grep -E 'ERROR SUMMARY|Invalid' "$L/memcheck.log" | head -n 8 | sed 's/^/    /' | tee -a "$OUT/summary.md"
 fi
@@ -175,7 +233,7 @@ fi
 # the documented filter (docs/nsight.md)
 if wanted nvtx && command -v ncu > /dev/null; then
   printf '%s' '{"sslat": 1, "input": {"shape": [16, 28, 28]}, "layers": [{"name": "b0", "choice": ["conv_k3_c16", "ir_k3_e3", "skip"], "c": 16}]}' > $WORK/small.json
-  step nvtx 60 ncu --nvtx --nvtx-include "sslat@b0:ir_k3_e3/profile/" --clock-control none --metrics gpu__time_duration.sum \
+  step nvtx "$(limit_of nvtx)" ncu --nvtx --nvtx-include "sslat@b0:ir_k3_e3/profile/" --clock-control none --metrics gpu__time_duration.sum \
     "$BIN/sslat" measure -c cuda $WORK/small.json --profile --runs 3 -o $WORK/small.sslat
   kernel_line='^  [^ ].*\(([0-9]+, ?){2}[0-9]+\)x\(' # ncu's header of a profiled kernel: NAME (grid)x(block)
   say "    ncu profiled $(grep -cE "$kernel_line" "$L/nvtx.log") kernels in sslat@b0:ir_k3_e3/profile/: $(grep -E "$kernel_line" "$L/nvtx.log" | sed 's/(.*//' | tr -s ' ' | head -n 12 | tr '\n' ';' | cut -c1-400)"
@@ -184,13 +242,13 @@ fi
 # per op against PyTorch (fair: per-copy weights, BN folded, the same layout): ProxylessNAS b1 fp16
 if wanted torch_ops && [ -f "$R/px_b1_fp16.csv" ]; then
   "$BIN/sslat" show --ir examples/proxylessnas.json > "$L/ir_px_b1.json" 2>> "$L/export.log"
-  step torch_ops 120 "$PY" bench/torch_ops.py "$L/ir_px_b1.json" --dtype fp16 -o "$R/torch_px_b1_fp16.csv" &&
+  step torch_ops "$(limit_of torch_ops)" "$PY" bench/torch_ops.py "$L/ir_px_b1.json" --dtype fp16 -o "$R/torch_px_b1_fp16.csv" &&
     say "    ours / PyTorch per op, ProxylessNAS b1 fp16: $("$PY" bench/gpu_compare.py torch "$R/px_b1_fp16.csv" "$R/torch_px_b1_fp16.csv" 2>&1 | tail -n 1)"
   tail -n 2 "$L/torch_ops.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
 fi
 # the other variants: tf32 NCHW, bf16 NHWC, fp32 NHWC
 if wanted ops_rest; then
-  CUDNN_LOGLEVEL_DBG=1 SSLAT_GPU_VARIANTS=tf32-nchw,bf16-nhwc,fp32-nhwc step ops_rest 120 "$T" --gtest_filter="$OPS_FILTER" "${X}ops_rest.xml"
+  CUDNN_LOGLEVEL_DBG=1 SSLAT_GPU_VARIANTS=tf32-nchw,bf16-nhwc,fp32-nhwc step ops_rest "$(limit_of ops_rest)" "$T" --gtest_filter="$OPS_FILTER" "${X}ops_rest.xml"
   op_matrix ops_rest
 fi
 nvidia-smi -q -d CLOCK,PERFORMANCE > "$L/nvidia-smi-after.log" 2>&1

@@ -8,7 +8,7 @@
 set -euo pipefail
 root=$1
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
 copy=$work/tree
 mkdir -p "$copy/bench" "$copy/examples"
 cp "$root/bench/gpu_check.sh" "$root/bench/gpu_compare.py" "$copy/bench/"
@@ -44,6 +44,7 @@ esac
 EOF
 cat > "$copy/gpu-carry/sslat_gpu_tests" << 'EOF'
 #!/usr/bin/env bash
+echo "sslat_gpu_tests $*" >> "$STUB_LOG"
 echo "[  PASSED  ] 3 tests."
 EOF
 chmod +x "$copy/gpu-carry/sslat" "$copy/gpu-carry/sslat_gpu_tests"
@@ -65,7 +66,7 @@ start=$(date +%s)
 check slow "probe table_px table_ofa" 20
 took=$(($(date +%s) - start))
 [ $took -le 40 ] || fail "a 20 s budget took $took s"
-grep -q -- "--resume" "$STUB_LOG" || fail "tables are written without --resume"
+grep -q -- "--resume --keep-going" "$STUB_LOG" || fail "tables are written without --resume --keep-going"
 grep -q "^- px_b1_fp16: rc 1[23][47]" "$work/slow/summary.md" || fail "the cut table's status is not in the summary"
 grep -q "^- ofa_b1_fp32: skipped, no time left" "$work/slow/summary.md" || fail "a step past the budget was not skipped"
 [ -f "$copy/gpu-results/px_b1_fp16.sslat.journal" ] || fail "the cut table left no journal"
@@ -73,9 +74,41 @@ grep -q "^- ofa_b1_fp32: skipped, no time left" "$work/slow/summary.md" || fail 
 # the next call resumes it: --resume again, the table written, its metadata summarised
 : > "$STUB_LOG"
 STUB_FAST=1 check resumed "table_px" 60
-grep -q "measure .*--resume -o .*px_b1_fp16.sslat" "$STUB_LOG" || fail "the retry does not resume"
+grep -q "measure .*--resume --keep-going -o .*px_b1_fp16.sslat" "$STUB_LOG" || fail "the retry does not resume"
 [ -f "$copy/gpu-results/px_b1_fp16.sslat" ] || fail "the resumed table was not written"
 grep -q "conv algorithms chosen: GEMM 1" "$work/resumed/summary.md" || fail "the table's plan is not summarised"
 files=$(find "$work/resumed" -type f | wc -l)
 [ "$files" -eq 3 ] || fail "$files files come back, not 3"
-echo "ok: missing carry, failed probe, a cut table resumed, budget kept ($took s of 20 + kill), 3 files back"
+
+# --plan: every step in order with its limit, and the session's device time
+# (two starts, two calls, two transfers) within 14 minutes; a budget that
+# does not fit is refused
+plan=$(cd "$copy" && bash bench/gpu_check.sh --plan) || fail "--plan failed: $plan"
+order=$(sed -nE 's/^  ([a-z_]+) +[0-9]+s.*/\1/p' <<< "$plan" | tr '\n' ' ')
+[ "$order" = "probe fill ops capture errors table_px table_ofa ofa_again validate_torch validate_sslat validate_px_torch memcheck nvtx torch_ops ops_rest " ] ||
+  fail "--plan lists the steps as: $order"
+total=$(sed -nE 's/^device time: .* = ([0-9]+) s of 840 s$/\1/p' <<< "$plan")
+{ [ -n "$total" ] && [ "$total" -le 840 ]; } || fail "--plan's device time is not within 840 s: $plan"
+if (cd "$copy" && BUDGET=600 bash bench/gpu_check.sh --plan > "$work/over.txt"); then fail "a 600 s call was planned"; fi
+grep -q "^OVER" "$work/over.txt" || fail "an over-budget plan does not say so"
+
+# --retry: from a first summary, only the unfinished steps (a failed op test
+# as the filter, a cut table, a skipped one), never the capture step that passed
+cat > "$work/first.md" << 'EOF'
+- probe: rc 0, 3 s of 30
+- ops: rc 1, 80 s of 100 [  PASSED  ] 540 tests. [  FAILED  ] 1 test, listed below:
+    [  FAILED  ] EveryCase/GpuOps.MatchesTheReference/7_conv_k5
+- capture: rc 0, 40 s of 60 [  PASSED  ] 3 tests.
+- px_b1_fp16: rc 124, 75 s of 75
+- ofa_b1_fp32: skipped, no time left
+EOF
+: > "$STUB_LOG"
+rm -rf "$work/retry"
+(cd "$copy" && OUT=$work/retry GPU_CHECK_WORK=$work/scratch STUB_FAST=1 timeout 120 bash bench/gpu_check.sh --retry "$work/first.md" > "$work/retry.txt" 2>&1) ||
+  fail "the retry failed: $(cat "$work/retry.txt")"
+grep -q "gtest_filter=EveryCase/GpuOps.MatchesTheReference/7_conv_k5 " "$STUB_LOG" || fail "the retry does not run only the failed op test: $(cat "$STUB_LOG")"
+! grep -q "Measured" "$STUB_LOG" || fail "the retry ran the capture step that passed"
+grep -q "measure .*proxylessnas.*--resume --keep-going" "$STUB_LOG" || fail "the retry does not resume the cut table"
+grep -q "measure .*ofa_mobilenet_v3.*--resume --keep-going" "$STUB_LOG" || fail "the retry does not run the skipped table"
+grep -q "budget 240 s" "$work/retry/summary.md" || fail "the retry does not keep to its 240 s"
+echo "ok: missing carry, failed probe, a cut table resumed, budget kept ($took s of 20 + kill), 3 files back, --plan within 840 s, --retry of what did not finish"
