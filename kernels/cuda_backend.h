@@ -76,6 +76,7 @@ typedef struct cuda_step_state {
     size_t workspace;
     bool fallback;     /* a fused call no algorithm took: runs as the plain convolution + own epilogue */
     bool fma_forced;   /* fp32: Find reported no FMA result; FMA is set on the one chosen */
+    int reported_maths; /* bit m: Find reported a successful result with math type m */
     int32_t params[4]; /* indices into the program's parameters, -1 when unused */
 } cuda_step_state;
 

@@ -485,9 +485,12 @@ static sslat_status find_algorithm(cuda_program *p, int32_t k, cuda_conv_choice 
                                param_of(p, 0, st->params[0]), st->conv, st->y, buffer_of(p, 0, value_of(step->node)), 16,
                                &returned, results, workspace, limit));
     cuda_algo_result seen[16];
-    for (int r = 0; r < returned; r++)
+    choice->reported_maths = 0;
+    for (int r = 0; r < returned; r++) {
         seen[r] = (cuda_algo_result){(int)results[r].algo, results[r].status == CUDNN_STATUS_SUCCESS,
                                      results[r].mathType == CUDNN_FMA_MATH, results[r].memory};
+        if (seen[r].succeeded && (unsigned)results[r].mathType < 8) choice->reported_maths |= 1 << results[r].mathType;
+    }
     bool fp32 = p->dtype == SSLAT_DTYPE_FP32, fused = step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT;
     /* fp32 keeps FMA results only, unless Find reported none (then Find's order, FMA set) */
     bool fma_only = fp32 && cuda_any_fma_result(seen, returned);
@@ -546,6 +549,7 @@ sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
         st->math = (cudnnMathType_t)choice.math;
         st->fallback = choice.fallback;
         st->fma_forced = choice.fma_forced;
+        st->reported_maths = choice.reported_maths;
         CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math));
         /* the shared workspace holds what every chosen algorithm needs */
         void *workspace = NULL;
@@ -715,6 +719,14 @@ sslat_status cuda_program_read_output(cuda_program *p, float *out, sslat_error *
     return SSLAT_OK;
 }
 
+static const char *math_name(int math)
+{
+    return math == CUDNN_TENSOR_OP_MATH                       ? "tensor_op"
+           : math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ? "tensor_op+conversion"
+           : math == CUDNN_FMA_MATH                        ? "fma"
+                                                           : "default";
+}
+
 void cuda_program_describe(const cuda_program *p, char *buffer, size_t capacity)
 {
     size_t used = cuda_plan_describe(&p->plan, buffer, capacity);
@@ -726,13 +738,16 @@ void cuda_program_describe(const cuda_program *p, char *buffer, size_t capacity)
         const cuda_step_state *st = &p->states[k];
         if (p->plan.steps[k].kind != CUDA_STEP_CONV) continue;
         int n = snprintf(buffer + used, capacity - used, " | conv %d: %s, ws %zu B, %s%s%s", p->plan.steps[k].main_node,
-                         (unsigned)st->algo < 8 ? ALGO_NAMES[st->algo] : "?", st->workspace,
-                         st->math == CUDNN_TENSOR_OP_MATH                       ? "tensor_op"
-                         : st->math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ? "tensor_op+conversion"
-                         : st->math == CUDNN_FMA_MATH                        ? "fma"
-                                                                             : "default",
+                         (unsigned)st->algo < 8 ? ALGO_NAMES[st->algo] : "?", st->workspace, math_name(st->math),
                          st->fallback ? ", fused call refused: conv + sslat_epilogue" : "",
                          st->fma_forced ? ", FMA set (Find reported none)" : "");
         if (n > 0) used += (size_t)n;
+        /* every math type Find reported for a successful algorithm (a reporting quirk shows here) */
+        for (int math = 0; math < 8 && used < capacity; math++) {
+            if (!(st->reported_maths & (1 << math))) continue;
+            bool first = (st->reported_maths & ((1 << math) - 1)) == 0;
+            n = snprintf(buffer + used, capacity - used, "%s%s", first ? ", Find reported " : "+", math_name(math));
+            if (n > 0) used += (size_t)n;
+        }
     }
 }

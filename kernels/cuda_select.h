@@ -58,6 +58,7 @@ typedef struct cuda_conv_choice {
     int math;
     bool fallback; /* the fused call took no algorithm: conv + own epilogue */
     bool fma_forced; /* fp32: Find reported no result with FMA math; Find's first runs with FMA set */
+    int reported_maths; /* bit m: Find reported a successful result with cudnnMathType_t m (for cuda.plan.*) */
 } cuda_conv_choice;
 
 typedef struct cuda_find_cache {
