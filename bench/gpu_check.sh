@@ -10,7 +10,8 @@
 #   mkdir -p gpu-results && tar xzf FILES_AT/tables.tar.gz -C gpu-results && cp FILES_AT/summary.md gpu-results/first.md
 #   run(command="bash bench/gpu_check.sh --retry gpu-results/first.md", carry=["gpu-carry", "gpu-results"], timeout_s=280)
 # --plan prints the steps, their limits and the session's device time.
-# Narrowed by hand: STEPS="ops table_ofa" OPS_FILTER='*MatchesTheReference*/7_*' VARIANTS=fp16-nhwc.
+# Narrowed by hand: STEPS="ops table_ofa" OPS_FILTER='*MatchesTheReference*/7_*' VARIANTS=fp16-nhwc
+# (OPS_REST_FILTER narrows ops_rest the same way).
 # Each step has `timeout -k 5` and its own log; one summary line per step goes
 # to $OUT/summary.md as it ends, and everything is packed after every step into
 # $OUT/logs.tar.gz and $OUT/tables.tar.gz (3 files back). Tables are written
@@ -43,30 +44,40 @@ if [ "${1:-}" = "--plan" ]; then
   exit 0
 fi
 
-# --retry SUMMARY: the steps the first call did not finish (rc not 0, or
-# skipped), the op tests it reported failed as the filter; everything again
-# when the probe did not pass.
+# --retry SUMMARY: the steps the first call asked for and did not finish (no
+# "rc 0" line: failed, cut, skipped or never reached), everything again when
+# the probe did not pass; the op tests the ops / ops_rest steps reported failed
+# become those steps' filters (all of them when the list was cut at 20).
 if [ "${1:-}" = "--retry" ]; then
   first=${2:?--retry needs the summary.md of the first call}
   [ -f "$first" ] || { echo "FAIL: no summary $first"; exit 2; }
-  # a summary line "- px_b1_fp16: rc 124, ..." names the step's log; its STEPS name:
-  step_name() { case "$1" in px_b1_fp16) echo table_px ;; ofa_b1_fp32) echo table_ofa ;;
-    validate_ofa_torch) echo validate_torch ;; validate_ofa_sslat) echo validate_sslat ;; *) echo "$1" ;; esac; }
-  unfinished=
-  while read -r name; do unfinished="$unfinished $(step_name "$name")"; done < <(
-    sed -nE 's/^- ([a-z0-9_]+): (rc [1-9][0-9]*|skipped).*/\1/p' "$first")
-  wanted_in() { case " $unfinished " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
-  if wanted_in probe || ! grep -q '^- probe: rc 0' "$first"; then
+  # the name of a step's summary line (its log), for a STEPS name
+  line_name() { case "$1" in table_px) echo px_b1_fp16 ;; table_ofa) echo ofa_b1_fp32 ;;
+    validate_torch) echo validate_ofa_torch ;; validate_sslat) echo validate_ofa_sslat ;; *) echo "$1" ;; esac; }
+  asked=$(sed -nE 's/^## bench\/gpu_check.sh, .*, steps: (.*)$/\1/p' "$first" | tail -n 1)
+  # the probe passed when it ran and said no FAIL (its rc is that of its last
+  # command, which only looks for compute-sanitizer and ncu)
+  if ! grep -q '^- probe: ' "$first" || grep -q '^FAIL: ' "$first"; then
     STEPS=$ALL_STEPS
   else
     STEPS=
-    for name in $ALL_STEPS; do wanted_in "$name" && STEPS="$STEPS $name"; done
+    for name in ${asked:-$ALL_STEPS}; do
+      [ "$name" = probe ] || grep -q "^- $(line_name "$name"): rc 0," "$first" || STEPS="$STEPS $name"
+    done
     STEPS="probe${STEPS}" # the probe again: a new machine
   fi
-  failed_tests=$(sed -nE 's/^ +\[  FAILED  \] ([A-Za-z0-9_/.]+).*/\1/p' "$first" | sort -u | paste -sd: -)
-  OPS_FILTER=${OPS_FILTER:-${failed_tests:-'*MatchesTheReference*'}}
+  # failed_in STEP: the tests listed failed under STEP's line; "" when none or cut
+  failed_in() {
+    local names
+    names=$(awk -v step="- $1:" 'index($0, "- ") == 1 { inside = index($0, step) == 1; next }
+      inside && /^ +\[  FAILED  \] / { sub(/,$/, "", $4); print $4 }' "$first")
+    [ "$(printf '%s\n' "$names" | grep -c .)" -ge 20 ] && return # cut at 20: run them all
+    printf '%s\n' "$names" | grep . | sort -u | paste -sd: -
+  }
+  OPS_FILTER=${OPS_FILTER:-$(failed_in ops)}
+  OPS_REST_FILTER=${OPS_REST_FILTER:-$(failed_in ops_rest)}
   BUDGET=$RETRY_BUDGET
-  echo "retry of $first: steps $STEPS; op tests ${OPS_FILTER}"
+  echo "retry of $first: steps $STEPS; op tests ${OPS_FILTER:-all}; remaining variants ${OPS_REST_FILTER:-all}"
 fi
 
 OUT=${OUT:-/tmp/gpu_check_out}
@@ -77,6 +88,7 @@ mkdir -p "$OUT" "$L" "$R"
 END=$(($(date +%s) + ${BUDGET:-360}))
 STEPS=${STEPS:-$ALL_STEPS}
 OPS_FILTER=${OPS_FILTER:-'*MatchesTheReference*'}
+OPS_REST_FILTER=${OPS_REST_FILTER:-'*MatchesTheReference*'}
 BIN=$PWD/gpu-carry
 T=$BIN/sslat_gpu_tests
 
@@ -195,7 +207,7 @@ plans = [v for k, v in m.items() if k.startswith('cuda.plan.')]
 algos = {}
 for v in plans:
     for part in v.split(' | '):
-        if part.startswith('conv '):
+        if part.startswith('conv ') and ': ' in part:
             a = part.split(': ', 1)[1].split(',')[0]; algos[a] = algos.get(a, 0) + 1
 print('    cuda.plan: %d units; conv algorithms chosen: %s' % (len(plans), ', '.join('%s %d' % kv for kv in sorted(algos.items(), key=lambda kv: -kv[1]))))
 " "$R/$name.json" 2>&1 | tee -a "$OUT/summary.md"
@@ -248,7 +260,7 @@ if wanted torch_ops && [ -f "$R/px_b1_fp16.csv" ]; then
 fi
 # the other variants: tf32 NCHW, bf16 NHWC, fp32 NHWC
 if wanted ops_rest; then
-  CUDNN_LOGLEVEL_DBG=1 SSLAT_GPU_VARIANTS=tf32-nchw,bf16-nhwc,fp32-nhwc step ops_rest "$(limit_of ops_rest)" "$T" --gtest_filter="$OPS_FILTER" "${X}ops_rest.xml"
+  CUDNN_LOGLEVEL_DBG=1 SSLAT_GPU_VARIANTS=tf32-nchw,bf16-nhwc,fp32-nhwc step ops_rest "$(limit_of ops_rest)" "$T" --gtest_filter="$OPS_REST_FILTER" "${X}ops_rest.xml"
   op_matrix ops_rest
 fi
 nvidia-smi -q -d CLOCK,PERFORMANCE > "$L/nvidia-smi-after.log" 2>&1

@@ -248,6 +248,12 @@ int cmd_measure(int argc, char **argv)
                         "(no --shard, --json, --csv)\n");
         return CLI_BAD_INPUT;
     }
+    if (options.keep_going && (mpi || context_runs)) {
+        fprintf(stderr, "sslat measure: --keep-going writes an incomplete table, which %s refuses: not with %s "
+                        "(measure with --keep-going alone, then --resume until complete)\n",
+                mpi ? "the ranks' merge" : "context mode", mpi ? "mpirun" : "--context");
+        return CLI_BAD_INPUT;
+    }
     if (context_runs && (mpi || options.shard_count > 1)) {
         fprintf(stderr, "sslat measure: --context fits a whole table: not with shards or under mpirun "
                         "(merge the parts, then measure the context on one node)\n");

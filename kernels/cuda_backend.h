@@ -20,7 +20,7 @@
 /* One unit's line of the metadata: its plan with the chosen algorithms. */
 typedef struct cuda_unit_note {
     char key[160];
-    char value[512];
+    char value[2048]; /* the plan and every convolution's choice (OFA's SE units: five) */
 } cuda_unit_note;
 
 typedef struct cuda_session {

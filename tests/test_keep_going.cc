@@ -105,6 +105,37 @@ TEST_F(KeepGoing, FailedUnitsAreMarkedAndTheOthersMeasured)
     sslat_container_free(c);
 }
 
+TEST_F(KeepGoing, AFailedFixedLayerLeavesTheConstantPartMarkedNotSummed)
+{
+    // two fixed layers (a stem and a 5x5 head) around a block
+    sslat_space *with_head = load_text(space_json(
+        "{\"name\": \"stem\", \"op\": \"conv\", \"c\": 8, \"k\": 3, \"s\": 2},"
+        "{\"name\": \"b0\", \"choice\": [\"conv_k3_c8\", \"skip\"], \"c\": 8},"
+        "{\"name\": \"head\", \"op\": \"conv\", \"c\": 8, \"k\": 5}"));
+    ASSERT_NE(with_head, nullptr);
+    options.keep_going = true;
+    sslat_container *c = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_measure_space(&calculator, with_head, &options, nullptr, &c, &err), SSLAT_OK) << err.message;
+    EXPECT_STREQ(sslat_container_metadata(c, "quality.failed_entries"), "constant");
+    EXPECT_TRUE(sslat_container_entry_failed(c, -1, 0));
+    std::string key = std::string("failed.head:") + with_head->layers[2].candidates[0].label;
+    EXPECT_NE(sslat_container_metadata(c, key.c_str()), nullptr) << key;
+    // the constant holds the stem alone: what the mac calculator gives the stem
+    sslat_container *stem_only = nullptr;
+    sslat_space *stem = load_text(space_json("{\"name\": \"stem\", \"op\": \"conv\", \"c\": 8, \"k\": 3, \"s\": 2},"
+                                             "{\"name\": \"b0\", \"choice\": [\"conv_k3_c8\", \"skip\"], \"c\": 8}"));
+    ASSERT_NE(stem, nullptr);
+    ASSERT_EQ(sslat_measure_space(&sslat_mac_calculator, stem, &options, nullptr, &stem_only, &err), SSLAT_OK);
+    EXPECT_EQ(sslat_container_constant_entry(c).value, sslat_container_constant_entry(stem_only).value);
+    double latency;
+    EXPECT_EQ(sslat_min_latency(c, &latency, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    sslat_container_free(stem_only);
+    sslat_container_free(c);
+    sslat_space_free(stem);
+    sslat_space_free(with_head);
+}
+
 bool no_k5(const sslat_node *node)
 {
     return node->op != SSLAT_OP_CONV2D || sslat_node_conv(node)->kernel != 5;
@@ -137,6 +168,8 @@ TEST_F(KeepGoing, AnIncompleteTableIsRefusedByStatisticsValidationAndMerge)
     EXPECT_EQ(sslat_min_latency(c, &latency, &err), SSLAT_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(err.message).find("incomplete: 1 unit failed"), std::string::npos) << err.message;
     EXPECT_NE(std::string(err.message).find("--resume"), std::string::npos) << err.message;
+    EXPECT_EQ(sslat_attach_latency(space, c, &err), SSLAT_ERR_INVALID_ARGUMENT) << "the reference API's attach";
+    EXPECT_NE(std::string(err.message).find("incomplete"), std::string::npos) << err.message;
     sslat_validation plan;
     EXPECT_EQ(sslat_validation_plan(space, c, 4, 1, &plan, &err), SSLAT_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(err.message).find("incomplete"), std::string::npos) << err.message;

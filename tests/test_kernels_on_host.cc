@@ -508,6 +508,25 @@ TEST(CudaKernelsOnHostSparse, EpilogueJustAboveTwoToThe31)
     sparse_epilogue((size_t)3 * 715827883); // 2^31 + 1: the 64-bit path
 }
 
+TEST(CudaKernelsOnHostSparse, EpiloguePastTwoToThe32)
+{
+    // 2 images of 3 × 715,827,883: 2^32 + 2 elements, where a 32-bit count
+    // would wrap to 2 and a 32-bit index would write element 2^32 + 1 at 1
+    size_t count = (size_t)2 * 3 * 715827883;
+    SparseMemory y(count * 2);
+    if (y.data == MAP_FAILED) GTEST_SKIP() << "cannot reserve " << y.bytes << " bytes of address space";
+    const float bias[3] = {1.f, 2.f, 3.f};
+    const uint64_t stride = (uint64_t)SSLAT_CUDA_MAX_GRID * SSLAT_CUDA_BLOCK;
+    std::vector<uint64_t> threads = {0, (count - 1) % stride};
+    sslat_emulated_threads = &threads;
+    int rc = sslat_cuda_epilogue(SSLAT_ELEM_F16, 1, y.data, bias, nullptr, -1, 2, 3, 715827883, nullptr);
+    sslat_emulated_threads = nullptr;
+    ASSERT_EQ(rc, 0);
+    EXPECT_EQ(sslat_fp16_to_float(y.at(count - 1)), bias[(count - 1) % 3]) << "the last element";
+    EXPECT_EQ(sslat_fp16_to_float(y.at(count - 1 - stride)), bias[(count - 1 - stride) % 3]);
+    EXPECT_EQ(y.at((count - 1) & 0xffffffffu), 0u) << "element 2^32 + 1 wrapped onto element 1";
+}
+
 TEST(CudaKernelsOnHostSparse, ConcatIntoATensorPastTwoToThe31)
 {
     // x: 2 images of 1 channel, 1×1; y: 2 images of 2^30 + 1 channels; x goes

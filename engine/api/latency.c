@@ -135,6 +135,7 @@ sslat_status sslat_attach_latency(sslat_space *space, const sslat_container *con
     sslat_error_clear(error);
     if (!space || !container) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
     sslat_status fits = sslat_table_fits_space(container, space, error);
+    if (fits == SSLAT_OK) fits = sslat_container_require_complete(container, error); /* its 0s are no latency */
     if (fits != SSLAT_OK) return fits;
     sslat_container *copy = NULL;
     sslat_status status = sslat_container_clone(container, &copy, error);

@@ -116,7 +116,7 @@ static void name_unit(const sslat_calculator *calculator, const sslat_space *spa
  * backend has it (on failure, one by one to name the candidate at fault).
  * With keep_going a unit that fails gets an empty entry and its message in
  * failures[k] (said on stderr with progress), and the others go on; only an
- * interruption or running out of memory ends the chunk. */
+ * interruption ends the chunk. */
 static sslat_status measure_graphs(const sslat_calculator *calculator, void *session,
                                    const sslat_space *space, const sslat_calc_options *options,
                                    const sslat_graph **graphs, size_t n, sslat_entry *entries,
@@ -131,7 +131,8 @@ static sslat_status measure_graphs(const sslat_calculator *calculator, void *ses
         sslat_status status = calculator->measure_graph(calculator, session, graphs[k], options, &entries[k], err);
         if (status == SSLAT_OK) continue;
         name_unit(calculator, space, graphs[k], err);
-        if (!options->keep_going || status == SSLAT_ERR_INTERRUPTED || status == SSLAT_ERR_NOMEM) return status;
+        /* a device out of memory is one unit's failure (a big candidate); an interruption ends the run */
+        if (!options->keep_going || status == SSLAT_ERR_INTERRUPTED) return status;
         if (options->progress) fprintf(stderr, "sslat: FAILED %s (--keep-going: recorded, going on)\n", err->message);
         memset(&entries[k], 0, sizeof entries[k]);
         failures[k] = sslat_strdup(err->message);
@@ -279,8 +280,10 @@ static sslat_status measure_all(const sslat_calculator *calculator, void *sessio
                                                      layer->candidates[c].label, m.failures[k], err);
             if (status != SSLAT_OK) break;
             if (layer->block < 0) {
-                sslat_entry_accumulate(&constant, entry, first_fixed);
-                first_fixed = false;
+                if (!m.failures[k]) { /* a failed one is marked (the constant is incomplete), not summed */
+                    sslat_entry_accumulate(&constant, entry, first_fixed);
+                    first_fixed = false;
+                }
                 if (sharded) status = sslat_container_set_fixed_entry(container, fixed, entry, err);
                 fixed++;
             } else {

@@ -44,7 +44,14 @@ esac
 EOF
 cat > "$copy/gpu-carry/sslat_gpu_tests" << 'EOF'
 #!/usr/bin/env bash
+# the op cases fail one test when STUB_OPS_FAIL is set (gtest's own lines)
 echo "sslat_gpu_tests $*" >> "$STUB_LOG"
+if [ -n "${STUB_OPS_FAIL:-}" ] && [[ "$*" == *MatchesTheReference* ]]; then
+  echo "[  PASSED  ] 2 tests."
+  echo "[  FAILED  ] 1 test, listed below:"
+  echo "[  FAILED  ] EveryCase/GpuOps.MatchesTheReference/7_conv_k5, where GetParam() = layers \"conv_k5\" (12 ms)"
+  exit 1
+fi
 echo "[  PASSED  ] 3 tests."
 EOF
 chmod +x "$copy/gpu-carry/sslat" "$copy/gpu-carry/sslat_gpu_tests"
@@ -63,7 +70,7 @@ grep -q "cannot run here" "$work/unavailable/summary.md" || fail "the probe's fa
 # budget, + 5 s for -k), keeps its journal, and the next steps are skipped
 : > "$STUB_LOG"
 start=$(date +%s)
-check slow "probe table_px table_ofa" 20
+STUB_OPS_FAIL=1 check slow "probe fill ops capture table_px table_ofa ops_rest" 20
 took=$(($(date +%s) - start))
 [ $took -le 40 ] || fail "a 20 s budget took $took s"
 grep -q -- "--resume --keep-going" "$STUB_LOG" || fail "tables are written without --resume --keep-going"
@@ -92,23 +99,23 @@ total=$(sed -nE 's/^device time: .* = ([0-9]+) s of 840 s$/\1/p' <<< "$plan")
 if (cd "$copy" && BUDGET=600 bash bench/gpu_check.sh --plan > "$work/over.txt"); then fail "a 600 s call was planned"; fi
 grep -q "^OVER" "$work/over.txt" || fail "an over-budget plan does not say so"
 
-# --retry: from a first summary, only the unfinished steps (a failed op test
-# as the filter, a cut table, a skipped one), never the capture step that passed
-cat > "$work/first.md" << 'EOF'
-- probe: rc 0, 3 s of 30
-- ops: rc 1, 80 s of 100 [  PASSED  ] 540 tests. [  FAILED  ] 1 test, listed below:
-    [  FAILED  ] EveryCase/GpuOps.MatchesTheReference/7_conv_k5
-- capture: rc 0, 40 s of 60 [  PASSED  ] 3 tests.
-- px_b1_fp16: rc 124, 75 s of 75
-- ofa_b1_fp32: skipped, no time left
-EOF
+# --retry from the first call's own summary (the "slow" one: ops failed one
+# test, capture passed, the ProxylessNAS table was cut, OFA and ops_rest were
+# skipped): only those, the failed test as the ops filter, all cases for ops_rest
 : > "$STUB_LOG"
 rm -rf "$work/retry"
-(cd "$copy" && OUT=$work/retry GPU_CHECK_WORK=$work/scratch STUB_FAST=1 timeout 120 bash bench/gpu_check.sh --retry "$work/first.md" > "$work/retry.txt" 2>&1) ||
+(cd "$copy" && OUT=$work/retry GPU_CHECK_WORK=$work/scratch STUB_FAST=1 timeout 120 bash bench/gpu_check.sh --retry "$work/slow/summary.md" > "$work/retry.txt" 2>&1) ||
   fail "the retry failed: $(cat "$work/retry.txt")"
-grep -q "gtest_filter=EveryCase/GpuOps.MatchesTheReference/7_conv_k5 " "$STUB_LOG" || fail "the retry does not run only the failed op test: $(cat "$STUB_LOG")"
-! grep -q "Measured" "$STUB_LOG" || fail "the retry ran the capture step that passed"
+grep -q "gtest_filter=EveryCase/GpuOps.MatchesTheReference/7_conv_k5 .*ops.xml" "$STUB_LOG" || fail "the retry does not run only the failed op test: $(cat "$STUB_LOG")"
+grep -q "gtest_filter=\*MatchesTheReference\* .*ops_rest.xml" "$STUB_LOG" || fail "the skipped ops_rest does not run every case: $(cat "$STUB_LOG")"
+! grep -qE "Measured|fill.xml" "$STUB_LOG" || fail "the retry ran steps that passed: $(cat "$STUB_LOG")"
 grep -q "measure .*proxylessnas.*--resume --keep-going" "$STUB_LOG" || fail "the retry does not resume the cut table"
 grep -q "measure .*ofa_mobilenet_v3.*--resume --keep-going" "$STUB_LOG" || fail "the retry does not run the skipped table"
 grep -q "budget 240 s" "$work/retry/summary.md" || fail "the retry does not keep to its 240 s"
+
+# a first call whose probe found no cuda calculator: the retry runs every step
+: > "$STUB_LOG"
+(cd "$copy" && OUT=$work/retry2 GPU_CHECK_WORK=$work/scratch STUB_FAST=1 timeout 120 bash bench/gpu_check.sh --retry "$work/unavailable/summary.md" > "$work/retry2.txt" 2>&1) ||
+  fail "the retry after a failed probe failed: $(cat "$work/retry2.txt")"
+grep -q "steps: $(sed -nE 's/^ALL_STEPS="(.*)"$/\1/p' "$copy/bench/gpu_check.sh")$" "$work/retry2/summary.md" || fail "a failed probe is not retried with every step: $(head -n 3 "$work/retry2/summary.md")"
 echo "ok: missing carry, failed probe, a cut table resumed, budget kept ($took s of 20 + kill), 3 files back, --plan within 840 s, --retry of what did not finish"
