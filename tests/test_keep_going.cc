@@ -300,6 +300,10 @@ TEST_F(KeepGoingCli, TheCommandRefusesAnIncompleteTableAndMarksItsCsv)
     EXPECT_EQ(r.code, 0) << r.err;
     r = run("measure --help");
     EXPECT_NE(r.out.find("--keep-going"), std::string::npos);
+    // context mode needs a complete table: refused before anything runs
+    r = run("measure -c mac " + space_file + " --keep-going --context 8 -o " + path("context.sslat"));
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("not with --context"), std::string::npos) << r.err;
 }
 
 } // namespace
