@@ -384,7 +384,7 @@ int cmd_measure(int argc, char **argv)
         if (code == CLI_OK && sslat_container_has_failed_entries(container)) {
             fprintf(stderr, "sslat measure: the table is INCOMPLETE: %s unit(s) failed (said above; quality.failed_entries "
                             "and failed.* in its metadata)%s\n",
-                    sslat_container_metadata(container, "quality.failed_units"),
+                    sslat_container_failed_units(container),
                     journal_path ? ": fix the cause and run the same command with --resume to measure only them" : "");
             code = CLI_INCOMPLETE;
         }

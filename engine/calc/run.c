@@ -112,6 +112,16 @@ static void name_unit(const sslat_calculator *calculator, const sslat_space *spa
                            space->layers[i].candidates[c].label);
 }
 
+/* --keep-going: a unit's failure (err's message) said with progress and kept
+ * in *slot, err cleared for the next unit. */
+static sslat_status record_failure(const sslat_calc_options *options, sslat_error *err, char **slot)
+{
+    if (options->progress) fprintf(stderr, "sslat: FAILED %s (--keep-going: recorded, going on)\n", err->message);
+    *slot = sslat_strdup(err->message);
+    sslat_error_clear(err);
+    return *slot ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+}
+
 /* Entries of the given subgraphs: all at once through measure_many when the
  * backend has it (on failure, one by one to name the candidate at fault).
  * With keep_going a unit that fails gets an empty entry and its message in
@@ -133,11 +143,9 @@ static sslat_status measure_graphs(const sslat_calculator *calculator, void *ses
         name_unit(calculator, space, graphs[k], err);
         /* a device out of memory is one unit's failure (a big candidate); an interruption ends the run */
         if (!options->keep_going || status == SSLAT_ERR_INTERRUPTED) return status;
-        if (options->progress) fprintf(stderr, "sslat: FAILED %s (--keep-going: recorded, going on)\n", err->message);
         memset(&entries[k], 0, sizeof entries[k]);
-        failures[k] = sslat_strdup(err->message);
-        if (!failures[k]) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-        sslat_error_clear(err);
+        status = record_failure(options, err, &failures[k]);
+        if (status != SSLAT_OK) return status;
     }
     return SSLAT_OK;
 }
@@ -162,12 +170,8 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
             uint64_t hash = sslat_graph_hash(&layer->candidates[c].graph);
             if (find_measured(m, hash) >= 0) continue;
             status = check_support(calculator, layer, c, err);
-            if (status == SSLAT_ERR_UNSUPPORTED && options->keep_going) { /* recorded, never measured */
-                if (options->progress) fprintf(stderr, "sslat: FAILED %s (--keep-going: recorded, going on)\n", err->message);
-                m->failures[m->count] = sslat_strdup(err->message);
-                sslat_error_clear(err);
-                status = m->failures[m->count] ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-            }
+            if (status == SSLAT_ERR_UNSUPPORTED && options->keep_going) /* recorded, never measured */
+                status = record_failure(options, err, &m->failures[m->count]);
             if (status == SSLAT_OK && !sslat_key_index_put(&m->index, hash, (long)m->count))
                 status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
             graphs[m->count] = &layer->candidates[c].graph;
@@ -292,20 +296,12 @@ static sslat_status measure_all(const sslat_calculator *calculator, void *sessio
         }
     }
     if (status == SSLAT_OK) status = sslat_container_set_constant_entry(container, &constant, err);
-    size_t failed = 0, units = 0;
+    size_t failed = 0;
     for (size_t k = 0; k < m.count; k++) {
         failed += m.failures[k] && m.wanted[k];
-        units += m.wanted[k];
         free(m.failures[k]);
     }
-    if (status == SSLAT_OK && failed) {
-        char text[32];
-        snprintf(text, sizeof text, "%zu", failed);
-        status = sslat_container_set_metadata(container, "quality.failed_units", text, err);
-        if (options->progress)
-            fprintf(stderr, "sslat: %zu of %zu units FAILED (--keep-going); their entries are 0 and the table is "
-                            "marked incomplete (quality.failed_entries)\n", failed, units);
-    }
+    if (status == SSLAT_OK && failed) status = sslat_container_set_failed_units(container, failed, err);
     free(m.failures);
     free(m.hashes);
     free(m.entries);

@@ -53,6 +53,10 @@ sslat_status sslat_container_require_whole(const sslat_container *c, sslat_error
 sslat_status sslat_container_mark_failed(sslat_container *c, int32_t block, int32_t candidate, const char *layer,
                                          const char *label, const char *message, sslat_error *err);
 bool sslat_container_has_failed_entries(const sslat_container *c);
+/* How many distinct subgraphs failed (quality.failed_units): set by the run,
+ * read as text for messages ("some" when not recorded). */
+sslat_status sslat_container_set_failed_units(sslat_container *c, size_t units, sslat_error *err);
+const char *sslat_container_failed_units(const sslat_container *c);
 bool sslat_container_entry_failed(const sslat_container *c, int32_t block, int32_t candidate);
 sslat_status sslat_container_require_complete(const sslat_container *c, sslat_error *err);
 

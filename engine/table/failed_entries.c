@@ -14,18 +14,31 @@
 #include "table/container.h"
 
 #define FAILED_LIST "quality.failed_entries"
+#define FAILED_UNITS "quality.failed_units"
 enum { FAILED_MESSAGES = 32 }; /* failed.* keys: the metadata holds at most SSLAT_MAX_META pairs */
+
+/* An entry's item in the list: "block:candidate", or "constant" for a fixed layer. */
+static void failed_token(int32_t block, int32_t candidate, char token[48])
+{
+    if (block < 0) snprintf(token, 48, "constant");
+    else snprintf(token, 48, "%d:%d", block, candidate);
+}
+
+/* A list cut when it grew too long: every entry counts as failed. */
+static bool list_cut(const char *list)
+{
+    size_t used = strlen(list);
+    return used >= 3 && !strcmp(list + used - 3, "...");
+}
 
 sslat_status sslat_container_mark_failed(sslat_container *c, int32_t block, int32_t candidate, const char *layer,
                                          const char *label, const char *message, sslat_error *err)
 {
+    if (sslat_container_entry_failed(c, block, candidate)) return SSLAT_OK; /* listed once (or the list is cut) */
     const char *list = sslat_container_metadata(c, FAILED_LIST);
     size_t used = list ? strlen(list) : 0;
-    if (used >= 3 && !strcmp(list + used - 3, "...")) return SSLAT_OK; /* already too many to list */
     char token[48];
-    if (block < 0) snprintf(token, sizeof token, "constant");
-    else snprintf(token, sizeof token, "%d:%d", block, candidate);
-    if (block < 0 && sslat_container_entry_failed(c, -1, 0)) return SSLAT_OK; /* listed once */
+    failed_token(block, candidate, token);
     size_t size = used + strlen(token) + 8;
     char *grown = malloc(size);
     if (!grown) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
@@ -45,6 +58,19 @@ sslat_status sslat_container_mark_failed(sslat_container *c, int32_t block, int3
     return status;
 }
 
+sslat_status sslat_container_set_failed_units(sslat_container *c, size_t units, sslat_error *err)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%zu", units);
+    return sslat_container_set_metadata(c, FAILED_UNITS, text, err);
+}
+
+const char *sslat_container_failed_units(const sslat_container *c)
+{
+    const char *units = c ? sslat_container_metadata(c, FAILED_UNITS) : NULL;
+    return units ? units : "some";
+}
+
 bool sslat_container_has_failed_entries(const sslat_container *c)
 {
     const char *list = c ? sslat_container_metadata(c, FAILED_LIST) : NULL;
@@ -55,11 +81,9 @@ bool sslat_container_entry_failed(const sslat_container *c, int32_t block, int32
 {
     const char *list = c ? sslat_container_metadata(c, FAILED_LIST) : NULL;
     if (!list || !*list) return false;
-    size_t length = strlen(list);
-    if (length >= 3 && !strcmp(list + length - 3, "...")) return true;
+    if (list_cut(list)) return true;
     char token[48];
-    if (block < 0) snprintf(token, sizeof token, "constant");
-    else snprintf(token, sizeof token, "%d:%d", block, candidate);
+    failed_token(block, candidate, token);
     size_t n = strlen(token);
     for (const char *p = list; *p;) {
         const char *end = strchr(p, ',');
@@ -75,10 +99,10 @@ sslat_status sslat_container_require_complete(const sslat_container *c, sslat_er
 {
     sslat_status whole = sslat_container_require_whole(c, err);
     if (whole != SSLAT_OK || !sslat_container_has_failed_entries(c)) return whole;
-    const char *units = sslat_container_metadata(c, "quality.failed_units");
+    const char *units = sslat_container_failed_units(c);
     return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
                       "the table is incomplete: %s unit%s failed in the run that made it (sslat measure "
                       "--keep-going; quality.failed_entries, failed.* in its metadata): measure them with the "
                       "same command and --resume",
-                      units ? units : "some", units && !strcmp(units, "1") ? "" : "s");
+                      units, !strcmp(units, "1") ? "" : "s");
 }

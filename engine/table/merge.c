@@ -115,8 +115,7 @@ sslat_status sslat_container_merge(const sslat_container *const *parts, size_t n
             return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
                               "part %zu is incomplete: %s unit(s) failed in its run (--keep-going): measure them "
                               "with that shard's command and --resume, then merge", k,
-                              sslat_container_metadata(parts[k], "quality.failed_units")
-                                  ? sslat_container_metadata(parts[k], "quality.failed_units") : "some");
+                              sslat_container_failed_units(parts[k]));
     sslat_status status = SSLAT_OK;
     for (size_t k = 1; status == SSLAT_OK && k < n; k++) status = same_run(parts[0], parts[k], k, error);
     if (status == SSLAT_OK) status = check_shards(parts, n, error);
