@@ -113,6 +113,16 @@ grep -q "measure .*proxylessnas.*--resume --keep-going" "$STUB_LOG" || fail "the
 grep -q "measure .*ofa_mobilenet_v3.*--resume --keep-going" "$STUB_LOG" || fail "the retry does not run the skipped table"
 grep -q "budget 240 s" "$work/retry/summary.md" || fail "the retry does not keep to its 240 s"
 
+# a retry without its first summary: a clear error, nothing run
+: > "$STUB_LOG"
+set +e
+retry_out=$(cd "$copy" && OUT=$work/retry3 GPU_CHECK_WORK=$work/scratch bash bench/gpu_check.sh --retry "$work/no-such.md" 2>&1)
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "a retry of a missing summary exited $rc"
+grep -q "no summary $work/no-such.md" <<< "$retry_out" || fail "a retry of a missing summary says: $retry_out"
+[ ! -s "$STUB_LOG" ] || fail "a retry of a missing summary ran something"
+
 # a first call whose probe found no cuda calculator: the retry runs every step
 : > "$STUB_LOG"
 (cd "$copy" && OUT=$work/retry2 GPU_CHECK_WORK=$work/scratch STUB_FAST=1 timeout 120 bash bench/gpu_check.sh --retry "$work/unavailable/summary.md" > "$work/retry2.txt" 2>&1) ||
