@@ -66,7 +66,7 @@ static inline bool sslat_fits_32(size_t count)
  * the emulated grid. The kernel comes last because a template's commas
  * (kernel<T, I>) would split a macro argument. */
 #ifdef SSLAT_CUDA_EMULATE
-#define SSLAT_LAUNCH(grid, block, stream, ...) sslat_emulate(dim3(grid), dim3(block), __VA_ARGS__)
+#define SSLAT_LAUNCH(grid, block, stream, ...) sslat_emulate(dim3(grid), dim3(block), (void *)(stream), __VA_ARGS__)
 #else
 #define SSLAT_LAUNCH(grid, block, stream, ...) __VA_ARGS__<<<(grid), (block), 0, (stream)>>>
 #endif

@@ -78,6 +78,10 @@ typedef struct cuda_api_table {
     void (*cudnnGetLastErrorString)(char *message, size_t max_size);
     cuda_nvml_table nvml; /* all NULL when NVML is not there; throttle_reasons may be NULL alone */
     char cudnn_path[512], cublas_path[512]; /* the files really loaded (dladdr) */
+    /* NULL, but in the stand-in device of the tests (tests/standin/), which
+     * fills this table itself: what it is. Its tables are marked with it
+     * (metadata "standin") and no statistic takes them as latencies. */
+    const char *standin;
 } cuda_api_table;
 
 extern cuda_api_table sslat_cuda_api;
@@ -85,10 +89,12 @@ extern cuda_api_table sslat_cuda_api;
 #define CUBLAS(name) (sslat_cuda_api.name)
 
 /* Load cuDNN and cuBLAS (and NVML when present) once; NULL on success, else
- * a one-line reason ("libcudnn.so.9 (cuDNN 9) cannot be loaded: …"). */
+ * a one-line reason ("libcudnn.so.9 (cuDNN 9) cannot be loaded: …").
+ * kernels/cuda_api.c; the stand-in device defines its own. */
 const char *cuda_api_load(void);
 
-/* Whether a CUDA device is there (runtime and driver work, count > 0). */
+/* The rest: kernels/cuda_check.c. Whether a CUDA device is there (runtime
+ * and driver work, count > 0). */
 int cuda_device_count(void);
 
 /* The checks behind CUDA_CHECK: SSLAT_OK, or a status with "CALL failed at

@@ -175,6 +175,13 @@ static void append(char *buffer, size_t capacity, size_t *used, const char *form
     if (n > 0) *used += (size_t)n;
 }
 
+bool cuda_plan_launches_nothing(const cuda_plan *plan)
+{
+    for (int32_t k = 0; k < plan->count; k++)
+        if (plan->steps[k].kind != CUDA_STEP_ALIAS && plan->steps[k].kind != CUDA_STEP_INPUT) return false;
+    return true;
+}
+
 size_t cuda_plan_describe(const cuda_plan *plan, char *buffer, size_t capacity)
 {
     size_t used = 0;

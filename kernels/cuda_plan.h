@@ -74,6 +74,10 @@ void cuda_plan_release(cuda_plan *plan);
 /* Whether cuDNN's activation descriptor has this function (else: own kernel). */
 bool cuda_cudnn_has_act(int32_t act);
 
+/* Whether no step of the plan launches work (a skip: only aliases and
+ * inputs): such a unit is 0, as on the cpu backend, not an empty graph's replay. */
+bool cuda_plan_launches_nothing(const cuda_plan *plan);
+
 /* The library calls of a plan, one per step, "; "-separated (for metadata and
  * tests): e.g. "cudnnConvolutionBiasActivationForward(relu); sslat_add". */
 size_t cuda_plan_describe(const cuda_plan *plan, char *buffer, size_t capacity);

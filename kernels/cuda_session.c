@@ -141,6 +141,7 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     struct { const char *key; char value[192]; } pairs[40];
     int n = 0;
 #define PAIR(KEY, ...) do { pairs[n].key = KEY; snprintf(pairs[n].value, sizeof pairs[n].value, __VA_ARGS__); n++; } while (0)
+    if (sslat_cuda_api.standin) PAIR("standin", "%s", sslat_cuda_api.standin);
     PAIR("device.name", "%s", s->props.name);
     PAIR("device.index", "%d (%s)", s->choice.device, s->choice.source);
     PAIR("device.compute_capability", "%d.%d", s->props.major, s->props.minor);

@@ -15,7 +15,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <vector>
+
+#include "kernels/emulate_hook.h"
 
 /* dim3, uint3, cudaStream_t, cudaError_t; __half and __nv_bfloat16 with their
  * host conversions */
@@ -79,11 +82,27 @@ static inline void sslat_emulated_thread(dim3 grid, dim3 block, uint64_t flat, B
     body();
 }
 
+/* Every thread of a grid (or the sparse list of sslat_emulated_threads). */
+template <typename Body>
+static inline void sslat_emulated_grid(dim3 grid, dim3 block, Body body)
+{
+    gridDim = grid, blockDim = block;
+    uint64_t threads = (uint64_t)grid.x * grid.y * grid.z * block.x * block.y * block.z;
+    if (sslat_emulated_threads) {
+        for (uint64_t flat : *sslat_emulated_threads)
+            if (flat < threads) sslat_emulated_thread(grid, block, flat, body);
+        return;
+    }
+    for (uint64_t flat = 0; flat < threads; flat++) sslat_emulated_thread(grid, block, flat, body);
+}
+
 /* kernel<<<grid, block, 0, stream>>>(args…) on the host: SSLAT_LAUNCH
- * (common.cuh) returns this, the arguments follow. */
+ * (common.cuh) returns this, the arguments follow. A bad launch shape fails
+ * at the launch, as on the GPU; the grid runs when its stream reaches it. */
 template <typename... Params>
 struct sslat_emulated_launch {
     dim3 grid, block;
+    void *stream;
     void (*kernel)(Params...);
     template <typename... Args>
     void operator()(Args &&...args) const
@@ -93,22 +112,19 @@ struct sslat_emulated_launch {
             sslat_emulated_error = cudaErrorInvalidConfiguration;
             return;
         }
-        gridDim = grid, blockDim = block;
-        auto body = [&]() { kernel(static_cast<Params>(args)...); };
-        uint64_t threads = (uint64_t)grid.x * grid.y * grid.z * block.x * block.y * block.z;
-        if (sslat_emulated_threads) {
-            for (uint64_t flat : *sslat_emulated_threads)
-                if (flat < threads) sslat_emulated_thread(grid, block, flat, body);
-            return;
-        }
-        for (uint64_t flat = 0; flat < threads; flat++) sslat_emulated_thread(grid, block, flat, body);
+        dim3 g = grid, b = block;
+        void (*k)(Params...) = kernel;
+        std::function<void()> run = [=]() { sslat_emulated_grid(g, b, [&]() { k(static_cast<Params>(args)...); }); };
+        if (sslat_emulated_submit) sslat_emulated_submit(stream, std::move(run));
+        else run();
     }
 };
 
 template <typename... Params>
-static inline sslat_emulated_launch<Params...> sslat_emulate(dim3 grid, dim3 block, void (*kernel)(Params...))
+static inline sslat_emulated_launch<Params...> sslat_emulate(dim3 grid, dim3 block, void *stream,
+                                                             void (*kernel)(Params...))
 {
-    return {grid, block, kernel};
+    return {grid, block, stream, kernel};
 }
 
 #endif

@@ -58,6 +58,8 @@ bool sslat_container_has_failed_entries(const sslat_container *c);
 sslat_status sslat_container_set_failed_units(sslat_container *c, size_t units, sslat_error *err);
 const char *sslat_container_failed_units(const sslat_container *c);
 bool sslat_container_entry_failed(const sslat_container *c, int32_t block, int32_t candidate);
+/* The gate of everything that reads a table's values as latencies: refuses an
+ * incomplete table, and one the CUDA stand-in of the tests made ("standin"). */
 sslat_status sslat_container_require_complete(const sslat_container *c, sslat_error *err);
 
 /* An empty table of the given shape: every entry zero, metadata holding the

@@ -1,0 +1,93 @@
+// The stand-in device: a host implementation of the CUDA runtime functions,
+// cuDNN and cuBLAS calls the cuda backend makes, so its own source files
+// (session, program, measure, calculator) run in CI without a GPU.
+//
+// It is a test double, never a calculator: its "device" is host memory, its
+// timings are scripted constants (no test reads them as a latency), and the
+// tables it makes carry the metadata key "standin", which every statistic
+// refuses. What it checks: the plumbing (descriptors, layouts, parameters,
+// buffers, copies, capture order, read-back, the stream every call is on) and
+// the documented rules of the cuDNN and cuBLAS calls (cudnn.cc, cublas.cc).
+// What only a real GPU can: speed, cuDNN's real algorithm choice, the
+// numerics of its kernels, races between threads.
+//
+// How it runs work: every stream holds a queue; work runs when the host waits
+// for it (cudaStreamSynchronize, cudaEventSynchronize) and, on the legacy NULL
+// stream, at once, without waiting for a non-blocking stream (so a read-back
+// on the wrong stream reads what was there before). A capturing stream records
+// instead; a graph launch replays the record. New device memory holds NaN
+// bytes (0xff), so a value read before it was written shows.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+// One entry of cudnnFindConvolutionForwardAlgorithmEx's scripted answer.
+struct StandinFindEntry {
+    cudnnConvolutionFwdAlgo_t algo;
+    cudnnStatus_t status;
+    int math;                 // the math type reported; -1: the descriptor's (as real Find mostly does)
+    size_t memory;            // workspace under the math reported
+    size_t memory_other_math; // workspace under any other math type
+};
+
+// What the stand-in answers; tests change it, standin_reset() restores it.
+struct StandinScript {
+    // Find's answer, fastest first: by default a failing entry, a non-FMA
+    // (tensor-op) entry, a large-workspace entry and a plain one
+    std::vector<StandinFindEntry> find;
+    // (algorithm, math) pairs the fused conv + bias + act call refuses (math -1: any)
+    std::vector<std::pair<int, int>> refuse_fused;
+    float elapsed_ms = 1.0f;  // every cudaEventElapsedTime: a constant, not a latency
+    int computed_replays = 2; // launches of a graph that compute; later ones check their buffers only
+    int device_count = 1;
+};
+
+StandinScript &standin_script();
+// The default script; the counters cleared but for the rules broken.
+void standin_reset();
+
+// What happened, for tests to read.
+struct StandinCounters {
+    int violations = 0;           // rules broken (each printed, with its name); standin_reset keeps it
+    int expected_violations = 0;  // those a test broke on purpose (the suite's check: the two agree)
+    std::string last_rule;        // the name of the last one
+    long find_calls = 0;
+    std::vector<std::pair<int, int>> fused_calls; // (algorithm, math) of every fused call made
+    std::vector<std::pair<int, int>> plain_calls; // the same for cudnnConvolutionForward
+    long graph_launches = 0, computed_launches = 0;
+    long legacy_stream_ops = 0;   // work put on the NULL stream
+    size_t allocated_bytes = 0, live_allocations = 0;
+};
+StandinCounters &standin_counters();
+
+// ---- shared by the stand-in's files ------------------------------------------------
+
+// A documented rule broken: recorded, printed to stderr with its name and the
+// documentation it comes from, and the caller returns the documented status.
+void standin_rule(const char *rule, const char *doc, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+// The message cudnnGetLastErrorString gives (the last rule or refusal).
+void standin_set_last_error(const std::string &message);
+const std::string &standin_last_error();
+
+// Whether [p, p + bytes) lies inside one live device allocation.
+bool standin_is_device(const void *p, size_t bytes);
+// Work of a stream: queued, recorded when it captures, or run at once on the
+// NULL stream. check runs instead of run in replays that do not compute.
+cudaError_t standin_submit(cudaStream_t stream, const char *what, std::function<void()> run,
+                           std::function<void()> check = nullptr);
+// Run everything queued on a stream (cuDNN's Find waits for its stream).
+cudaError_t standin_drain(cudaStream_t stream);
+bool standin_capturing(cudaStream_t stream);
+
+// The functions of the call table (cudnn.cc, cublas.cc) and the blocking kernel.
+void standin_fill_cudnn_table();
+void standin_fill_cublas_table();

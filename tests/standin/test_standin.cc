@@ -1,0 +1,575 @@
+// The cuda backend on the stand-in device (standin.h), beyond the GPU suite
+// of tests/device/ that runs on it unchanged: the stand-in's own semantics,
+// every documented rule it enforces, the measure path with 1, 2 and 8 copies
+// hot and cold, cuDNN's Find answers a real GPU may give (no FMA reported, the
+// fused call refused everywhere, a cache hit), and `sslat measure -c cuda` on
+// every example space, end to end. No test reads a stand-in timing as a latency.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cublas_v2.h>
+
+#include "cli_fixture.h"
+#include "helpers.h"
+#include "op_cases.h"
+#include "standin.h"
+
+extern "C" {
+#include "calc/calculator.h"
+#include "ir/space.h"
+#include "kernels/cuda_backend.h"
+#include "kernels/cuda_layout.h"
+#include "kernels/ops.h"
+#include "measure/half.h"
+#include "reference_ops.h"
+}
+
+namespace {
+
+// Every rule broken in a test must be one the test broke on purpose: checked
+// after each test of this binary (the GPU suite's included).
+class NoRuleBroken : public ::testing::EmptyTestEventListener {
+    void OnTestStart(const ::testing::TestInfo &) override { standin_counters().violations = standin_counters().expected_violations = 0; }
+};
+
+class RulesEnvironment : public ::testing::Environment {
+  public:
+    void TearDown() override
+    {
+        EXPECT_EQ(standin_counters().violations, standin_counters().expected_violations)
+            << "the backend broke a documented cuDNN / cuBLAS rule (stderr names it): "
+            << standin_counters().last_rule;
+    }
+};
+
+[[maybe_unused]] const bool registered = [] {
+    ::testing::UnitTest::GetInstance()->listeners().Append(new NoRuleBroken);
+    ::testing::AddGlobalTestEnvironment(new RulesEnvironment);
+    return true;
+}();
+
+// The session of the backend on the stand-in, with the default script.
+class Standin : public ::testing::Test {
+  protected:
+    void SetUp() override
+    {
+        ASSERT_EQ(sslat_cuda_calculator.unavailable_reason(), nullptr);
+        standin_reset();
+        open(false);
+    }
+    void TearDown() override
+    {
+        close();
+        unsetenv("SSLAT_CUDA_COPIES_CAP");
+        standin_reset();
+        EXPECT_EQ(standin_counters().violations, standin_counters().expected_violations) << standin_counters().last_rule;
+    }
+    void open(bool cold)
+    {
+        sslat_calc_options o;
+        sslat_calc_options_default(&o);
+        o.cold = cold;
+        sslat_error err;
+        ASSERT_EQ(cuda_session_open(&session, &o, &err), SSLAT_OK) << err.message;
+        opened = true;
+    }
+    void close()
+    {
+        if (opened) cuda_session_close(&session);
+        opened = false;
+    }
+    // A one-layer space at batch 2 and its graph and reference output.
+    void load(const std::string &layers, const std::string &input)
+    {
+        space = load_text(space_json(layers, "", "{\"shape\": " + input + ", \"batch\": 2}"));
+        ASSERT_NE(space, nullptr);
+        sslat_error err;
+        ASSERT_EQ(sslat_space_architecture_graph(space, nullptr, 0, &whole, &err), SSLAT_OK) << err.message;
+        const sslat_graph *g = &whole;
+        float *r = reference_run(&g, 1, SEED);
+        ASSERT_NE(r, nullptr);
+        expected.assign(r, r + sslat_shape_elements(sslat_graph_output(&whole)));
+        free(r);
+    }
+    void unload()
+    {
+        sslat_graph_release(&whole);
+        sslat_space_free(space);
+        space = nullptr;
+    }
+    sslat_calc_options options(sslat_dtype dtype, sslat_exec_mode mode)
+    {
+        sslat_calc_options o;
+        sslat_calc_options_default(&o);
+        o.seed = SEED, o.dtype = dtype, o.mode = mode;
+        o.warmup_iterations = 1, o.run_iterations = 3;
+        return o;
+    }
+    // Copy `copy`'s output in NCHW, read from the stand-in's memory directly.
+    std::vector<float> output_of(const cuda_program &p, int32_t copy)
+    {
+        int32_t v = p.plan.output + 1;
+        const uint8_t *raw = (const uint8_t *)p.values[(size_t)copy * p.n_values + p.value_alias[v]];
+        sslat_shape s = sslat_graph_shape_of(p.graph, p.plan.output);
+        size_t count = (size_t)sslat_shape_elements(s), hw = (size_t)s.h * s.w;
+        std::vector<float> out(count);
+        for (size_t i = 0; i < count; i++) {
+            float value;
+            if (p.elem == SSLAT_ELEM_F32) std::memcpy(&value, raw + 4 * i, 4);
+            else {
+                uint16_t h;
+                std::memcpy(&h, raw + 2 * i, 2);
+                value = p.elem == SSLAT_ELEM_F16 ? sslat_fp16_to_float(h) : sslat_bf16_to_float(h);
+            }
+            out[p.nhwc ? sslat_nhwc_to_nchw(i, (size_t)s.c, hw) : i] = value;
+        }
+        return out;
+    }
+    double error(const std::vector<float> &got) { return normalised_error(got.data(), expected.data(), expected.size()); }
+
+    static constexpr uint64_t SEED = 77;
+    cuda_session session{};
+    bool opened = false;
+    sslat_space *space = nullptr;
+    sslat_graph whole{};
+    std::vector<float> expected;
+};
+
+// ---- the stand-in itself ---------------------------------------------------------------------
+
+TEST_F(Standin, WorkOnAStreamRunsWhenWaitedForAndTheLegacyStreamDoesNotWait)
+{
+    void *d = nullptr;
+    ASSERT_EQ(cudaMalloc(&d, 64 * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(sslat_cuda_fill(SSLAT_ELEM_F32, d, 64, 5, -1.0f, 1.0f, session.stream), 0);
+    float early[64], late[64];
+    // what the historical read-back bug did: a synchronous copy on the legacy stream
+    ASSERT_EQ(cudaMemcpy(early, d, sizeof early, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_TRUE(std::isnan(early[0])) << "the fill has not run: new device memory reads as NaN";
+    ASSERT_EQ(cudaStreamSynchronize(session.stream), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(late, d, sizeof late, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_FALSE(std::isnan(late[0]));
+    EXPECT_GE(late[0], -1.0f);
+    cudaFree(d);
+}
+
+TEST_F(Standin, ACaptureRecordsAndAnAllocationInsideItInvalidatesIt)
+{
+    void *d = nullptr;
+    ASSERT_EQ(cudaMalloc(&d, 16 * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(session.stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamBeginCapture(session.stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(d, 0, 16 * sizeof(float), session.stream), cudaSuccess);
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamEndCapture(session.stream, &graph), cudaSuccess);
+    float host[16];
+    std::memcpy(host, d, sizeof host);
+    EXPECT_TRUE(std::isnan(host[0])) << "recorded, not run";
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, session.stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(session.stream), cudaSuccess);
+    std::memcpy(host, d, sizeof host);
+    EXPECT_EQ(host[0], 0.0f) << "the replay ran it";
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    // an allocation inside a capture is refused and ends it invalid, as the runtime does
+    ASSERT_EQ(cudaStreamBeginCapture(session.stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    void *more = nullptr;
+    EXPECT_EQ(cudaMalloc(&more, 64), cudaErrorStreamCaptureUnsupported);
+    EXPECT_EQ(cudaStreamEndCapture(session.stream, &graph), cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+    cudaFree(d);
+}
+
+// ---- the documented rules, each broken once on purpose -------------------------------------------
+
+struct Descriptors {
+    cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr, bn = nullptr;
+    cudnnFilterDescriptor_t w = nullptr;
+    cudnnConvolutionDescriptor_t conv = nullptr;
+    cudnnActivationDescriptor_t act = nullptr;
+    cudnnPoolingDescriptor_t pool = nullptr;
+    Descriptors()
+    {
+        cudnnCreateTensorDescriptor(&x), cudnnCreateTensorDescriptor(&y), cudnnCreateTensorDescriptor(&bias);
+        cudnnCreateTensorDescriptor(&bn), cudnnCreateFilterDescriptor(&w), cudnnCreateConvolutionDescriptor(&conv);
+        cudnnCreateActivationDescriptor(&act), cudnnCreatePoolingDescriptor(&pool);
+        // a 3x3 convolution 8 -> 16 channels on 1x8x6x6, padding 1
+        cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 8, 6, 6);
+        cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 16, 6, 6);
+        cudnnSetTensor4dDescriptor(bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 16, 1, 1);
+        cudnnSetTensor4dDescriptor(bn, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 8, 1, 1);
+        cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 16, 8, 3, 3);
+        cudnnSetConvolution2dDescriptor(conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+        cudnnSetConvolutionMathType(conv, CUDNN_FMA_MATH);
+        cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0);
+        cudnnSetPooling2dDescriptor(pool, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 0, 0, 2, 2);
+    }
+    ~Descriptors()
+    {
+        cudnnDestroyTensorDescriptor(x), cudnnDestroyTensorDescriptor(y), cudnnDestroyTensorDescriptor(bias);
+        cudnnDestroyTensorDescriptor(bn), cudnnDestroyFilterDescriptor(w), cudnnDestroyConvolutionDescriptor(conv);
+        cudnnDestroyActivationDescriptor(act), cudnnDestroyPoolingDescriptor(pool);
+    }
+};
+
+class StandinRules : public Standin {
+  protected:
+    void SetUp() override
+    {
+        Standin::SetUp();
+        ASSERT_EQ(cudaMalloc(&memory, 1 << 20), cudaSuccess);
+    }
+    void TearDown() override
+    {
+        cudaFree(memory);
+        Standin::TearDown();
+    }
+    // the status, and the rule named: broken on purpose
+    void expect_rule(int status, int wanted, const char *rule)
+    {
+        EXPECT_EQ(status, wanted) << rule;
+        EXPECT_EQ(standin_counters().last_rule, rule);
+        standin_counters().expected_violations++;
+        standin_counters().last_rule.clear();
+    }
+    cudnnStatus_t conv(Descriptors &d, size_t workspace = 0)
+    {
+        const float one = 1, zero = 0;
+        return cudnnConvolutionForward(session.cudnn, &one, d.x, buffer(0), d.w, buffer(1), d.conv,
+                                       CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, workspace ? buffer(3) : nullptr,
+                                       workspace, &zero, d.y, buffer(2));
+    }
+    cudnnStatus_t fused(Descriptors &d, cudnnConvolutionFwdAlgo_t algo, cudnnTensorDescriptor_t z)
+    {
+        const float one = 1, zero = 0;
+        return cudnnConvolutionBiasActivationForward(session.cudnn, &one, d.x, buffer(0), d.w, buffer(1), d.conv, algo,
+                                                     buffer(3), 64 << 10, &zero, z, buffer(2), d.bias, buffer(4),
+                                                     d.act, d.y, buffer(2));
+    }
+    void *buffer(int i) { return (char *)memory + (size_t)i * (128 << 10); } // 128 KB slices
+    void *memory = nullptr;
+};
+
+TEST_F(StandinRules, TensorsPast2GigaElementsAreNotSupported)
+{
+    cudnnTensorDescriptor_t t;
+    cudnnCreateTensorDescriptor(&t);
+    expect_rule(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_HALF, 2, 1024, 1024, 1024),
+                CUDNN_STATUS_NOT_SUPPORTED, "tensorElements");
+    EXPECT_EQ(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_HALF, 1, 1024, 1024, 1024), CUDNN_STATUS_SUCCESS);
+    cudnnDestroyTensorDescriptor(t);
+}
+
+TEST_F(StandinRules, ConvolutionDescriptorsMustAgree)
+{
+    Descriptors d;
+    EXPECT_EQ(conv(d), CUDNN_STATUS_SUCCESS);
+    cudnnSetFilter4dDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, 16, 8, 3, 3); // KRSC with NCHW x, y
+    expect_rule(conv(d), CUDNN_STATUS_NOT_SUPPORTED, "convFormatsMatch");
+    cudnnSetFilter4dDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 16, 8, 3, 3);
+    cudnnSetConvolutionGroupCount(d.conv, 3); // 8 channels in 3 groups
+    expect_rule(conv(d), CUDNN_STATUS_BAD_PARAM, "groupsDivideChannels");
+    cudnnSetConvolutionGroupCount(d.conv, 1);
+    cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 16, 5, 5); // padding 1 keeps 6x6
+    expect_rule(conv(d), CUDNN_STATUS_NOT_SUPPORTED, "convOutputDims");
+}
+
+TEST_F(StandinRules, TheWorkspaceCoversWhatTheAlgorithmNeedsUnderTheMathSet)
+{
+    Descriptors d;
+    const float one = 1, zero = 0;
+    // the script's IMPLICIT_GEMM reports tensor-op math with 1 MiB; under FMA it needs 4 MiB
+    size_t need = 0;
+    cudnnGetConvolutionForwardWorkspaceSize(session.cudnn, d.x, d.w, d.conv, d.y, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+                                            &need);
+    EXPECT_EQ(need, (size_t)4 << 20);
+    expect_rule(cudnnConvolutionForward(session.cudnn, &one, d.x, buffer(0), d.w, buffer(1), d.conv,
+                                        CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, buffer(3), (size_t)1 << 20, &zero,
+                                        d.y, buffer(2)),
+                CUDNN_STATUS_BAD_PARAM, "convWorkspace");
+}
+
+TEST_F(StandinRules, TheFusedCallTakesReluOrIdentityABiasOf1xKx1x1AndZAsY)
+{
+    Descriptors d;
+    EXPECT_EQ(fused(d, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, d.y), CUDNN_STATUS_SUCCESS);
+    cudnnSetActivationDescriptor(d.act, CUDNN_ACTIVATION_SIGMOID, CUDNN_NOT_PROPAGATE_NAN, 0.0);
+    expect_rule(fused(d, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, d.y), CUDNN_STATUS_NOT_SUPPORTED,
+                "fusedActivation");
+    cudnnSetActivationDescriptor(d.act, CUDNN_ACTIVATION_IDENTITY, CUDNN_NOT_PROPAGATE_NAN, 0.0);
+    expect_rule(fused(d, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING, d.y), CUDNN_STATUS_NOT_SUPPORTED,
+                "fusedIdentityAlgorithm");
+    cudnnSetActivationDescriptor(d.act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0);
+    cudnnSetTensor4dDescriptor(d.bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 8, 1, 1); // K is 16
+    expect_rule(fused(d, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, d.y), CUDNN_STATUS_BAD_PARAM,
+                "fusedBiasDescriptor");
+    cudnnSetTensor4dDescriptor(d.bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 16, 1, 1);
+    cudnnTensorDescriptor_t z;
+    cudnnCreateTensorDescriptor(&z);
+    cudnnSetTensor4dDescriptor(z, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, 1, 16, 6, 6);
+    expect_rule(fused(d, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, z), CUDNN_STATUS_BAD_PARAM, "fusedZDescriptor");
+    cudnnDestroyTensorDescriptor(z);
+}
+
+TEST_F(StandinRules, BatchNormTakesTheDerivedDescriptorAndPoolingItsOwnOutput)
+{
+    Descriptors d;
+    const float one = 1, zero = 0;
+    cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 8, 6, 6);
+    auto bn = [&](double epsilon) {
+        return cudnnBatchNormalizationForwardInference(session.cudnn, CUDNN_BATCHNORM_SPATIAL, &one, &zero, d.x,
+                                                       buffer(0), d.y, buffer(2), d.bn, buffer(4), buffer(5),
+                                                       buffer(6), buffer(7), epsilon);
+    };
+    EXPECT_EQ(bn(1e-5), CUDNN_STATUS_SUCCESS);
+    expect_rule(bn(-1.0), CUDNN_STATUS_BAD_PARAM, "bnEpsilon");
+    cudnnSetTensor4dDescriptor(d.bn, CUDNN_TENSOR_NCHW, CUDNN_DATA_HALF, 1, 8, 1, 1); // derived: FLOAT
+    expect_rule(bn(1e-5), CUDNN_STATUS_BAD_PARAM, "bnDescriptor");
+    // pooling 2x2 stride 2 of 6x6 is 3x3
+    cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 8, 3, 3);
+    EXPECT_EQ(cudnnPoolingForward(session.cudnn, d.pool, &one, d.x, buffer(0), &zero, d.y, buffer(2)), CUDNN_STATUS_SUCCESS);
+    cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 8, 4, 4);
+    expect_rule(cudnnPoolingForward(session.cudnn, d.pool, &one, d.x, buffer(0), &zero, d.y, buffer(2)),
+                CUDNN_STATUS_BAD_PARAM, "poolOutputDims");
+    cudnnSetPooling2dDescriptor(d.pool, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 2, 2, 2, 2);
+    expect_rule(cudnnPoolingForward(session.cudnn, d.pool, &one, d.x, buffer(0), &zero, d.y, buffer(2)),
+                CUDNN_STATUS_NOT_SUPPORTED, "poolPadding");
+}
+
+TEST_F(StandinRules, GemmLeadingDimensionsTypesAndDeviceMemory)
+{
+    const float one = 1, zero = 0;
+    auto gemm = [&](int lda, cudaDataType c_type, cublasComputeType_t compute, void *c) {
+        // C (4x3) = A^T (A stored 5x4) · B (5x3)
+        return cublasGemmEx(session.cublas, CUBLAS_OP_T, CUBLAS_OP_N, 4, 3, 5, &one, buffer(0), CUDA_R_16F, lda,
+                            buffer(1), CUDA_R_16F, 5, &zero, c, c_type, 4, compute, CUBLAS_GEMM_DEFAULT);
+    };
+    EXPECT_EQ(gemm(5, CUDA_R_16F, CUBLAS_COMPUTE_32F, buffer(2)), CUBLAS_STATUS_SUCCESS);
+    expect_rule(gemm(4, CUDA_R_16F, CUBLAS_COMPUTE_32F, buffer(2)), CUBLAS_STATUS_INVALID_VALUE, "gemmLeadingDimensions");
+    expect_rule(gemm(5, CUDA_R_16F, CUBLAS_COMPUTE_32F_FAST_TF32, buffer(2)), CUBLAS_STATUS_NOT_SUPPORTED, "gemmTypes");
+    float host[12];
+    expect_rule(gemm(5, CUDA_R_16F, CUBLAS_COMPUTE_32F, host), CUBLAS_STATUS_INVALID_VALUE, "deviceMemory");
+}
+
+// ---- the measure path: copies, hot and cold ---------------------------------------------------------
+
+struct CopiesCase {
+    const char *layers, *input;
+};
+
+class StandinMeasure : public Standin, public ::testing::WithParamInterface<CopiesCase> {};
+
+// Copies 1, 2 and 8, hot: the copies rotate their own buffers, copy 0's
+// output is right and the last copy's (written only by the graph's replays) is there,
+// the blocking kernel held every hot sample, nothing ran on the legacy stream.
+TEST_P(StandinMeasure, EveryCopyHoldsTheRightOutputHotAndCold)
+{
+    load(GetParam().layers, GetParam().input);
+    for (sslat_dtype dtype : {SSLAT_DTYPE_FP32, SSLAT_DTYPE_FP16})
+        for (int copies : {1, 2, 8}) {
+            SCOPED_TRACE(std::string(sslat_dtype_name(dtype)) + ", copies " + std::to_string(copies));
+            setenv("SSLAT_CUDA_COPIES_CAP", std::to_string(copies).c_str(), 1);
+            sslat_calc_options o = options(dtype, SSLAT_MODE_FUSED);
+            cuda_program p;
+            sslat_error err;
+            ASSERT_EQ(cuda_program_init(&p, &session, &whole, &o, &err), SSLAT_OK) << err.message;
+            long launches = standin_counters().computed_launches;
+            sslat_entry e;
+            ASSERT_EQ(cuda_measure_program(&p, whole.input.n, &o, "test", CUDA_NVTX_PHASE, 0, &e, &err), SSLAT_OK)
+                << err.message;
+            EXPECT_EQ(p.copies, copies) << "the cache rule asks for more than the cap: the cap holds";
+            EXPECT_GT(standin_counters().computed_launches, launches);
+            EXPECT_EQ(e.samples, 3u);
+            double bound = dtype == SSLAT_DTYPE_FP32 ? 1e-4 : 1e-2;
+            EXPECT_LT(error(output_of(p, 0)), bound);
+            // the last copy has its own input (seeded by copy): its output is written by the replays only,
+            // so it is finite (new memory is NaN) and not copy 0's
+            std::vector<float> last = output_of(p, copies - 1), first = output_of(p, 0);
+            bool finite = true;
+            for (float v : last) finite = finite && std::isfinite(v);
+            EXPECT_TRUE(finite) << "the replays wrote the last copy's output";
+            if (copies > 1) EXPECT_NE(last, first);
+            cuda_program_release(&p);
+        }
+    EXPECT_GT(session.blocked_samples, 0);
+    EXPECT_EQ(session.unblocked_samples, 0) << "the host released the blocking kernel before waiting";
+    EXPECT_EQ(standin_counters().legacy_stream_ops, 0) << "every call on the session's stream";
+    // cold: one copy, the L2 flushed (a memset) before each sample
+    close();
+    open(true);
+    sslat_calc_options o = options(SSLAT_DTYPE_FP32, SSLAT_MODE_EAGER);
+    o.cold = true;
+    cuda_program p;
+    sslat_error err;
+    ASSERT_EQ(cuda_program_init(&p, &session, &whole, &o, &err), SSLAT_OK) << err.message;
+    sslat_entry e;
+    ASSERT_EQ(cuda_measure_program(&p, whole.input.n, &o, "test", CUDA_NVTX_PHASE, 0, &e, &err), SSLAT_OK) << err.message;
+    EXPECT_EQ(p.copies, 1);
+    EXPECT_EQ(e.samples, 3u);
+    EXPECT_LT(error(output_of(p, 0)), 1e-4);
+    EXPECT_EQ(session.blocked_samples, 0) << "cold samples do not use the blocking kernel";
+    cuda_program_release(&p);
+    unload();
+}
+
+const CopiesCase COPIES_CASES[] = {
+    {"\"cn_k3_c16\"", "[8, 8, 8]"},          // fused conv + bias + relu
+    {"\"ir_k3_e2_se0.25\"", "[16, 6, 6]"},   // SE: pools, mul_channel, residual
+    {"\"sv2_s1_c16\"", "[16, 6, 6]"},        // ShuffleNetV2: slice, concat, shuffle
+    {"\"fc10\"", "[8, 3, 3]"},               // flatten into cuBLAS (NHWC columns permuted)
+};
+INSTANTIATE_TEST_SUITE_P(Cases, StandinMeasure, ::testing::ValuesIn(COPIES_CASES));
+
+// ---- cuDNN's Find, as a real GPU may answer ------------------------------------------------------
+
+class StandinFind : public Standin {
+  protected:
+    // one conv + BN + ReLU (fused: cuDNN's conv + bias + act) measured once; its plan text
+    std::string run(sslat_dtype dtype, sslat_exec_mode mode, double *error_out = nullptr)
+    {
+        sslat_calc_options o = options(dtype, mode);
+        cuda_program p;
+        sslat_error err;
+        EXPECT_EQ(cuda_program_init(&p, &session, &whole, &o, &err), SSLAT_OK) << err.message;
+        EXPECT_EQ(cuda_program_choose_algorithms(&p, &err), SSLAT_OK) << err.message;
+        EXPECT_EQ(cuda_program_enqueue(&p, 0, &err), SSLAT_OK) << err.message;
+        std::vector<float> got(expected.size());
+        EXPECT_EQ(cuda_program_read_output(&p, got.data(), &err), SSLAT_OK) << err.message;
+        if (error_out) *error_out = error(got);
+        char plan[2048];
+        cuda_program_describe(&p, plan, sizeof plan);
+        cuda_program_release(&p);
+        return plan;
+    }
+};
+
+TEST_F(StandinFind, NoFmaResultForFp32SetsFmaOnTheFirstAndAsksItsWorkspaceAgain)
+{
+    load("\"cn_k3_c16\"", "[8, 8, 8]");
+    // every successful entry reports tensor-op math (a reporting quirk)
+    standin_script().find = {
+        {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_STATUS_SUCCESS, CUDNN_TENSOR_OP_MATH, 1 << 20, 4 << 20},
+        {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, CUDNN_STATUS_SUCCESS, CUDNN_TENSOR_OP_MATH, 0, 0},
+    };
+    standin_script().refuse_fused.clear();
+    double e = 1;
+    std::string plan = run(SSLAT_DTYPE_FP32, SSLAT_MODE_EAGER, &e);
+    EXPECT_LT(e, 1e-4);
+    EXPECT_NE(plan.find("IMPLICIT_GEMM, ws 4194304 B, fma, FMA set (Find reported none)"), std::string::npos) << plan;
+    EXPECT_EQ(session.fma_forced, 1);
+    ASSERT_FALSE(standin_counters().plain_calls.empty());
+    EXPECT_EQ(standin_counters().plain_calls.back().second, (int)CUDNN_FMA_MATH);
+    unload();
+}
+
+TEST_F(StandinFind, AFusedCallNoAlgorithmTakesFallsBackToTheOwnEpilogue)
+{
+    load("\"cn_k3_c16\"", "[8, 8, 8]");
+    standin_script().refuse_fused.clear();
+    for (int algo = 0; algo < CUDNN_CONVOLUTION_FWD_ALGO_COUNT; algo++) standin_script().refuse_fused.push_back({algo, -1});
+    double e = 1;
+    std::string plan = run(SSLAT_DTYPE_FP16, SSLAT_MODE_FUSED, &e);
+    EXPECT_LT(e, 1e-2);
+    EXPECT_NE(plan.find("fused call refused: conv + sslat_epilogue"), std::string::npos) << plan;
+    EXPECT_EQ(session.fused_fallbacks, 1);
+    // each successful Find entry was tried once, with the math it reported
+    std::vector<std::pair<int, int>> tried = {{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_TENSOR_OP_MATH},
+                                              {CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING, CUDNN_TENSOR_OP_MATH},
+                                              {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, CUDNN_TENSOR_OP_MATH}};
+    EXPECT_EQ(standin_counters().fused_calls, tried);
+    unload();
+}
+
+TEST_F(StandinFind, TheFusedTrialRunsThePairThatWillRunAndACacheHitRestoresIt)
+{
+    load("\"cn_k3_c16\"", "[8, 8, 8]");
+    // tf32: the descriptor asks DEFAULT math; the first entry reports tensor-op and the fused
+    // call refuses it under DEFAULT only: a trial under the Find-time math would be refused
+    standin_script().refuse_fused = {{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_DEFAULT_MATH}};
+    std::string first = run(SSLAT_DTYPE_TF32, SSLAT_MODE_FUSED);
+    EXPECT_NE(first.find("IMPLICIT_GEMM, ws 1048576 B, tensor_op"), std::string::npos) << first;
+    EXPECT_EQ(session.fused_fallbacks, 0);
+    long finds = standin_counters().find_calls;
+    standin_counters().fused_calls.clear();
+    std::string again = run(SSLAT_DTYPE_TF32, SSLAT_MODE_FUSED);
+    EXPECT_EQ(standin_counters().find_calls, finds) << "the session's cache answered";
+    EXPECT_EQ(session.find_cache.hits, 1);
+    ASSERT_EQ(standin_counters().fused_calls.size(), 1u);
+    EXPECT_EQ(standin_counters().fused_calls[0],
+              std::make_pair((int)CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, (int)CUDNN_TENSOR_OP_MATH))
+        << "the new descriptor got the cached math type, not the Find-time one";
+    unload();
+}
+
+// ---- sslat measure -c cuda, end to end -------------------------------------------------------------
+
+class StandinCommand : public CliFixture {
+  protected:
+    Result standin(const std::string &args)
+    {
+        std::string out = dir + "/stdout", err = dir + "/stderr";
+        std::string command = "SSLAT_CUDA_COPIES_CAP=2 " + std::string(SSLAT_STANDIN_CLI_PATH) + " " + args + " >" +
+                              out + " 2>" + err;
+        int status = std::system(command.c_str());
+        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out), read_all(err)};
+    }
+};
+
+TEST_F(StandinCommand, MeasuresEveryExampleSpaceWithItsPlanAndMetadata)
+{
+    const char *spaces[] = {"proxylessnas.json", "ofa_mobilenet_v3.json", "mobilenet_v2_space.json", "fbnet.json",
+                            "mnasnet1_0.json", "mobilenet_v2.json", "mobilenet_v3_large.json", "efficientnet_b0.json",
+                            "resnet18.json", "resnet50.json", "shufflenet_v2_x1_0.json", "yolov5s.json",
+                            "yolov5s_ss.json"};
+    for (const char *name : spaces) {
+        SCOPED_TRACE(name);
+        std::string table = path(std::string(name) + ".sslat"), json = path(std::string(name) + ".json");
+        Result r = standin("measure " + example_path(name) + " -c cuda --resolution 64 --warmup 1 --runs 3 -o " +
+                           table + " --json " + json);
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(r.err.find("RULE"), std::string::npos) << r.err;
+        struct stat st;
+        EXPECT_NE(stat((table + ".journal").c_str(), &st), 0) << "the journal is gone once the table is written";
+        std::string text = read_all(json);
+        for (const char *key : {"\"standin\"", "\"device.name\"", "\"software.cudnn\"", "\"cuda.find\"",
+                                "\"cuda.blocking_kernel\"", "\"cuda.fused_fallbacks\"", "\"calculator.cache\"",
+                                "\"cuda.plan."})
+            EXPECT_NE(text.find(key), std::string::npos) << key;
+        EXPECT_NE(text.find("| copies 2"), std::string::npos) << "each unit's plan with its copies";
+        EXPECT_NE(text.find("0 where it timed out"), std::string::npos);
+    }
+    // the same table, resumed from a journal of the first units: the rest only
+    std::string table = path("px.sslat");
+    Result first = standin("measure " + example_path("proxylessnas.json") +
+                           " -c cuda --resolution 64 --warmup 1 --runs 3 -o " + table);
+    ASSERT_EQ(first.code, 0) << first.err;
+    Result again = standin("measure " + example_path("proxylessnas.json") +
+                           " -c cuda --resolution 64 --warmup 1 --runs 3 --resume -o " + table);
+    EXPECT_EQ(again.code, 0) << again.err;
+}
+
+TEST_F(StandinCommand, ItsTablesAreNoLatenciesAndTheRealCommandNeverListsIt)
+{
+    std::string table = path("t.sslat");
+    Result r = standin("measure " + example_path("resnet18.json") + " -c cuda --resolution 32 --runs 3 -o " + table);
+    ASSERT_EQ(r.code, 0) << r.err;
+    Result stats = run("stats " + table);
+    EXPECT_NE(stats.code, 0);
+    EXPECT_NE(stats.err.find("stand-in"), std::string::npos) << stats.err;
+    Result listed = run("calculators");
+    EXPECT_EQ(listed.code, 0);
+    EXPECT_EQ(listed.out.find("stand-in"), std::string::npos) << listed.out;
+    EXPECT_EQ(listed.out.find("standin"), std::string::npos) << listed.out;
+}
+
+} // namespace
