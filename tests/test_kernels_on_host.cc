@@ -399,9 +399,9 @@ TEST(CudaKernelsOnHostLaunch, TheEmulatorRefusesWhatTheGpuRefuses)
     uint64_t launches = sslat_emulated_launches;
     auto nothing = [](int) {};
     void (*kernel)(int) = nothing;
-    sslat_emulate(dim3(1, 65536), dim3(32), kernel)(0);
+    sslat_emulate(dim3(1, 65536), dim3(32), nullptr, kernel)(0);
     EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration) << "grid y past 65535";
-    sslat_emulate(dim3(1), dim3(1025), kernel)(0);
+    sslat_emulate(dim3(1), dim3(1025), nullptr, kernel)(0);
     EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration) << "1025 threads in a block";
     EXPECT_EQ(sslat_emulated_launches, launches + 2);
     EXPECT_TRUE(sslat_emulated_shape_ok(dim3(0x7fffffffu, 65535, 65535), dim3(1024)));

@@ -364,7 +364,7 @@ TEST_F(StandinRules, GemmLeadingDimensionsTypesAndDeviceMemory)
 // ---- the measure path: copies, hot and cold ---------------------------------------------------------
 
 struct CopiesCase {
-    const char *layers, *input;
+    const char *name, *layers, *input;
 };
 
 class StandinMeasure : public Standin, public ::testing::WithParamInterface<CopiesCase> {};
@@ -423,12 +423,13 @@ TEST_P(StandinMeasure, EveryCopyHoldsTheRightOutputHotAndCold)
 }
 
 const CopiesCase COPIES_CASES[] = {
-    {"\"cn_k3_c16\"", "[8, 8, 8]"},          // fused conv + bias + relu
-    {"\"ir_k3_e2_se0.25\"", "[16, 6, 6]"},   // SE: pools, mul_channel, residual
-    {"\"sv2_s1_c16\"", "[16, 6, 6]"},        // ShuffleNetV2: slice, concat, shuffle
-    {"\"fc10\"", "[8, 3, 3]"},               // flatten into cuBLAS (NHWC columns permuted)
+    {"FusedConv", "\"cn_k3_c16\"", "[8, 8, 8]"},           // conv + bias + relu
+    {"SqueezeExcite", "\"ir_k3_e2_se0.25\"", "[16, 6, 6]"}, // pools, mul_channel, residual
+    {"ShuffleNetV2", "\"sv2_s1_c16\"", "[16, 6, 6]"},       // slice, concat, shuffle
+    {"Linear", "\"fc10\"", "[8, 3, 3]"},                    // flatten into cuBLAS (NHWC columns permuted)
 };
-INSTANTIATE_TEST_SUITE_P(Cases, StandinMeasure, ::testing::ValuesIn(COPIES_CASES));
+INSTANTIATE_TEST_SUITE_P(Cases, StandinMeasure, ::testing::ValuesIn(COPIES_CASES),
+                         [](const ::testing::TestParamInfo<CopiesCase> &info) { return std::string(info.param.name); });
 
 // ---- cuDNN's Find, as a real GPU may answer ------------------------------------------------------
 
