@@ -141,6 +141,8 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t a_op, cubla
         return CUBLAS_STATUS_INVALID_VALUE;
     }
     float al = *(const float *)alpha, be = *(const float *)beta; // compute 32F: float scalars
+    std::vector<StandinRange> ranges;
+    if (m > 0 && n > 0 && k > 0) ranges = {{a, a_bytes}, {b, b_bytes}, {c, c_bytes}};
     standin_submit(handle->stream, "cublasGemmEx", [=]() {
         for (int j = 0; j < n; j++)
             for (int i = 0; i < m; i++) {
@@ -153,7 +155,7 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t a_op, cubla
                 size_t at = (size_t)i + (size_t)j * ldc;
                 store(c, c_type, at, al * sum + (be != 0 ? be * load(c, c_type, at) : 0.0f));
             }
-    });
+    }, ranges);
     return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -279,6 +279,21 @@ cudnnStatus_t check_workspace(const char *call, cudnnConvolutionDescriptor_t con
     return device_check(call, "workspace", workspace, size);
 }
 
+// The handles and descriptors: plain host objects.
+template <typename T>
+cudnnStatus_t create(T **object)
+{
+    *object = new T();
+    return CUDNN_STATUS_SUCCESS;
+}
+
+template <typename T>
+cudnnStatus_t destroy(T *object)
+{
+    delete object;
+    return CUDNN_STATUS_SUCCESS;
+}
+
 } // namespace
 
 extern "C" {
@@ -319,17 +334,9 @@ cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t stream)
     return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *d)
-{
-    *d = new cudnnTensorStruct();
-    return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *d) { return create(d); }
 
-cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t d)
-{
-    delete d;
-    return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t d) { return destroy(d); }
 
 cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t d, cudnnTensorFormat_t format, cudnnDataType_t type,
                                          int n, int c, int h, int w)
@@ -354,17 +361,9 @@ cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t d, cudnnTensorF
     return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *f)
-{
-    *f = new cudnnFilterStruct();
-    return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *f) { return create(f); }
 
-cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t f)
-{
-    delete f;
-    return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t f) { return destroy(f); }
 
 cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t f, cudnnDataType_t type, cudnnTensorFormat_t format,
                                          int k, int c, int h, int w)
@@ -377,17 +376,9 @@ cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t f, cudnnDataTyp
     return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *conv)
-{
-    *conv = new cudnnConvolutionStruct();
-    return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *conv) { return create(conv); }
 
-cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t conv)
-{
-    delete conv;
-    return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t conv) { return destroy(conv); }
 
 cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t conv, int pad_h, int pad_w, int u, int v,
                                               int dilation_h, int dilation_w, cudnnConvolutionMode_t mode,
@@ -423,8 +414,10 @@ cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t conv, i
 cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t conv, cudnnMathType_t math)
 {
     if (math != CUDNN_DEFAULT_MATH && math != CUDNN_TENSOR_OP_MATH && math != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION &&
-        math != CUDNN_FMA_MATH)
+        math != CUDNN_FMA_MATH) {
+        standin_rule("mathType", "cudnnSetConvolutionMathType(): a cudnnMathType_t value", "math type %d", (int)math);
         return CUDNN_STATUS_BAD_PARAM;
+    }
     conv->math = math;
     return CUDNN_STATUS_SUCCESS;
 }
@@ -448,6 +441,7 @@ cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const
     standin_counters().find_calls++;
     *returned = 0;
     if (standin_capturing(handle->stream)) {
+        standin_invalidate(handle->stream);
         standin_rule("findNotCaptured", "cudnnFindConvolutionForwardAlgorithmEx() synchronises: not capturable",
                      "Find inside a stream capture");
         return CUDNN_STATUS_NOT_SUPPORTED;
@@ -500,9 +494,10 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, c
     cudnnTensorStruct xd = *x_desc, yd = *y_desc;
     cudnnFilterStruct wd = *w_desc;
     cudnnConvolutionStruct cd = *conv;
-    standin_submit(handle->stream, call, [=]() mutable {
-        write(&yd, y, convolve(&xd, x, &wd, w, &cd, &yd), a, b);
-    });
+    std::vector<StandinRange> ranges = {{x, bytes(&xd)}, {w, filter_elements(&wd) * element_size(wd.type)},
+                                        {y, bytes(&yd)}, {workspace, workspace_size}};
+    standin_submit(
+        handle->stream, call, [=]() mutable { write(&yd, y, convolve(&xd, x, &wd, w, &cd, &yd), a, b); }, ranges);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -577,21 +572,14 @@ cudnnStatus_t cudnnConvolutionBiasActivationForward(
             v[i] = activate(ad.mode, ad.coef, sum);
         }
         write(&yd, y, v, 1.0f, 0.0f);
-    });
+    }, {{x, bytes(&xd)}, {w, filter_elements(&wd) * element_size(wd.type)}, {y, bytes(&yd)}, {z, bytes(&yd)},
+        {bias, (size_t)bd.c * element_size(bd.type)}, {workspace, workspace_size}});
     return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *d)
-{
-    *d = new cudnnActivationStruct();
-    return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *d) { return create(d); }
 
-cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t d)
-{
-    delete d;
-    return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t d) { return destroy(d); }
 
 cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t d, cudnnActivationMode_t mode,
                                            cudnnNanPropagation_t, double coef)
@@ -627,25 +615,22 @@ cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescri
         std::vector<float> v = read(&xd, x);
         for (float &e : v) e = activate(ad.mode, ad.coef, e);
         write(&yd, y, v, a, b);
-    });
+    }, {{x, bytes(&xd)}, {y, bytes(&yd)}});
     return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *d)
-{
-    *d = new cudnnPoolingStruct();
-    return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *d) { return create(d); }
 
-cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t d)
-{
-    delete d;
-    return CUDNN_STATUS_SUCCESS;
-}
+cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t d) { return destroy(d); }
 
 cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t d, cudnnPoolingMode_t mode, cudnnNanPropagation_t,
                                           int window_h, int window_w, int pad_h, int pad_w, int stride_h, int stride_w)
 {
+    // the two modes the stand-in computes (sslat lowers max and average with padding counted)
+    if (mode != CUDNN_POOLING_MAX && mode != CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING) {
+        standin_rule("poolMode", "stand-in: MAX and AVERAGE_COUNT_INCLUDE_PADDING only", "mode %d", (int)mode);
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    }
     if (window_h <= 0 || window_w <= 0 || stride_h <= 0 || stride_w <= 0 || pad_h < 0 || pad_w < 0) {
         standin_rule("poolDescriptor", "cudnnSetPooling2dDescriptor(): windows and strides > 0, padding >= 0",
                      "window %d,%d pad %d,%d stride %d,%d", window_h, window_w, pad_h, pad_w, stride_h, stride_w);
@@ -707,7 +692,7 @@ cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescri
                         out[i] = pd.mode == CUDNN_POOLING_MAX ? best : sum / (float)(pd.window_h * pd.window_w);
                     }
         write(&yd, y, out, a, b);
-    });
+    }, {{x, bytes(&xd)}, {y, bytes(&yd)}});
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -760,7 +745,7 @@ cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudn
             v[i] = g[c] * (v[i] - m[c]) / std::sqrt(var[c] + (float)epsilon) + be[c];
         }
         write(&yd, y, v, a, b);
-    });
+    }, {{x, bytes(&xd)}, {y, bytes(&yd)}, {scale, pb}, {bn_bias, pb}, {mean, pb}, {variance, pb}});
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
+#include <memory>
 
 #include <sys/mman.h>
 
@@ -20,12 +22,15 @@
 
 struct Work {
     std::string what;
-    std::function<void()> run, check;
+    std::function<void()> run;
+    std::vector<StandinRange> ranges; // the device memory it reads or writes
+    uint64_t position = 0;            // its place in its stream's queue
 };
 
 struct CUstream_st {
     unsigned flags = 0;
-    std::vector<Work> queue;
+    std::deque<Work> queue;
+    uint64_t submitted = 0;
     struct CUgraph_st *capture = nullptr; // recording instead of queueing
     cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
     bool invalidated = false;
@@ -33,13 +38,23 @@ struct CUstream_st {
 struct CUgraph_st {
     std::vector<Work> record;
 };
-struct CUgraphExec_st {
+// What a graph launch replays: shared with the launches still queued, so an
+// executable graph may be destroyed while its launches are pending, as CUDA allows.
+struct Replay {
     std::vector<Work> record;
     long launches = 0;
 };
-struct CUevent_st {
+struct CUgraphExec_st {
+    std::shared_ptr<Replay> replay;
+};
+// An event's state, shared the same way with the record still queued.
+struct EventState {
     bool recorded = false, complete = false;
     cudaStream_t stream = nullptr;
+    uint64_t position = 0;
+};
+struct CUevent_st {
+    std::shared_ptr<EventState> state = std::make_shared<EventState>();
 };
 
 namespace {
@@ -80,11 +95,32 @@ bool unsafe_during_capture(const char *call)
     return false;
 }
 
-void run_all(std::vector<Work> &queue)
+// The memory a piece of work uses must still be allocated when it runs (or is
+// replayed): on a GPU that would be an illegal address.
+void check_ranges(const Work &work)
 {
-    std::vector<Work> work;
-    work.swap(queue);
-    for (Work &w : work) w.run();
+    for (const StandinRange &r : work.ranges)
+        if (r.bytes && !standin_is_device(r.pointer, r.bytes)) {
+            std::fprintf(stderr, "sslat stand-in: %s uses %zu B at %p, not (or no longer) device memory\n",
+                         work.what.c_str(), r.bytes, r.pointer);
+            std::abort();
+        }
+}
+
+void run_work(const Work &work)
+{
+    check_ranges(work);
+    work.run();
+}
+
+// The queued work of a stream, in order, up to a position (an event's).
+void run_until(cudaStream_t s, uint64_t position)
+{
+    while (!s->queue.empty() && s->queue.front().position <= position) {
+        Work work = std::move(s->queue.front());
+        s->queue.pop_front();
+        run_work(work);
+    }
 }
 
 bool is_legacy(cudaStream_t s) { return s == nullptr || s == cudaStreamLegacy; }
@@ -144,19 +180,30 @@ bool standin_is_device(const void *p, size_t bytes)
 
 bool standin_capturing(cudaStream_t s) { return !is_legacy(s) && s->capture; }
 
-cudaError_t standin_submit(cudaStream_t s, const char *what, std::function<void()> run, std::function<void()> check)
+void standin_invalidate(cudaStream_t s)
 {
+    if (!is_legacy(s) && s->capture) s->invalidated = true;
+}
+
+cudaError_t standin_submit(cudaStream_t s, const char *what, std::function<void()> run, std::vector<StandinRange> ranges)
+{
+    Work work{what, std::move(run), std::move(ranges), 0};
     if (is_legacy(s)) {
         // the legacy stream waits for blocking streams only; the session's is non-blocking
         counters.legacy_stream_ops++;
         for (cudaStream_t other : streams)
-            if (!(other->flags & cudaStreamNonBlocking)) run_all(other->queue);
-        run();
+            if (!(other->flags & cudaStreamNonBlocking)) run_until(other, UINT64_MAX);
+        run_work(work);
         return cudaSuccess;
     }
-    Work work{what, std::move(run), std::move(check)};
-    if (s->capture) s->capture->record.push_back(std::move(work));
-    else s->queue.push_back(std::move(work));
+    if (s->capture) {
+        // work on a stream whose capture was invalidated fails, as the runtime's does
+        if (s->invalidated) return fail(cudaErrorStreamCaptureInvalidated);
+        s->capture->record.push_back(std::move(work));
+        return cudaSuccess;
+    }
+    work.position = ++s->submitted;
+    s->queue.push_back(std::move(work));
     return cudaSuccess;
 }
 
@@ -164,14 +211,14 @@ cudaError_t standin_drain(cudaStream_t s)
 {
     if (is_legacy(s)) {
         for (cudaStream_t other : streams)
-            if (!(other->flags & cudaStreamNonBlocking)) run_all(other->queue);
+            if (!(other->flags & cudaStreamNonBlocking)) run_until(other, UINT64_MAX);
         return cudaSuccess;
     }
     if (s->capture) {
         s->invalidated = true; // waiting on a capturing stream is prohibited
         return fail(cudaErrorStreamCaptureUnsupported);
     }
-    run_all(s->queue);
+    run_until(s, UINT64_MAX);
     return cudaSuccess;
 }
 
@@ -320,8 +367,7 @@ cudaError_t cudaFree(void *p)
         return fail(cudaErrorInvalidValue);
     }
     // the GPU finishes queued work before memory is freed (cudaFree synchronises)
-    for (cudaStream_t s : streams)
-        if (!s->capture) run_all(s->queue);
+    for (cudaStream_t s : streams) run_until(s, UINT64_MAX);
     if (it->second.mapped) munmap(p, it->second.bytes);
     else std::free(p);
     counters.allocated_bytes -= it->second.bytes;
@@ -360,12 +406,10 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaM
                      dst, src, bytes, (int)kind);
         return fail(cudaErrorInvalidValue);
     }
-    return standin_submit(
-        stream, "cudaMemcpyAsync", [=]() { std::memmove(dst, src, bytes); },
-        [=]() {
-            if ((dst_device && !standin_is_device(dst, bytes)) || (src_device && !standin_is_device(src, bytes)))
-                std::fprintf(stderr, "sslat stand-in: a replayed copy uses freed memory\n"), std::abort();
-        });
+    std::vector<StandinRange> ranges;
+    if (dst_device) ranges.push_back({dst, bytes});
+    if (src_device) ranges.push_back({src, bytes});
+    return standin_submit(stream, "cudaMemcpyAsync", [=]() { std::memmove(dst, src, bytes); }, ranges);
 }
 
 // Synchronous, on the legacy stream: it does not wait for a non-blocking stream.
@@ -383,10 +427,11 @@ cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t strea
     }
     // a buffer past POISONED_UP_TO (the cold run's L2 flush) is never read: checked, not written
     bool write = bytes <= POISONED_UP_TO;
-    return standin_submit(stream, "cudaMemsetAsync", [=]() {
-        if (!standin_is_device(p, bytes)) std::fprintf(stderr, "sslat stand-in: memset of freed memory\n"), std::abort();
-        if (write) std::memset(p, value, bytes);
-    });
+    return standin_submit(
+        stream, "cudaMemsetAsync", [=]() {
+            if (write) std::memset(p, value, bytes);
+        },
+        {{p, bytes}});
 }
 
 // ---- streams, events, capture, graphs ----------------------------------------------------------
@@ -404,7 +449,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *out, unsigned int flags)
 cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
     if (is_legacy(s)) return fail(cudaErrorInvalidResourceHandle);
-    run_all(s->queue); // the GPU finishes a destroyed stream's work
+    run_until(s, UINT64_MAX); // the GPU finishes a destroyed stream's work
     for (size_t i = 0; i < streams.size(); i++)
         if (streams[i] == s) streams.erase(streams.begin() + (long)i);
     delete s->capture;
@@ -441,27 +486,31 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsig
 {
     if (!graph) return fail(cudaErrorInvalidValue);
     *exec = new CUgraphExec_st();
-    (*exec)->record = graph->record;
+    (*exec)->replay = std::make_shared<Replay>();
+    (*exec)->replay->record = graph->record;
     return cudaSuccess;
 }
 
+// The first launches compute; later ones check that the memory each recorded
+// piece of work uses is still allocated (the own kernels declare none).
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
 {
     if (!exec) return fail(cudaErrorInvalidValue);
-    return standin_submit(stream, "cudaGraphLaunch", [exec]() {
+    std::shared_ptr<Replay> replay = exec->replay;
+    return standin_submit(stream, "cudaGraphLaunch", [replay]() {
         counters.graph_launches++;
-        bool compute = exec->launches++ < script.computed_replays;
+        bool compute = replay->launches++ < script.computed_replays;
         if (compute) counters.computed_launches++;
-        for (Work &w : exec->record) {
-            if (compute) w.run();
-            else if (w.check) w.check();
+        for (const Work &w : replay->record) {
+            if (compute) run_work(w);
+            else check_ranges(w);
         }
     });
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
 {
-    delete exec;
+    delete exec; // a launch still queued keeps its replay
     return cudaSuccess;
 }
 
@@ -479,7 +528,7 @@ cudaError_t cudaEventCreate(cudaEvent_t *event)
 
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
-    delete event;
+    delete event; // a record still queued keeps its state
     return cudaSuccess;
 }
 
@@ -489,20 +538,27 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
         std::fprintf(stderr, "sslat stand-in: cudaEventRecord inside a capture is not emulated\n");
         return fail(cudaErrorNotSupported);
     }
-    event->recorded = true, event->complete = false, event->stream = stream;
-    return standin_submit(stream, "cudaEventRecord", [event]() { event->complete = true; });
+    std::shared_ptr<EventState> state = event->state;
+    state->recorded = true, state->complete = false, state->stream = stream;
+    cudaError_t code = standin_submit(stream, "cudaEventRecord", [state]() { state->complete = true; });
+    state->position = is_legacy(stream) ? 0 : stream->submitted;
+    return code;
 }
 
+// Waits for the stream up to the event only: the work queued after it stays queued.
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
-    if (!event->recorded) return cudaSuccess;
-    return standin_drain(event->stream);
+    std::shared_ptr<EventState> state = event->state;
+    if (!state->recorded || state->complete) return cudaSuccess;
+    if (standin_capturing(state->stream)) return fail(cudaErrorStreamCaptureUnsupported);
+    run_until(state->stream, state->position);
+    return cudaSuccess;
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
-    if (!start->recorded || !end->recorded) return fail(cudaErrorInvalidResourceHandle);
-    if (!start->complete || !end->complete) return fail(cudaErrorNotReady);
+    if (!start->state->recorded || !end->state->recorded) return fail(cudaErrorInvalidResourceHandle);
+    if (!start->state->complete || !end->state->complete) return fail(cudaErrorNotReady);
     *ms = script.elapsed_ms; // scripted: the stand-in times nothing
     return cudaSuccess;
 }

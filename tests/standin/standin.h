@@ -80,10 +80,18 @@ const std::string &standin_last_error();
 
 // Whether [p, p + bytes) lies inside one live device allocation.
 bool standin_is_device(const void *p, size_t bytes);
+// Device memory a piece of work uses.
+struct StandinRange {
+    const void *pointer;
+    size_t bytes;
+};
 // Work of a stream: queued, recorded when it captures, or run at once on the
-// NULL stream. check runs instead of run in replays that do not compute.
+// NULL stream. Its ranges must be allocated whenever it runs; replays that do
+// not compute check them only.
 cudaError_t standin_submit(cudaStream_t stream, const char *what, std::function<void()> run,
-                           std::function<void()> check = nullptr);
+                           std::vector<StandinRange> ranges = {});
+// A capture that cannot go on (Find inside it): its end reports it invalid.
+void standin_invalidate(cudaStream_t stream);
 // Run everything queued on a stream (cuDNN's Find waits for its stream).
 cudaError_t standin_drain(cudaStream_t stream);
 bool standin_capturing(cudaStream_t stream);

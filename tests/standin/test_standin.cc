@@ -35,26 +35,38 @@ extern "C" {
 namespace {
 
 // Every rule broken in a test must be one the test broke on purpose: checked
-// after each test of this binary (the GPU suite's included).
+// after each test of this binary (the GPU suite's included), whether the tests
+// run one per process (ctest) or all in one; the tests that broke one are
+// named at the end and fail the run.
+std::vector<std::string> &rule_breakers()
+{
+    static std::vector<std::string> names;
+    return names;
+}
+
 class NoRuleBroken : public ::testing::EmptyTestEventListener {
-    void OnTestStart(const ::testing::TestInfo &) override { standin_counters().violations = standin_counters().expected_violations = 0; }
+    void OnTestStart(const ::testing::TestInfo &) override
+    {
+        standin_counters().violations = standin_counters().expected_violations = 0;
+    }
+    void OnTestEnd(const ::testing::TestInfo &test) override
+    {
+        if (standin_counters().violations != standin_counters().expected_violations)
+            rule_breakers().push_back(std::string(test.test_suite_name()) + "." + test.name() + " (" +
+                                      standin_counters().last_rule + ")");
+    }
 };
 
 class RulesEnvironment : public ::testing::Environment {
   public:
     void TearDown() override
     {
-        EXPECT_EQ(standin_counters().violations, standin_counters().expected_violations)
-            << "the backend broke a documented cuDNN / cuBLAS rule (stderr names it): "
-            << standin_counters().last_rule;
+        std::string names;
+        for (const std::string &name : rule_breakers()) names += "\n  " + name;
+        EXPECT_TRUE(rule_breakers().empty())
+            << "the backend broke a documented cuDNN / cuBLAS rule (stderr names it) in:" << names;
     }
 };
-
-[[maybe_unused]] const bool registered = [] {
-    ::testing::UnitTest::GetInstance()->listeners().Append(new NoRuleBroken);
-    ::testing::AddGlobalTestEnvironment(new RulesEnvironment);
-    return true;
-}();
 
 // The session of the backend on the stand-in, with the default script.
 class Standin : public ::testing::Test {
@@ -158,7 +170,39 @@ TEST_F(Standin, WorkOnAStreamRunsWhenWaitedForAndTheLegacyStreamDoesNotWait)
     ASSERT_EQ(cudaMemcpy(late, d, sizeof late, cudaMemcpyDeviceToHost), cudaSuccess);
     EXPECT_FALSE(std::isnan(late[0]));
     EXPECT_GE(late[0], -1.0f);
+    // an event waits for the work before it only
+    cudaEvent_t event;
+    ASSERT_EQ(cudaEventCreate(&event), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(event, session.stream), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(d, 0, 64 * sizeof(float), session.stream), cudaSuccess);
+    ASSERT_EQ(cudaEventSynchronize(event), cudaSuccess);
+    EXPECT_EQ(std::memcmp(d, late, sizeof late), 0) << "the memset after the event has not run";
+    ASSERT_EQ(cudaStreamSynchronize(session.stream), cudaSuccess);
+    EXPECT_EQ(((float *)d)[0], 0.0f);
+    cudaEventDestroy(event);
     cudaFree(d);
+}
+
+// A replayed graph whose memory was freed is an illegal address on a GPU: here
+// the process stops, naming the call.
+TEST_F(Standin, AReplayOfFreedMemoryStopsTheProcess)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(
+        {
+            void *d = nullptr;
+            cudaMalloc(&d, 256);
+            cudaStreamBeginCapture(session.stream, cudaStreamCaptureModeThreadLocal);
+            cudaMemsetAsync(d, 0, 256, session.stream);
+            cudaGraph_t graph;
+            cudaStreamEndCapture(session.stream, &graph);
+            cudaGraphExec_t exec;
+            cudaGraphInstantiate(&exec, graph, 0);
+            cudaFree(d);
+            cudaGraphLaunch(exec, session.stream);
+            cudaStreamSynchronize(session.stream);
+        },
+        "cudaMemsetAsync uses 256 B at .*no longer\\) device memory");
 }
 
 TEST_F(Standin, ACaptureRecordsAndAnAllocationInsideItInvalidatesIt)
@@ -185,6 +229,8 @@ TEST_F(Standin, ACaptureRecordsAndAnAllocationInsideItInvalidatesIt)
     ASSERT_EQ(cudaStreamBeginCapture(session.stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
     void *more = nullptr;
     EXPECT_EQ(cudaMalloc(&more, 64), cudaErrorStreamCaptureUnsupported);
+    EXPECT_EQ(cudaMemsetAsync(d, 0, 16 * sizeof(float), session.stream), cudaErrorStreamCaptureInvalidated)
+        << "work on an invalidated capture fails";
     EXPECT_EQ(cudaStreamEndCapture(session.stream, &graph), cudaErrorStreamCaptureInvalidated);
     cudaGetLastError();
     cudaFree(d);
