@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -581,12 +582,18 @@ TEST_F(StandinCommand, MeasuresEveryExampleSpaceWithItsPlanAndMetadata)
     for (const char *name : spaces) {
         SCOPED_TRACE(name);
         std::string table = path(std::string(name) + ".sslat"), json = path(std::string(name) + ".json");
+        std::string csv = path(std::string(name) + ".csv"), macs = path(std::string(name) + ".mac.csv");
         Result r = standin("measure " + example_path(name) + " -c cuda --resolution 64 --warmup 1 --runs 3 -o " +
-                           table + " --json " + json);
+                           table + " --json " + json + " --csv " + csv);
         ASSERT_EQ(r.code, 0) << r.err;
         EXPECT_EQ(r.err.find("RULE"), std::string::npos) << r.err;
         struct stat st;
         EXPECT_NE(stat((table + ".journal").c_str(), &st), 0) << "the journal is gone once the table is written";
+        // every unit: the same rows as the analytic table of the same space
+        ASSERT_EQ(run("measure " + example_path(name) + " -c mac --resolution 64 --csv " + macs).code, 0);
+        std::string rows = read_all(csv), mac_rows = read_all(macs);
+        EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), std::count(mac_rows.begin(), mac_rows.end(), '\n'));
+        EXPECT_EQ(rows.find("nan"), std::string::npos);
         std::string text = read_all(json);
         for (const char *key : {"\"standin\"", "\"device.name\"", "\"software.cudnn\"", "\"cuda.find\"",
                                 "\"cuda.blocking_kernel\"", "\"cuda.fused_fallbacks\"", "\"calculator.cache\"",
@@ -595,14 +602,19 @@ TEST_F(StandinCommand, MeasuresEveryExampleSpaceWithItsPlanAndMetadata)
         EXPECT_NE(text.find("| copies 2"), std::string::npos) << "each unit's plan with its copies";
         EXPECT_NE(text.find("0 where it timed out"), std::string::npos);
     }
-    // the same table, resumed from a journal of the first units: the rest only
-    std::string table = path("px.sslat");
-    Result first = standin("measure " + example_path("proxylessnas.json") +
-                           " -c cuda --resolution 64 --warmup 1 --runs 3 -o " + table);
+    // the journal: kept (--keep-journal), then a --resume run takes every unit
+    // from it (no convolution timed by Find) and removes it
+    std::string table = path("px.sslat"), json = path("px.json");
+    std::string common = "measure " + example_path("proxylessnas.json") + " -c cuda --resolution 64 --warmup 1 --runs 3 -o " + table;
+    Result first = standin(common + " --keep-journal");
     ASSERT_EQ(first.code, 0) << first.err;
-    Result again = standin("measure " + example_path("proxylessnas.json") +
-                           " -c cuda --resolution 64 --warmup 1 --runs 3 --resume -o " + table);
+    struct stat st;
+    ASSERT_EQ(stat((table + ".journal").c_str(), &st), 0) << "kept";
+    Result again = standin(common + " --resume --json " + json);
     EXPECT_EQ(again.code, 0) << again.err;
+    EXPECT_NE(read_all(json).find("0 distinct convolutions timed by cudnnFind"), std::string::npos)
+        << "every unit came from the journal";
+    EXPECT_NE(stat((table + ".journal").c_str(), &st), 0);
 }
 
 TEST_F(StandinCommand, ItsTablesAreNoLatenciesAndTheRealCommandNeverListsIt)
