@@ -15,8 +15,10 @@
 // for it (cudaStreamSynchronize, cudaEventSynchronize) and, on the legacy NULL
 // stream, at once, without waiting for a non-blocking stream (so a read-back
 // on the wrong stream reads what was there before). A capturing stream records
-// instead; a graph launch replays the record. New device memory holds NaN
-// bytes (0xff), so a value read before it was written shows.
+// instead; a graph launch replays the record. New device memory up to 64 MiB
+// holds NaN bytes (0xff), so a value read before it was written shows; every
+// library call, copy and memset names the device ranges it uses, checked when
+// it runs and on every replay.
 #pragma once
 
 #include <cstddef>
