@@ -69,6 +69,12 @@ class RulesEnvironment : public ::testing::Environment {
     }
 };
 
+[[maybe_unused]] const bool registered = [] {
+    ::testing::UnitTest::GetInstance()->listeners().Append(new NoRuleBroken);
+    ::testing::AddGlobalTestEnvironment(new RulesEnvironment);
+    return true;
+}();
+
 // The session of the backend on the stand-in, with the default script.
 class Standin : public ::testing::Test {
   protected:
@@ -82,8 +88,7 @@ class Standin : public ::testing::Test {
     {
         close();
         unsetenv("SSLAT_CUDA_COPIES_CAP");
-        standin_reset();
-        EXPECT_EQ(standin_counters().violations, standin_counters().expected_violations) << standin_counters().last_rule;
+        standin_reset(); // the rules broken are the listener's to check (it keeps them)
     }
     void open(bool cold)
     {
