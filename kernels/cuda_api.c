@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/error.h"
-
 cuda_api_table sslat_cuda_api;
 
 /* Where the libraries are looked for after the loader's own path: the

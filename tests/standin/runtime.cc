@@ -69,6 +69,7 @@ struct Allocation {
 };
 
 std::map<uintptr_t, Allocation> allocations; // by start address
+size_t allocated_bytes = 0;                   // their sum, for cudaMemGetInfo
 std::vector<cudaStream_t> streams;
 StandinScript script;
 StandinCounters counters;
@@ -125,6 +126,14 @@ void run_until(cudaStream_t s, uint64_t position)
 
 bool is_legacy(cudaStream_t s) { return s == nullptr || s == cudaStreamLegacy; }
 
+// What the legacy stream waits for: the blocking streams (the session's is
+// non-blocking, so it is not waited for).
+void wait_for_blocking_streams()
+{
+    for (cudaStream_t other : streams)
+        if (!(other->flags & cudaStreamNonBlocking)) run_until(other, UINT64_MAX);
+}
+
 } // namespace
 
 // ---- shared with cudnn.cc / cublas.cc --------------------------------------------------------
@@ -147,7 +156,6 @@ void standin_reset()
     script.refuse_fused = {{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_TENSOR_OP_MATH}};
     StandinCounters kept = counters;
     counters = StandinCounters();
-    counters.allocated_bytes = kept.allocated_bytes, counters.live_allocations = kept.live_allocations;
     counters.violations = kept.violations, counters.expected_violations = kept.expected_violations;
     last_error.clear();
 }
@@ -189,10 +197,8 @@ cudaError_t standin_submit(cudaStream_t s, const char *what, std::function<void(
 {
     Work work{what, std::move(run), std::move(ranges), 0};
     if (is_legacy(s)) {
-        // the legacy stream waits for blocking streams only; the session's is non-blocking
         counters.legacy_stream_ops++;
-        for (cudaStream_t other : streams)
-            if (!(other->flags & cudaStreamNonBlocking)) run_until(other, UINT64_MAX);
+        wait_for_blocking_streams();
         run_work(work);
         return cudaSuccess;
     }
@@ -210,8 +216,7 @@ cudaError_t standin_submit(cudaStream_t s, const char *what, std::function<void(
 cudaError_t standin_drain(cudaStream_t s)
 {
     if (is_legacy(s)) {
-        for (cudaStream_t other : streams)
-            if (!(other->flags & cudaStreamNonBlocking)) run_until(other, UINT64_MAX);
+        wait_for_blocking_streams();
         return cudaSuccess;
     }
     if (s->capture) {
@@ -262,7 +267,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
-    size_t used = RESERVED + counters.allocated_bytes;
+    size_t used = RESERVED + allocated_bytes;
     *free_bytes = used < TOTAL_MEMORY ? TOTAL_MEMORY - used : 0;
     *total = TOTAL_MEMORY;
     return cudaSuccess;
@@ -351,8 +356,7 @@ cudaError_t cudaMalloc(void **out, size_t bytes)
         std::memset(p, 0xff, size); // NaN in every element type: unwritten values show
     }
     allocations[(uintptr_t)p] = Allocation{size, mapped};
-    counters.allocated_bytes += size;
-    counters.live_allocations++;
+    allocated_bytes += size;
     *out = p;
     return cudaSuccess;
 }
@@ -370,8 +374,7 @@ cudaError_t cudaFree(void *p)
     for (cudaStream_t s : streams) run_until(s, UINT64_MAX);
     if (it->second.mapped) munmap(p, it->second.bytes);
     else std::free(p);
-    counters.allocated_bytes -= it->second.bytes;
-    counters.live_allocations--;
+    allocated_bytes -= it->second.bytes;
     allocations.erase(it);
     return cudaSuccess;
 }
@@ -498,7 +501,6 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
     if (!exec) return fail(cudaErrorInvalidValue);
     std::shared_ptr<Replay> replay = exec->replay;
     return standin_submit(stream, "cudaGraphLaunch", [replay]() {
-        counters.graph_launches++;
         bool compute = replay->launches++ < script.computed_replays;
         if (compute) counters.computed_launches++;
         for (const Work &w : replay->record) {

@@ -64,9 +64,8 @@ struct StandinCounters {
     long find_calls = 0;
     std::vector<std::pair<int, int>> fused_calls; // (algorithm, math) of every fused call made
     std::vector<std::pair<int, int>> plain_calls; // the same for cudnnConvolutionForward
-    long graph_launches = 0, computed_launches = 0;
+    long computed_launches = 0;   // graph launches that computed
     long legacy_stream_ops = 0;   // work put on the NULL stream
-    size_t allocated_bytes = 0, live_allocations = 0;
 };
 StandinCounters &standin_counters();
 
