@@ -10,7 +10,7 @@
 
 /* One architecture as one program: its subgraphs appended in layer order,
  * each reading what the space wires it to. */
-static sslat_status build_architecture(const host_session *session, host_choices *choices, const sslat_space *space,
+static sslat_status build_architecture(host_session *session, host_choices *choices, const sslat_space *space,
                                        const int32_t *arch, const sslat_calc_options *o, host_program *program,
                                        sslat_error *err)
 {
@@ -36,7 +36,7 @@ static sslat_status build_architecture(const host_session *session, host_choices
     return status;
 }
 
-sslat_status host_measure_architectures(const host_session *session, host_choices *choices, const sslat_space *space,
+sslat_status host_measure_architectures(host_session *session, host_choices *choices, const sslat_space *space,
                                         const int32_t *const *archs, size_t n, const sslat_calc_options *o,
                                         double *ms, sslat_error *err)
 {

@@ -10,7 +10,7 @@
  * together, their samples interleaved (host_measure_interleaved). Each
  * subgraph runs in the lowering choices holds for it (the one its table entry
  * was timed in), deciding it now when there is none. */
-sslat_status host_measure_architectures(const host_session *session, host_choices *choices, const sslat_space *space,
+sslat_status host_measure_architectures(host_session *session, host_choices *choices, const sslat_space *space,
                                         const int32_t *const *archs, size_t n, const sslat_calc_options *options,
                                         double *ms, sslat_error *err);
 

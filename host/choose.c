@@ -92,7 +92,7 @@ static host_choice *choices_add(host_choices *c, const host_choice *choice, ssla
 
 /* ---- building ------------------------------------------------------------------------- */
 
-sslat_status host_build_copies(const host_session *session, const sslat_graph *graph, host_lowering lowering,
+sslat_status host_build_copies(host_session *session, const sslat_graph *graph, host_lowering lowering,
                                uint64_t seed, int replicas, host_program *program, int *copy_steps,
                                sslat_error *err)
 {
@@ -139,7 +139,7 @@ static sslat_status brief_ms(host_program *p, const sslat_graph *graph, double *
     return status;
 }
 
-sslat_status host_build_avoiding_reference(const host_session *session, host_choices *choices,
+sslat_status host_build_avoiding_reference(host_session *session, host_choices *choices,
                                            const sslat_graph *graph, sslat_exec_mode mode, uint64_t seed,
                                            int replicas, host_program *program, const host_choice **choice,
                                            sslat_error *err)
@@ -166,18 +166,22 @@ sslat_status host_build_avoiding_reference(const host_session *session, host_cho
         const host_step *step = &built[0].body.items[first_reference];
         snprintf(made.avoided, sizeof made.avoided, "%s %s", step->kind, step->impl);
         trials[0].reference = true;
-        /* only now is anything timed: the common case builds one program */
-        for (int i = 0; status == SSLAT_OK && i < n; i++) {
-            if (i > 0) {
-                sslat_error ignored; /* a lowering oneDNN refuses is simply not a candidate */
-                if (host_build_copies(session, graph, ladder[i], seed, replicas, &built[i], &steps[i], &ignored) != SSLAT_OK)
-                    continue;
-                trials[i].built = true;
-                trials[i].reference = host_program_reference_step(&built[i], 0) >= 0;
-                made.tried++;
-            }
-            status = brief_ms(&built[i], graph, &trials[i].ms, err);
+        trials[0].ms = INFINITY; /* decided from oneDNN's implementation name: never run */
+        int fast = 0;            /* lowerings built without a reference kernel */
+        for (int i = 1; i < n; i++) {
+            sslat_error ignored; /* a lowering oneDNN refuses is simply not a candidate */
+            if (host_build_copies(session, graph, ladder[i], seed, replicas, &built[i], &steps[i], &ignored) != SSLAT_OK)
+                continue;
+            trials[i].built = true;
+            trials[i].reference = host_program_reference_step(&built[i], 0) >= 0;
+            trials[i].ms = INFINITY;
+            if (!trials[i].reference) fast++;
+            made.tried++;
         }
+        /* only lowerings without a reference kernel are ever timed, and only
+         * when there is more than one to rank */
+        for (int i = 1; status == SSLAT_OK && fast > 1 && i < n; i++)
+            if (trials[i].built && !trials[i].reference) status = brief_ms(&built[i], graph, &trials[i].ms, err);
         if (status == SSLAT_OK) keep = host_pick_trial(trials, n, &made.reference);
     }
     for (int i = 0; i < n; i++)

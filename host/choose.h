@@ -1,11 +1,14 @@
-/* Never time a reference kernel silently. oneDNN answers every primitive,
- * but for some fused forms on some CPUs only with its reference (plain C++)
- * implementation, tens of times slower than its JIT kernels (oneDNN 2.6 on
- * avx512_core: the 1x1 convolution with a binary_add post-op). So a subgraph
- * is built with its mode's default lowering; when a primitive of it is a
- * reference one, the other lowerings of the ladder are built too, each timed
- * briefly, and the fastest without a reference kernel is kept. When every
- * lowering has one, the fastest is kept and the unit is flagged. */
+/* Never time a reference kernel silently, and never run one to find out it
+ * is one. oneDNN answers every primitive, but for some fused forms on some
+ * CPUs only with its reference (plain C++) implementation, tens of times
+ * slower than its JIT kernels (oneDNN 2.6 on avx512_core: the 1x1 convolution
+ * with a binary_add post-op). Which implementation a primitive got is known
+ * when it is created (its implementation name), so a subgraph is built with
+ * its mode's default lowering; when a primitive of it is a reference one, the
+ * other lowerings of the ladder are built too, and of those without a
+ * reference kernel the only one is kept, or the fastest of a brief timing.
+ * No lowering with a reference kernel is ever timed; when every lowering has
+ * one, the default is kept and the unit flagged. */
 #ifndef SSLAT_HOST_CHOOSE_H
 #define SSLAT_HOST_CHOOSE_H
 
@@ -28,7 +31,7 @@ int host_lowering_ladder(sslat_exec_mode mode, host_lowering *out);
 void host_lowering_describe(host_lowering lowering, char *out, size_t size);
 
 /* One lowering tried: whether it was built, whether it runs a reference
- * kernel, and its brief time. */
+ * kernel, and its brief time (INFINITY when it was not timed). */
 typedef struct host_trial {
     bool built;
     bool reference;
@@ -71,13 +74,13 @@ const host_choice *host_choices_find(const host_choices *choices, uint64_t hash)
 
 /* A program of `replicas` chained copies of graph (each with its own input
  * and weights) in one lowering; *copy_steps = the body steps of one copy. */
-sslat_status host_build_copies(const host_session *session, const sslat_graph *graph, host_lowering lowering,
+sslat_status host_build_copies(host_session *session, const sslat_graph *graph, host_lowering lowering,
                                uint64_t seed, int replicas, host_program *program, int *copy_steps,
                                sslat_error *err);
 
 /* The program of `replicas` copies of graph in the lowering decided for it
  * (deciding it now when choices has none), and that decision. */
-sslat_status host_build_avoiding_reference(const host_session *session, host_choices *choices,
+sslat_status host_build_avoiding_reference(host_session *session, host_choices *choices,
                                            const sslat_graph *graph, sslat_exec_mode mode, uint64_t seed,
                                            int replicas, host_program *program, const host_choice **choice,
                                            sslat_error *err);

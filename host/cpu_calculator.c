@@ -311,6 +311,7 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
     PAIR("host.calibration_ms", "%.3f at start, %.3f at end (ratio %.3f)", cs->calibration_start, calibration_end, drift);
     PAIR("calculator.schedule", "interleaved: rounds of one sample per subgraph, groups of %d", GROUP);
     PAIR("calculator.seed", "%llu", (unsigned long long)o->seed);
+    PAIR("cpu.reference_runs", "%ld", s->reference_runs);
 #undef PAIR
     for (int i = 0; i < n; i++) {
         sslat_status status = sslat_container_set_metadata(c, pairs[i].key, pairs[i].value, err);

@@ -140,6 +140,7 @@ sslat_status host_program_step(host_program *p, bool timed, const_dnnl_primitive
         snprintf(step->kind, sizeof step->kind, "%s", DNNL(dnnl_prim_kind2str)(kind));
     if (DNNL(dnnl_primitive_desc_query)(pd, dnnl_query_impl_info_str, 0, (void *)&impl) == dnnl_success && impl)
         snprintf(step->impl, sizeof step->impl, "%s", impl);
+    step->reference = strncmp(step->impl, "ref", 3) == 0; /* as host_impl_is_reference */
     return SSLAT_OK;
 fail:
     return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
@@ -231,7 +232,7 @@ sslat_status host_program_new_input(host_program *p, sslat_shape shape, int repl
     return status;
 }
 
-sslat_status host_program_init(host_program *p, const host_session *session, sslat_shape input,
+sslat_status host_program_init(host_program *p, host_session *session, sslat_shape input,
                                sslat_exec_mode mode, uint64_t seed, sslat_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -245,9 +246,11 @@ sslat_status host_program_init(host_program *p, const host_session *session, ssl
 
 static sslat_status run_list(host_program *p, const host_step_list *list, sslat_error *err)
 {
-    for (int i = 0; i < list->count; i++)
+    for (int i = 0; i < list->count; i++) {
+        p->session->reference_runs += list->items[i].reference;
         HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_execute)(list->items[i].primitive, p->session->stream,
                                                           list->items[i].nargs, list->items[i].args));
+    }
     HOST_DNNL_CHECK(err, DNNL(dnnl_stream_wait)(p->session->stream));
     return SSLAT_OK;
 fail:

@@ -16,6 +16,7 @@ typedef struct host_session {
     dnnl_engine_t engine;
     dnnl_stream_t stream;
     int threads;
+    long reference_runs; /* executions of a oneDNN reference kernel (host/choose.h): 0 unless every lowering had one */
 } host_session;
 
 sslat_status host_session_open(host_session *session, int threads, sslat_error *err);
@@ -45,6 +46,7 @@ typedef struct host_step {
     dnnl_exec_arg_t args[8];
     char kind[24]; /* oneDNN's primitive kind: "convolution", "reorder", … */
     char impl[40]; /* the implementation oneDNN chose: "jit_1x1:avx2", "ref:any", … */
+    bool reference; /* impl is one of oneDNN's reference kernels */
 } host_step;
 
 typedef struct host_step_list {
@@ -76,7 +78,7 @@ typedef struct host_lowering {
 host_lowering host_lowering_default(sslat_exec_mode mode);
 
 typedef struct host_program {
-    const host_session *session;
+    host_session *session;
     host_lowering lowering;  /* of the next append (host_program_append) */
     uint64_t seed;
     int32_t nodes_seen;      /* global node index base: fill streams differ per node */
@@ -93,7 +95,7 @@ typedef struct host_program {
 } host_program;
 
 /* A program whose input (shape, seeded random values in [-1, 1]) is ready. */
-sslat_status host_program_init(host_program *program, const host_session *session,
+sslat_status host_program_init(host_program *program, host_session *session,
                                sslat_shape input, sslat_exec_mode mode, uint64_t seed,
                                sslat_error *err);
 void host_program_release(host_program *program);
