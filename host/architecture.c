@@ -38,7 +38,7 @@ static sslat_status build_architecture(host_session *session, host_choices *choi
 
 sslat_status host_measure_architectures(host_session *session, host_choices *choices, const sslat_space *space,
                                         const int32_t *const *archs, size_t n, const sslat_calc_options *o,
-                                        double *ms, sslat_error *err)
+                                        host_interference *interference, double *ms, sslat_error *err)
 {
     host_program *programs = calloc(n + 1, sizeof *programs);
     host_program **pointers = calloc(n + 1, sizeof *pointers);
@@ -52,7 +52,7 @@ sslat_status host_measure_architectures(host_session *session, host_choices *cho
         pointers[built] = &programs[built];
         units[built] = space->input.n;
     }
-    if (status == SSLAT_OK) status = host_measure_interleaved(pointers, units, n, o, entries, err);
+    if (status == SSLAT_OK) status = host_measure_programs(pointers, units, n, o, interference, entries, err);
     for (size_t k = 0; status == SSLAT_OK && k < n; k++) ms[k] = entries[k].value;
     for (size_t k = 0; k < built; k++) host_program_release(&programs[k]);
     free(programs), free(pointers), free(units), free(entries);

@@ -134,7 +134,7 @@ static sslat_status brief_ms(host_program *p, const sslat_graph *graph, double *
     o.warmup_iterations = 1;
     o.run_iterations = 3;
     sslat_entry entry;
-    sslat_status status = host_measure_program(p, graph->input.n, &o, &entry, err);
+    sslat_status status = host_measure_program(p, graph->input.n, &o, NULL, &entry, err);
     *ms = entry.value;
     return status;
 }

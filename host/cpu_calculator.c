@@ -16,27 +16,10 @@
 #include "host/cpu_calculator.h"
 #include "host/lower.h"
 #include "host/measure.h"
+#include "host/quality.h"
 #include "table/container.h"
 
 static const char *cpu_unavailable(void) { return host_dnnl_load(); }
-
-/* Throttle / drift detection: a fixed single-thread workload timed when the
- * session opens and when the table is described; a machine that got slower or
- * faster in between (frequency, a noisy neighbour) shows as a ratio != 1. */
-static double calibration_ms(void)
-{
-    volatile double sink = 0;
-    double best = INFINITY;
-    for (int round = 0; round < 5; round++) {
-        double t0 = sslat_now_ms(), x = 1.0;
-        for (int i = 0; i < 2000000; i++) x = x * 1.0000001 + 1e-9;
-        sink += x;
-        double ms = sslat_now_ms() - t0;
-        if (ms < best) best = ms;
-    }
-    (void)sink;
-    return best;
-}
 
 static const char *isa_name(dnnl_cpu_isa_t isa)
 {
@@ -58,7 +41,11 @@ static const char *isa_name(dnnl_cpu_isa_t isa)
 typedef struct cpu_session {
     host_session host;
     host_choices choices; /* the lowering of each distinct subgraph */
-    double calibration_start;
+    host_interference interference;
+    /* throttle / drift: the calibration workload on one thread at the start
+     * and at the end; a machine that got slower or faster in between
+     * (frequency, a neighbour) shows as a ratio != 1 */
+    double calibration_start, calibration_end;
 } cpu_session;
 
 static sslat_status cpu_begin(const sslat_calculator *self, const sslat_calc_options *options,
@@ -75,7 +62,8 @@ static sslat_status cpu_begin(const sslat_calculator *self, const sslat_calc_opt
         free(s);
         return status;
     }
-    s->calibration_start = calibration_ms();
+    s->calibration_start = host_calibration_ms(1, NULL);
+    host_interference_begin(&s->interference, threads);
     if (options->progress)
         fprintf(stderr, "[cpu] %d worker thread%s (%s), oneDNN on %s\n", threads, threads == 1 ? "" : "s",
                 options->threads > 0 ? "--threads" : "the default: every core, or OMP_NUM_THREADS",
@@ -122,7 +110,10 @@ int host_replicas_for(const sslat_graph *graph, int threads)
 static sslat_status build_program(cpu_session *s, const sslat_graph *graph, const sslat_calc_options *options,
                                   host_program *program, int32_t *units, sslat_error *err)
 {
-    int replicas = options->replicas > 0 ? options->replicas : host_replicas_for(graph, s->host.threads);
+    /* cold: copies past the L2, so a copy's weights were evicted since its last run */
+    int replicas = options->replicas > 0 ? options->replicas
+                   : options->cold       ? host_replicas_for(graph, s->host.threads)
+                                         : 1;
     const host_choice *choice = NULL;
     /* per sample and per copy: the run time divided by batch × replicas */
     *units = graph->input.n * replicas;
@@ -138,7 +129,7 @@ static sslat_status cpu_measure(const sslat_calculator *self, void *session, con
     int32_t units = 1;
     sslat_status status = build_program(session, graph, options, &program, &units, err);
     if (status != SSLAT_OK) return status;
-    status = host_measure_program(&program, units, options, entry, err);
+    status = host_measure_program(&program, units, options, &((cpu_session *)session)->interference, entry, err);
     host_program_release(&program);
     return status;
 }
@@ -166,7 +157,8 @@ static sslat_status cpu_measure_many(const sslat_calculator *self, void *session
             if (status == SSLAT_OK) built++; /* a failed one released itself */
         }
         if (status == SSLAT_OK)
-            status = host_measure_interleaved(pointers, units, size, options, entries + start, err);
+            status = host_measure_programs(pointers, units, size, options, &((cpu_session *)session)->interference,
+                                           entries + start, err);
         for (size_t k = 0; k < built; k++) host_program_release(&programs[k]);
     }
     free(programs);
@@ -284,17 +276,13 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
     const cpu_session *cs = session;
     const host_session *s = &cs->host;
     const dnnl_version_t *v = DNNL(dnnl_version)();
-    double calibration_end = calibration_ms(), drift = calibration_end / cs->calibration_start;
-    if (fabs(drift - 1) > 0.05)
-        fprintf(stderr, "sslat: warning: this CPU ran %.0f%% %s at the end of the run than at its start "
-                        "(throttling or a busy machine): the table mixes two speeds\n",
-                100 * fabs(drift - 1), drift > 1 ? "slower" : "faster");
-    else if (o->progress)
-        fprintf(stderr, "sslat: calibration drift %+.1f%% between the start and the end of the run\n",
-                100 * (drift - 1));
+    cpu_session *session_data = session;
+    session_data->calibration_end = host_calibration_ms(1, NULL);
+    host_interference_end(&session_data->interference);
+    double drift = cs->calibration_end / cs->calibration_start;
     char cpu[256];
     cpu_model(cpu, sizeof cpu);
-    struct { const char *key; char value[128]; } pairs[16];
+    struct { const char *key; char value[128]; } pairs[20];
     int n = 0;
 #define PAIR(KEY, ...) do { pairs[n].key = KEY; snprintf(pairs[n].value, sizeof pairs[n].value, __VA_ARGS__); n++; } while (0)
     PAIR("host.cpu", "%s", cpu);
@@ -308,8 +296,15 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
     PAIR("calculator.warmup_iterations", "%d", o->warmup_iterations);
     PAIR("calculator.run_iterations", "%d", o->run_iterations);
     PAIR("calculator.adaptive", o->target_noise > 0 ? "noise %g, cap %g s" : "off", o->target_noise, o->max_seconds);
-    PAIR("host.calibration_ms", "%.3f at start, %.3f at end (ratio %.3f)", cs->calibration_start, calibration_end, drift);
-    PAIR("calculator.schedule", "interleaved: rounds of one sample per subgraph, groups of %d", GROUP);
+    PAIR("host.calibration_ms", "%.3f at start, %.3f at end (ratio %.3f)", cs->calibration_start, cs->calibration_end,
+         drift);
+    if (o->cold) {
+        PAIR("calculator.cache", "cold: weights and input evicted since a unit's last run (copies past 2x L2)");
+        PAIR("calculator.schedule", "interleaved: rounds of one sample per subgraph, groups of %d", GROUP);
+    } else {
+        PAIR("calculator.cache", "hot: each unit back to back after its warmup (one copy, data stay in cache)");
+        PAIR("calculator.schedule", "back to back: each subgraph's samples in a row, groups of %d", GROUP);
+    }
     PAIR("calculator.seed", "%llu", (unsigned long long)o->seed);
     PAIR("cpu.reference_runs", "%ld", s->reference_runs);
 #undef PAIR
@@ -317,7 +312,8 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
         sslat_status status = sslat_container_set_metadata(c, pairs[i].key, pairs[i].value, err);
         if (status != SSLAT_OK) return status;
     }
-    return describe_implementations(cs, o->space, c, err);
+    sslat_status status = host_describe_quality(&cs->interference, drift, o, c, err);
+    return status == SSLAT_OK ? describe_implementations(cs, o->space, c, err) : status;
 }
 
 static sslat_status cpu_measure_architectures(const sslat_calculator *self, void *session, const sslat_space *space,
@@ -326,7 +322,7 @@ static sslat_status cpu_measure_architectures(const sslat_calculator *self, void
 {
     (void)self;
     cpu_session *s = session;
-    return host_measure_architectures(&s->host, &s->choices, space, archs, n, options, ms, err);
+    return host_measure_architectures(&s->host, &s->choices, space, archs, n, options, &s->interference, ms, err);
 }
 
 const sslat_calculator sslat_cpu_calculator = {

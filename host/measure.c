@@ -19,48 +19,147 @@ static sslat_stop_rule stop_rule(const sslat_calc_options *o, size_t group)
     return rule;
 }
 
-sslat_status host_measure_interleaved(host_program *const *programs, const int32_t *units, size_t n,
-                                      const sslat_calc_options *o, sslat_entry *entries,
-                                      sslat_error *err)
+/* A hot batch: back-to-back samples of one program until this much time or
+ * this many samples, so the look at /proc around it costs little. */
+#define HOT_BATCH_MS 5.0
+enum { HOT_BATCH_SAMPLES = 64 };
+
+typedef struct sample {
+    size_t program;
+    double run_ms, value;
+} sample;
+
+typedef struct schedule {
+    host_program *const *programs;
+    const int32_t *units;
+    size_t n;
+    sslat_stop *stops;
+    sample *batch; /* max(n, HOT_BATCH_SAMPLES) */
+    host_interference *interference;
+} schedule;
+
+static sslat_status timed_run(const schedule *s, size_t k, sample *out, sslat_error *err)
+{
+    double t0 = sslat_now_ms();
+    sslat_status status = host_program_run(s->programs[k], err);
+    if (host_sample_hook) host_sample_hook();
+    double elapsed = sslat_now_ms() - t0;
+    *out = (sample){k, elapsed, elapsed / s->units[k]};
+    return status;
+}
+
+/* Samples wanted from program k before its stop can finish (all it may take
+ * when the stop is adaptive). */
+static size_t still_needed(const sslat_stop *stop)
+{
+    if (stop->rule.target_noise > 0 || stop->count >= stop->rule.min_samples) return HOT_BATCH_SAMPLES;
+    size_t need = stop->rule.min_samples - stop->count;
+    return need < HOT_BATCH_SAMPLES ? need : HOT_BATCH_SAMPLES;
+}
+
+/* One batch: `only` < n takes back-to-back samples of that program (hot);
+ * otherwise one sample of every unfinished program (a cold round). */
+static sslat_status run_batch(const schedule *s, size_t only, size_t *count, sslat_error *err)
+{
+    sslat_status status = SSLAT_OK;
+    *count = 0;
+    if (only < s->n) {
+        size_t need = still_needed(&s->stops[only]);
+        double spent = 0;
+        while (status == SSLAT_OK && *count < need && spent < HOT_BATCH_MS) {
+            status = timed_run(s, only, &s->batch[*count], err);
+            spent += s->batch[(*count)++].run_ms;
+        }
+        return status;
+    }
+    for (size_t k = 0; status == SSLAT_OK && k < s->n; k++)
+        if (!s->stops[k].finished) status = timed_run(s, k, &s->batch[(*count)++], err);
+    return status;
+}
+
+/* A batch whose samples count only when the machine let it run
+ * (host/interference.h): a disturbed one is run again, within the budget. */
+static sslat_status measured_batch(const schedule *s, size_t only, sslat_error *err)
+{
+    size_t count = 0;
+    for (int attempt = 0;; attempt++) {
+        host_usage before, after;
+        if (s->interference) host_usage_now(&before);
+        sslat_status status = run_batch(s, only, &count, err);
+        if (status != SSLAT_OK) return status;
+        if (!s->interference) break;
+        host_usage_now(&after);
+        host_batch_check check = host_usage_compare(&before, &after, s->interference->threads);
+        if (!host_interference_record(s->interference, &check, attempt)) break;
+    }
+    for (size_t i = 0; i < count; i++) {
+        sslat_stop *stop = &s->stops[s->batch[i].program];
+        if (!stop->finished) sslat_stop_add(stop, s->batch[i].run_ms, s->batch[i].value);
+    }
+    return SSLAT_OK;
+}
+
+static sslat_status warm_up(const schedule *s, size_t k, const sslat_calc_options *o, sslat_error *err)
+{
+    sslat_status status = SSLAT_OK;
+    for (int i = 0; status == SSLAT_OK && i < (o->warmup_iterations > 0 ? o->warmup_iterations : 1); i++)
+        status = host_program_run(s->programs[k], err);
+    return status;
+}
+
+static sslat_status interrupted(const sslat_calc_options *o, sslat_error *err)
+{
+    return o->stop && *o->stop ? sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted") : SSLAT_OK;
+}
+
+sslat_status host_measure_programs(host_program *const *programs, const int32_t *units, size_t n,
+                                   const sslat_calc_options *o, host_interference *interference,
+                                   sslat_entry *entries, sslat_error *err)
 {
     sslat_stop *stops = calloc(n, sizeof *stops);
-    sslat_status status = stops ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    sample *batch = calloc(n > HOT_BATCH_SAMPLES ? n : HOT_BATCH_SAMPLES, sizeof *batch);
+    sslat_status status = stops && batch ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    schedule s = {programs, units, n, stops, batch, interference};
     sslat_stop_rule rule = stop_rule(o, n);
     size_t ready = 0;
     for (; status == SSLAT_OK && ready < n; ready++) {
         status = sslat_stop_init(&stops[ready], &rule, err);
         if (status != SSLAT_OK) break;
         stops[ready].finished = programs[ready]->body.count == 0; /* nothing runs: 0 */
-        for (int i = 0; status == SSLAT_OK && i < (o->warmup_iterations > 0 ? o->warmup_iterations : 1); i++)
-            status = host_program_run(programs[ready], err);
     }
-    /* rounds of one sample per unfinished program; a stop request (SIGTERM of
-     * a preempted job) ends the group within one round: its entries are lost,
-     * the journal keeps the groups before */
-    for (size_t active = n; status == SSLAT_OK && active > 0;) {
-        if (o->stop && *o->stop) {
-            status = sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted");
-            break;
+    if (o->cold) {
+        /* every program warmed up, then rounds of one sample per unfinished
+         * program; a stop request (SIGTERM of a preempted job) ends the group
+         * within one round: its entries are lost, the journal keeps the
+         * groups before */
+        for (size_t k = 0; status == SSLAT_OK && k < n; k++)
+            if (!stops[k].finished) status = warm_up(&s, k, o, err);
+        for (size_t active = n; status == SSLAT_OK && active > 0;) {
+            status = interrupted(o, err);
+            if (status == SSLAT_OK) status = measured_batch(&s, n, err);
+            active = 0;
+            for (size_t k = 0; k < n; k++) active += !stops[k].finished;
         }
-        active = 0;
+    } else {
+        /* each program in turn: warmed up, then its samples back to back */
         for (size_t k = 0; status == SSLAT_OK && k < n; k++) {
-            if (stops[k].finished) continue;
-            active++;
-            double t0 = sslat_now_ms();
-            status = host_program_run(programs[k], err);
-            double elapsed = sslat_now_ms() - t0;
-            if (status == SSLAT_OK) sslat_stop_add(&stops[k], elapsed, elapsed / units[k]);
+            if (!stops[k].finished) status = warm_up(&s, k, o, err);
+            while (status == SSLAT_OK && !stops[k].finished) {
+                status = interrupted(o, err);
+                if (status == SSLAT_OK) status = measured_batch(&s, k, err);
+            }
         }
     }
     for (size_t k = 0; status == SSLAT_OK && k < n; k++) entries[k] = sslat_stop_entry(&stops[k]);
     for (size_t k = 0; k < ready && stops; k++) sslat_stop_release(&stops[k]);
     free(stops);
+    free(batch);
     return status;
 }
 
 sslat_status host_measure_program(host_program *p, int32_t units, const sslat_calc_options *o,
-                                  sslat_entry *entry, sslat_error *err)
+                                  host_interference *interference, sslat_entry *entry, sslat_error *err)
 {
     host_program *const one[1] = {p};
-    return host_measure_interleaved(one, &units, 1, o, entry, err);
+    return host_measure_programs(one, &units, 1, o, interference, entry, err);
 }

@@ -4,23 +4,31 @@
 #define SSLAT_HOST_MEASURE_H
 
 #include "base/limits.h"
+#include "host/interference.h"
 #include "host/program.h"
 #include "measure/sample_stats.h"
 
 /* Copies of the subgraph a cpu measurement chains (see cpu_calculator.c). */
 int host_replicas_for(const sslat_graph *graph, int threads);
 
-/* Time the program's body; entry is per unit (run time / units), in ms: units
- * is the batch, times the copies when the program repeats a subgraph. */
-sslat_status host_measure_program(host_program *program, int32_t units,
-                                  const sslat_calc_options *options, sslat_entry *entry,
-                                  sslat_error *err);
+/* Time n programs; entries[k] is per unit of units[k] (the batch, times the
+ * copies when a program repeats a subgraph), in ms. The cache mode of the
+ * options decides the schedule:
+ *  - hot (the default): each program in turn is warmed up and then sampled
+ *    back to back, as a benchmark loop over one model runs it (its weights
+ *    stay in cache);
+ *  - cold: every program warmed up, then rounds of one sample per program, so
+ *    a program's data were evicted by the others since its last sample, and
+ *    slow and fast moments of the machine spread over all of them.
+ * The adaptive stop applies per program. With `interference` (may be NULL),
+ * every batch of samples is checked and a disturbed one run again
+ * (host/interference.h). */
+sslat_status host_measure_programs(host_program *const *programs, const int32_t *units, size_t n,
+                                   const sslat_calc_options *options, host_interference *interference,
+                                   sslat_entry *entries, sslat_error *err);
 
-/* Time n programs together: warmup each, then rounds of one sample per
- * program, so slow and fast moments of the machine spread over all of them;
- * the adaptive stop applies per program. entries[k] per unit of units[k]. */
-sslat_status host_measure_interleaved(host_program *const *programs, const int32_t *units, size_t n,
-                                      const sslat_calc_options *options, sslat_entry *entries,
-                                      sslat_error *err);
+/* One program (n = 1 above). */
+sslat_status host_measure_program(host_program *program, int32_t units, const sslat_calc_options *options,
+                                  host_interference *interference, sslat_entry *entry, sslat_error *err);
 
 #endif

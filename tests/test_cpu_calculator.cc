@@ -77,7 +77,7 @@ TEST(CpuCalculator, WritesATableWithStatisticsAndMetadata)
     sslat_space_free(space);
 }
 
-int body_steps(const host_session *session, const char *layer, sslat_exec_mode mode)
+int body_steps(host_session *session, const char *layer, sslat_exec_mode mode)
 {
     sslat_space *space = load_text(space_json(layer, "", "{\"shape\": [16, 8, 8]}"));
     host_program p;
@@ -122,17 +122,18 @@ TEST(CpuCalculator, FollowsTheStoppingRule)
     sslat_calc_options_default(&o);
     o.run_iterations = 5;
     sslat_entry e;
-    ASSERT_EQ(host_measure_program(&p, 1, &o, &e, &err), SSLAT_OK);  // not adaptive: the runs asked for
+    ASSERT_EQ(host_measure_program(&p, 1, &o, nullptr, &e, &err), SSLAT_OK);  // not adaptive: the runs asked for
     EXPECT_EQ(e.samples, 5u);
     o.target_noise = 1e-12;  // unreachable, but the time cap is passed by the first sample
     o.max_seconds = 1e-9;
-    ASSERT_EQ(host_measure_program(&p, 1, &o, &e, &err), SSLAT_OK);
+    ASSERT_EQ(host_measure_program(&p, 1, &o, nullptr, &e, &err), SSLAT_OK);
     EXPECT_EQ(e.samples, 5u);  // run_iterations are always kept
     EXPECT_GT(e.median, 0.0);
     host_program_release(&p);
 
-    // interleaved programs keep every one of run_iterations even past the
-    // adaptive cap of a group (10000 samples each)
+    // programs of a group, hot (back to back) and cold (interleaved), keep
+    // every one of run_iterations even past the adaptive cap of a group
+    // (10000 samples each)
     sslat_space *tiny = load_text(space_json("\"relu\"", "", "{\"shape\": [4, 2, 2]}"));
     host_program a, b;
     ASSERT_EQ(host_program_init(&a, &session, tiny->input, SSLAT_MODE_EAGER, 1, &err), SSLAT_OK);
@@ -145,9 +146,12 @@ TEST(CpuCalculator, FollowsTheStoppingRule)
     o.run_iterations = 12000;
     o.target_noise = 0.5;
     o.warmup_iterations = 1;
-    ASSERT_EQ(host_measure_interleaved(both, units, 2, &o, entries, &err), SSLAT_OK);
-    EXPECT_EQ(entries[0].samples, 12000u);
-    EXPECT_EQ(entries[1].samples, 12000u);
+    for (bool cold : {false, true}) {
+        o.cold = cold;
+        ASSERT_EQ(host_measure_programs(both, units, 2, &o, nullptr, entries, &err), SSLAT_OK);
+        EXPECT_EQ(entries[0].samples, 12000u) << "cold " << cold;
+        EXPECT_EQ(entries[1].samples, 12000u) << "cold " << cold;
+    }
     host_program_release(&a);
     host_program_release(&b);
     sslat_space_free(tiny);

@@ -319,7 +319,8 @@ static sslat_status describe_noise(sslat_container *c, const sslat_calc_options 
 {
     char text[160];
     sslat_container_noise_summary(c, text, sizeof text);
-    if (options->progress && text[0] != '0')
+    /* a calculator that gives a quality verdict said it in one line already */
+    if (options->progress && text[0] != '0' && !sslat_container_metadata(c, "quality.verdict"))
         fprintf(stderr, "sslat: noise: %s; more --runs or --adaptive 0.01 tighten them\n", text);
     return sslat_container_set_metadata(c, "quality.noisy_entries", text, err);
 }

@@ -1,0 +1,77 @@
+#include "host/quality.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "measure/quality.h"
+
+/* "block 3 (ir_k7_e6)" for a flattened entry index. */
+static void entry_name(const sslat_container *c, long index, char *out, size_t size)
+{
+    snprintf(out, size, "none");
+    for (int32_t b = 0; index >= 0 && b < c->n_blocks; b++)
+        if (index < c->offset[b + 1]) {
+            const char *label = c->labels && c->labels[index] ? c->labels[index] : "";
+            snprintf(out, size, "block %d candidate %ld%s%s%s", (int)b, index - c->offset[b], label[0] ? " (" : "",
+                     label, label[0] ? ")" : "");
+            return;
+        }
+}
+
+sslat_status host_describe_quality(const host_interference *q, double drift, const sslat_calc_options *o,
+                                   sslat_container *c, sslat_error *err)
+{
+    sslat_quality_input in = {0};
+    long worst_index = -1;
+    sslat_quality_spread(c->entries, (size_t)c->offset[c->n_blocks], &in.cov_median, &in.cov_worst, &worst_index);
+    in.batches = q->batches;
+    in.remeasured = q->remeasured;
+    in.kept_disturbed = q->kept_disturbed;
+    in.mean_share = q->batches ? q->share_sum / (double)q->batches : 1.0;
+    in.worst_share = q->batches ? q->worst_share : 1.0;
+    in.mean_wait = q->batches ? q->wait_sum / (double)q->batches : 0.0;
+    in.worst_wait = q->worst_wait;
+    in.worst_steal = q->worst_steal;
+    in.most_others = q->most_others;
+    in.busy_elsewhere = fmax(q->start_busy_cores, q->end_busy_cores);
+    in.free_cores = (int)sysconf(_SC_NPROCESSORS_ONLN) - q->threads;
+    in.calibration_share = fmin(q->start_calibration_share, q->end_calibration_share);
+    in.drift = drift;
+    char cause[1024], worst[256], text[512];
+    sslat_quality_verdict verdict = sslat_quality_judge(&in, cause, sizeof cause);
+    entry_name(c, worst_index, worst, sizeof worst);
+    struct { const char *key; char value[1024]; } pairs[6];
+    int n = 0;
+#define PAIR(KEY, ...) do { pairs[n].key = KEY; snprintf(pairs[n].value, sizeof pairs[n].value, __VA_ARGS__); n++; } while (0)
+    PAIR("quality.verdict", "%s", sslat_quality_name(verdict));
+    PAIR("quality.cause", "%s", cause[0] ? cause : "none");
+    PAIR("quality.cov_median", "%.4f", isnan(in.cov_median) ? 0.0 : in.cov_median);
+    PAIR("quality.cov_worst", "%.4f at %s", isnan(in.cov_worst) ? 0.0 : in.cov_worst, worst);
+    PAIR("quality.batches", "%ld batches of samples, %ld disturbed, %ld run again, %ld kept disturbed; workers waited "
+                            "for a CPU %.1f%% of the time on average, %.1f%% at worst; worker CPU %.0f%% of wall "
+                            "time on average; steal up to %.1f%%; up to %d other runnable tasks",
+         q->batches, q->disturbed, q->remeasured, q->kept_disturbed, 100 * in.mean_wait, 100 * in.worst_wait,
+         100 * in.mean_share, 100 * in.worst_steal, in.most_others);
+    PAIR("quality.machine", "other processes kept %.2f cores busy at the start, %.2f at the end; calibration on %d "
+                            "threads: worst thread CPU %.0f%% / %.0f%% of its wall time, slowest / one thread alone "
+                            "%.2f / %.2f (start / end); drift %+.1f%%",
+         q->start_busy_cores, q->end_busy_cores, q->threads, 100 * q->start_calibration_share,
+         100 * q->end_calibration_share, q->start_spread, q->end_spread, 100 * (drift - 1));
+#undef PAIR
+    for (int i = 0; i < n; i++) {
+        sslat_status status = sslat_container_set_metadata(c, pairs[i].key, pairs[i].value, err);
+        if (status != SSLAT_OK) return status;
+    }
+    snprintf(text, sizeof text, "median entry spread %.1f%%, worst %.1f%% (%s); %ld of %ld batches disturbed, "
+             "%ld run again", 100 * (isnan(in.cov_median) ? 0 : in.cov_median),
+             100 * (isnan(in.cov_worst) ? 0 : in.cov_worst), worst, q->disturbed, q->batches, q->remeasured);
+    if (verdict == SSLAT_QUALITY_DISTURBED)
+        fprintf(stderr, "sslat: warning: quality DISTURBED: %s. This table is not a figure of this machine: rerun "
+                        "when it is quiet, or with fewer --threads than free cores (metadata quality.*)\n", cause);
+    else if (verdict == SSLAT_QUALITY_NOISY)
+        fprintf(stderr, "sslat: quality noisy: %s (%s)\n", cause, text);
+    else if (o->progress)
+        fprintf(stderr, "sslat: quality ok: %s\n", text);
+    return SSLAT_OK;
+}
