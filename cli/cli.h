@@ -19,6 +19,7 @@ enum {
     CLI_UNAVAILABLE = 3, /* the calculator cannot run in this build or on this machine */
     CLI_INTERRUPTED = 4, /* SIGINT / SIGTERM: the journal holds the work done (--resume) */
     CLI_INCOMPLETE = 5,  /* measure --keep-going: the table is written, some units failed (--resume) */
+    CLI_DISTURBED = 6,   /* measure --strict: the table is written, its quality verdict is disturbed */
 };
 
 int cli_exit_code(sslat_status status);
@@ -57,11 +58,13 @@ bool cli_parse_int(const char *text, const char *what, int64_t lo, int64_t hi, i
 #define CLI_OPT_LAYOUT 1103
 #define CLI_OPT_COLD 1104
 #define CLI_OPT_PROFILE 1105
+#define CLI_OPT_CACHE 1106
 #define CLI_DEVICE_LONG_OPTIONS                              \
     {"device", required_argument, NULL, CLI_OPT_DEVICE},     \
     {"dtype", required_argument, NULL, CLI_OPT_DTYPE},       \
     {"layout", required_argument, NULL, CLI_OPT_LAYOUT},     \
     {"cold", no_argument, NULL, CLI_OPT_COLD},               \
+    {"cache", required_argument, NULL, CLI_OPT_CACHE},       \
     {"profile", no_argument, NULL, CLI_OPT_PROFILE}
 
 #define CLI_DEVICE_HELP                                                                          \
@@ -69,8 +72,8 @@ bool cli_parse_int(const char *text, const char *what, int64_t lo, int64_t hi, i
     "                     OMPI_COMM_WORLD_LOCAL_RANK modulo the GPUs, else 0)\n"               \
     "  --dtype D          fp32 (default), tf32, fp16, bf16 (the cpu calculator: fp32 only)\n"   \
     "  --layout L         nchw or nhwc (default: nhwc for fp16 / bf16, nchw otherwise)\n"      \
-    "  --cold             flush L2 before each sample (default: hot, copies over rotating\n"   \
-    "                     buffers so a replay lasts >= 0.2 ms and touches > 2x L2)\n"        \
+    "  --cold             --cache cold: flush L2 before each sample (default: hot, copies\n"  \
+    "                     over rotating buffers so a replay lasts >= 0.2 ms)\n"             \
     "  --profile          run each unit once more between cudaProfilerStart / Stop (for\n"    \
     "                     nsys profile --capture-range=cudaProfilerApi)\n"
 
@@ -98,6 +101,12 @@ int cli_print_json(json_t *root);
 
 /* A double for JSON: null when it is not finite (JSON has no inf). */
 json_t *cli_json_number(double value);
+
+/* How a timed table was made and its quality verdict, from its metadata:
+ * "2 threads, cache hot, fused" and "disturbed: <cause>" ("" when the table
+ * does not record them, e.g. an analytic or imported one). */
+void cli_table_method(const sslat_container *table, char *out, size_t size);
+void cli_table_quality(const sslat_container *table, char *out, size_t size);
 
 /* Whether two paths name the same file (an existing one by device and inode;
  * one to be made by its resolved folder and name). "-" is standard output. */

@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "table/container.h"
 #include "cli/mpi_measure.h"
+#include "cli/reference.h"
 #include "ir/space.h"
 
 static void measure_usage(void)
@@ -37,7 +38,17 @@ static void measure_usage(void)
            "  --fuse-bn          analytic: count with every BN folded into the conv before it\n"
            "  --context N        timed: time N seeded architectures end to end and refit the\n"
            "                     candidates to them (each candidate as it costs inside networks)\n"
+           "  --reference R      with --context: time those architectures in onnxruntime or torch\n"
+           "                     (the runtime you deploy) instead of sslat, so the table predicts\n"
+           "                     that runtime (then check it: sslat validate --reference R)\n"
            "timed calculators (cpu, cuda):\n"
+           "  --cache hot|cold   hot (default): each unit warmed up and timed back to back, as a\n"
+           "                     benchmark loop over one model runs; cold: weights evicted between\n"
+           "                     samples (cpu: units interleaved over copies past 2x L2; cuda: L2\n"
+           "                     flushed). Recorded as calculator.cache\n"
+           "  --strict           exit 6 (after writing the table) when its quality verdict is\n"
+           "                     'disturbed': another process or the hypervisor kept the worker\n"
+           "                     threads from their cores (quality.* in the metadata)\n"
            "  --mode M           fused (default: conv+BN+act+residual as one primitive) or eager\n"
            "  --threads N        worker threads (default: every core)\n"
            "  --warmup N         runs before timing (default 10)\n"
@@ -63,6 +74,42 @@ static void measure_usage(void)
            "                     --resume or --restart such a journal is refused, not lost)\n"
            "  --keep-journal     leave the journal in place after success\n"
            "  -h, --help         this help\n");
+}
+
+/* Context mode against a reference runtime: the architectures go to the
+ * reference runner (cli/reference.c) in one call, timed the way the table was
+ * (back to back for a hot table, interleaved for a cold one). */
+typedef struct reference_timer {
+    cli_reference_options options;
+    char runtime[512];
+} reference_timer;
+
+static sslat_status time_in_reference(void *context, const sslat_space *space, const int32_t *const *archs, size_t n,
+                                      double *ms, sslat_error *err)
+{
+    reference_timer *t = context;
+    int code = cli_reference_measure_architectures(space, archs, n, &t->options, ms, t->runtime, sizeof t->runtime);
+    if (code == CLI_OK) return SSLAT_OK;
+    return sslat_fail(err, code == CLI_UNAVAILABLE ? SSLAT_ERR_UNSUPPORTED : SSLAT_ERR_IO,
+                      "the %s runs of context mode failed (said above)", t->options.runtime);
+}
+
+static sslat_status refine_to_reference(const sslat_calculator *calculator, const sslat_space *space,
+                                        const sslat_calc_options *o, int32_t runs, const char *runtime,
+                                        sslat_container *table, sslat_context_result *fit, sslat_error *err)
+{
+    bool cuda = strcmp(calculator->name, "cuda") == 0;
+    bool nhwc = cuda && sslat_layout_resolve(o->layout, o->dtype) == SSLAT_LAYOUT_NHWC;
+    const char *threads = sslat_container_metadata(table, "host.threads");
+    reference_timer timer = {{runtime, cuda ? "cuda" : "cpu", sslat_dtype_name(o->dtype),
+                              cuda || !threads ? 0 : (int32_t)strtol(threads, NULL, 10), o->warmup_iterations,
+                              o->run_iterations, nhwc, cuda && o->mode == SSLAT_MODE_FUSED, !o->cold, o->seed},
+                             ""};
+    snprintf(timer.runtime, sizeof timer.runtime, "%s", runtime);
+    sslat_context_target target = {time_in_reference, &timer, timer.runtime, true};
+    /* the runner writes the runtime it used (version, threads, schedule) into
+     * timer.runtime before the fit records the name */
+    return sslat_context_refine_to(space, o->seed, runs, &target, table, fit, err);
 }
 
 /* SIGINT / SIGTERM (Slurm preemption): end the chunk in flight within one
@@ -147,7 +194,7 @@ int cmd_measure(int argc, char **argv)
 {
     enum { OPT_IGNORE = 2001, OPT_JSON, OPT_CSV, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS,
            OPT_ADAPTIVE, OPT_MAX_SECONDS, OPT_SEED, OPT_SHARD, OPT_RESUME, OPT_KEEP_JOURNAL, OPT_RESTART,
-           OPT_FUSE_BN, OPT_CONTEXT, OPT_KEEP_GOING };
+           OPT_FUSE_BN, OPT_CONTEXT, OPT_KEEP_GOING, OPT_REFERENCE, OPT_STRICT };
     static const struct option LONG[] = {{"calculator", required_argument, NULL, 'c'},
                                          {"output", required_argument, NULL, 'o'},
                                          {"json", required_argument, NULL, OPT_JSON},
@@ -167,6 +214,8 @@ int cmd_measure(int argc, char **argv)
                                          {"fuse-bn", no_argument, NULL, OPT_FUSE_BN},
                                          {"context", required_argument, NULL, OPT_CONTEXT},
                                          {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+                                         {"reference", required_argument, NULL, OPT_REFERENCE},
+                                         {"strict", no_argument, NULL, OPT_STRICT},
                                          {"help", no_argument, NULL, 'h'},
                                          CLI_SPACE_LONG_OPTIONS,
                                          CLI_DEVICE_LONG_OPTIONS,
@@ -181,6 +230,8 @@ int cmd_measure(int argc, char **argv)
     const char *shard = NULL;
     bool resume = false, keep_journal = false, restart = false;
     int32_t context_runs = 0; /* --context N: refit to N whole architectures */
+    const char *reference = NULL; /* --reference R: ... timed in that runtime */
+    bool strict = false;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "c:o:h", LONG, NULL)) != -1) {
         if (cli_space_option(opt, optarg, &args, &code) || cli_device_option(opt, optarg, &options, &code)) {
@@ -229,11 +280,24 @@ int cmd_measure(int argc, char **argv)
         case OPT_CONTEXT:
             if (!cli_parse_int(optarg, "--context", 1, 100000, &context_runs)) return CLI_BAD_INPUT;
             break;
+        case OPT_REFERENCE:
+            if (!cli_reference_known(optarg)) {
+                fprintf(stderr, "sslat measure: --reference is onnxruntime or torch, got '%s'\n", optarg);
+                return CLI_BAD_INPUT;
+            }
+            reference = optarg;
+            break;
+        case OPT_STRICT: strict = true; break;
         case 'h': measure_usage(); return CLI_OK;
         default: return CLI_BAD_INPUT;
         }
     }
     if (optind < argc) args.path = argv[optind++];
+    if (reference && !context_runs) {
+        fprintf(stderr, "sslat measure: --reference %s times the --context architectures: give --context N too\n",
+                reference);
+        return CLI_BAD_INPUT;
+    }
     if (optind < argc) {
         fprintf(stderr, "sslat measure: unexpected argument '%s'\n", argv[optind]);
         return CLI_BAD_INPUT;
@@ -360,11 +424,14 @@ int cmd_measure(int argc, char **argv)
     if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &options, ignore, &container, &err);
     if (status == SSLAT_OK && context_runs) {
         sslat_context_result fit;
-        status = sslat_context_refine(calculator, space, &options, context_runs, container, &fit, &err);
+        if (reference) status = refine_to_reference(calculator, space, &options, context_runs, reference, container,
+                                                    &fit, &err);
+        else status = sslat_context_refine(calculator, space, &options, context_runs, container, &fit, &err);
         if (status == SSLAT_OK)
-            fprintf(stderr, "[context] %d architectures end to end: the isolated table was off by %.3g ms RMS "
+            fprintf(stderr, "[context] %d architectures end to end in %s: the isolated table was off by %.3g ms RMS "
                             "(bias %+.1f%%), the fitted one by %.3g ms (bias %+.1f%%)\n", context_runs,
-                    fit.rms_before, 100 * fit.bias_before, fit.rms_after, 100 * fit.bias_after);
+                    reference ? reference : "sslat", fit.rms_before, 100 * fit.bias_before, fit.rms_after,
+                    100 * fit.bias_after);
     }
     if (status == SSLAT_ERR_INTERRUPTED) {
         fprintf(stderr, "sslat measure: %s; the finished ones are in %s: run the same command with --resume to finish\n",
@@ -387,6 +454,12 @@ int cmd_measure(int argc, char **argv)
                     sslat_container_failed_units(container),
                     journal_path ? ": fix the cause and run the same command with --resume to measure only them" : "");
             code = CLI_INCOMPLETE;
+        }
+        const char *verdict = sslat_container_metadata(container, "quality.verdict");
+        if (code == CLI_OK && strict && verdict && !strcmp(verdict, "disturbed")) {
+            fprintf(stderr, "sslat measure: --strict: the table was written, but its quality verdict is disturbed "
+                            "(said above; quality.cause in its metadata)\n");
+            code = CLI_DISTURBED;
         }
     }
     if (mpi) code = cli_mpi_finish(code == CLI_OK ? container : NULL, code, status == SSLAT_OK ? NULL : err.message, output);

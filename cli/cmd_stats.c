@@ -93,6 +93,14 @@ static int print_json(const sslat_container *c, const stats_report *r, size_t n,
         json_object_set_new(root, "current", figure("current", r->current, overflow));
         json_object_set_new(root, "current_arch", arch_json(r->arch, blocks));
     }
+    const char *verdict = sslat_container_metadata(c, "quality.verdict");
+    if (root && verdict) {
+        const char *cause = sslat_container_metadata(c, "quality.cause");
+        const char *cov = sslat_container_metadata(c, "quality.cov_median");
+        json_object_set_new(root, "quality", json_pack("{s:s, s:s, s:o}", "verdict", verdict, "cause",
+                                                       cause ? cause : "", "cov_median",
+                                                       cli_json_number(cov ? strtod(cov, NULL) : NAN)));
+    }
     if (root && json_array_size(overflow)) json_object_set(root, "overflow", overflow);
     json_decref(overflow);
     return cli_print_json(root);
@@ -119,6 +127,11 @@ static void print_text(const sslat_container *c, const stats_report *r, size_t n
     else /* an imported ENOT table knows none of it */
         printf("table         %s (%s), space %s, batch unknown\n", sslat_container_latency_type(c), unit,
                sslat_container_space_title(c));
+    char method[256], quality[1400];
+    cli_table_method(c, method, sizeof method);
+    cli_table_quality(c, quality, sizeof quality);
+    if (method[0]) printf("measured      %s\n", method);
+    if (quality[0]) printf("quality       %s\n", quality);
     printf("blocks        %d, architectures %s\n", blocks, r->architectures);
     printf("constant      %s %s\n", text_of(sslat_container_constant_latency(c), a, sizeof a), unit);
     printf("min           %s %s   argmin ", text_of(r->min, a, sizeof a), unit);

@@ -30,8 +30,12 @@ static void validate_usage(void)
            "                     medians. A runtime that is not installed: exit 3.\n"
            "  --channels-last    torch: channels_last memory format\n"
            "  --batch N, --resolution R  load SPACE with the table's input (a table of a sweep)\n"
-           "The run uses the table's mode, threads and seed unless given:\n"
+           "The run uses the table's mode, threads, seed and cache mode unless given:\n"
            "  --mode fused|eager  --threads N  --warmup N (10)  --runs N (10)\n"
+           "  --cache hot|cold   hot: each architecture warmed up and run back to back (what a\n"
+           "                     benchmark loop over one model measures); cold: rounds of one\n"
+           "                     run per architecture (weights evicted by the others). The\n"
+           "                     reference runtime is run the same way; the output says which\n"
            "cuda (default: the table's dtype, layout and cache mode; each architecture is one\n"
            "CUDA graph):\n" CLI_DEVICE_HELP);
 }
@@ -59,7 +63,7 @@ int cmd_validate(int argc, char **argv)
     int opt;
     optind = 1;
     int device_code = CLI_OK;
-    bool dtype_given = false, layout_given = false;
+    bool dtype_given = false, layout_given = false, cache_given = false;
     while ((opt = getopt_long(argc, argv, "c:k:h", LONG, NULL)) != -1) {
         int space_code = CLI_OK;
         if (cli_space_option(opt, optarg, &space_options, &space_code)) {
@@ -70,6 +74,7 @@ int cmd_validate(int argc, char **argv)
             if (device_code) return device_code;
             dtype_given |= opt == CLI_OPT_DTYPE;
             layout_given |= opt == CLI_OPT_LAYOUT;
+            cache_given |= opt == CLI_OPT_CACHE || opt == CLI_OPT_COLD;
             continue;
         }
         switch (opt) {
@@ -140,11 +145,17 @@ int cmd_validate(int argc, char **argv)
         const char *table_cache = sslat_container_metadata(table, "calculator.cache");
         if (cuda && !dtype_given && table_dtype) sslat_dtype_parse(table_dtype, &o.dtype);
         if (cuda && !layout_given && table_layout) sslat_layout_parse(table_layout, &o.layout);
-        if (cuda && table_cache && !strncmp(table_cache, "cold", 4)) o.cold = true;
+        /* the table's cache mode; a cpu table from before hot existed was timed interleaved */
+        const char *table_schedule = sslat_container_metadata(table, "calculator.schedule");
+        if (!cache_given) {
+            if (table_cache) o.cold = !strncmp(table_cache, "cold", 4);
+            else o.cold = !cuda && table_schedule && !strncmp(table_schedule, "interleaved", 11);
+        }
     }
     sslat_validation v = {0, NULL, {0, 0, 0, 0, 0}};
     char runtime[512];
-    snprintf(runtime, sizeof runtime, "sslat %s (the table's own calculator)", type);
+    snprintf(runtime, sizeof runtime, "sslat %s (the table's own calculator), %s", type,
+             o.cold ? "interleaved" : "back to back");
     if (code == CLI_OK && !strcmp(reference, "sslat")) {
         sslat_error err;
         sslat_status status = sslat_validate_table(calculator, space, table, &o, k, (uint64_t)seed, &v, &err);
@@ -158,7 +169,7 @@ int cmd_validate(int argc, char **argv)
         bool nhwc = cuda && sslat_layout_resolve(o.layout, o.dtype) == SSLAT_LAYOUT_NHWC;
         cli_reference_options r = {reference, cuda ? "cuda" : "cpu", sslat_dtype_name(o.dtype), cuda ? 0 : o.threads,
                                    o.warmup_iterations, o.run_iterations, channels_last || nhwc,
-                                   cuda && o.mode == SSLAT_MODE_FUSED, o.seed};
+                                   cuda && o.mode == SSLAT_MODE_FUSED, !o.cold, o.seed};
         sslat_error err;
         sslat_status status = sslat_validation_plan(space, table, k, (uint64_t)seed, &v, &err);
         if (status != SSLAT_OK) fprintf(stderr, "sslat validate: %s\n", err.message);
@@ -176,13 +187,14 @@ int cmd_validate(int argc, char **argv)
             json_array_append_new(rows, json_pack("{s:s, s:o, s:f, s:f}", "label", v.rows[r].label, "arch", arch,
                                                   "predicted_ms", v.rows[r].predicted, "measured_ms", v.rows[r].measured));
         }
-        json_t *root = json_pack("{s:s, s:s, s:o, s:f, s:f, s:f, s:f, s:f}", "reference", reference, "runtime", runtime,
+        json_t *root = json_pack("{s:s, s:s, s:s, s:o, s:f, s:f, s:f, s:f, s:f}", "reference", reference, "runtime", runtime,
+                                 "schedule", o.cold ? "interleaved" : "back_to_back",
                                  "architectures", rows, "mape", v.summary.mape,
                                  "within_5", v.summary.within_5, "within_10", v.summary.within_10, "bias",
                                  v.summary.bias, "kendall_tau", v.summary.kendall_tau);
         code = cli_print_json(root);
     } else if (code == CLI_OK) {
-        printf("measured by %s\n\n", runtime);
+        printf("measured by %s (the table's cache mode: %s)\n\n", runtime, o.cold ? "cold" : "hot");
         printf("%-10s %14s %14s %9s\n", "arch", "predicted ms", "measured ms", "error");
         for (int r = 0; r < v.n; r++)
             printf("%-10s %14.4f %14.4f %+8.2f%%\n", v.rows[r].label, v.rows[r].predicted, v.rows[r].measured,

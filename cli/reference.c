@@ -1,5 +1,6 @@
 #include "cli/reference.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -20,27 +21,29 @@ const char *sslat_reference_runner_py(void);
 
 bool cli_reference_known(const char *name) { return !strcmp(name, "onnxruntime") || !strcmp(name, "torch"); }
 
-/* A private folder and the files made in it, removed together. */
+/* A private folder (mkdtemp) and the files made in it, removed together:
+ * every entry in it goes, however many models a run wrote. */
 typedef struct workspace {
     char dir[4096];
-    char files[64][32];
-    int n_files;
 } workspace;
 
 static const char *workspace_path(workspace *w, const char *name, char *out, size_t size)
 {
     snprintf(out, size, "%s/%s", w->dir, name);
-    if (w->n_files < (int)(sizeof w->files / sizeof w->files[0])) snprintf(w->files[w->n_files++], 32, "%s", name);
     return out;
 }
 
 static void workspace_remove(workspace *w)
 {
-    char path[4200];
-    for (int i = 0; i < w->n_files; i++) {
-        snprintf(path, sizeof path, "%s/%s", w->dir, w->files[i]);
+    DIR *dir = opendir(w->dir);
+    struct dirent *entry;
+    char path[4400];
+    while (dir && (entry = readdir(dir))) {
+        if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, "..")) continue;
+        snprintf(path, sizeof path, "%s/%s", w->dir, entry->d_name);
         unlink(path);
     }
+    if (dir) closedir(dir);
     rmdir(w->dir);
 }
 
@@ -164,7 +167,7 @@ static int read_answer(const char *path, sslat_validation *v, char *runtime, siz
 int cli_reference_measure(const sslat_space *space, sslat_validation *v, const cli_reference_options *o,
                           char *runtime, size_t runtime_size)
 {
-    workspace w = {.n_files = 0};
+    workspace w;
     const char *tmp = getenv("TMPDIR");
     if (tmp && strlen(tmp) > 3000) tmp = NULL; /* no room for the files' names under it: /tmp */
     snprintf(w.dir, sizeof w.dir, "%s/sslat-reference-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -182,9 +185,10 @@ int cli_reference_measure(const sslat_space *space, sslat_validation *v, const c
     if (code == CLI_OK) {
         const char *script = sslat_reference_runner_py();
         sslat_error err;
-        json_t *root = json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:b, s:b, s:O}", "runtime", o->runtime, "device", o->device,
-                                 "threads", o->threads, "warmup", o->warmup, "runs", o->runs, "dtype", o->dtype,
-                                 "channels_last", o->channels_last, "fold_bn", o->fold_bn, "models", models);
+        json_t *root = json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:b, s:b, s:s, s:O}", "runtime", o->runtime,
+                                 "device", o->device, "threads", o->threads, "warmup", o->warmup, "runs", o->runs,
+                                 "dtype", o->dtype, "channels_last", o->channels_last, "fold_bn", o->fold_bn,
+                                 "schedule", o->back_to_back ? "back_to_back" : "interleaved", "models", models);
         if (sslat_write_file_atomic(runner, script, strlen(script), &err) != SSLAT_OK ||
             !root || json_dump_file(root, manifest, JSON_COMPACT) != 0) {
             fprintf(stderr, "sslat validate: cannot write the reference runner into %s\n", w.dir);
@@ -200,5 +204,25 @@ int cli_reference_measure(const sslat_space *space, sslat_validation *v, const c
     if (code == CLI_OK) code = read_answer(answer, v, runtime, runtime_size);
     json_decref(models);
     workspace_remove(&w);
+    return code;
+}
+
+int cli_reference_measure_architectures(const sslat_space *space, const int32_t *const *archs, size_t n,
+                                        const cli_reference_options *options, double *ms, char *runtime,
+                                        size_t runtime_size)
+{
+    if (n > INT32_MAX / 2) return CLI_BAD_INPUT;
+    sslat_validation v = {(int)n, calloc(n ? n : 1, sizeof(sslat_validation_row)), {0, 0, 0, 0, 0}};
+    if (!v.rows) {
+        fprintf(stderr, "sslat: out of memory\n");
+        return CLI_FAILURE;
+    }
+    for (size_t k = 0; k < n; k++) {
+        v.rows[k].arch = (int32_t *)archs[k]; /* borrowed: the rows are freed, not released */
+        snprintf(v.rows[k].label, sizeof v.rows[k].label, "context %zu", k);
+    }
+    int code = cli_reference_measure(space, &v, options, runtime, runtime_size);
+    for (size_t k = 0; code == CLI_OK && k < n; k++) ms[k] = v.rows[k].measured;
+    free(v.rows);
     return code;
 }

@@ -17,6 +17,7 @@ typedef struct cli_reference_options {
     int32_t warmup, runs;
     bool channels_last;  /* torch only: --channels-last, or an NHWC cuda table */
     bool fold_bn;        /* torch only: BN folded into the conv before it (a fused-mode table) */
+    bool back_to_back;   /* each model warmed up and run in a row (a hot table), not interleaved (cold) */
     uint64_t seed;       /* the ONNX models' weights */
 } cli_reference_options;
 
@@ -31,5 +32,10 @@ bool cli_reference_known(const char *name);
  * on). Works in a private temporary folder, removed at the end. */
 int cli_reference_measure(const sslat_space *space, sslat_validation *validation, const cli_reference_options *options,
                           char *runtime, size_t runtime_size);
+
+/* The same for bare architectures (context mode's runs): ms[k] of archs[k]. */
+int cli_reference_measure_architectures(const sslat_space *space, const int32_t *const *archs, size_t n,
+                                        const cli_reference_options *options, double *ms, char *runtime,
+                                        size_t runtime_size);
 
 #endif

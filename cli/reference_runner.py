@@ -6,14 +6,18 @@ runtime that did not produce the table. It reads a manifest
 
     {"runtime": "onnxruntime" | "torch", "device": "cpu" | "cuda", "threads": T,
      "warmup": W, "runs": R, "dtype": "fp32", "channels_last": false,
-     "fold_bn": false, "models": [{"onnx": PATH, "graph": PATH, "input": [N, C, H, W]}, ...]}
+     "fold_bn": false, "schedule": "interleaved" | "back_to_back",
+     "models": [{"onnx": PATH, "graph": PATH, "input": [N, C, H, W]}, ...]}
 
 (torch on cuda: each network one CUDA graph, replays timed by CUDA events;
 fold_bn folds each BN into the conv before it, as a fused-mode table.)
 
-warms every model up W times, then runs R rounds of one timed run per model
-(interleaved, so the machine's slow and fast moments spread over all of them),
-and prints {"runtime": "...", "ms": [median per sample of each model]} on
+times every model the way the table was timed: "interleaved" (a cold-cache
+table) warms every model up W times, then runs R rounds of one timed run per
+model, so each model's weights were evicted by the others since its last run;
+"back_to_back" (a hot-cache table, and what a benchmark loop over one model
+measures) warms each model up W times and then runs it R times in a row. It
+prints {"runtime": "...", "ms": [median per sample of each model]} on
 stdout. Exit 3: the runtime is not installed (what to install is said); exit 1:
 the runtime failed (its message is passed on).
 """
@@ -39,36 +43,61 @@ def import_or_explain(module, package):
                 "Python that has it" % (package, sys.executable, error, package))
 
 
+def timed(run, synchronize):
+    """One run's ms. A runner that times itself (CUDA events) returns its ms
+    as a float; one that returns None is timed by the host clock around it
+    (and synchronize)."""
+    start = time.perf_counter()
+    ms = run()
+    if synchronize:
+        synchronize()
+    if ms is None:
+        return (time.perf_counter() - start) * 1e3
+    if not isinstance(ms, float):
+        raise TypeError("a runner returned %r, not its ms or None" % type(ms).__name__)
+    return ms
+
+
+def warm(run, warmup, synchronize):
+    for _ in range(max(warmup, 1)):
+        run()
+    if synchronize:
+        synchronize()
+
+
+def back_to_back(runners, batches, warmup, runs, synchronize=None):
+    """Median ms per sample of each runner: warmed up, then its runs in a row."""
+    medians = []
+    for k, run in enumerate(runners):
+        warm(run, warmup, synchronize)
+        medians.append(statistics.median(timed(run, synchronize) / batches[k] for _ in range(runs)))
+        progress(k + 1, len(runners), "model")
+    return medians
+
+
 def interleaved(runners, batches, warmup, runs, synchronize=None):
-    """Median ms per sample of each runner, over rounds of one run each. A
-    runner that times itself (CUDA events) returns its ms as a float; one that
-    returns None is timed by the host clock around it (and synchronize)."""
+    """Median ms per sample of each runner, over rounds of one run each."""
     for run in runners:
-        for _ in range(max(warmup, 1)):
-            run()
+        warm(run, warmup, None)
     if synchronize:
         synchronize()
     samples = [[] for _ in runners]
     for round_index in range(runs):
         for k, run in enumerate(runners):
-            start = time.perf_counter()
-            ms = run()
-            if synchronize:
-                synchronize()
-            if ms is None:
-                ms = (time.perf_counter() - start) * 1e3
-            elif not isinstance(ms, float):
-                raise TypeError("a runner returned %r, not its ms or None" % type(ms).__name__)
-            samples[k].append(ms / batches[k])
-        done = round_index + 1
-        if sys.stderr.isatty():  # one line rewritten on a terminal, a plain line a tenth elsewhere (logs)
-            sys.stderr.write("\r[validate] round %d/%d in the reference runtime " % (done, runs))
-            if done == runs:
-                sys.stderr.write("\n")
-        elif done % max(runs // 10, 1) == 0 or done == runs:
-            sys.stderr.write("[validate] round %d/%d in the reference runtime\n" % (done, runs))
-        sys.stderr.flush()
+            samples[k].append(timed(run, synchronize) / batches[k])
+        progress(round_index + 1, runs, "round")
     return [statistics.median(s) for s in samples]
+
+
+def progress(done, total, what):
+    """One line rewritten on a terminal, a plain line a tenth elsewhere (logs)."""
+    if sys.stderr.isatty():
+        sys.stderr.write("\r[reference] %s %d/%d in the reference runtime " % (what, done, total))
+        if done == total:
+            sys.stderr.write("\n")
+    elif done % max(total // 10, 1) == 0 or done == total:
+        sys.stderr.write("[reference] %s %d/%d in the reference runtime\n" % (what, done, total))
+    sys.stderr.flush()
 
 
 def random_input(numpy, shape):
@@ -271,10 +300,12 @@ def main():
     name, runners, synchronize = make(manifest)
     batches = [model["input"][0] for model in manifest["models"]]
     try:
-        ms = interleaved(runners, batches, manifest["warmup"], manifest["runs"], synchronize)
+        schedule = back_to_back if manifest.get("schedule") == "back_to_back" else interleaved
+        ms = schedule(runners, batches, manifest["warmup"], manifest["runs"], synchronize)
     except Exception as error:
         fail(1, "%s failed while running: %s" % (manifest["runtime"], error))
-    json.dump({"runtime": name, "ms": ms}, sys.stdout)
+    how = "back to back" if manifest.get("schedule") == "back_to_back" else "interleaved"
+    json.dump({"runtime": "%s, %s" % (name, how), "ms": ms}, sys.stdout)
     sys.stdout.write("\n")
 
 

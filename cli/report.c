@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "base/order.h"
 #include "base/rng.h"
+#include "cli/cli.h"
 #include "cli/svg_plot.h"
 #include "stats/validation.h"
 #include "table/container.h"
@@ -23,7 +24,8 @@ static const char *STYLE =
     "h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}"
     "table{border-collapse:collapse;font-size:13px}td,th{padding:2px 10px 2px 0;text-align:left;"
     "vertical-align:top}th{color:#555;font-weight:normal}p.caption{font-size:13px;color:#444}"
-    "code{font-size:12px}";
+    "code{font-size:12px}tr.quality-disturbed td{color:#b00020;font-weight:bold}"
+    "tr.quality-noisy td{color:#8a5a00}";
 
 static double total_of(const sslat_container *c, const int32_t *arch)
 {
@@ -76,6 +78,16 @@ static void write_summary(FILE *out, const report_input *in, double min, double 
              *sslat_container_layout(t) ? sslat_container_layout(t) : "-");
     row(out, "dtype, layout", text);
     row(out, "device", device_of(t));
+    cli_table_method(t, text, sizeof text);
+    if (text[0]) row(out, "measured with", text);
+    char quality[1400];
+    cli_table_quality(t, quality, sizeof quality);
+    if (quality[0]) {
+        const char *verdict = sslat_container_metadata(t, "quality.verdict");
+        fprintf(out, "<tr class=\"quality-%s\"><th>quality</th><td>", verdict);
+        plot_escape(out, quality);
+        fputs("</td></tr>\n", out);
+    }
     int32_t blocks = sslat_container_block_count(t), candidates = 0;
     double architectures = 1;
     for (int32_t b = 0; b < blocks; b++) {

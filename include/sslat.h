@@ -307,7 +307,8 @@ typedef struct sslat_latency_options {
     const char *dtype;         /* timed: "fp32" (default), "tf32", "fp16", "bf16" */
     const char *layout;        /* timed: "nchw" or "nhwc" (default: nhwc for fp16/bf16) */
     const char *device;        /* cuda: "0", "cuda:1" (default: LOCAL_RANK & co. modulo the count, else 0) */
-    int32_t cold;              /* cuda: 1 = flush L2 before each sample (default: hot) */
+    int32_t cold;              /* timed: 1 = cold cache (cuda: L2 flushed before each sample; cpu: units
+                                  interleaved, copies past 2x L2); default 0 = hot (back to back) */
     int32_t fuse_bn;           /* analytic: 1 = count with every BN folded into the conv before it */
     int32_t context_architectures; /* timed: refit to this many whole architectures timed end to end (0 = off) */
 } sslat_latency_options;

@@ -266,10 +266,12 @@ TEST_F(Answers, EveryMessageNamesTheCommand)
 TEST_F(Answers, AnOptionTheCalculatorDoesNotReadIsRefusedAndLeavesNothing)
 {
     std::string space = example_path("fbnet.json");
-    for (const char *option : {"--layout nhwc", "--device 0", "--cold"}) {
+    for (const char *option : {"--layout nhwc", "--device 0", "--cold", "--cache cold"}) {
         Result r = run("measure -c mac " + space + " " + option + " -o " + path("t.sslat"));
         EXPECT_EQ(r.code, 2) << option;
-        EXPECT_NE(r.err.find("applies to the cuda calculator only, not mac"), std::string::npos) << r.err;
+        bool cache = strstr(option, "cold") != nullptr;
+        EXPECT_NE(r.err.find(cache ? "applies to timed calculators (cpu, cuda), not mac"
+                                   : "applies to the cuda calculator only, not mac"), std::string::npos) << r.err;
         EXPECT_FALSE(exists(path("t.sslat"))) << option;
         EXPECT_FALSE(exists(path("t.sslat.journal"))) << option << ": a refused run leaves no journal";
     }

@@ -1,5 +1,6 @@
 #include "api/context.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,26 +40,32 @@ static void sample_architectures(const sslat_container *table, int32_t runs, uin
                 (int32_t)sslat_rng_below(&rng, (uint32_t)sslat_container_candidate_count(table, b));
 }
 
-static sslat_status time_architectures(const sslat_calculator *calculator, const sslat_space *space,
-                                       const sslat_calc_options *options, const int32_t *archs, int32_t runs,
-                                       int32_t blocks, double *ms, sslat_error *err)
+/* The calculator as an end-to-end timer: one session, groups of CONTEXT_GROUP. */
+typedef struct calculator_timer {
+    const sslat_calculator *calculator;
+    const sslat_calc_options *options;
+} calculator_timer;
+
+static sslat_status time_with_calculator(void *context, const sslat_space *space, const int32_t *const *archs,
+                                         size_t runs, double *ms, sslat_error *err)
 {
+    const calculator_timer *t = context;
+    const sslat_calculator *calculator = t->calculator;
+    const sslat_calc_options *options = t->options;
     void *session = NULL;
     sslat_status status = calculator->begin ? calculator->begin(calculator, options, &session, err) : SSLAT_OK;
     if (status != SSLAT_OK) return status;
     sslat_progress progress;
-    sslat_progress_begin(&progress, options->progress, "[context]", "architectures", (size_t)runs);
-    for (int32_t first = 0; status == SSLAT_OK && first < runs; first += CONTEXT_GROUP) {
+    sslat_progress_begin(&progress, options->progress, "[context]", "architectures", runs);
+    for (size_t first = 0; status == SSLAT_OK && first < runs; first += CONTEXT_GROUP) {
         if (options->stop && *options->stop) {
             status = sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted while timing the context architectures");
             break;
         }
-        int32_t size = runs - first < CONTEXT_GROUP ? runs - first : CONTEXT_GROUP;
-        const int32_t *group[CONTEXT_GROUP];
-        for (int32_t r = 0; r < size; r++) group[r] = archs + (size_t)(first + r) * blocks;
-        status = calculator->measure_architectures(calculator, session, space, group, (size_t)size, options,
+        size_t size = runs - first < CONTEXT_GROUP ? runs - first : CONTEXT_GROUP;
+        status = calculator->measure_architectures(calculator, session, space, archs + first, size, options,
                                                    ms + first, err);
-        if (status == SSLAT_OK) sslat_progress_step(&progress, (size_t)(first + size));
+        if (status == SSLAT_OK) sslat_progress_step(&progress, first + size);
     }
     if (calculator->end) calculator->end(session);
     return status;
@@ -95,6 +102,16 @@ sslat_status sslat_context_refine(const sslat_calculator *calculator, const ssla
     if (!calculator->measure_architectures)
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
                           "context mode times whole architectures: calculator '%s' cannot", calculator->name);
+    calculator_timer timer = {calculator, options};
+    sslat_context_target target = {time_with_calculator, &timer, NULL, false};
+    return sslat_context_refine_to(space, options->seed, runs, &target, table, result, err);
+}
+
+sslat_status sslat_context_refine_to(const sslat_space *space, uint64_t seed, int32_t runs,
+                                     const sslat_context_target *target, sslat_container *table,
+                                     sslat_context_result *result, sslat_error *err)
+{
+    memset(result, 0, sizeof *result);
     sslat_status status = sslat_container_require_complete(table, err);
     if (status == SSLAT_OK) status = sslat_table_fits_space(table, space, err);
     if (status != SSLAT_OK) return status;
@@ -110,11 +127,14 @@ sslat_status sslat_context_refine(const sslat_calculator *calculator, const ssla
                           "context mode needs %d to 100000 architectures (every candidate of the largest block once), "
                           "got %d", most, runs);
     int32_t *archs = calloc((size_t)runs * (size_t)(blocks ? blocks : 1), sizeof *archs);
+    const int32_t **rows = calloc((size_t)runs, sizeof *rows);
     int32_t *counts = calloc((size_t)blocks + 1, sizeof *counts), *seen = calloc(size, sizeof *seen);
     double *ms = calloc((size_t)runs, sizeof *ms), *prior = calloc(size, sizeof *prior), *x = calloc(size, sizeof *x);
-    if (!archs || !counts || !seen || !ms || !prior || !x) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    if (!archs || !rows || !counts || !seen || !ms || !prior || !x)
+        status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    double scale = 1.0;
     if (status == SSLAT_OK) {
-        sample_architectures(table, runs, options->seed, archs);
+        sample_architectures(table, runs, seed, archs);
         prior[0] = sslat_container_constant_latency(table);
         size_t at = 1;
         for (int32_t b = 0; b < blocks; b++) {
@@ -122,6 +142,7 @@ sslat_status sslat_context_refine(const sslat_calculator *calculator, const ssla
             for (int32_t c = 0; c < counts[b]; c++) prior[at++] = sslat_container_latency(table, b, c);
         }
         for (int32_t k = 0; k < runs; k++) {
+            rows[k] = archs + (size_t)k * blocks;
             size_t offset = 1;
             for (int32_t b = 0; b < blocks; b++) {
                 seen[offset + (size_t)archs[(size_t)k * blocks + b]]++;
@@ -129,21 +150,58 @@ sslat_status sslat_context_refine(const sslat_calculator *calculator, const ssla
             }
         }
         seen[0] = runs;
-        status = time_architectures(calculator, space, options, archs, runs, blocks, ms, err);
+        status = target->measure(target->context, space, rows, (size_t)runs, ms, err);
+        for (int32_t k = 0; status == SSLAT_OK && k < runs; k++)
+            if (!(ms[k] > 0) || !isfinite(ms[k]))
+                status = sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "context architecture %d got no positive time "
+                                    "from %s", (int)k, target->name ? target->name : "the calculator");
     }
+    if (status == SSLAT_OK && target->scale_prior) {
+        /* another runtime: the isolated table scaled by its overall bias is
+         * the prior, so what the runs cannot separate follows that runtime */
+        double predicted = 0, measured = 0;
+        for (int32_t k = 0; k < runs; k++) {
+            predicted += prior[0];
+            size_t offset = 1;
+            for (int32_t b = 0; b < blocks; b++) {
+                predicted += prior[offset + (size_t)archs[(size_t)k * blocks + b]];
+                offset += (size_t)counts[b];
+            }
+            measured += ms[k];
+        }
+        scale = predicted > 0 ? measured / predicted : 1.0;
+    }
+    /* the figures "before" are of the isolated table as it was */
+    sslat_context_result unscaled = {0};
     sslat_context_problem problem = {blocks, counts, (size_t)runs, archs, ms, prior, CONTEXT_LAMBDA};
+    if (status == SSLAT_OK && scale != 1.0) status = sslat_context_fit(&problem, x, &unscaled, err);
+    for (size_t i = 0; status == SSLAT_OK && i < size; i++) prior[i] *= scale;
     if (status == SSLAT_OK) status = sslat_context_fit(&problem, x, result, err);
+    if (status == SSLAT_OK && scale != 1.0) {
+        result->rms_before = unscaled.rms_before;
+        result->bias_before = unscaled.bias_before;
+    }
     if (status == SSLAT_OK) status = write_back(table, x, seen, err);
-    char text[160];
-    snprintf(text, sizeof text, "%d architectures timed end to end; values fitted to them, ridge toward the "
-                                "isolated table (lambda %g)", runs, CONTEXT_LAMBDA);
+    char text[400];
+    if (target->name)
+        snprintf(text, sizeof text, "%d architectures timed end to end in %s; values fitted to them, ridge toward "
+                                    "the isolated table scaled by its overall ratio %.4g (lambda %g)",
+                 runs, target->name, scale, CONTEXT_LAMBDA);
+    else
+        snprintf(text, sizeof text, "%d architectures timed end to end; values fitted to them, ridge toward the "
+                                    "isolated table (lambda %g)", runs, CONTEXT_LAMBDA);
     if (status == SSLAT_OK) status = sslat_container_set_metadata(table, "context.method", text, err);
+    if (status == SSLAT_OK)
+        status = sslat_container_set_metadata(table, "context.reference", target->name ? target->name
+                                              : "the table's own calculator", err);
     if (status == SSLAT_OK) status = note(table, "context.architectures", runs, err);
+    if (status == SSLAT_OK) status = note(table, "context.prior_scale", scale, err);
     if (status == SSLAT_OK) status = note(table, "context.rms_isolated_ms", result->rms_before, err);
     if (status == SSLAT_OK) status = note(table, "context.rms_fitted_ms", result->rms_after, err);
     if (status == SSLAT_OK) status = note(table, "context.bias_isolated", result->bias_before, err);
     if (status == SSLAT_OK) status = note(table, "context.bias_fitted", result->bias_after, err);
     free(archs);
+    free(rows);
     free(counts);
     free(seen);
     free(ms);

@@ -6,6 +6,7 @@
 
 #include "calc/calculator.h"
 #include "stats/context_fit.h"
+#include "stats/validation.h"
 
 /* Times `runs` seeded architectures (each candidate in at least one; a seed
  * stream apart from validation's) with the calculator, fits the table to them
@@ -14,5 +15,20 @@
 sslat_status sslat_context_refine(const sslat_calculator *calculator, const sslat_space *space,
                                   const sslat_calc_options *options, int32_t runs, sslat_container *table,
                                   sslat_context_result *result, sslat_error *err);
+
+/* Whole architectures timed by anything (a runtime the table did not come
+ * from, e.g. ONNX Runtime through the CLI's reference runner): ms[k] per
+ * sample of archs[k], all n in one call. */
+typedef struct sslat_context_target {
+    sslat_measure_architectures_fn measure;
+    void *context;
+    const char *name;  /* recorded as context.reference; NULL: the table's own calculator */
+    bool scale_prior;  /* ridge toward the isolated table scaled by its overall ratio to the runs */
+} sslat_context_target;
+
+/* As above with the runs timed by target; seed draws the architectures. */
+sslat_status sslat_context_refine_to(const sslat_space *space, uint64_t seed, int32_t runs,
+                                     const sslat_context_target *target, sslat_container *table,
+                                     sslat_context_result *result, sslat_error *err);
 
 #endif

@@ -33,10 +33,12 @@ sslat_status sslat_measure_space(const sslat_calculator *calculator, const sslat
     /* options only the cuda backend reads are refused elsewhere, not ignored:
      * device='cuda:0' on the cpu calculator is a mistake the user must see */
     bool cuda = !strcmp(calculator->name, "cuda");
-    if (!cuda && (options->device >= 0 || options->layout != SSLAT_LAYOUT_DEFAULT || options->cold))
+    if (!cuda && (options->device >= 0 || options->layout != SSLAT_LAYOUT_DEFAULT))
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "%s applies to the cuda calculator only, not %s",
-                          options->device >= 0 ? "a device" : options->layout != SSLAT_LAYOUT_DEFAULT ? "a layout" : "cold",
-                          calculator->name);
+                          options->device >= 0 ? "a device" : "a layout", calculator->name);
+    if (options->cold && calculator->kind != SSLAT_CALC_TIMED)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "cold (the cache mode) applies to timed calculators "
+                          "(cpu, cuda), not %s", calculator->name);
     int32_t *counts = calloc((size_t)space->n_blocks + 1, sizeof *counts);
     if (!counts) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     for (int32_t b = 0; b < space->n_blocks; b++)

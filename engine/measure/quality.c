@@ -35,9 +35,11 @@ sslat_quality_verdict sslat_quality_judge(const sslat_quality_input *in, char *c
     cause[0] = '\0';
     long kept = in->batches - in->remeasured;
     if (kept > 0 && (double)in->kept_disturbed / (double)kept > SSLAT_QUALITY_DISTURBED_BATCHES)
-        reason(cause, size, "worker threads were kept from their cores in %ld of %ld batches of samples even "
-                            "after %ld reruns (waiting for a CPU %.0f%% of the time on average, %.0f%% at worst)",
-               in->kept_disturbed, kept, in->remeasured, 100 * in->mean_wait, 100 * in->worst_wait);
+        reason(cause, size, "worker threads were not running for part of %ld of %ld batches of samples even "
+                            "after %ld reruns (they waited for a CPU %.0f%% of the time on average, %.0f%% at worst; "
+                            "worker CPU %.0f%% of wall time on average, %.0f%% at worst)",
+               in->kept_disturbed, kept, in->remeasured, 100 * in->mean_wait, 100 * in->worst_wait,
+               100 * in->mean_share, 100 * in->worst_share);
     if (in->calibration_share < SSLAT_QUALITY_DISTURBED_CALIBRATION_SHARE)
         reason(cause, size, "a calibration thread got only %.0f%% of its wall time on the workers' cores (a core "
                             "is shared)", 100 * in->calibration_share);
