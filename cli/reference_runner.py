@@ -16,8 +16,9 @@ times every model the way the table was timed: "interleaved" (a cold-cache
 table) warms every model up W times, then runs R rounds of one timed run per
 model, so each model's weights were evicted by the others since its last run;
 "back_to_back" (a hot-cache table, and what a benchmark loop over one model
-measures) warms each model up W times and then runs it R times in a row. It
-prints {"runtime": "...", "ms": [median per sample of each model]} on
+measures) warms each model up W times and then runs it in a row, in 5 passes
+over the models of R/5 runs each (warmed up again each pass), so the machine's
+drift spreads over all of them. It prints {"runtime": "...", "ms": [median per sample of each model]} on
 stdout. Exit 3: the runtime is not installed (what to install is said); exit 1:
 the runtime failed (its message is passed on).
 """
@@ -65,14 +66,23 @@ def warm(run, warmup, synchronize):
         synchronize()
 
 
+PASSES = 5
+
+
 def back_to_back(runners, batches, warmup, runs, synchronize=None):
-    """Median ms per sample of each runner: warmed up, then its runs in a row."""
-    medians = []
-    for k, run in enumerate(runners):
-        warm(run, warmup, synchronize)
-        medians.append(statistics.median(timed(run, synchronize) / batches[k] for _ in range(runs)))
-        progress(k + 1, len(runners), "model")
-    return medians
+    """Median ms per sample of each runner, its runs back to back: in PASSES
+    passes over the models, each model warmed up again and then run a fifth of
+    its runs in a row, so every model's runs are hot and the machine's slow and
+    fast moments spread over all models."""
+    samples = [[] for _ in runners]
+    passes = max(1, min(PASSES, runs))
+    for p in range(passes):
+        share = runs // passes + (1 if p < runs % passes else 0)
+        for k, run in enumerate(runners):
+            warm(run, warmup if p == 0 else max(2, warmup // passes), synchronize)
+            samples[k].extend(timed(run, synchronize) / batches[k] for _ in range(share))
+        progress(p + 1, passes, "pass")
+    return [statistics.median(s) for s in samples]
 
 
 def interleaved(runners, batches, warmup, runs, synchronize=None):

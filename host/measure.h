@@ -14,9 +14,10 @@ int host_replicas_for(const sslat_graph *graph, int threads);
 /* Time n programs; entries[k] is per unit of units[k] (the batch, times the
  * copies when a program repeats a subgraph), in ms. The cache mode of the
  * options decides the schedule:
- *  - hot (the default): each program in turn is warmed up and then sampled
- *    back to back, as a benchmark loop over one model runs it (its weights
- *    stay in cache);
+ *  - hot (the default): each program is warmed up and then sampled back to
+ *    back, as a benchmark loop over one model runs it (its weights stay in
+ *    cache), in 5 passes over the programs (warmed up again each pass) so a
+ *    slow phase of the machine lands on all of them;
  *  - cold: every program warmed up, then rounds of one sample per program, so
  *    a program's data were evicted by the others since its last sample, and
  *    slow and fast moments of the machine spread over all of them.

@@ -72,6 +72,50 @@ TEST(ContextFit, AStrongPriorBarelyMoves)
     for (size_t j = 0; j < x.size(); j++) EXPECT_NEAR(x[j], low[j], 1e-6);
 }
 
+// The ridge weight by cross-validation: runs that follow a shape the prior
+// lacks ask for a weak prior; runs that are the prior plus noise ask for a
+// strong one. Deterministic (a fixed pseudo-random noise).
+TEST(ContextFit, CrossValidationChoosesTheWeightTheRunsSupport)
+{
+    const int32_t blocks = 6, per_block = 4;
+    std::vector<int32_t> counts(blocks, per_block), archs;
+    std::vector<double> truth(1 + blocks * per_block), prior(truth.size()), exact, noisy;
+    truth[0] = 2.0;
+    for (size_t j = 1; j < truth.size(); j++) truth[j] = 0.5 + 0.1 * (double)(j % 7);
+    uint64_t state = 42;
+    auto next = [&state]() {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (double)(state >> 11) / 9007199254740992.0;  // [0, 1)
+    };
+    for (int k = 0; k < 200; k++) {
+        double t = truth[0];
+        for (int32_t b = 0; b < blocks; b++) {
+            int32_t c = (int32_t)(next() * per_block);
+            archs.push_back(c);
+            t += truth[1 + (size_t)(b * per_block + c)];
+        }
+        exact.push_back(t);
+        noisy.push_back(t * (1.0 + 0.06 * (next() - 0.5)));
+    }
+    sslat_error err;
+    double lambda = 0, cv = 0;
+    // 1. the prior has the right level but not the shape; the runs are exact: follow them
+    for (size_t j = 0; j < prior.size(); j++) prior[j] = j == 0 ? truth[0] : 0.8;
+    sslat_context_problem shape = {blocks, counts.data(), exact.size(), archs.data(), exact.data(), prior.data(), 1.0};
+    ASSERT_EQ(sslat_context_choose_lambda(&shape, &lambda, &cv, &err), SSLAT_OK) << err.message;
+    EXPECT_DOUBLE_EQ(lambda, 0.3);
+    EXPECT_LT(cv, 0.01);
+    // 2. the prior is the truth; the runs only add noise: keep the prior
+    sslat_context_problem noise = {blocks, counts.data(), noisy.size(), archs.data(), noisy.data(), truth.data(), 1.0};
+    ASSERT_EQ(sslat_context_choose_lambda(&noise, &lambda, &cv, &err), SSLAT_OK) << err.message;
+    EXPECT_DOUBLE_EQ(lambda, 100.0);
+    // 3. too few runs to hold five folds: the problem's own weight, no error figure
+    sslat_context_problem few = {blocks, counts.data(), 9, archs.data(), exact.data(), prior.data(), 1.0};
+    ASSERT_EQ(sslat_context_choose_lambda(&few, &lambda, &cv, &err), SSLAT_OK);
+    EXPECT_DOUBLE_EQ(lambda, 1.0);
+    EXPECT_TRUE(std::isnan(cv));
+}
+
 TEST(ContextFit, BadRunsAreRefused)
 {
     Space s;

@@ -14,7 +14,8 @@
 
 /* Architectures timed together: a group's programs are alive at once. */
 enum { CONTEXT_GROUP = 16 };
-/* The prior's weight: one run's worth, so a candidate seen in a few runs follows them. */
+/* The prior's weight with too few runs to choose it (stats/context_fit.h):
+ * one run's worth, so a candidate seen in a few runs follows them. */
 #define CONTEXT_LAMBDA 1.0
 /* Validation draws its random architectures from the seed itself: these come from another stream. */
 #define CONTEXT_SEED_STREAM 0x636f6e7465787421ULL /* "context!" */
@@ -176,6 +177,8 @@ sslat_status sslat_context_refine_to(const sslat_space *space, uint64_t seed, in
     sslat_context_problem problem = {blocks, counts, (size_t)runs, archs, ms, prior, CONTEXT_LAMBDA};
     if (status == SSLAT_OK && scale != 1.0) status = sslat_context_fit(&problem, x, &unscaled, err);
     for (size_t i = 0; status == SSLAT_OK && i < size; i++) prior[i] *= scale;
+    double cv_error = NAN;
+    if (status == SSLAT_OK) status = sslat_context_choose_lambda(&problem, &problem.lambda, &cv_error, err);
     if (status == SSLAT_OK) status = sslat_context_fit(&problem, x, result, err);
     if (status == SSLAT_OK && scale != 1.0) {
         result->rms_before = unscaled.rms_before;
@@ -185,17 +188,19 @@ sslat_status sslat_context_refine_to(const sslat_space *space, uint64_t seed, in
     char text[400];
     if (target->name)
         snprintf(text, sizeof text, "%d architectures timed end to end in %s; values fitted to them, ridge toward "
-                                    "the isolated table scaled by its overall ratio %.4g (lambda %g)",
-                 runs, target->name, scale, CONTEXT_LAMBDA);
+                                    "the isolated table scaled by its overall ratio %.4g (lambda %g, by 5-fold "
+                                    "cross-validation)", runs, target->name, scale, problem.lambda);
     else
         snprintf(text, sizeof text, "%d architectures timed end to end; values fitted to them, ridge toward the "
-                                    "isolated table (lambda %g)", runs, CONTEXT_LAMBDA);
+                                    "isolated table (lambda %g, by 5-fold cross-validation)", runs, problem.lambda);
     if (status == SSLAT_OK) status = sslat_container_set_metadata(table, "context.method", text, err);
     if (status == SSLAT_OK)
         status = sslat_container_set_metadata(table, "context.reference", target->name ? target->name
                                               : "the table's own calculator", err);
     if (status == SSLAT_OK) status = note(table, "context.architectures", runs, err);
     if (status == SSLAT_OK) status = note(table, "context.prior_scale", scale, err);
+    if (status == SSLAT_OK) status = note(table, "context.lambda", problem.lambda, err);
+    if (status == SSLAT_OK && !isnan(cv_error)) status = note(table, "context.cv_relative_rms", cv_error, err);
     if (status == SSLAT_OK) status = note(table, "context.rms_isolated_ms", result->rms_before, err);
     if (status == SSLAT_OK) status = note(table, "context.rms_fitted_ms", result->rms_after, err);
     if (status == SSLAT_OK) status = note(table, "context.bias_isolated", result->bias_before, err);

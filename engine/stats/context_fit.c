@@ -149,3 +149,56 @@ sslat_status sslat_context_fit(const sslat_context_problem *p, double *x, sslat_
     workspace_free(&w);
     return SSLAT_OK;
 }
+
+sslat_status sslat_context_choose_lambda(const sslat_context_problem *p, double *lambda, double *cv_error,
+                                         sslat_error *err)
+{
+    static const double GRID[] = SSLAT_CONTEXT_LAMBDAS;
+    const size_t n_grid = sizeof GRID / sizeof GRID[0];
+    *lambda = p->lambda;
+    *cv_error = NAN;
+    sslat_status status = check_problem(p, err);
+    if (status != SSLAT_OK || p->runs < 2 * SSLAT_CONTEXT_FOLDS) return status;
+    size_t size = 0, blocks = (size_t)p->blocks;
+    size_t *offset = block_offsets(p, &size);
+    int32_t *archs = malloc(p->runs * (blocks ? blocks : 1) * sizeof *archs);
+    double *ms = malloc(p->runs * sizeof *ms), *x = malloc(size * sizeof *x);
+    if (!offset || !archs || !ms || !x) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    double best = INFINITY;
+    for (size_t g = 0; status == SSLAT_OK && g < n_grid; g++) {
+        double squares = 0;
+        for (size_t fold = 0; status == SSLAT_OK && fold < SSLAT_CONTEXT_FOLDS; fold++) {
+            /* train on the runs outside the fold (run k is in fold k mod FOLDS) */
+            size_t train = 0;
+            for (size_t k = 0; k < p->runs; k++) {
+                if (k % SSLAT_CONTEXT_FOLDS == fold) continue;
+                memcpy(archs + train * blocks, p->archs + k * blocks, blocks * sizeof *archs);
+                ms[train++] = p->ms[k];
+            }
+            sslat_context_problem part = *p;
+            part.runs = train;
+            part.archs = archs;
+            part.ms = ms;
+            part.lambda = GRID[g];
+            sslat_context_result ignored;
+            status = sslat_context_fit(&part, x, &ignored, err);
+            for (size_t k = fold; status == SSLAT_OK && k < p->runs; k += SSLAT_CONTEXT_FOLDS) {
+                double t = x[0];
+                for (size_t b = 0; b < blocks; b++) t += x[offset[b] + (size_t)p->archs[k * blocks + b]];
+                double e = (t - p->ms[k]) / p->ms[k];
+                squares += e * e;
+            }
+        }
+        double error = sqrt(squares / (double)p->runs);
+        if (status == SSLAT_OK && error < best) {
+            best = error;
+            *lambda = GRID[g];
+        }
+    }
+    if (status == SSLAT_OK) *cv_error = best;
+    free(offset);
+    free(archs);
+    free(ms);
+    free(x);
+    return status;
+}

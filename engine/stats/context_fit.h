@@ -41,4 +41,16 @@ typedef struct sslat_context_result {
 sslat_status sslat_context_fit(const sslat_context_problem *problem, double *x, sslat_context_result *result,
                                sslat_error *err);
 
+/* The ridge weight that predicts runs it did not see best: 5-fold cross-
+ * validation over the runs (run k in fold k mod 5) for each weight of the
+ * grid, by the RMS of (prediction − measured) / measured; *lambda = the best
+ * (the problem's own lambda when there are fewer than 10 runs, *cv_error
+ * NaN then). A weak prior lets each candidate follow the runs it appears in;
+ * a strong one keeps the isolated table's shape and moves it as a whole. The
+ * better of the two depends on how noisy the runs are, which the data say. */
+#define SSLAT_CONTEXT_LAMBDAS {0.3, 1.0, 3.0, 10.0, 30.0, 100.0}
+#define SSLAT_CONTEXT_FOLDS 5
+sslat_status sslat_context_choose_lambda(const sslat_context_problem *problem, double *lambda, double *cv_error,
+                                         sslat_error *err);
+
 #endif

@@ -169,7 +169,7 @@ def initialize_latency(latency_type: str, search_space: SearchSpace, inputs: Any
     figures.
     kwargs: warmup_iterations (0 = none), run_iterations (>= 1), threads, mode
     ('fused'/'eager') or eager, target_noise, max_seconds, seed, dtype, layout,
-    device, cold, ignore / ignore_modules (sslat op kinds or PyTorch classes),
+    device, cold (timed: the cold-cache table; default hot), ignore / ignore_modules (sslat op kinds or PyTorch classes),
     fuse_bn (MAC rules: count with every BN folded into its conv, as ENOT's
     published tables were made), context=N (timed: refit the table to N whole
     architectures timed end to end).

@@ -45,6 +45,8 @@ def test_onnxruntime_times_the_same_architectures(tiny_table, sslat_command, tmp
     assert report["reference"] == "onnxruntime"
     assert report["runtime"].startswith("onnxruntime ") and "CPUExecutionProvider" in report["runtime"]
     assert "1 intra-op threads" in report["runtime"]  # the table's thread count
+    # a hot table (the default) is checked against each model back to back
+    assert report["runtime"].endswith(", back to back") and report["schedule"] == "back_to_back"
     rows = report["architectures"]
     assert [row["label"] for row in rows] == ["min", "max", "random 0", "random 1", "random 2"]
     assert all(row["measured_ms"] > 0 and row["predicted_ms"] > 0 for row in rows)
@@ -54,6 +56,14 @@ def test_onnxruntime_times_the_same_architectures(tiny_table, sslat_command, tmp
     own = validate(sslat_command, space, table)
     assert own.returncode == 0, own.stderr
     assert json.loads(own.stdout)["runtime"].startswith("sslat cpu")
+    assert json.loads(own.stdout)["schedule"] == "back_to_back"
+    # a cold table is checked interleaved, by both
+    for reference in ("onnxruntime", "sslat"):
+        cold = validate(sslat_command, space, table, "--reference", reference, "--cache", "cold",
+                        env={"SSLAT_PYTHON": sys.executable})
+        assert cold.returncode == 0, cold.stderr
+        assert json.loads(cold.stdout)["schedule"] == "interleaved"
+        assert json.loads(cold.stdout)["runtime"].endswith(", interleaved")
     # the report says who measured
     path = tmp_path / "v.json"
     path.write_text(result.stdout)
@@ -112,3 +122,36 @@ def test_an_unknown_reference_is_bad_input(tiny_table, sslat_command):
     result = validate(sslat_command, space, table, "--reference", "tensorflow")
     assert result.returncode == 2
     assert "onnxruntime or torch" in result.stderr
+
+
+def test_context_fitted_to_onnxruntime_records_it_and_predicts_it(tiny_table, sslat_command, tmp_path):
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        if os.environ.get("SSLAT_REQUIRE_ONNX"):
+            pytest.fail("onnxruntime is required here")
+        pytest.skip("onnxruntime is not installed")
+    space, _ = tiny_table
+    table = tmp_path / "fitted.sslat"
+    env = dict(os.environ, SSLAT_PYTHON=sys.executable)
+    result = subprocess.run([sslat_command, "measure", "-c", "cpu", str(space), "--threads", "1", "--runs", "3",
+                             "--warmup", "1", "--context", "12", "--reference", "onnxruntime", "-o", str(table)],
+                            capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "[context] 12 architectures end to end in onnxruntime" in result.stderr
+    exported = subprocess.run([sslat_command, "export", str(table), "--json"], capture_output=True, text=True,
+                              check=True)
+    metadata = json.loads(exported.stdout)["metadata"]
+    assert metadata["context.reference"].startswith("onnxruntime ")
+    assert metadata["context.reference"].endswith(", back to back")
+    assert metadata["context.architectures"] == "12"
+    assert float(metadata["context.prior_scale"]) > 0
+    assert abs(float(metadata["context.bias_fitted"])) < 0.05  # fitted to the runs it saw
+    # --reference alone, or an unknown runtime, is refused before anything runs
+    alone = subprocess.run([sslat_command, "measure", "-c", "cpu", str(space), "--reference", "onnxruntime",
+                            "-o", str(tmp_path / "x.sslat")], capture_output=True, text=True)
+    assert alone.returncode == 2 and "give --context N too" in alone.stderr
+    unknown = subprocess.run([sslat_command, "measure", "-c", "cpu", str(space), "--context", "12", "--reference",
+                              "tvm", "-o", str(tmp_path / "x.sslat")], capture_output=True, text=True)
+    assert unknown.returncode == 2 and "--reference is onnxruntime or torch" in unknown.stderr
+    assert not (tmp_path / "x.sslat").exists()
