@@ -132,7 +132,7 @@ static sslat_status brief_ms(host_program *p, const sslat_graph *graph, double *
     sslat_calc_options o;
     sslat_calc_options_default(&o);
     o.warmup_iterations = 1;
-    o.run_iterations = 3;
+    o.run_iterations = 2;
     sslat_entry entry;
     sslat_status status = host_measure_program(p, graph->input.n, &o, NULL, &entry, err);
     *ms = entry.value;
@@ -169,6 +169,10 @@ sslat_status host_build_avoiding_reference(host_session *session, host_choices *
         trials[0].ms = INFINITY; /* decided from oneDNN's implementation name: never run */
         int fast = 0;            /* lowerings built without a reference kernel */
         for (int i = 1; i < n; i++) {
+            /* another mode (eager for a fused table) only when none of the
+             * table's own mode avoids the reference kernel: it is the slower
+             * form (fused <= eager for every example candidate) */
+            if (ladder[i].mode != mode && fast > 0) continue;
             sslat_error ignored; /* a lowering oneDNN refuses is simply not a candidate */
             if (host_build_copies(session, graph, ladder[i], seed, replicas, &built[i], &steps[i], &ignored) != SSLAT_OK)
                 continue;

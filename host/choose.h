@@ -5,8 +5,9 @@
  * with a binary_add post-op). Which implementation a primitive got is known
  * when it is created (its implementation name), so a subgraph is built with
  * its mode's default lowering; when a primitive of it is a reference one, the
- * other lowerings of the ladder are built too, and of those without a
- * reference kernel the only one is kept, or the fastest of a brief timing.
+ * other lowerings of its mode are built too (eager ones for a fused table
+ * only when no fused one avoids the reference kernel), and of those without
+ * a reference kernel the only one is kept, or the fastest of a brief timing.
  * No lowering with a reference kernel is ever timed; when every lowering has
  * one, the default is kept and the unit flagged. */
 #ifndef SSLAT_HOST_CHOOSE_H

@@ -109,8 +109,16 @@ host_batch_check host_usage_compare(const host_usage *a, const host_usage *b, in
 
 enum { CALIBRATION_ROUNDS = 5, MAX_CALIBRATION_THREADS = 1024 };
 
+/* The threads start together: each waits for `go`, set once every thread
+ * that could be created exists (fewer when the system refuses one). */
+typedef struct start_line {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    bool go;
+} start_line;
+
 typedef struct calibration_thread {
-    pthread_barrier_t *start;
+    start_line *start;
     double total_ms; /* of all rounds: a thread that shares its core for a while is seen */
     double share;    /* its own CPU time / its wall time: below 1 when it was not running */
 } calibration_thread;
@@ -140,7 +148,11 @@ static double one_round(void)
 static void *calibrate(void *arg)
 {
     calibration_thread *t = arg;
-    if (t->start) pthread_barrier_wait(t->start);
+    if (t->start) {
+        pthread_mutex_lock(&t->start->lock);
+        while (!t->start->go) pthread_cond_wait(&t->start->changed, &t->start->lock);
+        pthread_mutex_unlock(&t->start->lock);
+    }
     for (int round = 0; round < CALIBRATION_SETTLE; round++) one_round();
     double total = 0, cpu0 = thread_cpu_ms();
     for (int round = 0; round < CALIBRATION_ROUNDS; round++) {
@@ -159,33 +171,34 @@ double host_calibration_ms(int threads, double *worst_share)
     if (!worst_share) worst_share = &ignored;
     if (threads < 1) threads = 1;
     if (threads > MAX_CALIBRATION_THREADS) threads = MAX_CALIBRATION_THREADS;
-    calibration_thread items[MAX_CALIBRATION_THREADS];
-    pthread_t ids[MAX_CALIBRATION_THREADS];
-    pthread_barrier_t start;
-    bool barrier = threads > 1 && pthread_barrier_init(&start, NULL, (unsigned)threads) == 0;
-    int started = 1;
-    for (int i = 0; i < threads; i++) items[i] = (calibration_thread){barrier ? &start : NULL, 0, 1.0};
-    /* a thread that cannot start shrinks the barrier's count: run alone then */
-    for (; barrier && started < threads; started++)
-        if (pthread_create(&ids[started], NULL, calibrate, &items[started]) != 0) break;
-    if (barrier && started < threads) { /* could not start them all: no barrier wait can complete */
-        for (int i = 1; i < started; i++) pthread_cancel(ids[i]);
-        for (int i = 1; i < started; i++) pthread_join(ids[i], NULL);
-        pthread_barrier_destroy(&start);
-        items[0].start = NULL;
-        calibrate(&items[0]);
-        *worst_share = items[0].share;
-        return items[0].total_ms;
+    calibration_thread *items = malloc((size_t)threads * sizeof *items);
+    pthread_t *ids = malloc((size_t)threads * sizeof *ids);
+    if (!items || !ids) threads = 1; /* then this thread alone, on the one below */
+    calibration_thread alone;
+    if (threads == 1) {
+        free(items);
+        items = NULL;
     }
-    calibrate(&items[0]);
-    double slowest = items[0].total_ms;
-    *worst_share = items[0].share;
+    calibration_thread *first = items ? items : &alone;
+    start_line start = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
+    *first = (calibration_thread){&start, 0, 1.0};
+    for (int i = 1; i < threads; i++) items[i] = *first;
+    int started = 1; /* this thread is the first */
+    while (started < threads && pthread_create(&ids[started], NULL, calibrate, &items[started]) == 0) started++;
+    pthread_mutex_lock(&start.lock);
+    start.go = true;
+    pthread_cond_broadcast(&start.changed);
+    pthread_mutex_unlock(&start.lock);
+    calibrate(first);
+    double slowest = first->total_ms;
+    *worst_share = first->share;
     for (int i = 1; i < started; i++) {
         pthread_join(ids[i], NULL);
         if (items[i].total_ms > slowest) slowest = items[i].total_ms;
         if (items[i].share < *worst_share) *worst_share = items[i].share;
     }
-    if (barrier) pthread_barrier_destroy(&start);
+    free(items);
+    free(ids);
     return slowest;
 }
 
