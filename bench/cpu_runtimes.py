@@ -131,7 +131,7 @@ def main():
         validated = os.path.join(work, "validated.sslat")
         table(sslat, mb, validated, args.threads, ("--runs", str(args.runs)))
         say("Table: %d thread, %d runs per unit; %d random architectures plus the argmin and argmax; "
-            "each reference twice (a and b), %d interleaved rounds each." % (args.threads, args.runs, args.k, args.runs))
+            "each reference twice (a and b), %d runs each in the table's schedule." % (args.threads, args.runs, args.k, args.runs))
         say("")
         say("| measured by | run | MAPE | within ±10 % | bias (table vs it) | Kendall τ |")
         say("|---|---|---|---|---|---|")

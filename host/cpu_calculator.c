@@ -261,12 +261,15 @@ static sslat_status describe_implementations(const cpu_session *s, const sslat_s
     return status;
 }
 
+/* What a journal's records were measured on and how: a journal of another
+ * machine, or of the interleaved schedule that was the only one before
+ * `--cache` (when cold = 0 meant it), is not resumed into this run. */
 static void cpu_machine(const sslat_calc_options *options, char *out, size_t size)
 {
-    (void)options;
     char model[200];
     cpu_model(model, sizeof model);
-    snprintf(out, size, "%s, %ld cores", model, sysconf(_SC_NPROCESSORS_ONLN));
+    snprintf(out, size, "%s, %ld cores, schedule %s", model, sysconf(_SC_NPROCESSORS_ONLN),
+             options->cold ? "cold-interleaved" : "hot-passes");
 }
 
 static sslat_status cpu_describe(const sslat_calculator *self, void *session,

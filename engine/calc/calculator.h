@@ -57,6 +57,7 @@ struct sslat_calculator {
                                           const sslat_space *space, const int32_t *const *archs, size_t n,
                                           const sslat_calc_options *options, double *ms, sslat_error *err);
     /* The kind of machine a run measures on ("AMD EPYC, 2 cores", "NVIDIA H200"),
+     * and anything else of how it measures that a journal's records depend on,
      * in the run's fingerprint: a journal resumed on another kind of node (a
      * requeued Slurm job) is refused rather than mixing two machines. (optional) */
     void (*machine)(const sslat_calc_options *options, char *out, size_t size);
