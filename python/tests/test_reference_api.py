@@ -220,6 +220,18 @@ def test_cpu_calculator_measures_every_candidate(tiny_space):
         container.constant_latency + table[0][1] + table[1][0])
     loaded = sslat.SearchSpaceLatencyContainer.load_from_bytes(container.save_to_bytes())
     assert loaded.metadata == meta and loaded.operations_latencies == table
+    # hot by default, with a quality verdict whatever the machine's load
+    assert meta["calculator.cache"].startswith("hot:")
+    assert meta["quality.verdict"] in ("ok", "noisy", "disturbed")
+
+
+def test_cpu_calculator_measures_cold_on_request(tiny_space):
+    container = sslat.initialize_latency("cpu", tiny_space, warmup_iterations=1, run_iterations=3, threads=1,
+                                         cold=True)
+    assert container.metadata["calculator.cache"].startswith("cold:")
+    assert "interleaved" in container.metadata["calculator.schedule"]
+    with pytest.raises(sslat.SslatError, match="timed calculators"):
+        sslat.initialize_latency("mac", tiny_space, cold=True)
 
 
 def test_cpu_calculator_refuses_other_dtypes(tiny_space):

@@ -30,13 +30,18 @@ def validate(sslat_command, space, table, *extra, env=None):
                           env=dict(os.environ, **(env or {})))
 
 
-def test_onnxruntime_times_the_same_architectures(tiny_table, sslat_command, tmp_path):
+def require_onnxruntime():
+    """Skip without onnxruntime, unless the run requires it (SSLAT_REQUIRE_ONNX)."""
     try:
         import onnxruntime  # noqa: F401
     except ImportError:
         if os.environ.get("SSLAT_REQUIRE_ONNX"):
             pytest.fail("onnxruntime is required here")
         pytest.skip("onnxruntime is not installed")
+
+
+def test_onnxruntime_times_the_same_architectures(tiny_table, sslat_command, tmp_path):
+    require_onnxruntime()
     space, table = tiny_table
     # the runner uses this interpreter (the one with onnxruntime), as the project's environment would
     result = validate(sslat_command, space, table, "--reference", "onnxruntime", env={"SSLAT_PYTHON": sys.executable})
@@ -125,12 +130,7 @@ def test_an_unknown_reference_is_bad_input(tiny_table, sslat_command):
 
 
 def test_context_fitted_to_onnxruntime_records_it_and_predicts_it(tiny_table, sslat_command, tmp_path):
-    try:
-        import onnxruntime  # noqa: F401
-    except ImportError:
-        if os.environ.get("SSLAT_REQUIRE_ONNX"):
-            pytest.fail("onnxruntime is required here")
-        pytest.skip("onnxruntime is not installed")
+    require_onnxruntime()
     space, _ = tiny_table
     table = tmp_path / "fitted.sslat"
     env = dict(os.environ, SSLAT_PYTHON=sys.executable)
