@@ -46,9 +46,9 @@ static void measure_usage(void)
            "                     benchmark loop over one model runs; cold: weights evicted between\n"
            "                     samples (cpu: units interleaved over copies past 2x L2; cuda: L2\n"
            "                     flushed). Recorded as calculator.cache\n"
-           "  --strict           exit 6 (after writing the table) when its quality verdict is\n"
-           "                     'disturbed': another process or the hypervisor kept the worker\n"
-           "                     threads from their cores (quality.* in the metadata)\n"
+           "  --strict           cpu: exit 6 (after writing the table) when its quality verdict\n"
+           "                     is 'disturbed': another process or the hypervisor kept the\n"
+           "                     worker threads from their cores (quality.* in the metadata)\n"
            "  --mode M           fused (default: conv+BN+act+residual as one primitive) or eager\n"
            "  --threads N        worker threads (default: every core)\n"
            "  --warmup N         runs before timing (default 10)\n"
@@ -332,6 +332,12 @@ int cmd_measure(int argc, char **argv)
     if (!calculator) {
         fprintf(stderr, "sslat measure: unknown calculator '%s' (sslat calculators lists them)\n",
                 type ? type : "");
+        return CLI_BAD_INPUT;
+    }
+    if (reference && (code = cli_reference_available(reference)) != CLI_OK) return code; /* before the table, not after */
+    if (strict && (strcmp(calculator->name, "cpu") || mpi)) {
+        fprintf(stderr, "sslat measure: --strict reads the cpu calculator's quality verdict%s; not %s\n",
+                mpi ? " of one process" : "", mpi ? "under mpirun" : calculator->name);
         return CLI_BAD_INPUT;
     }
     if (!type)

@@ -194,7 +194,8 @@ int cmd_validate(int argc, char **argv)
                                  v.summary.bias, "kendall_tau", v.summary.kendall_tau);
         code = cli_print_json(root);
     } else if (code == CLI_OK) {
-        printf("measured by %s (the table's cache mode: %s)\n\n", runtime, o.cold ? "cold" : "hot");
+        printf("measured by %s (cache mode %s: %s)\n\n", runtime, o.cold ? "cold" : "hot",
+               cache_given ? "--cache" : "the table's");
         printf("%-10s %14s %14s %9s\n", "arch", "predicted ms", "measured ms", "error");
         for (int r = 0; r < v.n; r++)
             printf("%-10s %14.4f %14.4f %+8.2f%%\n", v.rows[r].label, v.rows[r].predicted, v.rows[r].measured,

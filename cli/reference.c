@@ -59,6 +59,40 @@ static const char *python_path(void)
     return "python3";
 }
 
+int cli_reference_available(const char *runtime)
+{
+    const char *python = python_path();
+    char statement[64];
+    snprintf(statement, sizeof statement, "import %s", strcmp(runtime, "torch") ? "onnxruntime" : "torch");
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "sslat: cannot start %s: %s\n", python, strerror(errno));
+        return CLI_FAILURE;
+    }
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, 1);
+            dup2(null, 2);
+            close(null);
+        }
+        execlp(python, python, "-c", statement, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return CLI_FAILURE;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return CLI_OK;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        fprintf(stderr, "sslat: no Python at '%s': install python3 (and %s in it) or set SSLAT_PYTHON\n", python,
+                runtime);
+    else
+        fprintf(stderr, "sslat: %s is not installed for %s: pip install %s into that environment (bash "
+                        "scripts/setup.sh puts onnxruntime into build/python-venv), or point SSLAT_PYTHON at a "
+                        "Python that has it\n", runtime, python, runtime);
+    return CLI_UNAVAILABLE;
+}
+
 /* Each row's architecture as the runtime reads it: an ONNX model, or the
  * chained graph's IR for torch. */
 static int write_models(const sslat_space *space, const sslat_validation *v, const cli_reference_options *o,

@@ -24,6 +24,10 @@ typedef struct cli_reference_options {
 /* Whether name is a reference runtime this command knows. */
 bool cli_reference_known(const char *name);
 
+/* Whether the project's Python (below) imports the runtime: CLI_OK, or
+ * CLI_UNAVAILABLE having said what to install; checked before a long run. */
+int cli_reference_available(const char *runtime);
+
 /* Fill every row's measured time (ms per sample) by running the rows'
  * architectures in the reference runtime through the project's Python
  * (SSLAT_PYTHON, else build/python-venv, else python3); *runtime gets the

@@ -83,8 +83,10 @@ static void write_summary(FILE *out, const report_input *in, double min, double 
     char quality[1400];
     cli_table_quality(t, quality, sizeof quality);
     if (quality[0]) {
+        /* a class name only from the known verdicts: the table is input */
         const char *verdict = sslat_container_metadata(t, "quality.verdict");
-        fprintf(out, "<tr class=\"quality-%s\"><th>quality</th><td>", verdict);
+        bool known = !strcmp(verdict, "ok") || !strcmp(verdict, "noisy") || !strcmp(verdict, "disturbed");
+        fprintf(out, "<tr class=\"quality-%s\"><th>quality</th><td>", known ? verdict : "unknown");
         plot_escape(out, quality);
         fputs("</td></tr>\n", out);
     }

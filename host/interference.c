@@ -1,8 +1,10 @@
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "host/interference.h"
 
 #include <dirent.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,7 +98,8 @@ host_batch_check host_usage_compare(const host_usage *a, const host_usage *b, in
     if (wall > 0) check.share = (b->cpu_ms - a->cpu_ms) / (wall * threads);
     if (wall > 0 && a->have_wait && b->have_wait && b->wait_ms > a->wait_ms)
         check.wait = fmin(1.0, (b->wait_ms - a->wait_ms) / (wall * threads)); /* a wait is booked when it ends */
-    if (a->have_machine && b->have_machine && b->machine_total > a->machine_total)
+    /* counters that go backwards (idle, steal on some hypervisors) count as no change */
+    if (a->have_machine && b->have_machine && b->machine_total > a->machine_total && b->machine_steal > a->machine_steal)
         check.steal = (double)(b->machine_steal - a->machine_steal) / (double)(b->machine_total - a->machine_total);
     check.others = b->procs_running > threads ? b->procs_running - threads : 0;
     /* other threads' CPU time is only brought up to date at a scheduler tick,
@@ -215,7 +218,10 @@ static double busy_cores_elsewhere(void)
     host_usage_now(&b);
     if (!a.have_machine || !b.have_machine || b.machine_total <= a.machine_total) return 0;
     double total = (double)(b.machine_total - a.machine_total);
-    double busy = total - (double)(b.machine_idle - a.machine_idle) - (double)(b.machine_steal - a.machine_steal);
+    /* signed: idle (iowait) and steal may go backwards; a negative change is none */
+    double idle = (double)b.machine_idle - (double)a.machine_idle;
+    double steal = (double)b.machine_steal - (double)a.machine_steal;
+    double busy = total - (idle > 0 ? idle : 0) - (steal > 0 ? steal : 0);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     double ours = (b.cpu_ms - a.cpu_ms) / (b.wall_ms - a.wall_ms); /* cores' worth this process used */
     double elsewhere = busy / total * (double)(cores > 0 ? cores : 1) - ours;
@@ -242,6 +248,14 @@ static double spread(int threads, double *worst_share)
     return alone > 0 && threads > 1 ? together / alone : 1.0;
 }
 
+int host_usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (int)online : 1;
+}
+
 void host_interference_begin(host_interference *q, int threads)
 {
     memset(q, 0, sizeof *q);
@@ -261,7 +275,7 @@ void host_interference_end(host_interference *q)
 bool host_interference_record(host_interference *q, const host_batch_check *check, int attempt)
 {
     q->batches++;
-    q->remeasure_budget++; /* the budget grows with the work: at most about one rerun per batch */
+    if (attempt == 0) q->remeasure_budget++; /* grows with new batches, not with reruns: one per two batches */
     q->share_sum += check->share;
     q->wait_sum += check->wait;
     if (check->wait > q->worst_wait) q->worst_wait = check->wait;

@@ -66,16 +66,20 @@ typedef struct host_interference {
     long remeasure_budget;                     /* batches that may still be run again */
 } host_interference;
 
+/* The CPUs this process may run on (its affinity: taskset, a cpuset, a Slurm
+ * allocation), else every online one. */
+int host_usable_cpus(void);
+
 /* Before the first unit: a short look at the machine, the calibration on
  * every worker thread. */
 void host_interference_begin(host_interference *interference, int threads);
 /* After the last unit: the same looks again. */
 void host_interference_end(host_interference *interference);
-/* Record one batch's check; returns whether it should be run again: it was
- * disturbed and the budget allows (a batch runs at most twice again; the
- * budget starts at 64 and grows by one per batch while a rerun costs two, so
- * a machine that stays busy costs at most about 1.5x the time after the
- * first 32 reruns). */
+/* Record one batch's check (attempt 0: its first run); returns whether it
+ * should be run again: it was disturbed and the budget allows (a batch runs
+ * at most twice again; the budget starts at 64 and grows by one per new batch
+ * while a rerun costs two, so a machine that stays busy costs at most about
+ * 1.5x the time once the first reruns are spent). */
 bool host_interference_record(host_interference *interference, const host_batch_check *check, int attempt);
 
 /* The calibration workload (5 rounds of about 1.5 ms of floating point) timed

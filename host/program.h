@@ -16,7 +16,8 @@ typedef struct host_session {
     dnnl_engine_t engine;
     dnnl_stream_t stream;
     int threads;
-    long reference_runs; /* executions of a oneDNN reference kernel (host/choose.h): 0 unless every lowering had one */
+    long reference_runs; /* executions of a oneDNN reference kernel in a timed body (host/choose.h): 0 unless a
+                            unit is flagged (weight reorders of the untimed prologue are not counted) */
 } host_session;
 
 sslat_status host_session_open(host_session *session, int threads, sslat_error *err);

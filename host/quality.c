@@ -35,7 +35,9 @@ sslat_status host_describe_quality(const host_interference *q, double drift, con
     in.worst_steal = q->worst_steal;
     in.most_others = q->most_others;
     in.busy_elsewhere = fmax(q->start_busy_cores, q->end_busy_cores);
-    in.free_cores = (int)sysconf(_SC_NPROCESSORS_ONLN) - q->threads;
+    in.free_cores = host_usable_cpus() - q->threads;
+    if (in.free_cores < 0) in.free_cores = 0;
+    in.oversubscribed = q->threads > host_usable_cpus();
     in.calibration_share = fmin(q->start_calibration_share, q->end_calibration_share);
     in.drift = drift;
     char cause[1024], worst[256], text[512];

@@ -1,6 +1,7 @@
 // The cpu calculator end to end: tables it writes, dedupe, fusion, the
 // adaptive stop, and a missing library. Skips when libdnnl cannot be loaded.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -253,6 +254,7 @@ TEST(CpuInterference, AStalledBatchIsRunAgainWithinItsBudgetAndCounted)
     host_program_release(&p);
     sslat_space_free(space);
     host_session_close(&session);
+    host_dnnl_set_threads(sslat_max_threads());  // OpenMP's count is the process's: the next test's default
 }
 
 TEST(CpuInterference, ATableMeasuredThroughStallsIsDisturbedAndSaysWhy)
@@ -278,16 +280,25 @@ TEST(CpuInterference, ATableMeasuredThroughStallsIsDisturbedAndSaysWhy)
     sslat_space_free(space);
 }
 
-// One busy loop of its own per core for at most 60 s (killed by pid at the
-// end), and the cli run on every core: each worker shares its core, so the
-// verdict must be disturbed, and --strict exits 6 after writing the table.
+// The test pinned to at most 2 of its CPUs, one busy loop of its own per
+// pinned CPU for at most 60 s (killed by pid at the end), and the cli run on
+// as many threads (all inherit the pinning): each worker shares its core, so
+// the verdict must be disturbed, and --strict exits 6 after writing the table.
 TEST(CpuInterference, BusyCoresMakeTheDefaultRunSayDisturbedAndStrictFail)
 {
     SKIP_WITHOUT_DNNL();
     char dir[] = "/tmp/sslat-busy-XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores > 8) cores = 8;  // enough to share every worker's core of an 8-thread run
+    cpu_set_t before, pinned;
+    ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+    CPU_ZERO(&pinned);
+    long cores = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && cores < 2; cpu++)
+        if (CPU_ISSET(cpu, &before)) {
+            CPU_SET(cpu, &pinned);
+            cores++;
+        }
+    ASSERT_EQ(sched_setaffinity(0, sizeof pinned, &pinned), 0);
     std::vector<pid_t> busy;
     for (long i = 0; i < cores; i++) {
         pid_t pid = fork();
@@ -305,6 +316,7 @@ TEST(CpuInterference, BusyCoresMakeTheDefaultRunSayDisturbedAndStrictFail)
     int status = std::system(command.c_str());
     for (pid_t pid : busy) kill(pid, SIGKILL);
     for (pid_t pid : busy) waitpid(pid, nullptr, 0);
+    sched_setaffinity(0, sizeof before, &before);
     std::string text = read_text(err);
     EXPECT_EQ(WEXITSTATUS(status), 6) << text;
     EXPECT_NE(text.find("quality DISTURBED"), std::string::npos) << text;

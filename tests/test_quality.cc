@@ -68,6 +68,24 @@ TEST(QualityVerdict, DisturbedBatchesKeptPastTheThresholdMakeItDisturbedAndSayWh
     in.kept_disturbed = 5;  // exactly 5%: below the threshold, but a kept disturbed batch is noise
     EXPECT_EQ(judge(in, &cause), SSLAT_QUALITY_NOISY);
     EXPECT_NE(cause.find("5 of 100 batches of samples kept though disturbed"), std::string::npos) << cause;
+    // a tiny run: one disturbed batch of ten is 10%, but one is not a pattern
+    in.batches = 12;
+    in.remeasured = 2;
+    in.kept_disturbed = 1;
+    EXPECT_EQ(judge(in, &cause), SSLAT_QUALITY_NOISY) << cause;
+    in.kept_disturbed = 2;
+    EXPECT_EQ(judge(in, &cause), SSLAT_QUALITY_DISTURBED) << cause;
+}
+
+TEST(QualityVerdict, MoreWorkersThanCpusIsDisturbedAndSaysSo)
+{
+    sslat_quality_input in = quiet();
+    in.oversubscribed = true;
+    in.free_cores = 0;
+    std::string cause;
+    EXPECT_EQ(judge(in, &cause), SSLAT_QUALITY_DISTURBED);
+    EXPECT_NE(cause.find("more worker threads than CPUs"), std::string::npos) << cause;
+    EXPECT_EQ(cause.find("-"), std::string::npos) << cause;  // no negative count of free cores
 }
 
 TEST(QualityVerdict, AStarvedCalibrationThreadOrAHugeSpreadIsDisturbed)

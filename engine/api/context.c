@@ -186,13 +186,14 @@ sslat_status sslat_context_refine_to(const sslat_space *space, uint64_t seed, in
     }
     if (status == SSLAT_OK) status = write_back(table, x, seen, err);
     char text[400];
+    const char *how = isnan(cv_error) ? "the default: too few runs to cross-validate" : "by 5-fold cross-validation";
     if (target->name)
         snprintf(text, sizeof text, "%d architectures timed end to end in %s; values fitted to them, ridge toward "
-                                    "the isolated table scaled by its overall ratio %.4g (lambda %g, by 5-fold "
-                                    "cross-validation)", runs, target->name, scale, problem.lambda);
+                                    "the isolated table scaled by its overall ratio %.4g (lambda %g, %s)",
+                 runs, target->name, scale, problem.lambda, how);
     else
         snprintf(text, sizeof text, "%d architectures timed end to end; values fitted to them, ridge toward the "
-                                    "isolated table (lambda %g, by 5-fold cross-validation)", runs, problem.lambda);
+                                    "isolated table (lambda %g, %s)", runs, problem.lambda, how);
     if (status == SSLAT_OK) status = sslat_container_set_metadata(table, "context.method", text, err);
     if (status == SSLAT_OK)
         status = sslat_container_set_metadata(table, "context.reference", target->name ? target->name

@@ -34,7 +34,9 @@ sslat_quality_verdict sslat_quality_judge(const sslat_quality_input *in, char *c
     char noisy[512] = "";
     cause[0] = '\0';
     long kept = in->batches - in->remeasured;
-    if (kept > 0 && (double)in->kept_disturbed / (double)kept > SSLAT_QUALITY_DISTURBED_BATCHES)
+    if (in->oversubscribed)
+        reason(cause, size, "more worker threads than CPUs this process may use (its affinity): they take turns");
+    if (kept > 0 && in->kept_disturbed >= 2 && (double)in->kept_disturbed / (double)kept > SSLAT_QUALITY_DISTURBED_BATCHES)
         reason(cause, size, "worker threads were not running for part of %ld of %ld batches of samples even "
                             "after %ld reruns (they waited for a CPU %.0f%% of the time on average, %.0f%% at worst; "
                             "worker CPU %.0f%% of wall time on average, %.0f%% at worst)",

@@ -1,7 +1,8 @@
 /* A timed table's quality verdict, from its entries' spread and what the run
  * saw of the machine (host/interference.h for the cpu calculator):
  *  - disturbed: the machine did not let the run measure (worker threads kept
- *    from their cores in more than 5% of the batches kept, a calibration
+ *    from their cores in more than 5% of the batches kept and at least 2, more
+ *    worker threads than CPUs this process may use, a calibration
  *    thread on the workers' count that got less than 85% of its wall time, or
  *    a median entry spread past 25%):
  *    the table is not a figure of this machine;
@@ -13,6 +14,7 @@
 #ifndef SSLAT_MEASURE_QUALITY_H
 #define SSLAT_MEASURE_QUALITY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sslat.h"
@@ -37,7 +39,8 @@ typedef struct sslat_quality_input {
     double worst_steal;       /* of the machine's time, in a batch */
     int most_others;          /* runnable tasks beyond the workers, at a batch's end */
     double busy_elsewhere;    /* cores other processes kept busy, at the start or the end (the larger) */
-    int free_cores;           /* cores - worker threads */
+    int free_cores;           /* CPUs this process may use - worker threads, at least 0 */
+    bool oversubscribed;      /* more worker threads than those CPUs */
     double calibration_share; /* worst calibration thread's CPU / wall time, start or end (1: all ran) */
     double drift;             /* calibration at the end / at the start (1: none) */
 } sslat_quality_input;
