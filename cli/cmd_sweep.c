@@ -134,13 +134,14 @@ static int write_summary(const char *dir, const char *suffix, const point_result
 
 int cmd_sweep(int argc, char **argv)
 {
-    enum { OPT_BATCH = 3001, OPT_RESOLUTION, OPT_DTYPE, OPT_SHARD, OPT_RUNS, OPT_WARMUP, OPT_THREADS };
+    enum { OPT_BATCH = 3001, OPT_RESOLUTION, OPT_DTYPE, OPT_SHARD, OPT_RUNS, OPT_WARMUP, OPT_THREADS, OPT_CACHE };
     static const struct option LONG[] = {
         {"calculator", required_argument, NULL, 'c'}, {"output", required_argument, NULL, 'o'},
         {"batch", required_argument, NULL, OPT_BATCH}, {"resolution", required_argument, NULL, OPT_RESOLUTION},
         {"dtype", required_argument, NULL, OPT_DTYPE}, {"shard", required_argument, NULL, OPT_SHARD},
         {"runs", required_argument, NULL, OPT_RUNS},   {"warmup", required_argument, NULL, OPT_WARMUP},
         {"threads", required_argument, NULL, OPT_THREADS}, {"help", no_argument, NULL, 'h'},
+        {"cache", required_argument, NULL, OPT_CACHE},
         {NULL, 0, NULL, 0}};
     const char *type = NULL, *dir = NULL, *dtypes = "fp32", *shard = NULL;
     int32_t batches[SSLAT_MAX_SWEEP_VALUES] = {1}, resolutions[SSLAT_MAX_SWEEP_VALUES] = {224};
@@ -160,9 +161,15 @@ int cmd_sweep(int argc, char **argv)
         case OPT_RUNS: if (!cli_parse_int(optarg, "--runs", 1, 1000000, &options.run_iterations)) return CLI_BAD_INPUT; break;
         case OPT_WARMUP: if (!cli_parse_int(optarg, "--warmup", 0, 1000000, &options.warmup_iterations)) return CLI_BAD_INPUT; break;
         case OPT_THREADS: if (!cli_parse_int(optarg, "--threads", 0, sslat_max_threads(), &options.threads)) return CLI_BAD_INPUT; break;
+        case OPT_CACHE: {
+            int bad = CLI_OK;
+            cli_device_option(CLI_OPT_CACHE, optarg, &options, &bad); /* hot | cold, as measure */
+            if (bad) return bad;
+            break;
+        }
         case 'h':
             printf("usage: sslat sweep [SPACE] -c TYPE --batch 1,8,32 --resolution 160,224 [--dtype fp32]\n"
-                   "                   -o DIR [--shard I/N] [--runs N --warmup N --threads N]\n\n"
+                   "                   -o DIR [--shard I/N] [--runs N --warmup N --threads N --cache hot|cold]\n\n"
                    "Writes DIR/b<batch>_r<res>_<dtype>.sslat per point and DIR/summary.csv and\n"
                    "summary.jsonl (point, min / mean / max latency, the space's arch latency, wall\n"
                    "time). Points whose table is already there for the same space are kept (resume).\n"

@@ -462,6 +462,31 @@ TEST(CpuCalculator, SigtermFinishesTheCurrentUnitsAndSaysHowToResume)
 
 namespace {
 
+// A sweep measures its points in the cache mode asked for, and a point of the
+// other mode is measured again, not kept (the mode is in sweep.options).
+TEST(CpuCalculator, SweepMeasuresEveryPointInTheCacheModeAskedFor)
+{
+    SKIP_WITHOUT_DNNL();
+    char dir[] = "/tmp/sslat-sweep-cache-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    std::string out = std::string(dir) + "/sweep";
+    for (const char *mode : {"cold", "hot"}) {
+        std::string command = std::string(SSLAT_CLI_PATH) + " sweep " + example_path("fbnet.json") +
+                              " -c cpu --threads 1 --runs 2 --warmup 1 --batch 1 --resolution 64 --cache " + mode +
+                              " -o " + out + " >/dev/null 2>&1";
+        ASSERT_EQ(WEXITSTATUS(std::system(command.c_str())), 0) << mode;
+        sslat_container *table = nullptr;
+        sslat_error err;
+        ASSERT_EQ(sslat_container_load_from_file((out + "/b1_r64_fp32.sslat").c_str(), &table, &err), SSLAT_OK);
+        EXPECT_EQ(std::string(sslat_container_metadata(table, "calculator.cache")).rfind(mode, 0), 0u) << mode;
+        sslat_container_free(table);
+    }
+    std::string bad = std::string(SSLAT_CLI_PATH) + " sweep " + example_path("fbnet.json") +
+                      " -c cpu --cache warm -o " + out + " >/dev/null 2>&1";
+    EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 2);
+    std::system(("rm -rf " + std::string(dir)).c_str());
+}
+
 TEST(CpuCalculator, SweepOverThreeBatchesAndTwoResolutions)
 {
     SKIP_WITHOUT_DNNL();
