@@ -41,11 +41,7 @@ static const char *isa_name(dnnl_cpu_isa_t isa)
 typedef struct cpu_session {
     host_session host;
     host_choices choices; /* the lowering of each distinct subgraph */
-    host_interference interference;
-    /* throttle / drift: the calibration workload on one thread at the start
-     * and at the end; a machine that got slower or faster in between
-     * (frequency, a neighbour) shows as a ratio != 1 */
-    double calibration_start, calibration_end;
+    host_interference interference; /* also the calibration at the start and the end (drift) */
 } cpu_session;
 
 static sslat_status cpu_begin(const sslat_calculator *self, const sslat_calc_options *options,
@@ -62,7 +58,6 @@ static sslat_status cpu_begin(const sslat_calculator *self, const sslat_calc_opt
         free(s);
         return status;
     }
-    s->calibration_start = host_calibration_ms(1, NULL);
     host_interference_begin(&s->interference, threads);
     if (options->progress)
         fprintf(stderr, "[cpu] %d worker thread%s (%s), oneDNN on %s\n", threads, threads == 1 ? "" : "s",
@@ -276,13 +271,11 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
                                  const sslat_calc_options *o, sslat_container *c, sslat_error *err)
 {
     (void)self;
-    const cpu_session *cs = session;
+    cpu_session *cs = session;
     const host_session *s = &cs->host;
     const dnnl_version_t *v = DNNL(dnnl_version)();
-    cpu_session *session_data = session;
-    session_data->calibration_end = host_calibration_ms(1, NULL);
-    host_interference_end(&session_data->interference);
-    double drift = cs->calibration_end / cs->calibration_start;
+    host_interference_end(&cs->interference);
+    const host_calibration *start = &cs->interference.start, *end = &cs->interference.end;
     char cpu[256];
     cpu_model(cpu, sizeof cpu);
     struct { const char *key; char value[128]; } pairs[20];
@@ -299,14 +292,15 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
     PAIR("calculator.warmup_iterations", "%d", o->warmup_iterations);
     PAIR("calculator.run_iterations", "%d", o->run_iterations);
     PAIR("calculator.adaptive", o->target_noise > 0 ? "noise %g, cap %g s" : "off", o->target_noise, o->max_seconds);
-    PAIR("host.calibration_ms", "%.3f at start, %.3f at end (ratio %.3f)", cs->calibration_start, cs->calibration_end,
-         drift);
+    PAIR("host.calibration_ms", "%.3f at start, %.3f at end (ratio %.3f)", start->alone_ms, end->alone_ms,
+         host_interference_drift(&cs->interference));
     if (o->cold) {
         PAIR("calculator.cache", "cold: weights and input evicted since a unit's last run (copies past 2x L2)");
         PAIR("calculator.schedule", "interleaved: rounds of one sample per subgraph, groups of %d", GROUP);
     } else {
         PAIR("calculator.cache", "hot: each unit back to back after its warmup (one copy, data stay in cache)");
-        PAIR("calculator.schedule", "back to back: each subgraph's samples in a row, groups of %d", GROUP);
+        PAIR("calculator.schedule", "back to back: each subgraph's samples in a row, in passes over groups of %d "
+                                    "(warmed up again each pass)", GROUP);
     }
     PAIR("calculator.seed", "%llu", (unsigned long long)o->seed);
     PAIR("cpu.reference_runs", "%ld", s->reference_runs);
@@ -315,7 +309,7 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
         sslat_status status = sslat_container_set_metadata(c, pairs[i].key, pairs[i].value, err);
         if (status != SSLAT_OK) return status;
     }
-    sslat_status status = host_describe_quality(&cs->interference, drift, o, c, err);
+    sslat_status status = host_describe_quality(&cs->interference, o, c, err);
     return status == SSLAT_OK ? describe_implementations(cs, o->space, c, err) : status;
 }
 

@@ -169,10 +169,11 @@ static void *calibrate(void *arg)
     return NULL;
 }
 
-double host_calibration_ms(int threads, double *worst_share)
+/* The workload (5 rounds of about 1.5 ms of floating point) timed on
+ * `threads` threads at once: the slowest thread's total, in ms; *worst_share
+ * gets the lowest of the threads' own CPU time / wall time. */
+static double calibration_ms(int threads, double *worst_share)
 {
-    double ignored;
-    if (!worst_share) worst_share = &ignored;
     if (threads < 1) threads = 1;
     if (threads > MAX_CALIBRATION_THREADS) threads = MAX_CALIBRATION_THREADS;
     calibration_thread *items = malloc((size_t)threads * sizeof *items);
@@ -228,24 +229,25 @@ static double busy_cores_elsewhere(void)
     return elsewhere > 0 ? elsewhere : 0;
 }
 
-/* The calibration on every worker thread at once: how much slower the
- * slowest thread ran than one thread alone (SMT siblings make this above 1 on
- * a quiet machine too: information only), and the worst thread's CPU share. */
-static double spread(int threads, double *worst_share)
+/* The calibration alone and on every worker thread at once. */
+static host_calibration calibrate_now(int threads)
 {
-    double alone = host_calibration_ms(1, worst_share), together = alone;
-    if (threads > 1) together = host_calibration_ms(threads, worst_share);
-    if (*worst_share < SSLAT_QUALITY_DISTURBED_CALIBRATION_SHARE) {
+    host_calibration c = {0, 1.0, 1.0};
+    c.alone_ms = calibration_ms(1, &c.share);
+    double together = c.alone_ms;
+    if (threads > 1) together = calibration_ms(threads, &c.share);
+    if (c.share < SSLAT_QUALITY_DISTURBED_CALIBRATION_SHARE) {
         /* once more: a thread woken after a pause may land on a busy core
          * until the scheduler balances; a shared core stays shared */
         double again = 1.0;
-        double second = host_calibration_ms(threads, &again);
-        if (again > *worst_share) {
-            *worst_share = again;
+        double second = calibration_ms(threads, &again);
+        if (again > c.share) {
+            c.share = again;
             together = second;
         }
     }
-    return alone > 0 && threads > 1 ? together / alone : 1.0;
+    if (c.alone_ms > 0 && threads > 1) c.spread = together / c.alone_ms;
+    return c;
 }
 
 int host_usable_cpus(void)
@@ -263,13 +265,18 @@ void host_interference_begin(host_interference *q, int threads)
     q->worst_share = INFINITY;
     q->remeasure_budget = 64;
     q->start_busy_cores = busy_cores_elsewhere();
-    q->start_spread = spread(q->threads, &q->start_calibration_share);
+    q->start = calibrate_now(q->threads);
 }
 
 void host_interference_end(host_interference *q)
 {
     q->end_busy_cores = busy_cores_elsewhere();
-    q->end_spread = spread(q->threads, &q->end_calibration_share);
+    q->end = calibrate_now(q->threads);
+}
+
+double host_interference_drift(const host_interference *q)
+{
+    return q->start.alone_ms > 0 && q->end.alone_ms > 0 ? q->end.alone_ms / q->start.alone_ms : 1.0;
 }
 
 bool host_interference_record(host_interference *q, const host_batch_check *check, int attempt)

@@ -51,6 +51,15 @@ typedef struct host_batch_check {
 
 host_batch_check host_usage_compare(const host_usage *before, const host_usage *after, int threads);
 
+/* The calibration workload at the start or the end of a run: on one thread
+ * alone (the start / end ratio is the drift: throttling, nvbench's check for
+ * CPUs), and on the workers' thread count at once. */
+typedef struct host_calibration {
+    double alone_ms; /* one thread alone */
+    double spread;   /* slowest of the worker count / alone (SMT siblings put it above 1 on a quiet machine too) */
+    double share;    /* the worst thread's CPU time / its wall time: below 1 when its core was shared */
+} host_calibration;
+
 /* What the run saw, for the table's quality verdict. */
 typedef struct host_interference {
     int threads;
@@ -61,8 +70,7 @@ typedef struct host_interference {
     int most_others;
     /* the start and the end */
     double start_busy_cores, end_busy_cores;   /* cores other processes kept busy over a short look */
-    double start_spread, end_spread;           /* slowest worker thread's calibration / one thread alone */
-    double start_calibration_share, end_calibration_share; /* worst calibration thread's CPU / wall */
+    host_calibration start, end;
     long remeasure_budget;                     /* batches that may still be run again */
 } host_interference;
 
@@ -75,6 +83,8 @@ int host_usable_cpus(void);
 void host_interference_begin(host_interference *interference, int threads);
 /* After the last unit: the same looks again. */
 void host_interference_end(host_interference *interference);
+/* Calibration time at the end / at the start, on one thread (1: no drift). */
+double host_interference_drift(const host_interference *interference);
 /* Record one batch's check (attempt 0: its first run); returns whether it
  * should be run again: it was disturbed and the budget allows (a batch runs
  * at most twice again; the budget starts at 64 and grows by one per new batch
@@ -82,11 +92,6 @@ void host_interference_end(host_interference *interference);
  * 1.5x the time once the first reruns are spent). */
 bool host_interference_record(host_interference *interference, const host_batch_check *check, int attempt);
 
-/* The calibration workload (5 rounds of about 1.5 ms of floating point) timed
- * on `threads` threads at once: the slowest thread's total, in ms;
- * *worst_share (may be NULL) gets the lowest of the threads' own CPU time /
- * wall time. */
-double host_calibration_ms(int threads, double *worst_share);
 
 /* Test hook: called inside every timed sample after the program ran (NULL in
  * production). A test makes it sleep to inject a stall of the measuring thread. */

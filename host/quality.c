@@ -19,9 +19,11 @@ static void entry_name(const sslat_container *c, long index, char *out, size_t s
         }
 }
 
-sslat_status host_describe_quality(const host_interference *q, double drift, const sslat_calc_options *o,
-                                   sslat_container *c, sslat_error *err)
+sslat_status host_describe_quality(const host_interference *q, const sslat_calc_options *o, sslat_container *c,
+                                   sslat_error *err)
 {
+    double drift = host_interference_drift(q);
+    int usable = host_usable_cpus();
     sslat_quality_input in = {0};
     long worst_index = -1;
     sslat_quality_spread(c->entries, (size_t)c->offset[c->n_blocks], &in.cov_median, &in.cov_worst, &worst_index);
@@ -35,10 +37,9 @@ sslat_status host_describe_quality(const host_interference *q, double drift, con
     in.worst_steal = q->worst_steal;
     in.most_others = q->most_others;
     in.busy_elsewhere = fmax(q->start_busy_cores, q->end_busy_cores);
-    in.free_cores = host_usable_cpus() - q->threads;
-    if (in.free_cores < 0) in.free_cores = 0;
-    in.oversubscribed = q->threads > host_usable_cpus();
-    in.calibration_share = fmin(q->start_calibration_share, q->end_calibration_share);
+    in.free_cores = usable > q->threads ? usable - q->threads : 0;
+    in.oversubscribed = q->threads > usable;
+    in.calibration_share = fmin(q->start.share, q->end.share);
     in.drift = drift;
     char cause[1024], worst[256], text[512];
     sslat_quality_verdict verdict = sslat_quality_judge(&in, cause, sizeof cause);
@@ -58,8 +59,8 @@ sslat_status host_describe_quality(const host_interference *q, double drift, con
     PAIR("quality.machine", "other processes kept %.2f cores busy at the start, %.2f at the end; calibration on %d "
                             "threads: worst thread CPU %.0f%% / %.0f%% of its wall time, slowest / one thread alone "
                             "%.2f / %.2f (start / end); drift %+.1f%%",
-         q->start_busy_cores, q->end_busy_cores, q->threads, 100 * q->start_calibration_share,
-         100 * q->end_calibration_share, q->start_spread, q->end_spread, 100 * (drift - 1));
+         q->start_busy_cores, q->end_busy_cores, q->threads, 100 * q->start.share, 100 * q->end.share,
+         q->start.spread, q->end.spread, 100 * (drift - 1));
 #undef PAIR
     for (int i = 0; i < n; i++) {
         sslat_status status = sslat_container_set_metadata(c, pairs[i].key, pairs[i].value, err);
