@@ -157,32 +157,25 @@ sslat_status sslat_context_refine_to(const sslat_space *space, uint64_t seed, in
                 status = sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "context architecture %d got no positive time "
                                     "from %s", (int)k, target->name ? target->name : "the calculator");
     }
-    if (status == SSLAT_OK && target->scale_prior) {
-        /* another runtime: the isolated table scaled by its overall bias is
-         * the prior, so what the runs cannot separate follows that runtime */
-        double predicted = 0, measured = 0;
-        for (int32_t k = 0; k < runs; k++) {
-            predicted += prior[0];
-            size_t offset = 1;
-            for (int32_t b = 0; b < blocks; b++) {
-                predicted += prior[offset + (size_t)archs[(size_t)k * blocks + b]];
-                offset += (size_t)counts[b];
-            }
-            measured += ms[k];
-        }
-        scale = predicted > 0 ? measured / predicted : 1.0;
-    }
     /* the figures "before" are of the isolated table as it was */
-    sslat_context_result unscaled = {0};
     sslat_context_problem problem = {blocks, counts, (size_t)runs, archs, ms, prior, CONTEXT_LAMBDA};
-    if (status == SSLAT_OK && scale != 1.0) status = sslat_context_fit(&problem, x, &unscaled, err);
-    for (size_t i = 0; status == SSLAT_OK && i < size; i++) prior[i] *= scale;
+    double predicted = 0, rms_isolated = 0, bias_isolated = 0;
+    if (status == SSLAT_OK)
+        status = sslat_context_figures(&problem, prior, &predicted, &rms_isolated, &bias_isolated, err);
+    if (status == SSLAT_OK && target->scale_prior && predicted > 0) {
+        /* another runtime: the isolated table scaled by its overall ratio to
+         * the runs is the prior, so what the runs cannot separate follows it */
+        double measured = 0;
+        for (int32_t k = 0; k < runs; k++) measured += ms[k];
+        scale = measured / predicted;
+        for (size_t i = 0; i < size; i++) prior[i] *= scale;
+    }
     double cv_error = NAN;
     if (status == SSLAT_OK) status = sslat_context_choose_lambda(&problem, &problem.lambda, &cv_error, err);
     if (status == SSLAT_OK) status = sslat_context_fit(&problem, x, result, err);
-    if (status == SSLAT_OK && scale != 1.0) {
-        result->rms_before = unscaled.rms_before;
-        result->bias_before = unscaled.bias_before;
+    if (status == SSLAT_OK) {
+        result->rms_before = rms_isolated;
+        result->bias_before = bias_isolated;
     }
     if (status == SSLAT_OK) status = write_back(table, x, seen, err);
     char text[400];

@@ -18,14 +18,18 @@ static size_t *block_offsets(const sslat_context_problem *p, size_t *size)
     return offset;
 }
 
+/* Run k's predicted time: the constant and its candidate in every block. */
+static double predict_run(const sslat_context_problem *p, const size_t *offset, const double *x, size_t k)
+{
+    double t = x[0];
+    for (int32_t b = 0; b < p->blocks; b++) t += x[offset[b] + (size_t)p->archs[k * (size_t)p->blocks + b]];
+    return t;
+}
+
 /* y = A x: each run's predicted time. */
 static void predict(const sslat_context_problem *p, const size_t *offset, const double *x, double *y)
 {
-    for (size_t k = 0; k < p->runs; k++) {
-        double t = x[0];
-        for (int32_t b = 0; b < p->blocks; b++) t += x[offset[b] + (size_t)p->archs[k * (size_t)p->blocks + b]];
-        y[k] = t;
-    }
+    for (size_t k = 0; k < p->runs; k++) y[k] = predict_run(p, offset, x, k);
 }
 
 /* out = (AᵀA + λI) x */
@@ -150,6 +154,26 @@ sslat_status sslat_context_fit(const sslat_context_problem *p, double *x, sslat_
     return SSLAT_OK;
 }
 
+sslat_status sslat_context_figures(const sslat_context_problem *p, const double *x, double *predicted_sum,
+                                   double *rms, double *bias, sslat_error *err)
+{
+    sslat_status status = check_problem(p, err);
+    if (status != SSLAT_OK) return status;
+    size_t size = 0;
+    size_t *offset = block_offsets(p, &size);
+    double *scratch = calloc(p->runs + 1, sizeof *scratch);
+    if (offset && scratch) {
+        residual_figures(p, offset, x, scratch, rms, bias); /* leaves the predictions in scratch */
+        *predicted_sum = 0;
+        for (size_t k = 0; k < p->runs; k++) *predicted_sum += scratch[k];
+    } else {
+        status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    }
+    free(offset);
+    free(scratch);
+    return status;
+}
+
 sslat_status sslat_context_choose_lambda(const sslat_context_problem *p, double *lambda, double *cv_error,
                                          sslat_error *err)
 {
@@ -183,9 +207,7 @@ sslat_status sslat_context_choose_lambda(const sslat_context_problem *p, double 
             sslat_context_result ignored;
             status = sslat_context_fit(&part, x, &ignored, err);
             for (size_t k = fold; status == SSLAT_OK && k < p->runs; k += SSLAT_CONTEXT_FOLDS) {
-                double t = x[0];
-                for (size_t b = 0; b < blocks; b++) t += x[offset[b] + (size_t)p->archs[k * blocks + b]];
-                double e = (t - p->ms[k]) / p->ms[k];
+                double e = (predict_run(p, offset, x, k) - p->ms[k]) / p->ms[k];
                 squares += e * e;
             }
         }

@@ -41,6 +41,12 @@ typedef struct sslat_context_result {
 sslat_status sslat_context_fit(const sslat_context_problem *problem, double *x, sslat_context_result *result,
                                sslat_error *err);
 
+/* How well x predicts the runs, without fitting: the sum of its predictions,
+ * the RMS of (prediction − measured) and the mean relative error (the
+ * figures "before" of sslat_context_fit when x is the prior). */
+sslat_status sslat_context_figures(const sslat_context_problem *problem, const double *x, double *predicted_sum,
+                                   double *rms, double *bias, sslat_error *err);
+
 /* The ridge weight that predicts runs it did not see best: 5-fold cross-
  * validation over the runs (run k in fold k mod 5) for each weight of the
  * grid, by the RMS of (prediction − measured) / measured; *lambda = the best
