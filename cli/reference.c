@@ -59,29 +59,37 @@ static const char *python_path(void)
     return "python3";
 }
 
+/* Run `python first second` and wait: its stdout into stdout_path, or stdout
+ * and stderr to /dev/null when that is NULL. *status is waitpid's (exit 127:
+ * no such Python; 126: the output could not be opened); false when it could
+ * not be started or waited for (said). */
+static bool spawn_python(const char *python, const char *first, const char *second, const char *stdout_path,
+                         int *status)
+{
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "sslat: cannot start %s: %s\n", python, strerror(errno));
+        return false;
+    }
+    if (pid == 0) {
+        int fd = stdout_path ? open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0600) : open("/dev/null", O_WRONLY);
+        if (fd < 0 || dup2(fd, 1) < 0 || (!stdout_path && dup2(fd, 2) < 0)) _exit(126);
+        close(fd);
+        execlp(python, python, first, second, (char *)NULL);
+        _exit(127);
+    }
+    while (waitpid(pid, status, 0) < 0)
+        if (errno != EINTR) return false;
+    return true;
+}
+
 int cli_reference_available(const char *runtime)
 {
     const char *python = python_path();
     char statement[64];
     snprintf(statement, sizeof statement, "import %s", strcmp(runtime, "torch") ? "onnxruntime" : "torch");
-    pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "sslat: cannot start %s: %s\n", python, strerror(errno));
-        return CLI_FAILURE;
-    }
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0) {
-            dup2(null, 1);
-            dup2(null, 2);
-            close(null);
-        }
-        execlp(python, python, "-c", statement, (char *)NULL);
-        _exit(127);
-    }
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return CLI_FAILURE;
+    if (!spawn_python(python, "-c", statement, NULL, &status)) return CLI_FAILURE;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return CLI_OK;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
         fprintf(stderr, "sslat: no Python at '%s': install python3 (and %s in it) or set SSLAT_PYTHON\n", python,
@@ -134,21 +142,8 @@ static int write_models(const sslat_space *space, const sslat_validation *v, con
  * messages go to our stderr. Returns an exit code. */
 static int run_python(const char *python, const char *runner, const char *manifest, const char *out_path)
 {
-    pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "sslat validate: cannot start %s: %s\n", python, strerror(errno));
-        return CLI_FAILURE;
-    }
-    if (pid == 0) {
-        int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fd < 0 || dup2(fd, 1) < 0) _exit(126);
-        close(fd);
-        execlp(python, python, runner, manifest, (char *)NULL);
-        _exit(127);
-    }
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return CLI_FAILURE;
+    if (!spawn_python(python, runner, manifest, out_path, &status)) return CLI_FAILURE;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
         fprintf(stderr, "sslat validate: no Python at '%s': install python3 (and onnxruntime / torch in it) or set "
                         "SSLAT_PYTHON\n", python);
