@@ -263,6 +263,34 @@ TEST_F(Answers, EveryMessageNamesTheCommand)
     EXPECT_EQ(r.out.rfind("usage: sslat budget", 0), 0u) << r.out;
 }
 
+// The cpu trust options: each misuse is exit 2 or 3 with its reason, before
+// anything is measured, and leaves no table and no journal.
+TEST_F(Answers, CacheStrictAndReferenceMisuseIsRefusedBeforeMeasuring)
+{
+    std::string space = example_path("fbnet.json"), out = path("t.sslat");
+    struct Case {
+        std::string args, env;
+        int code;
+        const char *says;
+    } cases[] = {
+        {"measure -c cpu --cache warm " + space + " -o " + out, "", 2, "--cache is hot or cold, got 'warm'"},
+        {"validate -c cpu --cache lukewarm " + space + " " + out, "", 2, "--cache is hot or cold"},
+        {"measure -c mac --strict " + space + " -o " + out, "", 2, "--strict reads the cpu calculator's quality verdict"},
+        {"measure -c cpu --reference onnxruntime " + space + " -o " + out, "", 2, "give --context N too"},
+        {"measure -c cpu --context 20 --reference tvm " + space + " -o " + out, "", 2,
+         "--reference is onnxruntime or torch, got 'tvm'"},
+        {"measure -c cpu --context 20 --reference onnxruntime " + space + " -o " + out,
+         "SSLAT_PYTHON=" + path("no-python"), 3, "no Python at"},
+    };
+    for (const Case &c : cases) {
+        Result r = run(c.args, c.env);
+        EXPECT_EQ(r.code, c.code) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;
+        EXPECT_FALSE(exists(out)) << c.args;
+        EXPECT_FALSE(exists(out + ".journal")) << c.args;
+    }
+}
+
 TEST_F(Answers, AnOptionTheCalculatorDoesNotReadIsRefusedAndLeavesNothing)
 {
     std::string space = example_path("fbnet.json");
