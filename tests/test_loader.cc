@@ -270,6 +270,24 @@ TEST(Loader, ChoiceDefaultsObjectsAndSequences)
     sslat_space_free(s);
 }
 
+TEST(Loader, ChoiceLabelsNameTheCandidatesAndLeaveTheHash)
+{
+    std::string plain = space_json("\"cn_c16\", {\"choice\": [\"ir_k3_e3\", \"skip\"], \"c\": 16}");
+    std::string labelled = space_json(
+        "\"cn_c16\", {\"choice\": [\"ir_k3_e3\", \"skip\"], \"c\": 16, \"labels\": [\"mb3:small\", \"none\"]}");
+    sslat_space *a = load_text(plain);
+    sslat_space *b = load_text(labelled);
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    EXPECT_STREQ(sslat_space_block_layer(a, 0)->candidates[0].label, "ir_k3_e3");
+    EXPECT_STREQ(sslat_space_block_layer(b, 0)->candidates[0].label, "mb3:small");
+    EXPECT_STREQ(sslat_space_block_layer(b, 0)->candidates[1].label, "none");
+    // labels are names only: the same network, the same hash, so tables attach either way
+    EXPECT_EQ(sslat_space_hash(a), sslat_space_hash(b));
+    sslat_space_free(a);
+    sslat_space_free(b);
+}
+
 TEST(Loader, ArchNameHashAndOverrides)
 {
     std::string text = space_json(

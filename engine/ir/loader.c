@@ -276,7 +276,7 @@ static sslat_status parse_choice_defaults(loader *L, const char *path, json_t *o
     const char *key;
     json_t *value;
     json_object_foreach(object, key, value) {
-        if (strcmp(key, "choice") == 0 || strcmp(key, "from") == 0) continue;
+        if (strcmp(key, "choice") == 0 || strcmp(key, "from") == 0 || strcmp(key, "labels") == 0) continue;
         if (strcmp(key, "name") == 0) {
             if (!json_is_string(value))
                 return fail_at(L, path, SSLAT_ERR_PARSE, "\"name\" must be a string");
@@ -289,11 +289,43 @@ static sslat_status parse_choice_defaults(loader *L, const char *path, json_t *o
         } else {
             return fail_at(L, path, SSLAT_ERR_PARSE,
                            "unknown key \"%s\" in a choice (allowed: choice, c, s, act, se, "
-                           "repeat, name, from)",
+                           "repeat, name, labels, from)",
                            key);
         }
     }
     decl->repeat = defaults->repeat;
+    return SSLAT_OK;
+}
+
+/* A label is what `sslat arch`, `show` and the report print for a candidate:
+ * one word, so that lists of labels and columns stay readable. */
+static bool label_character(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           strchr("_.+-=:", c) != NULL;
+}
+
+/* "labels": one label per candidate, replacing the ones made from the specs. */
+static sslat_status parse_choice_labels(loader *L, const char *path, json_t *labels, layer_decl *decl)
+{
+    if (!json_is_array(labels) || json_array_size(labels) != (size_t)decl->n_candidates)
+        return fail_at(L, path, SSLAT_ERR_PARSE, "\"labels\" must be an array of %d strings, one per candidate",
+                       decl->n_candidates);
+    for (int32_t c = 0; c < decl->n_candidates; c++) {
+        json_t *item = json_array_get(labels, (size_t)c);
+        const char *text = json_is_string(item) ? json_string_value(item) : NULL;
+        size_t length = text ? strlen(text) : 0;
+        if (!text || length == 0 || length > 63 || length != json_string_length(item))
+            return fail_at(L, path, SSLAT_ERR_PARSE, "labels[%d] must be a string of 1 to 63 characters", c);
+        for (size_t i = 0; i < length; i++)
+            if (!label_character(text[i]))
+                return fail_at(L, path, SSLAT_ERR_PARSE,
+                               "labels[%d] '%.63s': a label is letters, digits and _.+-=: only", c, text);
+        for (int32_t other = 0; other < c; other++)
+            if (strcmp(decl->candidates[other].label, text) == 0)
+                return fail_at(L, path, SSLAT_ERR_SPACE, "labels[%d] '%s' repeats labels[%d]", c, text, other);
+        snprintf(decl->candidates[c].label, sizeof decl->candidates[c].label, "%s", text);
+    }
     return SSLAT_OK;
 }
 
@@ -327,7 +359,8 @@ static sslat_status parse_choice(loader *L, const char *path, json_t *object, la
         for (int32_t s = 0; s < cand->n_specs; s++)
             sslat_spec_apply_defaults(&cand->specs[s], s == 0 ? &defaults : &rest);
     }
-    return SSLAT_OK;
+    json_t *labels = json_object_get(object, "labels");
+    return labels ? parse_choice_labels(L, path, labels, decl) : SSLAT_OK;
 }
 
 /* ---- Layers ----------------------------------------------------------------- */
