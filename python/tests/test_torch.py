@@ -244,3 +244,223 @@ def test_to_module_runs_the_calculators_weights_and_computes_what_the_model_does
     for rule in ("mac",) + RULES:
         assert table(again, rule).constant_latency == pytest.approx(sslat.current_latency(table(space, rule), arch),
                                                                     rel=1e-12), rule
+
+
+# ---- reading real modules: subclasses, the user's input, the probe's constructs ------------------
+
+class BatchNormWithActivation(torch.nn.BatchNorm2d):
+    """timm's BatchNormAct2d in six lines: a BatchNorm2d that applies an activation."""
+
+    def __init__(self, channels):
+        super().__init__(channels)
+        self.act = torch.nn.ReLU6()
+
+    def forward(self, x):
+        return self.act(super().forward(x))
+
+
+class PaddedConv(torch.nn.Conv2d):
+    """A Conv2d that pads in its forward (timm's Conv2dSame pads this way)."""
+
+    def __init__(self, *args, pads=(1, 1, 1, 1), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.pads = pads
+
+    def forward(self, x):
+        return super().forward(torch.nn.functional.pad(x, self.pads))
+
+
+def layers_of(model, x):
+    return json.loads(st.to_space(model, x).to_json())["layers"]
+
+
+def test_a_subclass_with_its_own_forward_is_read_through_its_calls():
+    x = torch.randn(1, 3, 16, 16)
+    bn_act = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, bias=False), BatchNormWithActivation(8))
+    assert layers_of(bn_act, x) == [{"sequence": [{"op": "conv", "k": 3, "c": 8, "p": 0}, "bn", "relu6"]}]
+    padded = torch.nn.Sequential(PaddedConv(3, 8, 3, bias=False), torch.nn.ReLU())
+    assert layers_of(padded, x) == [{"sequence": [{"op": "conv", "k": 3, "c": 8}, "relu"]}]  # the pad folded in
+    assert tuple(st.to_space(padded, x).architecture_graph(None)["nodes"][0]["shape"]) == (1, 8, 16, 16)
+    # a subclass that keeps the base's forward is the base
+    class Renamed(torch.nn.Conv2d):
+        pass
+    assert layers_of(torch.nn.Sequential(Renamed(3, 8, 1)), x) == [{"op": "conv", "k": 1, "c": 8, "bias": True}]
+    # padding one side more cannot be expressed: refused, naming the module
+    lopsided = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 1), PaddedConv(8, 8, 3, stride=2, pads=(0, 1, 0, 1)))
+    with pytest.raises(st.MappingError, match=r"^1: conv2d\(\): a zero padding of \(left 0, right 1, top 0, "
+                                              r"bottom 1\) before it"):
+        st.to_space(lopsided, x)
+
+
+def test_the_model_is_read_on_the_input_it_is_given():
+    class ByWidth(torch.nn.Module):  # the probe's D1: both convs run at 256×256
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.Conv2d(3, 8, 3, padding=1)
+            self.b = torch.nn.Conv2d(8, 8, 3, padding=1)
+
+        def forward(self, x):
+            x = self.a(x)
+            return self.b(x) if x.shape[-1] > 100 else x
+
+    space = st.to_space(ByWidth(), torch.zeros(1, 3, 256, 256))
+    assert len(space.architecture_graph(None)["nodes"]) == 2
+    assert len(st.to_space(ByWidth(), torch.zeros(1, 3, 64, 64)).architecture_graph(None)["nodes"]) == 1
+
+    class ByBatch(ByWidth):
+        def forward(self, x):
+            x = self.a(x)
+            return self.b(x) if x.shape[0] > 1 else x
+
+    space = st.to_space(ByBatch(), torch.zeros(8, 3, 32, 32))
+    assert space.input_shape == (8, 3, 32, 32)
+    assert len(space.architecture_graph(None)["nodes"]) == 2
+    # a shape is accepted too (a seeded random input of it)
+    assert st.to_space(ByBatch(), (2, 3, 16, 16)).input_shape == (2, 3, 16, 16)
+
+
+def test_what_the_ir_cannot_express_is_refused_by_name():
+    conv = torch.nn.Conv2d
+    x = torch.zeros(1, 3, 32, 32)
+    # (a) a fractional upsampling scale; an integer one as a float is fine
+    with pytest.raises(st.MappingError, match=r"^1: Upsample: upsampling by 2.5 \(the IR upsamples by one integer"):
+        st.to_space(torch.nn.Sequential(conv(3, 8, 1), torch.nn.Upsample(scale_factor=2.5)), x)
+    upsampled = st.to_space(torch.nn.Sequential(conv(3, 8, 1), torch.nn.Upsample(scale_factor=2.0)), x)
+    assert upsampled.architecture_graph(None)["nodes"][-1]["shape"] == [1, 8, 64, 64]
+    # (b) a choice inside a candidate
+    inner = st.Choice([torch.nn.Sequential(conv(8, 8, 3, padding=1), torch.nn.ReLU()), torch.nn.Identity()])
+    with pytest.raises(st.MappingError, match=r"^1.search_variants.0: a choice container inside a candidate"):
+        st.to_space(torch.nn.Sequential(conv(3, 8, 1), st.Choice([inner, conv(8, 8, 1)])), x)
+    # (c) PyTorch's 'same' with an even kernel pads one side more; an odd one is exact
+    with pytest.raises(st.MappingError, match=r"^1: Conv2d: padding='same' with kernel 4 and dilation 1 pads one"):
+        st.to_space(torch.nn.Sequential(conv(3, 8, 1), conv(8, 8, 4, padding="same")), x)
+    assert layers_of(torch.nn.Sequential(conv(3, 8, 5, padding="same", bias=False)), x) == [
+        {"op": "conv", "k": 5, "c": 8}]
+
+    # (d) an in-place write into a computed tensor
+    class Writes(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = conv(3, 8, 1), conv(3, 4, 1)
+
+        def forward(self, x):
+            y = self.a(x)
+            y[:, :4] = self.b(x)
+            return y
+
+    with pytest.raises(st.MappingError, match=r"^model: x\[\.\.\.\] = …: an in-place write"):
+        st.to_space(Writes(), x)
+
+    # (e) one choice called twice
+    class Twice(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = conv(3, 8, 1)
+            self.block = st.Choice([conv(8, 8, 3, padding=1), torch.nn.Identity()])
+
+        def forward(self, x):
+            return self.block(self.block(self.stem(x)))
+
+    with pytest.raises(st.MappingError, match=r"choice 'block' \(Choice\) is called twice"):
+        st.to_space(Twice(), x)
+
+
+def test_a_space_that_is_not_the_model_is_refused_where_the_two_part(monkeypatch):
+    from sslat.torch import _record
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8),
+                                torch.nn.Sequential(torch.nn.ReLU()), torch.nn.Conv2d(8, 4, 1))
+    x = torch.randn(1, 3, 16, 16)
+    st.to_space(model, x)  # exact
+    # a wrong activation gives other values from that module on
+    monkeypatch.setitem(_record._ACTIVATION_MODULES, torch.nn.ReLU, "relu6")
+    with pytest.raises(st.MappingError, match=r"^2\.0 \(ReLU\): the space gives other values than the model"):
+        st.to_space(model, x)
+    monkeypatch.undo()
+    # a wrong window gives another shape: named with both shapes
+    upsample = _record.Recorder.upsample
+    monkeypatch.setattr(_record.Recorder, "upsample",
+                        lambda self, *args: dict(upsample(self, *args), s=3))
+    upsampled = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 1), torch.nn.Upsample(scale_factor=2))
+    with pytest.raises(st.MappingError, match=r"^1 \(Upsample\): the model gives 1x8x32x32, the space 1x8x48x48"):
+        st.to_space(upsampled, x)
+
+
+# ---- labels, the model's space, one network as another space -------------------------------------
+
+class IR(torch.nn.Module):
+    """MobileNetV2's inverted residual, as sslat's "ir" layer (and torchvision's) builds it."""
+
+    def __init__(self, cin, cout, k, e, stride):
+        super().__init__()
+        mid, nn = cin * e, torch.nn
+        layers = [] if e == 1 else [nn.Conv2d(cin, mid, 1, bias=False), nn.BatchNorm2d(mid), nn.ReLU6()]
+        layers += [nn.Conv2d(mid, mid, k, stride, k // 2, groups=mid, bias=False), nn.BatchNorm2d(mid), nn.ReLU6(),
+                   nn.Conv2d(mid, cout, 1, bias=False), nn.BatchNorm2d(cout)]
+        self.body = nn.Sequential(*layers)
+        self.residual = stride == 1 and cin == cout
+
+    def forward(self, x):
+        return x + self.body(x) if self.residual else self.body(x)
+
+
+def mobilenet_v2_supernet():
+    """examples/mobilenet_v2_space.json written in PyTorch."""
+    nn, blocks, cin = torch.nn, [], 16
+    for cout, stride, repeat in ((24, 2, 2), (32, 2, 3), (64, 2, 4), (96, 1, 3), (160, 2, 3), (320, 1, 1)):
+        for r in range(repeat):
+            s = stride if r == 0 else 1
+            options = [IR(cin, cout, k, e, s) for k in (3, 5, 7) for e in (3, 6)]
+            blocks.append(st.Choice(options + ([nn.Identity()] if r > 0 else []), default=1))
+            cin = cout
+    return nn.Sequential(nn.Conv2d(3, 32, 3, 2, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU6(), IR(32, 16, 3, 1, 1),
+                         *blocks, nn.Conv2d(320, 1280, 1, bias=False), nn.BatchNorm2d(1280), nn.ReLU6(),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(1280, 1000))
+
+
+def test_candidates_get_short_labels_from_their_modules_or_the_ones_given():
+    space = st.to_space(mobilenet_v2_supernet(), torch.randn(1, 3, 64, 64))
+    assert space.candidate_labels[0] == ["ir_k3_e3_s2", "ir_k3_e6_s2", "ir_k5_e3_s2", "ir_k5_e6_s2", "ir_k7_e3_s2",
+                                         "ir_k7_e6_s2"]
+    assert space.candidate_labels[1] == ["ir_k3_e3", "ir_k3_e6", "ir_k5_e3", "ir_k5_e6", "ir_k7_e3", "ir_k7_e6",
+                                         "skip"]
+    conv = torch.nn.Conv2d
+    same = torch.nn.Sequential(conv(3, 8, 1), st.Choice([conv(8, 8, 3, padding=1), conv(8, 8, 3, padding=1)]))
+    assert st.to_space(same, torch.randn(1, 3, 8, 8)).candidate_labels == [["conv_k3", "conv_k3.2"]]
+    given = torch.nn.Sequential(conv(3, 8, 1), st.Choice([conv(8, 8, 3, padding=1), torch.nn.Identity()],
+                                                         labels=["wide:k3", "none"]))
+    assert st.to_space(given, torch.randn(1, 3, 8, 8)).candidate_labels == [["wide:k3", "none"]]
+    with pytest.raises(ValueError, match="labels must be unique"):
+        st.Choice([conv(8, 8, 1), conv(8, 8, 1)], labels=["a", "a"])
+    with pytest.raises(ValueError, match="a label is letters"):
+        st.to_space(torch.nn.Sequential(conv(3, 8, 1), st.Choice([conv(8, 8, 1), torch.nn.Identity()],
+                                                                  labels=["a b", "c"])), torch.randn(1, 3, 8, 8))
+
+
+def test_the_space_initialize_latency_made_is_the_models_and_public():
+    model = mbconv_supernet()
+    with pytest.raises(ValueError, match="has no space yet"):
+        st.space_of(model)
+    table = sslat.initialize_latency("mac", model, (1, 3, 32, 32))  # a shape works as the input
+    space = st.space_of(model)
+    assert space.input_shape == (1, 3, 32, 32)
+    assert space.latency.constant_latency == table.constant_latency
+    assert space.candidate_labels[0][0] == "mb_k3_e3_s2_se"  # torchvision MBConv has squeeze-excite
+
+
+def test_a_model_equal_to_a_space_file_takes_that_files_hash_and_tables():
+    example = EXAMPLES / "mobilenet_v2_space.json"
+    model = mobilenet_v2_supernet()
+    x = torch.randn(1, 3, 64, 64)
+    traced = st.to_space(model, x)
+    written = sslat.SearchSpace(example, height=64, width=64)
+    assert traced.hash != written.hash  # the layering differs (see docs/python.md), the network does not
+    space = st.to_space(model, x, like=example)
+    assert space.hash == written.hash and space.current_arch == [1] * 16
+    table = sslat.initialize_latency("mac_thop", written)
+    sslat.attach_latency(space, table)  # a table of the file binds to the model's space
+    assert sslat.current_latency(space) == pytest.approx(sslat.current_latency(
+        sslat.initialize_latency("mac_thop", traced), [1] * 16), rel=1e-12)
+    # a model that is another network is refused, saying where
+    model[5].search_variants[2] = IR(24, 24, 5, 4, 1)
+    with pytest.raises(st.MappingError, match=r"is not the network of space 'mobilenet_v2_space': architecture "):
+        st.to_space(model, x, like=example)

@@ -1,0 +1,195 @@
+"""The check every traced space passes before to_space returns it: the space
+is run as PyTorch (the to_module interpreter) with the model's own weights,
+and each candidate and the whole network at the model's choices must give
+the model's shapes and values, on the model's input and on a random one.
+A difference raises MappingError naming the first module where the two part."""
+import json
+
+import torch
+
+from ..space import SearchSpace
+from ._module import Architecture
+from ._record import MappingError
+from ._trace import trace, trace_candidate
+
+_NODE_OF = {"conv": "conv2d", "bn": "batchnorm", "add": "add", "mul": "mul_channel", "gap": "global_avgpool",
+            "fc": "linear", "flatten": "flatten", "slice": "channel_slice", "concat": "concat",
+            "upsample": "upsample", "s2d": "space_to_depth", "shuffle": "channel_shuffle", "maxpool": "maxpool",
+            "avgpool": "avgpool"}
+_SEED = 20261205  # the random input's
+
+
+def _node_kind(spec):
+    op = spec["op"] if isinstance(spec, dict) else spec
+    return _NODE_OF.get(op, "act")
+
+
+def _aligned(graph, layers, where):
+    """(node index, layer) pairs: the graph's nodes (identities, which only
+    the layering puts in, left out) beside the recorded layers."""
+    nodes = [(i, n) for i, n in enumerate(graph["nodes"]) if n["op"] not in ("identity", "input")]
+    kinds = [n["op"] for _, n in nodes]
+    if kinds != [_node_kind(layer.spec) for layer in layers]:
+        raise MappingError("%s: the space's operations %s are not the recorded calls %s (an sslat.torch bug: "
+                           "please report it)" % (where, kinds, [layer.call for layer in layers]))
+    return [(i, node, layer) for (i, node), layer in zip(nodes, layers)]
+
+
+def _ir_shape(shape):
+    return tuple(shape) + (1, 1) if len(shape) == 2 else tuple(shape)
+
+
+def _check_shapes(pairs):
+    for _, node, layer in pairs:
+        if _ir_shape(layer.shape) != tuple(node["shape"]):
+            raise MappingError("%s: the model gives %s, the space %s: the space is not the model here"
+                               % (layer.where(), "x".join(map(str, layer.shape)), "x".join(map(str, node["shape"]))))
+
+
+def _module(graph, pairs, like):
+    """graph as PyTorch with the recorded layers' own parameters."""
+    net = Architecture(graph, None).eval().to(device=like.device, dtype=like.dtype)
+    with torch.no_grad():
+        for i, node, layer in pairs:
+            if layer.params is None:
+                continue
+            target = net.layers[i]
+            for name in ("weight", "bias", "running_mean", "running_var"):
+                value = layer.params.get(name)
+                if value is not None:
+                    getattr(target, name).copy_(value.detach().reshape(getattr(target, name).shape))
+            if "eps" in layer.params:
+                target.eps = layer.params["eps"]
+    return net
+
+
+def _differs(got, want):
+    """Whether two values differ beyond float rounding (relative to want's scale)."""
+    got, want = got.detach().double().reshape(-1), want.detach().double().reshape(-1)
+    if got.numel() != want.numel():
+        return True
+    finite = torch.isfinite(want)
+    if not torch.equal(finite, torch.isfinite(got)):
+        return True
+    scale = want[finite].abs().max().item() if finite.any() else 0.0
+    return bool(((got - want)[finite].abs() > 1e-3 * scale + 1e-5).any())
+
+
+def _first_difference(pairs, values):
+    for i, _, layer in pairs:
+        if layer.output is not None and _differs(values[i], layer.output):
+            return layer
+    return None
+
+
+def _network(space, arch):
+    return space.architecture_graph(list(arch)) if arch else space.architecture_graph(None)
+
+
+def _candidate_graph(block, candidate):
+    """The candidate alone as a space of one fixed layer on the block's input."""
+    n, c, h, w = block.input.shape
+    layer = candidate.elements[0] if len(candidate.elements) == 1 else {"sequence": candidate.elements}
+    space = SearchSpace({"sslat": 1, "name": "candidate", "input": {"shape": [c, h, w], "batch": n},
+                         "layers": [layer]})
+    return space.architecture_graph(None)
+
+
+def _check_candidate(block, number, candidate, random):
+    where = "candidate %d ('%s') of block '%s'" % (number, block.labels[number], block.path)
+    graph = _candidate_graph(block, candidate)
+    pairs = _aligned(graph, candidate.layers, where)
+    _check_shapes(pairs)
+    net = _module(graph, pairs, block.input)
+    module = block.module.search_variants[number]
+    with torch.no_grad():
+        for x, want, name in ((block.input, candidate.output, "its input"),
+                              (random(block.input), None, "a random input")):
+            if want is None:
+                want = module(x)
+            got = net(x) if graph["nodes"] else x
+            if _differs(got, want):
+                again = trace_candidate(module, x, block.path, number, keep_outputs=True)
+                again_pairs = _aligned(graph, again.layers, where)
+                layer = _first_difference(again_pairs, net.run(x))
+                raise MappingError("%s: %s, the space gives other values than the model on %s, in %s"
+                                   % (layer.where() if layer else "the output", "the first difference" if layer
+                                      else "after every layer agreed", name, where))
+
+
+def check(model, trace_of_model, space, x):
+    """Raise MappingError where space is not model (the Trace of model on x)."""
+    generator = torch.Generator().manual_seed(_SEED)
+
+    def random(like):
+        # spread wide enough that relu6, hswish and the gates saturate: a wrong bound shows
+        return (4 * torch.randn(like.shape, generator=generator)).to(device=like.device, dtype=like.dtype)
+
+    for block in trace_of_model.blocks:
+        for number, candidate in enumerate(block.candidates):
+            _check_candidate(block, number, candidate, random)
+    arch = trace_of_model.arch
+    graph = _network(space, arch)
+    pairs = _aligned(graph, trace_of_model.layers_at(arch), "the model")
+    _check_shapes(pairs)
+    net = _module(graph, pairs, x)
+    with torch.no_grad():
+        for x_in, want, name in ((x, trace_of_model.output, "its input"), (random(x), None, "a random input")):
+            if want is None:
+                want = _last_output(model(x_in))
+            got = net(x_in)
+            if want is None or not _differs(got, want):
+                continue
+            again = trace(model, x_in, "again", keep_outputs=True)
+            try:
+                again_pairs = _aligned(graph, again.layers_at(arch), "the model on %s" % name)
+            except MappingError:
+                raise MappingError("the model runs other layers on %s than on the input it was traced on (its "
+                                   "layers depend on the input's values): sslat cannot check its space" % name)
+            layer = _first_difference(again_pairs, net.run(x_in))
+            raise MappingError("%s: the space gives other values than the model on %s (the first difference)"
+                               % (layer.where() if layer else "the network's output", name))
+
+
+def _last_output(output):
+    if isinstance(output, torch.Tensor):
+        return output
+    return output[-1] if isinstance(output, (tuple, list)) and output else None
+
+
+# ---- the same network as another space -----------------------------------------------------------
+
+def _canonical(graph):
+    """A graph's nodes with identities resolved away: (op, its fields, shape, inputs)."""
+    nodes, alias, out = graph["nodes"], {}, []
+    for i, node in enumerate(nodes):
+        inputs = [alias.get(j, j) for j in node["input"] if j != -2]
+        if node["op"] == "add":  # x + f(x) and f(x) + x are one network
+            inputs.sort()
+        if node["op"] == "identity":
+            alias[i] = inputs[0]
+            continue
+        alias[i] = len(out)
+        fields = {k: v for k, v in node.items() if k not in ("input", "name")}
+        out.append((json.dumps(fields, sort_keys=True), inputs))
+    return out
+
+
+def first_network_difference(a, b, arch):
+    """None when spaces a and b are one network (every architecture's graph
+    the same, identities aside: checked at arch and at every single-block
+    change of it), else what differs."""
+    if a.candidate_counts != b.candidate_counts:
+        return "blocks of %s candidates against %s" % (a.candidate_counts, b.candidate_counts)
+    if list(a.input_shape) != list(b.input_shape):
+        return "input %s against %s" % (a.input_shape, b.input_shape)
+    archs = [list(arch)] + [list(arch[:k]) + [c] + list(arch[k + 1:]) for k, count in enumerate(a.candidate_counts)
+                            for c in range(count) if c != arch[k]]
+    for candidate_arch in archs:
+        x, y = _canonical(_network(a, candidate_arch)), _canonical(_network(b, candidate_arch))
+        if x != y:
+            first = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+            return "architecture %s: operation %d differs (%s reading %s against %s reading %s)" % (
+                candidate_arch, first, *(x[first] if first < len(x) else ("none", [])),
+                *(y[first] if first < len(y) else ("none", [])))
+    return None

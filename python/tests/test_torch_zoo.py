@@ -1,0 +1,153 @@
+"""sslat.torch on model zoos: every model either traces exactly or is refused
+with a clear message; none comes out silently wrong.
+
+Exactly means: to_space's own check passed (every recorded shape, and each
+candidate's and the network's values with the model's weights, on the input
+and on a random one), the parameter count equals the model's, and each MAC
+rule equals its library run on the same model (thop with its hooks for the
+mapped class also given to subclasses of it, so that it counts what runs:
+timm's BatchNormAct2d, Conv2dSame and Linear; fvcore; pthflops where it counts
+what runs: its fx trace works and no subclass of a mapped class runs its own
+forward, whose F.batch_norm pthflops would not count).
+
+    python python/tests/test_torch_zoo.py     prints docs/python.md's table
+"""
+import importlib
+import re
+import sys
+import time
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed: sslat.torch is optional")
+torchvision = pytest.importorskip("torchvision", reason="torchvision is not installed")
+timm = pytest.importorskip("timm", reason="timm is not installed (scripts/test.sh installs the pinned version)")
+import sslat  # noqa: E402
+import sslat.torch as st  # noqa: E402
+from sslat.torch._record import _LEAF_CLASSES, mapped_class  # noqa: E402
+
+RULES = ("mac_thop", "mac_fvcore", "mac_pthflops")
+ASYMMETRIC = r"padding one side more than the other \(TensorFlow's 'same', timm's Conv2dSame\)"
+# model → None (traced exactly) or what its refusal says
+TIMM = {
+    "mobilenetv2_100": None, "mobilenetv3_large_100": None, "mobilenetv3_small_100": None,
+    "efficientnet_b0": None, "efficientnet_lite0": None, "tf_efficientnet_lite0": ASYMMETRIC,
+    "tf_efficientnet_b0": ASYMMETRIC, "mnasnet_100": None, "semnasnet_100": None, "spnasnet_100": None,
+    "fbnetc_100": None, "hardcorenas_a": None, "tinynet_a": None, "ghostnet_100": None, "regnetx_002": None,
+    "regnety_002": None, "repvgg_a0": None, "resnet18": None, "resnet50": None, "resnext50_32x4d": None,
+    "mixnet_s": r"cat\(\) of 5 tensors \(the IR joins 2 to 4\)", "tf_mixnet_s": ASYMMETRIC, "lcnet_050": None,
+    "darknet17": r"leaky_relu\(\) has no sslat mapping", "convnext_atto": r"permute\(\) has no sslat mapping",
+    "vit_tiny_patch16_224": r"flatten\(\) from dim 2",
+}
+TORCHVISION = {
+    "mobilenet_v2": None, "mobilenet_v3_large": None, "mobilenet_v3_small": None, "efficientnet_b0": None,
+    "mnasnet1_0": None, "regnet_x_400mf": None, "regnet_y_400mf": None, "resnet18": None, "resnet50": None,
+    "resnext50_32x4d": None, "shufflenet_v2_x1_0": None,
+    "googlenet": r"ceil_mode or count_include_pad=False", "squeezenet1_0": r"ceil_mode or count_include_pad=False",
+    "densenet121": r"cat\(\) of \d+ tensors", "vgg11": r"AdaptiveAvgPool2d to \(7, 7\)",
+    "convnext_tiny": r"permute\(\) has no sslat mapping", "vit_b_16": r"has no sslat mapping",
+}
+MODELS = [("timm", name) for name in TIMM] + [("torchvision", name) for name in TORCHVISION]
+
+
+def create(zoo, name):
+    torch.manual_seed(0)
+    if zoo == "timm":
+        return timm.create_model(name, pretrained=False).eval()
+    return getattr(torchvision.models, name)().eval()
+
+
+def thop_hooks_for_subclasses(model):
+    """thop's hook of the mapped class, for each subclass of it in model (thop
+    dispatches on the exact type and would count them as nothing)."""
+    profile = sys.modules["thop.profile"]
+    hooks = {}
+    for module in model.modules():
+        kind = type(module)
+        if kind in profile.register_hooks:
+            continue
+        for base in kind.__mro__[1:]:
+            if base in profile.register_hooks and base.__module__.startswith("torch.nn"):
+                hooks[kind] = profile.register_hooks[base]
+                break
+    return hooks
+
+
+def records_the_calls_of_a_subclass(module):
+    """A subclass of a mapped torch.nn class with its own forward (timm's
+    BatchNormAct2d): pthflops' fx trace runs its forward and counts only
+    modules, so it counts nothing for the F.batch_norm inside."""
+    return isinstance(module, _LEAF_CLASSES) and mapped_class(module) is None
+
+
+def library_counts(model, x):
+    warnings.filterwarnings("ignore")
+    counts = dict.fromkeys(RULES)
+    if importlib.util.find_spec("thop"):
+        import thop
+        counts["mac_thop"] = thop.profile(model, inputs=(x,), verbose=False,
+                                          custom_ops=thop_hooks_for_subclasses(model))[0]
+        for module in model.modules():  # thop leaves its buffers behind
+            for name in ("total_ops", "total_params"):
+                module._buffers.pop(name, None)
+    if importlib.util.find_spec("fvcore"):
+        from fvcore.nn import FlopCountAnalysis
+        count = FlopCountAnalysis(model, x)
+        count.unsupported_ops_warnings(False)
+        count.uncalled_modules_warnings(False)
+        counts["mac_fvcore"] = count.total()
+    if importlib.util.find_spec("pthflops") and not any(records_the_calls_of_a_subclass(m) for m in model.modules()):
+        from pthflops import count_ops
+        try:
+            counts["mac_pthflops"] = count_ops(model, x, mode="fx", print_readable=False, verbose=False)[0]
+        except Exception:
+            pass  # its fx trace cannot follow this model
+    return counts
+
+
+def outcome(zoo, name):
+    """("exact", the rules compared, to_space's seconds) or ("refused", the
+    message, seconds); raises where a traced model's counts differ from the
+    libraries'."""
+    model = create(zoo, name)
+    x = torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(1))
+    start = time.perf_counter()
+    try:
+        space = st.to_space(model, x)
+    except st.MappingError as error:
+        return "refused", str(error), time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    assert space.param_count() == sum(p.numel() for p in model.parameters()), name
+    compared = []
+    for rule, expected in library_counts(model, x).items():
+        if expected is None:
+            continue
+        got = sslat.initialize_latency(rule, space, get_base_samples=lambda inputs, keywords: 1).constant_latency
+        assert got * 1e6 == pytest.approx(expected, rel=1e-9, abs=0.5), (name, rule)
+        compared.append(rule)
+    return "exact", compared, seconds
+
+
+@pytest.mark.parametrize("zoo,name", MODELS)
+def test_a_zoo_model_is_traced_exactly_or_refused_by_name(zoo, name):
+    expected = (TIMM if zoo == "timm" else TORCHVISION)[name]
+    kind, detail, _ = outcome(zoo, name)
+    if expected is None:
+        assert kind == "exact", detail
+        assert "mac_thop" in detail and "mac_fvcore" in detail
+    else:
+        assert kind == "refused", "%s traced, but should be refused (%s)" % (name, expected)
+        assert re.search(expected, detail), detail
+
+
+if __name__ == "__main__":
+    print("timm %s, torchvision %s, torch %s; 1×3×224×224\n" % (timm.__version__, torchvision.__version__,
+                                                                 torch.__version__))
+    print("| zoo | model | outcome | to_space (s) |")
+    print("|---|---|---|---|")
+    for zoo, name in MODELS:
+        kind, detail, seconds = outcome(zoo, name)
+        text = ("exact (params, %s)" % ", ".join(detail)) if kind == "exact" else "refused: " + detail.split(
+            ", in the model")[0]
+        print("| %s | %s | %s | %.1f |" % (zoo, name, text.replace("|", "\\|"), seconds))
