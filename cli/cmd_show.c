@@ -57,8 +57,12 @@ static void print_ops(const sslat_graph *graph, const show_options *o)
         char shape[48], detail[64] = "", params[32];
         if (node->op == SSLAT_OP_CONV2D) {
             const sslat_conv_params *c = sslat_node_conv(node);
-            snprintf(detail, sizeof detail, "k%d s%d p%d g%d%s", c->kernel, c->stride, c->padding,
-                     c->groups, c->bias ? " bias" : "");
+            sslat_pads p = sslat_conv_pads(c, sslat_graph_shape_of(graph, node->input[0]));
+            char pad[24];
+            if (sslat_pads_symmetric(p)) snprintf(pad, sizeof pad, "p%d", p.top);
+            else snprintf(pad, sizeof pad, "p%d,%d+%d,%d", p.top, p.left, p.bottom, p.right);
+            snprintf(detail, sizeof detail, "k%d s%d %s g%d%s", c->kernel, c->stride, pad, c->groups,
+                     c->bias ? " bias" : "");
         } else if (node->op == SSLAT_OP_ACT) {
             snprintf(detail, sizeof detail, "%s", sslat_act_name(sslat_node_act(node)));
         } else if (node->op == SSLAT_OP_MAXPOOL || node->op == SSLAT_OP_AVGPOOL) {

@@ -159,7 +159,8 @@ def torch_module(torch, graph):
                 op = node["op"]
                 if op == "conv2d":
                     c = node["conv"]
-                    layer = nn.Conv2d(shape[1], c["out_channels"], c["kernel"], c["stride"], c["padding"],
+                    top = c["pads"][0] if len(set(c["pads"])) == 1 else 0  # lopsided 'same': padded in forward
+                    layer = nn.Conv2d(shape[1], c["out_channels"], c["kernel"], c["stride"], top,
                                       c["dilation"], c["groups"], bias=c["bias"])
                 elif op == "batchnorm":
                     layer = nn.BatchNorm2d(shape[1])
@@ -185,7 +186,10 @@ def torch_module(torch, graph):
                 second = node["input"][1]
                 b = None if second == -2 else (x if second == -1 else values[second])
                 op = node["op"]
-                if op == "add":
+                if op == "conv2d" and len(set(node["conv"]["pads"])) > 1:
+                    top, left, bottom, right = node["conv"]["pads"]
+                    y = layer(functional.pad(a, (left, right, top, bottom)))
+                elif op == "add":
                     y = a + b
                 elif op == "mul_channel":
                     y = a * b

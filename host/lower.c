@@ -249,7 +249,8 @@ static sslat_status conv_pd(lowering *L, const conv_run *r, const dnnl_memory_de
     dnnl_dims_t w_dims = {c->groups, c->out_channels / c->groups, in.c / c->groups, c->kernel, c->kernel};
     dnnl_dims_t w_plain = {c->out_channels, in.c, c->kernel, c->kernel}, b_dims = {c->out_channels};
     dnnl_dims_t strides = {c->stride, c->stride}, dilates = {c->dilation - 1, c->dilation - 1};
-    dnnl_dims_t padding = {c->padding, c->padding};
+    sslat_pads pads = sslat_conv_pads(c, in);
+    dnnl_dims_t padding = {pads.top, pads.left}, padding_end = {pads.bottom, pads.right};
     HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&src, 4, src_dims, dnnl_f32, dnnl_format_tag_any));
     if (c->groups > 1)
         HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&weights, 5, w_dims, dnnl_f32, dnnl_format_tag_any));
@@ -260,7 +261,7 @@ static sslat_status conv_pd(lowering *L, const conv_run *r, const dnnl_memory_de
     else HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 4, dst_dims, dnnl_f32, dnnl_format_tag_any));
     HOST_DNNL_CHECK(err, DNNL(dnnl_dilated_convolution_forward_desc_init)(
                              &d, dnnl_forward_inference, dnnl_convolution_direct, &src, &weights,
-                             bias ? &bias_md : NULL, &dst, strides, dilates, padding, padding));
+                             bias ? &bias_md : NULL, &dst, strides, dilates, padding, padding_end));
     HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_attr_create)(&attr));
     HOST_DNNL_CHECK(err, DNNL(dnnl_post_ops_create)(&po));
     status = append_acts(L, po, r->acts, r->n_acts);

@@ -32,7 +32,7 @@ static bool next_reads(const sslat_graph *g, int32_t next, int32_t v, sslat_op_k
 
 static cuda_step step_of(const sslat_node *node, int32_t index, cuda_step_kind kind, cuda_call call)
 {
-    /* a concat reads up to four inputs: the step keeps the first two, the node all */
+    /* a concat reads up to SSLAT_MAX_NODE_INPUTS inputs: the step keeps the first two, the node all */
     cuda_step s = {kind, call, index, index, {node->input[0], node->input[1]}, -1, SSLAT_NO_INPUT, -1, false, false};
     return s;
 }
@@ -83,7 +83,15 @@ sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, cuda_pl
         cuda_step *s = &plan->steps[plan->count++];
         int32_t covered = 1;
         switch (node->op) {
-        case SSLAT_OP_CONV2D: covered = plan_conv(g, i, fused, s); break;
+        case SSLAT_OP_CONV2D:
+            if (!sslat_pads_symmetric(sslat_conv_pads(sslat_node_conv(node), sslat_graph_shape_of(g, node->input[0])))) {
+                /* cuDNN's 2-D descriptor pads both sides alike: a lopsided 'same' needs a padded copy first */
+                cuda_plan_release(plan);
+                return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d: a convolution padded one side more than the "
+                                  "other ('same' padding on this input) has no cuda lowering yet; -c cpu measures it", i);
+            }
+            covered = plan_conv(g, i, fused, s);
+            break;
         case SSLAT_OP_BATCHNORM: *s = step_of(node, i, CUDA_STEP_BATCHNORM, CUDA_CALL_CUDNN_BATCHNORM); break;
         case SSLAT_OP_ACT:
             *s = step_of(node, i, CUDA_STEP_ACT, CUDA_CALL_KERNEL);

@@ -248,7 +248,8 @@ static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
                                                                   p->nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
                                                                   c->out_channels, in.c / c->groups, c->kernel, c->kernel));
         CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateConvolutionDescriptor)(&st->conv));
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolution2dDescriptor)(st->conv, c->padding, c->padding, c->stride, c->stride,
+        int32_t pad = sslat_conv_pads(c, in).top; /* symmetric: the plan refuses the rest */
+        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolution2dDescriptor)(st->conv, pad, pad, c->stride, c->stride,
                                                                        c->dilation, c->dilation, CUDNN_CROSS_CORRELATION,
                                                                        CUDNN_DATA_FLOAT));
         CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolutionGroupCount)(st->conv, c->groups));

@@ -16,14 +16,17 @@ python_tests() {
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check pytest numpy onnx onnxruntime "scikit-build-core>=0.10"
   "$venv/bin/pip" install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps .
-  # sslat.torch's tests (python/tests/test_torch.py) run the libraries: torch
+  # sslat.torch's tests (python/tests/test_torch*.py) run the libraries: torch
   # (PyPI's default wheel: the CPU-only index is not reachable from every
-  # machine; ~2 min and ~5 GB the first time), torchvision, thop, fvcore and
-  # pthflops, installed once into the venv. SSLAT_TEST_TORCH=0 skips them.
+  # machine; ~2 min and ~5 GB the first time), torchvision, thop, fvcore,
+  # pthflops and timm (pinned: the zoo test's expected outcomes are per
+  # version), installed once into the venv. SSLAT_TEST_TORCH=0 skips them.
+  local timm_pin=timm==1.0.31
   if [ "${SSLAT_TEST_TORCH:-1}" = 1 ] &&
-     ! "$venv/bin/python" -c 'import torch, torchvision, thop, fvcore, pthflops' 2>/dev/null; then
+     ! "$venv/bin/python" -c 'import torch, torchvision, thop, fvcore, pthflops, timm
+assert timm.__version__ == "'"${timm_pin#timm==}"'"' 2>/dev/null; then
     local start=$SECONDS
-    if "$venv/bin/pip" install -q --disable-pip-version-check torch torchvision thop fvcore pthflops; then
+    if "$venv/bin/pip" install -q --disable-pip-version-check torch torchvision thop fvcore pthflops "$timm_pin"; then
       echo "test.sh: torch, torchvision and the counting libraries installed in $((SECONDS - start)) s"
     else
       echo "test.sh: torch could not be installed (offline?): python/tests/test_torch.py skips"

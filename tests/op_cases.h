@@ -26,6 +26,7 @@ const OpCase CASES[] = {
     {"\"conv_k3_c8_g8\"", "[8, 9, 9]"},
     {"\"conv_k1_c24\"", "[8, 7, 7]"},
     {"\"conv_k3_p0_c8\"", "[3, 9, 9]"},
+    {"\"conv_k3_s2_c8_psame\"", "[8, 9, 9]"},  // 'same' that comes out even: 1 on every side
     {"\"cn_k3_c16_nre\"", "[8, 8, 8]"},
     {"\"cn_k3_s2_c16_nr6\"", "[8, 9, 9]"},
     {"\"cn_k1_c16_nhs\"", "[8, 6, 6]"},
@@ -74,7 +75,22 @@ const OpCase CASES[] = {
     {"\"sppf_c16_nsw\"", "[16, 7, 7]"},
     // `from`: a concat reaching back two layers, a detect head on three sources of two sizes
     {"\"cn_c8\", \"cn_s2_c8\", \"upsample\", {\"op\": \"concat\", \"from\": [-1, 0]}", "[4, 6, 6]"},
+    // MixNet's mixed depthwise conv: five channel groups, five kernels, joined again
+    {"{\"sequence\": [\"cn_c10\", {\"op\": \"slice\", \"o\": 0, \"c\": 2, \"from\": 0}, \"conv_k3_c2_g2\", "
+     "{\"op\": \"slice\", \"o\": 2, \"c\": 2, \"from\": 0}, \"conv_k5_c2_g2\", {\"op\": \"slice\", \"o\": 4, \"c\": 2, \"from\": 0}, "
+     "\"conv_k7_c2_g2\", {\"op\": \"slice\", \"o\": 6, \"c\": 2, \"from\": 0}, \"conv_k9_c2_g2\", "
+     "{\"op\": \"slice\", \"o\": 8, \"c\": 2, \"from\": 0}, \"conv_k11_c2_g2\", {\"op\": \"concat\", \"from\": [2, 4, 6, 8, 10]}]}",
+     "[4, 12, 12]"},
     {"\"cn_c8\", \"cn_s2_c16\", \"cn_c8\", {\"op\": \"detect\", \"c\": 3, \"a\": 2, \"from\": [0, 1, -1]}", "[4, 6, 6]"},
+};
+
+// 'same' padding one side more than the other (the odd pixel at the bottom and
+// right): the cpu backend and the reference run it, the cuda plan refuses it.
+const OpCase LOPSIDED_CASES[] = {
+    {"\"conv_k3_s2_c8_psame\"", "[8, 10, 10]"},      // TensorFlow's stride-2 'same': (0, 1)
+    {"\"conv_k5_s2_c8_g8_psame\"", "[8, 10, 12]"},   // (1, 2), H and W alike
+    {"{\"op\": \"conv\", \"k\": 4, \"c\": 8, \"p\": \"same\"}", "[8, 7, 7]"},  // PyTorch's even-kernel 'same'
+    {"\"conv_k3_s2_c8_psame\"", "[8, 9, 10]"},       // H even, W odd: the two differ
 };
 
 // gtest prints a case as its layers and input instead of its bytes.

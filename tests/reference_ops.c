@@ -27,6 +27,7 @@ static float *param(size_t count, uint64_t seed, int32_t node, int role, int64_t
 static void conv(const tensor *x, tensor *y, const sslat_conv_params *c, uint64_t seed, int32_t node)
 {
     int cin_g = x->s.c / c->groups, cout_g = c->out_channels / c->groups;
+    sslat_pads pads = sslat_conv_pads(c, x->s); /* the bottom and right only lengthen the output */
     size_t per_out = (size_t)cin_g * c->kernel * c->kernel;
     float *w = param((size_t)c->out_channels * per_out, seed, node, SSLAT_ROLE_WEIGHTS, (int64_t)per_out);
     float *b = c->bias ? param((size_t)c->out_channels, seed, node, SSLAT_ROLE_BIAS, 0) : NULL;
@@ -39,8 +40,8 @@ static void conv(const tensor *x, tensor *y, const sslat_conv_params *c, uint64_
                     for (int i = 0; i < cin_g; i++)
                         for (int kh = 0; kh < c->kernel; kh++)
                             for (int kw = 0; kw < c->kernel; kw++) {
-                                int ih = oh * c->stride - c->padding + kh * c->dilation;
-                                int iw = ow * c->stride - c->padding + kw * c->dilation;
+                                int ih = oh * c->stride - pads.top + kh * c->dilation;
+                                int iw = ow * c->stride - pads.left + kw * c->dilation;
                                 if (ih < 0 || iw < 0 || ih >= x->s.h || iw >= x->s.w) continue;
                                 sum += (double)w[(size_t)o * per_out + ((size_t)i * c->kernel + kh) * c->kernel + kw] *
                                        x->data[at(x->s, n, g * cin_g + i, ih, iw)];

@@ -91,6 +91,7 @@ TEST_P(CpuOps, MatchesTheReference)
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryPrimitive, CpuOps, ::testing::ValuesIn(CASES), op_case_name);
+INSTANTIATE_TEST_SUITE_P(LopsidedSamePadding, CpuOps, ::testing::ValuesIn(LOPSIDED_CASES), op_case_name);
 
 TEST(CpuOpsSanity, TheReferenceIsNotTrivial)
 {

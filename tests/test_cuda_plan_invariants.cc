@@ -115,6 +115,21 @@ TEST(CudaPlanInvariants, EveryOpCaseBothModes)
     }
 }
 
+TEST(CudaPlanInvariants, LopsidedPaddingIsRefusedByNameNotPlannedWrong)
+{
+    for (const OpCase &c : LOPSIDED_CASES) {
+        sslat_space *space = load_text(space_json(c.layers, "", std::string("{\"shape\": ") + c.input + "}"));
+        ASSERT_NE(space, nullptr) << c.layers;
+        cuda_plan plan;
+        sslat_error err;
+        EXPECT_EQ(cuda_plan_build(&space->layers[0].candidates[0].graph, SSLAT_MODE_FUSED, &plan, &err),
+                  SSLAT_ERR_UNSUPPORTED) << c.layers;
+        EXPECT_NE(std::string(err.message).find("padded one side more than the other"), std::string::npos)
+            << err.message;
+        sslat_space_free(space);
+    }
+}
+
 TEST(CudaPlanInvariants, TheCheckerFindsABrokenPlan)
 {
     sslat_space *space = load_text(space_json("\"cn_k3_c16_nre\""));

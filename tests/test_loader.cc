@@ -288,6 +288,24 @@ TEST(Loader, ChoiceLabelsNameTheCandidatesAndLeaveTheHash)
     sslat_space_free(b);
 }
 
+TEST(Loader, SamePaddingFromObjectsAndTokensWithItsOwnHash)
+{
+    sslat_space *a = load_text(space_json("{\"op\": \"conv\", \"k\": 3, \"s\": 2, \"c\": 8, \"p\": \"same\"}"));
+    sslat_space *b = load_text(space_json("\"conv_k3_s2_c8_psame\""));
+    sslat_space *symmetric = load_text(space_json("\"conv_k3_s2_c8_p1\""));
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    ASSERT_NE(symmetric, nullptr);
+    EXPECT_STREQ(fixed_layer(a, 0).nodes[0].params.conv.same ? "same" : "", "same");
+    EXPECT_STREQ(a->layers[0].name, "conv_k3_s2_c8_psame");  // the label names it, and parses back
+    EXPECT_EQ(sslat_space_hash(a), sslat_space_hash(b));
+    EXPECT_EQ(sslat_graph_output(&fixed_layer(a, 0)).h, 16);  // 32 → 16 either way,
+    EXPECT_NE(sslat_space_hash(a), sslat_space_hash(symmetric));  // but the network differs
+    sslat_space_free(a);
+    sslat_space_free(b);
+    sslat_space_free(symmetric);
+}
+
 TEST(Loader, ArchNameHashAndOverrides)
 {
     std::string text = space_json(

@@ -49,6 +49,45 @@ TEST(ShapeInference, ConvFollowsPyTorchFormula)
     EXPECT_EQ(out.h, 113);
 }
 
+TEST(ShapeInference, SamePaddingGivesCeilOfInputOverStrideWithTheOddPixelLast)
+{
+    char why[256];
+    sslat_shape out;
+    sslat_op_params p = conv_params(8, 3, 2, 0);
+    p.conv.same = true;
+    // TensorFlow's rule (timm's Conv2dSame): 224 → 112 needs 1 pixel, at the bottom and right
+    sslat_shape in = {1, 3, 224, 224};
+    ASSERT_TRUE(sslat_infer_shape(SSLAT_OP_CONV2D, &p, in, {}, &out, why, sizeof why));
+    EXPECT_EQ(out.h, 112);
+    sslat_pads pads = sslat_conv_pads(&p.conv, in);
+    EXPECT_EQ(pads.top, 0);
+    EXPECT_EQ(pads.bottom, 1);
+    EXPECT_FALSE(sslat_pads_symmetric(pads));
+    // an odd input pads evenly; H and W are padded each by its own size
+    in = {1, 3, 225, 224};
+    ASSERT_TRUE(sslat_infer_shape(SSLAT_OP_CONV2D, &p, in, {}, &out, why, sizeof why));
+    EXPECT_EQ(out.h, 113);
+    EXPECT_EQ(out.w, 112);
+    pads = sslat_conv_pads(&p.conv, in);
+    EXPECT_EQ(pads.top, 1);
+    EXPECT_EQ(pads.bottom, 1);
+    EXPECT_EQ(pads.left, 0);
+    EXPECT_EQ(pads.right, 1);
+    // PyTorch's padding='same' with an even kernel: total 3, one left, two right
+    p = conv_params(8, 4, 1, 0);
+    p.conv.same = true;
+    in = {1, 3, 7, 7};
+    ASSERT_TRUE(sslat_infer_shape(SSLAT_OP_CONV2D, &p, in, {}, &out, why, sizeof why));
+    EXPECT_EQ(out.h, 7);
+    pads = sslat_conv_pads(&p.conv, in);
+    EXPECT_EQ(pads.left, 1);
+    EXPECT_EQ(pads.right, 2);
+    // 'same' and a padding are one or the other
+    p.conv.padding = 1;
+    EXPECT_FALSE(sslat_infer_shape(SSLAT_OP_CONV2D, &p, in, {}, &out, why, sizeof why));
+    EXPECT_NE(strstr(why, "'same' padding with padding 1"), nullptr) << why;
+}
+
 TEST(ShapeInference, RejectsImpossibleShapesWithAReason)
 {
     char why[256] = "";

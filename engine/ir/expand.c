@@ -63,7 +63,8 @@ static void add_op(builder *b, int32_t *at, sslat_op_kind op, const sslat_op_par
 static void conv(builder *b, int32_t *at, int32_t out, int32_t kernel, int32_t stride,
                  int32_t padding, int32_t dilation, int32_t groups, bool bias, const char *name)
 {
-    sslat_op_params p = {.conv = {out, kernel, stride, padding, dilation, groups, bias}};
+    bool same = padding == SSLAT_PADDING_SAME;
+    sslat_op_params p = {.conv = {out, kernel, stride, same ? 0 : padding, dilation, groups, bias, same}};
     add_op(b, at, SSLAT_OP_CONV2D, &p, SSLAT_NO_INPUT, name);
 }
 

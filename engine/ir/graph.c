@@ -37,12 +37,12 @@ sslat_shape sslat_graph_output(const sslat_graph *graph)
     return sslat_graph_shape_of(graph, sslat_graph_output_index(graph));
 }
 
-/* floor((in + 2p - d(k-1) - 1) / s) + 1, as PyTorch computes it; < 1 is an error. */
-static int32_t window_output(int32_t in, int32_t kernel, int32_t stride, int32_t padding,
+/* floor((in + begin + end - d(k-1) - 1) / s) + 1, as PyTorch computes it; < 1 is an error. */
+static int32_t window_output(int32_t in, int32_t kernel, int32_t stride, int32_t begin, int32_t end,
                              int32_t dilation)
 {
     int64_t span = (int64_t)dilation * (kernel - 1) + 1;
-    int64_t room = (int64_t)in + 2 * (int64_t)padding - span;
+    int64_t room = (int64_t)in + begin + end - span;
     if (room < 0) return 0;
     return (int32_t)(room / stride + 1);
 }
@@ -75,17 +75,20 @@ static bool same_shape(sslat_shape a, sslat_shape b)
 }
 
 static bool infer_window(sslat_shape in, int32_t channels, int32_t kernel, int32_t stride,
-                         int32_t padding, int32_t dilation, sslat_shape *out, char *why,
+                         sslat_pads pads, int32_t dilation, sslat_shape *out, char *why,
                          size_t why_size)
 {
-    if (!check_window(kernel, stride, padding, dilation, why, why_size)) return false;
+    int32_t widest = pads.top > pads.bottom ? pads.top : pads.bottom;
+    if (pads.left > widest) widest = pads.left;
+    if (pads.right > widest) widest = pads.right;
+    if (!check_window(kernel, stride, widest, dilation, why, why_size)) return false;
     out->n = in.n;
     out->c = channels;
-    out->h = window_output(in.h, kernel, stride, padding, dilation);
-    out->w = window_output(in.w, kernel, stride, padding, dilation);
+    out->h = window_output(in.h, kernel, stride, pads.top, pads.bottom, dilation);
+    out->w = window_output(in.w, kernel, stride, pads.left, pads.right, dilation);
     if (out->h < 1 || out->w < 1) {
         snprintf(why, why_size, "kernel %d (dilation %d, padding %d) does not fit input %dx%d",
-                 kernel, dilation, padding, in.h, in.w);
+                 kernel, dilation, widest, in.h, in.w);
         return false;
     }
     return true;
@@ -108,7 +111,11 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
                      c->groups, in0.c, c->out_channels);
             return false;
         }
-        return infer_window(in0, c->out_channels, c->kernel, c->stride, c->padding, c->dilation,
+        if (c->same && c->padding != 0) {
+            snprintf(why, why_size, "'same' padding with padding %d as well", c->padding);
+            return false;
+        }
+        return infer_window(in0, c->out_channels, c->kernel, c->stride, sslat_conv_pads(c, in0), c->dilation,
                             out, why, why_size);
     }
     case SSLAT_OP_MAXPOOL:
@@ -120,8 +127,8 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
                      pool->kernel);
             return false;
         }
-        return infer_window(in0, in0.c, pool->kernel, pool->stride, pool->padding, 1, out, why,
-                            why_size);
+        sslat_pads pads = {pool->padding, pool->padding, pool->padding, pool->padding};
+        return infer_window(in0, in0.c, pool->kernel, pool->stride, pads, 1, out, why, why_size);
     }
     case SSLAT_OP_GLOBAL_AVGPOOL:
         out->h = out->w = 1;
@@ -346,6 +353,7 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
         sslat_hash_i32(h, c->dilation);
         sslat_hash_i32(h, c->groups);
         sslat_hash_i32(h, c->bias);
+        if (c->same) sslat_hash_i32(h, 0x53414d45); /* "SAME"; the others hash as they always did */
         break;
     }
     case SSLAT_OP_MAXPOOL:

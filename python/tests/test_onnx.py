@@ -112,7 +112,8 @@ def test_every_primitive_and_activation_matches(tmp_path, sslat_command, referen
     ort = needs("onnxruntime")
     import numpy
     import sslat
-    layers = ["cn_k3_c16_nre", "conv_k3_c16_g4_bias", "conv_k5_c16_d2", "bn", "relu6", "hswish", "hsigmoid",
+    # 'same' padding one side more (an even kernel; TensorFlow's stride 2), then back to 20×20
+    layers = ["conv_k4_c16_psame", "conv_k3_s2_c16_psame", "upsample", "cn_k3_c16_nre", "conv_k3_c16_g4_bias", "conv_k5_c16_d2", "bn", "relu6", "hswish", "hsigmoid",
               "sigmoid", "silu", "gelu", "tanh", "avgpool_k3_s2_p1", "maxpool_k3_s2", "shuffle_g4",
               "ir_k3_e2_se0.25_nhs", "er_k3_e2", "basic_c32", "bottleneck_c32", "sv2_s1_c32", "sv2_s2_c48",
               "upsample", "conv_k3_c16", "upsample_s3", "focus_k3_c16_nsw", "avgpool_k2_s2", "gap_mean", "fc12",

@@ -285,11 +285,16 @@ def test_a_subclass_with_its_own_forward_is_read_through_its_calls():
     class Renamed(torch.nn.Conv2d):
         pass
     assert layers_of(torch.nn.Sequential(Renamed(3, 8, 1)), x) == [{"op": "conv", "k": 1, "c": 8, "bias": True}]
-    # padding one side more cannot be expressed: refused, naming the module
-    lopsided = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 1), PaddedConv(8, 8, 3, stride=2, pads=(0, 1, 0, 1)))
-    with pytest.raises(st.MappingError, match=r"^1: conv2d\(\): a zero padding of \(left 0, right 1, top 0, "
-                                              r"bottom 1\) before it"):
-        st.to_space(lopsided, x)
+    # TensorFlow's 'same' (timm's Conv2dSame): the odd pixel at the right and bottom
+    tf_same = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 1), PaddedConv(8, 8, 3, stride=2, pads=(0, 1, 0, 1)))
+    space = st.to_space(tf_same, x)
+    assert json.loads(space.to_json())["layers"][0]["sequence"][1]["p"] == "same"
+    assert space.architecture_graph(None)["nodes"][1]["conv"]["pads"] == [0, 0, 1, 1]  # top, left, bottom, right
+    # another lopsided padding is neither: refused, naming the module
+    other = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 1), PaddedConv(8, 8, 3, stride=2, pads=(1, 0, 1, 0)))
+    with pytest.raises(st.MappingError, match=r"^1: conv2d\(\): a zero padding of \(left 1, right 0, top 1, "
+                                              r"bottom 0\) in all: neither"):
+        st.to_space(other, x)
 
 
 def test_the_model_is_read_on_the_input_it_is_given():
@@ -331,9 +336,10 @@ def test_what_the_ir_cannot_express_is_refused_by_name():
     inner = st.Choice([torch.nn.Sequential(conv(8, 8, 3, padding=1), torch.nn.ReLU()), torch.nn.Identity()])
     with pytest.raises(st.MappingError, match=r"^1.search_variants.0: a choice container inside a candidate"):
         st.to_space(torch.nn.Sequential(conv(3, 8, 1), st.Choice([inner, conv(8, 8, 1)])), x)
-    # (c) PyTorch's 'same' with an even kernel pads one side more; an odd one is exact
-    with pytest.raises(st.MappingError, match=r"^1: Conv2d: padding='same' with kernel 4 and dilation 1 pads one"):
-        st.to_space(torch.nn.Sequential(conv(3, 8, 1), conv(8, 8, 4, padding="same")), x)
+    # (c) PyTorch's 'same' with an even kernel pads one side more: the format's "p": "same"
+    even = st.to_space(torch.nn.Sequential(conv(3, 8, 1), conv(8, 8, 4, padding="same")), x)
+    assert even.architecture_graph(None)["nodes"][1]["shape"] == [1, 8, 32, 32]
+    assert even.architecture_graph(None)["nodes"][1]["conv"]["pads"] == [1, 1, 2, 2]
     assert layers_of(torch.nn.Sequential(conv(3, 8, 5, padding="same", bias=False)), x) == [
         {"op": "conv", "k": 5, "c": 8}]
 

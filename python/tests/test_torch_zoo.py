@@ -28,15 +28,14 @@ import sslat.torch as st  # noqa: E402
 from sslat.torch._record import _LEAF_CLASSES, mapped_class  # noqa: E402
 
 RULES = ("mac_thop", "mac_fvcore", "mac_pthflops")
-ASYMMETRIC = r"padding one side more than the other \(TensorFlow's 'same', timm's Conv2dSame\)"
 # model → None (traced exactly) or what its refusal says
 TIMM = {
     "mobilenetv2_100": None, "mobilenetv3_large_100": None, "mobilenetv3_small_100": None,
-    "efficientnet_b0": None, "efficientnet_lite0": None, "tf_efficientnet_lite0": ASYMMETRIC,
-    "tf_efficientnet_b0": ASYMMETRIC, "mnasnet_100": None, "semnasnet_100": None, "spnasnet_100": None,
+    "efficientnet_b0": None, "efficientnet_lite0": None, "tf_efficientnet_lite0": None,
+    "tf_efficientnet_b0": None, "mnasnet_100": None, "semnasnet_100": None, "spnasnet_100": None,
     "fbnetc_100": None, "hardcorenas_a": None, "tinynet_a": None, "ghostnet_100": None, "regnetx_002": None,
     "regnety_002": None, "repvgg_a0": None, "resnet18": None, "resnet50": None, "resnext50_32x4d": None,
-    "mixnet_s": r"cat\(\) of 5 tensors \(the IR joins 2 to 4\)", "tf_mixnet_s": ASYMMETRIC, "lcnet_050": None,
+    "mixnet_s": None, "tf_mixnet_s": None, "lcnet_050": None,
     "darknet17": r"leaky_relu\(\) has no sslat mapping", "convnext_atto": r"permute\(\) has no sslat mapping",
     "vit_tiny_patch16_224": r"flatten\(\) from dim 2",
 }
@@ -45,7 +44,7 @@ TORCHVISION = {
     "mnasnet1_0": None, "regnet_x_400mf": None, "regnet_y_400mf": None, "resnet18": None, "resnet50": None,
     "resnext50_32x4d": None, "shufflenet_v2_x1_0": None,
     "googlenet": r"ceil_mode or count_include_pad=False", "squeezenet1_0": r"ceil_mode or count_include_pad=False",
-    "densenet121": r"cat\(\) of \d+ tensors", "vgg11": r"AdaptiveAvgPool2d to \(7, 7\)",
+    "densenet121": r"cat\(\) of 9 tensors \(the IR joins 2 to 8\)", "vgg11": r"AdaptiveAvgPool2d to \(7, 7\)",
     "convnext_tiny": r"permute\(\) has no sslat mapping", "vit_b_16": r"has no sslat mapping",
 }
 MODELS = [("timm", name) for name in TIMM] + [("torchvision", name) for name in TORCHVISION]
@@ -127,6 +126,29 @@ def outcome(zoo, name):
         assert got * 1e6 == pytest.approx(expected, rel=1e-9, abs=0.5), (name, rule)
         compared.append(rule)
     return "exact", compared, seconds
+
+
+def test_the_newcomers_timm_models_keep_their_activations_and_feature_maps():
+    x = torch.randn(1, 3, 224, 224)
+    model = create("timm", "mobilenetv2_100")  # BatchNormAct2d holds every ReLU6
+    nodes = st.to_space(model, x).architecture_graph(None)["nodes"]
+    relu6 = sum(1 for m in model.modules() if isinstance(m, torch.nn.ReLU6))
+    assert relu6 == 35 and sum(1 for n in nodes if n.get("act") == "relu6") == relu6
+    model = create("timm", "tf_efficientnet_lite0")  # Conv2dSame pads in its forward
+    nodes = st.to_space(model, x).architecture_graph(None)["nodes"]
+    sizes = [n["shape"][2] for n in nodes if n["op"] == "conv2d" and n["conv"]["stride"] == 2]
+    assert sizes == [112, 56, 28, 14, 7]
+    convs = []
+    hooks = [m.register_forward_hook(lambda m, i, o: convs.append(o.numel() * m.weight[0].numel()))
+             for m in model.modules() if isinstance(m, torch.nn.Conv2d)]
+    with torch.no_grad():
+        model(x)
+    for hook in hooks:
+        hook.remove()
+    space = st.to_space(model, x)
+    linear = model.classifier.weight.numel()
+    assert sslat.initialize_latency("mac", space).constant_latency * 1e6 == pytest.approx(sum(convs) + linear,
+                                                                                           rel=1e-9)
 
 
 @pytest.mark.parametrize("zoo,name", MODELS)

@@ -47,8 +47,10 @@ class Architecture(nn.Module):
         op, shape = node["op"], self._shape_in(node)
         if op == "conv2d":
             c = node["conv"]
-            layer = nn.Conv2d(shape[1], c["out_channels"], c["kernel"], c["stride"], c["padding"], c["dilation"],
-                              c["groups"], bias=c["bias"])
+            top, left, bottom, right = c["pads"]
+            symmetric = top == left == bottom == right
+            layer = nn.Conv2d(shape[1], c["out_channels"], c["kernel"], c["stride"], top if symmetric else 0,
+                              c["dilation"], c["groups"], bias=c["bias"])
             fan_in = shape[1] // c["groups"] * c["kernel"] ** 2
             if seed is not None:
                 layer.weight.copy_(_seeded(seed, i, "weight", fan_in, tuple(layer.weight.shape)))
@@ -100,6 +102,9 @@ class Architecture(nn.Module):
                 y = F.adaptive_avg_pool2d(a, 1)
             elif op == "global_avgpool" and node.get("form") == "mean":
                 y = a.mean((2, 3), keepdim=True)
+            elif op == "conv2d" and len(set(node["conv"]["pads"])) > 1:  # 'same', one side more: pad first
+                top, left, bottom, right = node["conv"]["pads"]
+                y = layer(F.pad(a, (left, right, top, bottom)))
             elif op == "linear":
                 y = layer(torch.flatten(a, 1)).view(a.shape[0], -1, 1, 1)
             elif op == "flatten":

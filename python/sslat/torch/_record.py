@@ -66,6 +66,17 @@ def _pair(value, what, where):
     return int(value)
 
 
+def _same_padding(size, k, s, d):
+    """'same' padding of an H×W input as (left, right, top, bottom): the
+    total for ceil(in / s) outputs, the odd pixel last (the space format's
+    "p": "same", TensorFlow's rule)."""
+    pads = []
+    for length in (size[1], size[0]):
+        total = max((-(-length // s) - 1) * s + d * (k - 1) + 1 - length, 0)
+        pads += [total // 2, total - total // 2]
+    return tuple(pads)
+
+
 def _compact(layer):
     """Leave out the options at the format's defaults (shorter files and labels):
     stride 1 (a pool: its kernel), groups 1, dilation 1, padding d·(k − 1) / 2, no bias."""
@@ -210,26 +221,28 @@ class Recorder(TorchFunctionMode):
             self.refuse(call, "a weight of %d dimensions (the IR's convolutions are 2-D)" % weight.dim())
         k = _pair(tuple(weight.shape[2:]), "kernel", call)
         d = _pair(dilation, "dilation", call)
-        if isinstance(padding, str):  # 'same' (stride 1) / 'valid'
+        s = _pair(stride, "stride", call)
+        if isinstance(padding, str):  # 'same' (stride 1: d·(k − 1) in all, the odd pixel last) / 'valid'
             total = d * (k - 1) if padding == "same" else 0
-            if total % 2:
-                self.refuse(call, "padding='same' with kernel %d and dilation %d pads one side more than the "
-                                  "other (PyTorch's asymmetric 'same'), which sslat's IR cannot express" % (k, d))
-            p = total // 2
+            p = "same" if total % 2 else total // 2
         else:
             p = _pair(padding, "padding", call)
         value = self.value_of(x, call)
-        if value.pending is not None and value.pending[0] == "a zero padding":
-            left, right, top, bottom = value.pending[1]
-            if not left == right == top == bottom:
-                self.refuse(call, "a zero padding of (left %d, right %d, top %d, bottom %d) before it: padding "
-                                  "one side more than the other (TensorFlow's 'same', timm's Conv2dSame) is not "
-                                  "expressible in sslat's IR" % (left, right, top, bottom))
-            p, source = p + left, value.pending[2]
+        if value.pending is not None and value.pending[0] == "a zero padding" and p != "same":
+            (left, right, top, bottom), source, size = value.pending[1:]
+            pads = (left + p, right + p, top + p, bottom + p)
+            if len(set(pads)) == 1:
+                p = pads[0]
+            elif pads == _same_padding(size, k, s, d):
+                p = "same"  # TensorFlow's 'same' written as F.pad + conv (timm's Conv2dSame)
+            else:
+                self.refuse(call, "a zero padding of (left %d, right %d, top %d, bottom %d) in all: neither the "
+                                  "same on every side nor 'same' padding (TensorFlow's, timm's Conv2dSame) for "
+                                  "this input" % pads)
         else:
             source = self.source_of(x, call)
-        spec = _compact({"op": "conv", "k": k, "s": _pair(stride, "stride", call), "c": int(weight.shape[0]),
-                         "g": int(groups), "p": p, "d": d, "bias": bias is not None})
+        spec = _compact({"op": "conv", "k": k, "s": s, "c": int(weight.shape[0]), "g": int(groups), "p": p, "d": d,
+                         "bias": bias is not None})
         return spec, source
 
     def batch_norm(self, x, mean, variance, weight, bias, training, eps, result, call):
@@ -391,7 +404,8 @@ class Recorder(TorchFunctionMode):
             pads += [0, 0]
         if len(pads) != 4 or min(pads) < 0:
             self.refuse(what, "a padding %s (the IR pads H and W by zeros)" % (tuple(pads),))
-        self.set(result, _Value(None, ("a zero padding", tuple(int(p) for p in pads), self.source_of(args[0], what))))
+        self.set(result, _Value(None, ("a zero padding", tuple(int(p) for p in pads), self.source_of(args[0], what),
+                                       tuple(args[0].shape[2:]))))
 
     def binary(self, add, args, what, result):
         a, b = args[0], args[1]
@@ -418,8 +432,11 @@ class Recorder(TorchFunctionMode):
             return
         if dim % max(result.dim(), 1) != 1:
             self.fail("%s along dim %s (the IR joins channels)" % (what, dim))
-        if not 2 <= len(parts) <= 4:
-            self.fail("%s of %d tensors (the IR joins 2 to 4)" % (what, len(parts)))
+        if len(parts) == 1:  # a copy of its one input
+            self.set(result, self.value_of(parts[0], what))
+            return
+        if not 2 <= len(parts) <= 8:
+            self.fail("%s of %d tensors (the IR joins 2 to 8)" % (what, len(parts)))
         self.emit("concat", [self.source_of(p, what) for p in parts], result, what)
 
     def split(self, args, kwargs, what, result):
