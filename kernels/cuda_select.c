@@ -32,8 +32,9 @@ cuda_conv_key cuda_conv_key_of(sslat_shape in, sslat_shape out, const sslat_conv
 {
     cuda_conv_key key;
     memset(&key, 0, sizeof key);
-    const int64_t fields[] = {in.n,       in.c,       in.h,      in.w,        out.n,       out.c,        out.h,
-                              out.w,      c->kernel,  c->stride, sslat_conv_pads(c, in).top,  c->dilation, c->groups,    c->bias,
+    int32_t pad = sslat_conv_pads(c, in).top; /* the same on every side: the plan refuses the rest */
+    const int64_t fields[] = {in.n,      in.c,      in.h,  in.w,        out.n,     out.c,    out.h,
+                              out.w,     c->kernel, c->stride, pad,     c->dilation, c->groups, c->bias,
                               c->out_channels, dtype, nhwc, math, fused_call, 0};
     _Static_assert(sizeof fields / sizeof fields[0] == CUDA_CONV_KEY_FIELDS, "every field of the key");
     memcpy(key.fields, fields, sizeof fields);

@@ -470,3 +470,115 @@ def test_a_model_equal_to_a_space_file_takes_that_files_hash_and_tables():
     model[5].search_variants[2] = IR(24, 24, 5, 4, 1)
     with pytest.raises(st.MappingError, match=r"is not the network of space 'mobilenet_v2_space': architecture "):
         st.to_space(model, x, like=example)
+
+
+def test_a_skip_at_its_default_leaves_the_blocks_input_to_its_other_readers():
+    # the probe of review: f + choice(f) with the identity as default once wired choice + choice
+    class SkipAdd(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = torch.nn.Conv2d(3, 8, 1)
+            self.block = st.Choice([torch.nn.Identity(), torch.nn.Conv2d(8, 8, 3, padding=1)])
+
+        def forward(self, x):
+            f = self.stem(x)
+            return f + self.block(f)
+
+    space = st.to_space(SkipAdd(), torch.randn(1, 3, 8, 8))
+    nodes = [n for n in space.architecture_graph([1])["nodes"] if n["op"] != "identity"]
+    assert [n["op"] for n in nodes] == ["conv2d", "conv2d", "add"]
+    graph = space.architecture_graph([1])["nodes"]
+    add = graph[-1]
+    readers = sorted(graph[j]["op"] if graph[j]["op"] != "identity" else graph[graph[j]["input"][0]]["op"]
+                     for j in add["input"] if j >= 0)
+    assert readers == ["conv2d", "conv2d"] and len(set(add["input"])) == 2  # the stem and the block's conv
+
+
+def test_what_passes_the_value_check_by_rounding_is_still_refused_by_name():
+    x = torch.randn(1, 3, 8, 8)
+    with pytest.raises(st.MappingError, match=r"GELU\(approximate='tanh'\)"):
+        st.to_space(torch.nn.Sequential(torch.nn.Conv2d(3, 8, 1), torch.nn.GELU(approximate="tanh")), x)
+    with pytest.raises(st.MappingError, match=r"max pooling that returns indices"):
+        st.to_space(torch.nn.Sequential(torch.nn.MaxPool2d(2, return_indices=True)), x)
+    from sslat.torch._layers import differs
+    assert differs(torch.tensor([float("nan"), 1.0]), torch.tensor([0.0, 1.0]))  # a NaN on one side
+    assert not differs(torch.tensor([float("nan"), 1.0]), torch.tensor([float("nan"), 1.0]))
+
+
+def test_reading_a_model_leaves_each_modules_mode_as_it_was():
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 1), torch.nn.BatchNorm2d(8)).train()
+    model[1].eval()  # a frozen BN inside a model in training
+    st.to_space(model, torch.randn(2, 3, 8, 8))
+    assert model.training and model[0].training and not model[1].training
+
+
+def test_the_hostile_probes_constructs_are_refused_by_name():
+    nn, x = torch.nn, torch.randn(1, 3, 16, 16)
+
+    class InPlaceCandidate(nn.Module):  # candidate 0 writes into the block's input, which the add reads too
+        def __init__(self, default):
+            super().__init__()
+            self.stem, self.tail = nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(8, 8, 1)
+            self.c = st.Choice([nn.Sequential(nn.ReLU(inplace=True), nn.Conv2d(8, 8, 5, padding=2)),
+                                nn.Conv2d(8, 8, 3, padding=1)], default=default)
+
+        def forward(self, x):
+            x = self.stem(x)
+            return self.tail(x + self.c(x))
+
+    for default in (0, 1):
+        with pytest.raises(st.MappingError, match=r"writes into the block's input in place"):
+            st.to_space(InPlaceCandidate(default), x)
+
+    class Unused(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem, self.dead = nn.Conv2d(3, 8, 1), st.Choice([nn.Conv2d(8, 8, 1), nn.Identity()])
+
+        def forward(self, x):
+            x = self.stem(x)
+            self.dead(x)
+            return x
+
+    with pytest.raises(st.MappingError, match=r"choice 'dead' runs but nothing the model returns reads it"):
+        st.to_space(Unused(), x)
+
+    class MoreThanACandidate(st.Choice):
+        def forward(self, x):
+            return torch.relu(super().forward(x))
+
+    extra = nn.Sequential(nn.Conv2d(3, 8, 1), MoreThanACandidate([nn.Conv2d(8, 8, 1), nn.Identity()]), nn.ReLU())
+    with pytest.raises(st.MappingError, match=r"choice '1' \(MoreThanACandidate\) gives other values than its "
+                                              r"default candidate"):
+        st.to_space(extra, x)
+    with pytest.raises(st.MappingError, match=r"^0\.0: Conv2d: stride \(2, 1\) is not square"):
+        st.to_space(nn.Sequential(nn.Sequential(nn.Conv2d(3, 8, 3, (2, 1)))), x)
+
+    class ViewInPlace(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Conv2d(3, 8, 1)
+
+        def forward(self, x):
+            y = self.stem(x)
+            y[:, :4].relu_()
+            return y
+
+    with pytest.raises(st.MappingError, match=r"relu_\(\): an in-place operation on a view"):
+        st.to_space(ViewInPlace(), x)
+    with pytest.raises(st.MappingError, match=r"computes nothing from its input"):
+        st.to_space(nn.Identity(), x)
+    with pytest.raises(ValueError, match=r"meta tensors have no values"):
+        st.to_space(nn.Conv2d(3, 8, 1, device="meta"), x)
+
+    class Joined(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Conv2d(3, 8, 1), nn.Conv2d(3, 4, 1)
+
+        def forward(self, x):
+            return torch.concat([self.a(x), self.b(x)], 1)  # cat's other name
+
+    assert json.loads(st.to_space(Joined(), x).to_json())["layers"][-1] == {"op": "concat", "from": [0, 1]}
+    import numpy
+    assert st.to_space(nn.Conv2d(3, 8, 1), (1, 3, numpy.int64(8), 8)).input_shape == (1, 3, 8, 8)

@@ -31,6 +31,7 @@ never a silent skip.
 The inverse (space → module: _module): to_module(space, arch) builds an
 architecture of any space as an nn.Module.
 """
+import numbers
 import os
 from typing import Any, Dict, Optional, Sequence, Union
 
@@ -39,9 +40,10 @@ import torch.nn as nn
 
 from ..space import SearchSpace
 from ._check import check, first_network_difference
-from ._labels import LABEL_LIMIT
+from ._labels import LABEL_LIMIT, is_label
 from ._module import Architecture, to_module
-from ._record import MappingError, is_choice
+from ._layers import MappingError
+from ._record import is_choice
 from ._trace import trace
 
 __all__ = ["Choice", "MappingError", "is_choice", "to_space", "to_space_dict", "to_module", "space_of",
@@ -65,20 +67,27 @@ class Choice(nn.Module):
                 raise ValueError("Choice: labels must be %d strings, one per candidate" % len(self.search_variants))
             if len(set(labels)) != len(labels) or not all(0 < len(s) <= LABEL_LIMIT for s in labels):
                 raise ValueError("Choice: labels must be unique and 1 to %d characters: %s" % (LABEL_LIMIT, labels))
+            odd = [s for s in labels if not is_label(s)]
+            if odd:
+                raise ValueError("Choice: labels %s: a label is letters, digits and _.+-=: only" % odd)
         self.labels = labels
 
     def forward(self, *args, **kwargs):
         return self.search_variants[self.default_operation_index](*args, **kwargs)
 
 
-def _input_tensor(inputs):
+def _input_tensor(inputs, model):
     """The input to run: the user's tensor as given, or for a shape a seeded
-    random one (zeros would hide a space that computes other values)."""
+    random one (zeros would hide a space that computes other values) on the
+    model's device and in its floating-point type."""
     if isinstance(inputs, (tuple, list, torch.Size)) and len(inputs) == 4 and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in inputs):
+            isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in inputs):
+        inputs = tuple(int(v) for v in inputs)
         if min(inputs) < 1:
             raise ValueError("sslat.torch: the input shape %s has a dimension below 1" % (tuple(inputs),))
-        return torch.randn(tuple(inputs), generator=torch.Generator().manual_seed(0))
+        like = next((p for p in model.parameters() if p.is_floating_point()), torch.zeros(()))
+        x = torch.randn(tuple(inputs), generator=torch.Generator().manual_seed(0))
+        return x.to(device=like.device, dtype=like.dtype)
     if isinstance(inputs, (tuple, list)):
         if len(inputs) != 1:
             raise ValueError("sslat.torch: a model with %d inputs; sslat spaces have one" % len(inputs))
@@ -95,15 +104,19 @@ def _input_tensor(inputs):
 def _traced(model, inputs, name):
     if not isinstance(model, nn.Module):
         raise TypeError("sslat.torch: the model must be an nn.Module, not %s" % type(model).__name__)
-    x = _input_tensor(inputs)
-    was_training = model.training
+    x = _input_tensor(inputs, model)
+    if x.is_meta or any(p.is_meta for p in model.parameters()):
+        raise ValueError("sslat.torch: meta tensors have no values to check the space with: build the model (and "
+                         "its input) on the CPU or a GPU")
+    modes = [(m, m.training) for m in model.modules()]  # each module's own: a frozen BN stays frozen
     model.eval()
     try:
         traced = trace(model, x, name)
         space = SearchSpace(traced.space)
         check(model, traced, space, x)
     finally:
-        model.train(was_training)
+        for m, training in modes:
+            m.training = training
     return traced, space
 
 

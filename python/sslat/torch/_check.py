@@ -9,19 +9,20 @@ import torch
 
 from ..space import SearchSpace
 from ._module import Architecture
-from ._record import MappingError
+from ._layers import MappingError, differs
 from ._trace import trace, trace_candidate
 
 _NODE_OF = {"conv": "conv2d", "bn": "batchnorm", "add": "add", "mul": "mul_channel", "gap": "global_avgpool",
             "fc": "linear", "flatten": "flatten", "slice": "channel_slice", "concat": "concat",
             "upsample": "upsample", "s2d": "space_to_depth", "shuffle": "channel_shuffle", "maxpool": "maxpool",
-            "avgpool": "avgpool"}
+            "avgpool": "avgpool", "relu": "act", "relu6": "act", "hswish": "act", "hsigmoid": "act",
+            "sigmoid": "act", "silu": "act", "gelu": "act", "tanh": "act"}
 _SEED = 20261205  # the random input's
 
 
 def _node_kind(spec):
     op = spec["op"] if isinstance(spec, dict) else spec
-    return _NODE_OF.get(op, "act")
+    return _NODE_OF[op]  # every spec the recorder writes has its node
 
 
 def _aligned(graph, layers, where):
@@ -63,25 +64,9 @@ def _module(graph, pairs, like):
     return net
 
 
-def _differs(got, want):
-    """Whether two values differ beyond float rounding (relative to want's scale)."""
-    got, want = got.detach().reshape(-1), want.detach().reshape(-1).to(got.dtype)
-    if got.numel() != want.numel():
-        return True
-    finite = torch.isfinite(want)
-    if not bool(finite.all()):  # compare where want is finite, and the same infinities and NaNs elsewhere
-        if not torch.equal(finite, torch.isfinite(got)):
-            return True
-        got, want = got[finite], want[finite]
-    if want.numel() == 0:
-        return False
-    scale = float(want.abs().max())
-    return float((got - want).abs().max()) > 1e-3 * scale + 1e-5
-
-
 def _first_difference(pairs, values):
     for i, _, layer in pairs:
-        if layer.output is not None and _differs(values[i], layer.output):
+        if layer.output is not None and differs(values[i], layer.output):
             return layer
     return None
 
@@ -112,13 +97,18 @@ def _check_candidate(block, number, candidate, random):
             if want is None:
                 want = module(x)
             got = net(x) if graph["nodes"] else x
-            if _differs(got, want):
-                again = trace_candidate(module, x, block.path, number, keep_outputs=True)
+            if not differs(got, want):
+                continue
+            again = trace_candidate(module, x, block.path, number, keep_outputs=True)
+            try:
                 again_pairs = _aligned(graph, again.layers, where)
-                layer = _first_difference(again_pairs, net.run(x))
-                raise MappingError("%s: %s, the space gives other values than the model on %s, in %s"
-                                   % (layer.where() if layer else "the output", "the first difference" if layer
-                                      else "after every layer agreed", name, where))
+            except MappingError:
+                raise MappingError("%s runs other layers on %s than on the input it was traced on (its layers "
+                                   "depend on the input's values): sslat cannot check its space" % (where, name))
+            layer = _first_difference(again_pairs, net.run(x))
+            place = layer.where() if layer else "its output (every layer agreed)"
+            raise MappingError("%s: the space gives other values than the model on %s (the first difference), "
+                               "in %s" % (place, name, where))
 
 
 def check(model, trace_of_model, space, x):
@@ -140,9 +130,9 @@ def check(model, trace_of_model, space, x):
     with torch.no_grad():
         for x_in, want, name in ((x, trace_of_model.output, "its input"), (random(x), None, "a random input")):
             if want is None:
-                want = _last_output(model(x_in))
+                want = _output_at(model(x_in), trace_of_model.output_index)
             got = net(x_in)
-            if want is None or not _differs(got, want):
+            if want is None or not differs(got, want):
                 continue
             again = trace(model, x_in, "again", keep_outputs=True)
             try:
@@ -155,10 +145,11 @@ def check(model, trace_of_model, space, x):
                                % (layer.where() if layer else "the network's output", name))
 
 
-def _last_output(output):
-    if isinstance(output, torch.Tensor):
-        return output
-    return output[-1] if isinstance(output, (tuple, list)) and output else None
+def _output_at(output, index):
+    """The model's output that the space's network ends in (index into its list)."""
+    if index is None:
+        return None
+    return output if isinstance(output, torch.Tensor) else output[index]
 
 
 # ---- the same network as another space -----------------------------------------------------------
@@ -175,6 +166,8 @@ def _canonical(graph):
             continue
         alias[i] = len(out)
         fields = {k: v for k, v in node.items() if k not in ("input", "name")}
+        if "conv" in fields:  # "p": "same" that comes out as p1 is p1: compare the padding done
+            fields["conv"] = {k: v for k, v in fields["conv"].items() if k not in ("padding", "same")}
         out.append((json.dumps(fields, sort_keys=True), inputs))
     return out
 

@@ -12,6 +12,11 @@ _ALLOWED = re.compile(r"[^A-Za-z0-9_.+\-=:]")
 LABEL_LIMIT = 63  # the space format's
 
 
+def is_label(text):
+    """One word the space format takes as a label."""
+    return 0 < len(text) <= LABEL_LIMIT and not _ALLOWED.search(text)
+
+
 def class_word(module):
     """InvertedResidual → "ir"; an unknown MultiWordName → its initials; one word → itself."""
     name = type(module).__name__

@@ -8,7 +8,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ..space import SearchSpace
-from ._record import MappingError
+from ._layers import MappingError
 
 _ACTIVATIONS = {"relu": nn.ReLU, "relu6": nn.ReLU6, "hswish": nn.Hardswish, "hsigmoid": nn.Hardsigmoid,
                 "sigmoid": nn.Sigmoid, "silu": nn.SiLU, "gelu": nn.GELU, "tanh": nn.Tanh}

@@ -3,7 +3,8 @@ of a space file, each choice container a block of its recorded candidates."""
 import torch
 
 from . import _labels
-from ._record import MappingError, Recorder, is_choice, mapped_class
+from ._layers import MappingError, differs
+from ._record import Recorder, is_choice, mapped_class
 
 
 class Candidate:
@@ -18,8 +19,8 @@ class Block:
     """A choice container as the model ran it: its path, its input, and (once
     traced) its candidates and their labels."""
 
-    def __init__(self, module, path, x):
-        self.module, self.path, self.input = module, path, x
+    def __init__(self, module, path, x, output):
+        self.module, self.path, self.input, self.output = module, path, x, output
         self.candidates, self.labels = [], []
 
     @property
@@ -31,9 +32,10 @@ class Trace:
     """What to_space read from a model: the space dict, and for each of its
     rows either the recorded layers of a fixed row or the block's index."""
 
-    def __init__(self, space, rows, blocks, output):
+    def __init__(self, space, rows, blocks, output, output_index):
         self.space, self.rows, self.blocks = space, rows, blocks
         self.output = output  # the model's real output that the space's network ends in
+        self.output_index = output_index  # its place in the model's outputs
 
     @property
     def arch(self):
@@ -54,7 +56,7 @@ def run_recorded(module, x, where, blocks, keep_outputs=False, prefix=""):
     Returns the recorder, the outputs' sources and the outputs."""
     recorder = Recorder(where, keep_outputs)
     names = {m: ".".join(part for part in (prefix, n) if part) or "model" for n, m in module.named_modules()}
-    hooks, seen = [], set()
+    hooks, seen, versions = [], set(), {}
 
     def watch(m):
         base, choice = mapped_class(m), is_choice(m)
@@ -68,6 +70,8 @@ def run_recorded(module, x, where, blocks, keep_outputs=False, prefix=""):
                 if recorder.depth == 0 and len(inputs) != 1:
                     raise MappingError("%s (%s): called with %d positional inputs (sslat maps one), in %s"
                                        % (names[m], type(m).__name__, len(inputs), where))
+                if choice and recorder.depth == 0:
+                    versions[m] = inputs[0]._version
                 recorder.depth += 1
 
         def post(m, inputs, output):
@@ -75,9 +79,10 @@ def run_recorded(module, x, where, blocks, keep_outputs=False, prefix=""):
                 if choice or base is not None:
                     recorder.depth -= 1
                     if recorder.depth == 0 and choice:
-                        block(m, inputs[0], output)
-                    elif recorder.depth == 0:
+                        return block(m, inputs[0], output)
+                    if recorder.depth == 0:
                         recorder.module(m, base, inputs, output)
+                return None
             finally:
                 recorder.stack.pop()
 
@@ -93,9 +98,19 @@ def run_recorded(module, x, where, blocks, keep_outputs=False, prefix=""):
             raise MappingError("%s returns %s: a block gives one tensor, in %s"
                                % (what, type(output).__name__, where))
         seen.add(m)
+        if x._version != versions[m]:
+            raise MappingError("%s: its candidate writes into the block's input in place (an inplace=True "
+                               "activation first?), so the model's other readers of that input see the "
+                               "change, in %s: use the out-of-place form" % (what, where))
         source = recorder.source_of(x, what)
-        blocks.append(Block(m, names[m], x))
+        recorder.depth += 1  # copies the recorder does not see
+        if output is x:  # a skip at its default: the block's value must not replace its input's
+            output = output.clone()
+        # as they are now: the model may write into them in place later
+        blocks.append(Block(m, names[m], x.clone(), output.clone()))
+        recorder.depth -= 1
         recorder.emit(("choice", len(blocks) - 1), [source], output, type(m).__name__)
+        return output  # the forward hook's value replaces the block's output
 
     for m in module.modules():
         watch(m)
@@ -146,7 +161,12 @@ def _with_from(spec, sources):
 def trace_candidate(module, x, block, number, keep_outputs=False):
     where = "candidate %d of block '%s'" % (number, block)
     prefix = "%ssearch_variants.%d" % ("" if block == "model" else block + ".", number)
+    version = x._version
     recorder, sources, outputs = run_recorded(module, x, where, None, keep_outputs, prefix)
+    if x._version != version:
+        raise MappingError("%s writes into the block's input in place (an inplace=True activation first?): in "
+                           "the model the block's other readers would see the change; use the out-of-place "
+                           "form" % where)
     if len(outputs) != 1:
         raise MappingError("%s returns %d tensors: a candidate gives one" % (where, len(outputs)))
     if sources == ["input"]:  # an identity candidate
@@ -178,6 +198,19 @@ def _runs(rows):
     return groups, group_of
 
 
+def _check_block(block):
+    """Every candidate gives the block's shape, and the block gives its default candidate's values
+    (a choice whose forward does more than run one candidate would lose the rest)."""
+    shape = tuple(block.output.shape)
+    for k, candidate in enumerate(block.candidates):
+        if tuple(candidate.output.shape) != shape:
+            raise MappingError("choice '%s': candidate %d gives %s, the block %s: the candidates of a block give "
+                               "one shape" % (block.path, k, tuple(candidate.output.shape), shape))
+    if differs(block.output, block.candidates[block.default].output):
+        raise MappingError("choice '%s' (%s) gives other values than its default candidate run alone: its "
+                           "forward does more than run one candidate" % (block.path, type(block.module).__name__))
+
+
 def _block_labels(block):
     given = getattr(block.module, "labels", None)
     if given is not None:
@@ -195,6 +228,13 @@ def trace(model, x, name, keep_outputs=False):
     blocks = []
     recorder, sources, outputs = run_recorded(model, x, "the model", blocks, keep_outputs)
     rows = _rows(recorder, sources)
+    if not rows:
+        raise MappingError("the model computes nothing from its input (it returns the input itself)")
+    used = {layer.spec[1] for layer, _ in rows if isinstance(layer.spec, tuple)}
+    for k, block in enumerate(blocks):
+        if k not in used:
+            raise MappingError("choice '%s' runs but nothing the model returns reads it: a block that does not "
+                               "reach the output has no place in the space" % block.path)
     kept = {id(layer): i for i, (layer, _) in enumerate(rows)}
     output_layers = [None if s == "input" else kept[id(recorder.layers[s])] for s in sources]
     groups, group_of = _runs(rows)
@@ -209,6 +249,7 @@ def trace(model, x, name, keep_outputs=False):
             block = blocks[layer.spec[1]]
             block.candidates = [trace_candidate(c, block.input, block.path, k, keep_outputs)
                                 for k, c in enumerate(block.module.search_variants)]
+            _check_block(block)
             block.labels = _block_labels(block)
             row = {"choice": [c.elements[0] if len(c.elements) == 1 else c.elements for c in block.candidates],
                    "name": block.path, "labels": block.labels}
@@ -228,5 +269,5 @@ def trace(model, x, name, keep_outputs=False):
     if blocks:
         space["arch"] = [block.default for block in blocks]
     # the network's output is its last row's (a detector's other scales are side outputs)
-    last = [o for o, row in zip(outputs, output_layers) if row == len(rows) - 1]
-    return Trace(space, trace_rows, blocks, last[0] if last else None)
+    last = [k for k, row in enumerate(output_layers) if row == len(rows) - 1]
+    return Trace(space, trace_rows, blocks, outputs[last[0]] if last else None, last[0] if last else None)

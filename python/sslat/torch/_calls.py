@@ -1,0 +1,256 @@
+"""Torch function calls as layers: what the recorder does with each call the
+model makes outside a module recorded whole (a mixin of Recorder, which
+gives it value_of, emit, refuse and the spec builders)."""
+import operator
+
+import torch
+import torch.nn.functional as F
+
+from ._layers import Value
+
+_ACTIVATION_FUNCTIONS = {F.relu: "relu", torch.relu: "relu", torch.relu_: "relu", F.relu_: "relu",
+                         F.relu6: "relu6", F.hardswish: "hswish", F.hardsigmoid: "hsigmoid", F.silu: "silu",
+                         torch.sigmoid: "sigmoid", F.sigmoid: "sigmoid", F.gelu: "gelu", torch.tanh: "tanh",
+                         F.tanh: "tanh", torch.Tensor.relu: "relu", torch.Tensor.relu_: "relu",
+                         torch.Tensor.sigmoid: "sigmoid", torch.Tensor.sigmoid_: "sigmoid",
+                         torch.Tensor.tanh: "tanh"}
+_ADD = {operator.add, operator.iadd, torch.add, torch.Tensor.add, torch.Tensor.add_, torch.Tensor.__add__,
+        torch.Tensor.__iadd__, torch.Tensor.__radd__}
+_MUL = {operator.mul, operator.imul, torch.mul, torch.Tensor.mul, torch.Tensor.mul_, torch.Tensor.__mul__,
+        torch.Tensor.__imul__, torch.Tensor.__rmul__}
+_ALIAS = {torch.Tensor.contiguous, torch.Tensor.clone, F.dropout, torch.Tensor.detach}  # the model runs in eval
+_FOCUS_PHASES = [(0, 0), (1, 0), (0, 1), (1, 1)]  # YOLOv5's x[..., ::2, ::2], x[..., 1::2, ::2], …
+_CAT = (torch.cat, torch.concat, torch.concatenate)
+_IN_PLACE_OPERATORS = {operator.iadd, operator.imul, torch.Tensor.__iadd__, torch.Tensor.__imul__}
+
+
+def _in_place(func, name):
+    """x.relu_(), x += y: a call that writes into its first argument."""
+    return func in _IN_PLACE_OPERATORS or (name.endswith("_") and not name.startswith("_"))
+
+
+def arg(args, kwargs, index, key, default=None):
+    """A call's argument, given by position or by keyword."""
+    return kwargs.get(key, args[index] if len(args) > index else default)
+
+
+class CallMapping:
+    """record(): one torch function call of the model as a layer (or a value
+    pending until a later call completes it), else a MappingError."""
+
+    def record(self, func, args, kwargs, result):
+        name = getattr(func, "__name__", str(func))
+        what = "%s()" % name
+        if name == "__get__" and hasattr(func, "__self__"):  # a property: x.data, x.T
+            what = "tensor.%s" % getattr(func.__self__, "__name__", "?")
+        if args and isinstance(args[0], torch.Tensor) and _in_place(func, name):
+            self.written_in_place(args[0], what)
+        if func is torch.Tensor.__setitem__ and args and self.known(args[0]):
+            self.refuse("x[...] = …", "an in-place write into a computed tensor (sslat records values, not "
+                                      "writes: build the tensor with torch.cat)")
+        tensors = [a for a in args if isinstance(a, torch.Tensor)]
+        if not tensors and any(isinstance(v, torch.Tensor) and self.known(v) for v in kwargs.values()):
+            self.refuse(what, "its tensor given by keyword (input=…): sslat reads calls with the tensor first, "
+                              "by position")
+        produced = [result] if isinstance(result, torch.Tensor) else list(result) if isinstance(result, (tuple, list)) else []
+        if isinstance(result, torch.Size) or not any(isinstance(r, torch.Tensor) for r in produced):
+            return  # sizes, shapes, dims, numbers: no layer
+        if not tensors and func not in _CAT:
+            return  # a call on no tensor (torch.zeros(…)): nothing the input flows through
+        if isinstance(result, torch.Tensor) and result.dim() == 0:
+            return
+        if func in _ALIAS:
+            self.set(result, self.value_of(args[0], what))
+        elif func is F.gelu and arg(args, kwargs, 1, "approximate", "none") != "none":
+            self.refuse(what, "gelu(approximate=%r) (the IR's gelu is the exact one)"
+                        % arg(args, kwargs, 1, "approximate"))
+        elif func in _ACTIVATION_FUNCTIONS:
+            self.emit(_ACTIVATION_FUNCTIONS[func], [self.source_of(args[0], what)], result, what)
+        elif func in (F.hardtanh, torch.Tensor.clamp, torch.clamp) and self.is_relu6(args, kwargs):
+            self.emit("relu6", [self.source_of(args[0], what)], result, what)
+        elif func in _ADD or func in _MUL:
+            self.binary(func in _ADD, args, what, result)
+        elif func in _CAT:
+            self.cat(args, kwargs, what, result)
+        elif func in (torch.chunk, torch.Tensor.chunk, torch.split, torch.Tensor.split):
+            self.split(args, kwargs, what, result)
+        elif func is torch.Tensor.__getitem__:
+            self.getitem(args, what, result)
+        elif func in (torch.flatten, torch.Tensor.flatten):
+            self.flatten(args, kwargs, what, result)
+        elif func in (torch.Tensor.view, torch.Tensor.reshape, torch.reshape):
+            self.view(args, what, result)
+        elif func in (torch.transpose, torch.Tensor.transpose):
+            self.transpose(args, what, result)
+        elif func in (torch.mean, torch.Tensor.mean):
+            dims = args[1] if len(args) > 1 else kwargs.get("dim")
+            if dims is None or sorted(d % 4 for d in (dims if isinstance(dims, (tuple, list)) else [dims])) != [2, 3]:
+                self.fail("%s over dims %s (only (2, 3), a global pool)" % (what, dims))
+            self.emit({"op": "gap", "mean": True}, [self.source_of(args[0], what)], result, what)
+        elif func is F.adaptive_avg_pool2d:
+            size = args[1] if len(args) > 1 else kwargs.get("output_size")
+            if self.square(size, "output size", what) != 1:
+                self.fail("%s to %s (only to 1)" % (what, size))
+            self.emit({"op": "gap", "fn": True}, [self.source_of(args[0], what)], result, what)
+        elif func is F.interpolate:
+            spec = self.upsample(arg(args, kwargs, 3, "mode", "nearest"), arg(args, kwargs, 2, "scale_factor", None), arg(args, kwargs, 1, "size", None),
+                                 args[0], what)
+            self.emit(spec, [self.source_of(args[0], what)], result, what)
+        elif func is F.channel_shuffle or func is torch.channel_shuffle:
+            self.emit({"op": "shuffle", "g": int(args[1])}, [self.source_of(args[0], what)], result, what)
+        elif func is F.conv2d:
+            self.conv_function(args, kwargs, what, result)
+        elif func is F.batch_norm:
+            self.batch_norm(args[0], arg(args, kwargs, 1, "running_mean", None), arg(args, kwargs, 2, "running_var", None),
+                            arg(args, kwargs, 3, "weight", None), arg(args, kwargs, 4, "bias", None), arg(args, kwargs, 5, "training", False),
+                            arg(args, kwargs, 7, "eps", 1e-5), result, what)
+        elif func is F.linear:
+            self.linear(args[0], arg(args, kwargs, 1, "weight", None), arg(args, kwargs, 2, "bias", None), result, what)
+        elif func in (F.max_pool2d, F.avg_pool2d):
+            self.pool_function(func is F.max_pool2d, args, kwargs, what, result)
+        elif func is F.pad:
+            self.pad(args, kwargs, what, result)
+        else:
+            self.fail(what)
+
+    @staticmethod
+    def is_relu6(args, kwargs):
+        low = kwargs.get("min", kwargs.get("min_val", args[1] if len(args) > 1 else None))
+        high = kwargs.get("max", kwargs.get("max_val", args[2] if len(args) > 2 else None))
+        return low == 0 and high == 6
+
+    def conv_function(self, args, kwargs, what, result):
+        weight, bias = arg(args, kwargs, 1, "weight", None), arg(args, kwargs, 2, "bias", None)
+        spec, source = self.conv(args[0], weight, bias, arg(args, kwargs, 3, "stride", 1), arg(args, kwargs, 4, "padding", 0),
+                                 arg(args, kwargs, 5, "dilation", 1), arg(args, kwargs, 6, "groups", 1), what)
+        self.emit(spec, [source], result, what, {"weight": weight, "bias": bias})
+
+    def pool_function(self, maximum, args, kwargs, what, result):
+        if maximum:  # (input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+            if arg(args, kwargs, 6, "return_indices", False):
+                self.refuse(what, "max pooling that returns indices")
+            spec = self.pool(True, arg(args, kwargs, 1, "kernel_size", None), arg(args, kwargs, 2, "stride", None), arg(args, kwargs, 3, "padding", 0),
+                             arg(args, kwargs, 4, "dilation", 1), arg(args, kwargs, 5, "ceil_mode", False), True, what)
+        else:  # (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+            if arg(args, kwargs, 6, "divisor_override", None) is not None:
+                self.refuse(what, "average pooling with divisor_override")
+            spec = self.pool(False, arg(args, kwargs, 1, "kernel_size", None), arg(args, kwargs, 2, "stride", None), arg(args, kwargs, 3, "padding", 0), 1,
+                             arg(args, kwargs, 4, "ceil_mode", False), arg(args, kwargs, 5, "count_include_pad", True), what)
+        self.emit(spec, [self.source_of(args[0], what)], result, what)
+
+    def pad(self, args, kwargs, what, result):
+        """A zero padding of H and W: pending until the convolution that reads it folds it in."""
+        pads, mode, value = list(arg(args, kwargs, 1, "pad", ())), arg(args, kwargs, 2, "mode", "constant"), arg(args, kwargs, 3, "value", None)
+        if mode != "constant" or value not in (None, 0, 0.0):
+            self.refuse(what, "padding by %s with %s (the IR pads with zeros, inside a convolution)"
+                        % (mode, value))
+        if len(pads) == 2:
+            pads += [0, 0]
+        if len(pads) != 4 or min(pads) < 0:
+            self.refuse(what, "a padding %s (the IR pads H and W by zeros)" % (tuple(pads),))
+        self.set(result, Value(None, ("a zero padding", tuple(int(p) for p in pads), self.source_of(args[0], what),
+                                       tuple(args[0].shape[2:]))))
+
+    def binary(self, add, args, what, result):
+        a, b = args[0], args[1]
+        if not any(isinstance(t, torch.Tensor) and self.known(t) for t in (a, b)):
+            self.refuse(what, "arithmetic on tensors the model did not compute from its input (its parameters or "
+                              "constants): sslat maps layers, not computations on their weights")
+        if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
+            self.fail("%s with a number (scaling and shifting by constants are not IR ops)" % what)
+        if add and a.shape == b.shape:
+            self.emit("add", [self.source_of(a, what), self.source_of(b, what)], result, what)
+            return
+        if not add:  # x · s with s of N×C×1×1 (either order): squeeze-excite's scaling
+            for x, s in ((a, b), (b, a)):
+                if x.dim() == 4 and s.dim() == 4 and s.shape[2:] == (1, 1) and s.shape[:2] == x.shape[:2]:
+                    self.emit("mul", [self.source_of(x, what), self.source_of(s, what)], result, what)
+                    return
+        self.fail("%s of shapes %s and %s (the IR adds equal shapes and scales channels by N×C×1×1)"
+                  % (what, tuple(a.shape), tuple(b.shape)))
+
+    def cat(self, args, kwargs, what, result):
+        parts = list(arg(args, kwargs, 0, "tensors"))
+        dim = arg(args, kwargs, 1, "dim", 0)
+        values = [self.value_of(p, what) for p in parts]
+        phases = [v.pending[1] if v.pending and v.pending[0] == "a strided pixel phase" else None for v in values]
+        if dim % 4 == 1 and phases == _FOCUS_PHASES and len({v.pending[2] for v in values}) == 1:
+            self.emit("s2d", [values[0].pending[2]], result, what)  # YOLOv5's Focus slicing
+            return
+        if dim % max(result.dim(), 1) != 1:
+            self.fail("%s along dim %s (the IR joins channels)" % (what, dim))
+        if len(parts) == 1:  # a copy of its one input
+            self.set(result, self.value_of(parts[0], what))
+            return
+        if not 2 <= len(parts) <= 8:
+            self.fail("%s of %d tensors (the IR joins 2 to 8)" % (what, len(parts)))
+        self.emit("concat", [self.source_of(p, what) for p in parts], result, what)
+
+    def split(self, args, kwargs, what, result):
+        x = args[0]
+        dim = kwargs.get("dim", args[2] if len(args) > 2 else 0)
+        if dim % x.dim() != 1:
+            self.fail("%s along dim %s (the IR splits channels)" % (what, dim))
+        source, offset = self.source_of(x, what), 0
+        for part in result:
+            self.emit({"op": "slice", "o": offset, "c": part.shape[1]}, [source], part, what)
+            offset += part.shape[1]
+
+    def getitem(self, args, what, result):
+        x, index = args[0], args[1]
+        index = index if isinstance(index, tuple) else (index,)
+        if len(index) == 3 and index[0] is Ellipsis and x.dim() == 4:  # x[..., a::2, b::2]
+            rows, cols = index[1], index[2]
+            if all(isinstance(s, slice) and s.step == 2 and s.stop is None and (s.start or 0) in (0, 1)
+                   for s in (rows, cols)):
+                self.set(result, Value(None, ("a strided pixel phase", (rows.start or 0, cols.start or 0),
+                                               self.source_of(x, what))))
+                return
+        if (len(index) >= 2 and index[0] == slice(None) and isinstance(index[1], slice) and index[1].step in (None, 1)
+                and all(i == slice(None) for i in index[2:])):
+            start, stop, _ = index[1].indices(x.shape[1])
+            if stop <= start:
+                self.fail("%s with index %s: an empty channel slice" % (what, index))
+            self.emit({"op": "slice", "o": start, "c": stop - start}, [self.source_of(x, what)], result, what)
+            return
+        self.fail("%s with index %s" % (what, index))
+
+    def flatten(self, args, kwargs, what, result):
+        start = kwargs.get("start_dim", args[1] if len(args) > 1 else 0)
+        if start != 1 or result.dim() != 2:
+            self.fail("%s from dim %s (only torch.flatten(x, 1))" % (what, start))
+        x = args[0]
+        if x.dim() == 2 or tuple(x.shape[2:]) == (1, 1):  # N×C×1×1 is already a vector in the IR
+            self.set(result, self.value_of(x, what))
+        else:
+            self.emit("flatten", [self.source_of(x, what)], result, what)
+
+    def view(self, args, what, result):
+        x = args[0]
+        value = self.value_of(x, what)
+        if value.pending and value.pending[0] == "a transposed channel-group view" and result.dim() == 4:
+            self.emit({"op": "shuffle", "g": value.pending[1]}, [value.pending[2]], result, what)
+        elif x.dim() == 4 and result.dim() == 5 and result.shape[0] == x.shape[0] and result.shape[3:] == x.shape[2:]:
+            self.set(result, Value(None, ("a channel-group view", int(result.shape[1]), self.source_of(x, what))))
+        elif result.dim() == 2 and result.shape[0] == x.shape[0] and (x.dim() == 2 or tuple(x.shape[2:]) == (1, 1)):
+            self.set(result, value)  # N×C×1×1 → N×C: the same vector in the IR
+        elif result.dim() == 2 and result.shape[0] == x.shape[0]:
+            self.emit("flatten", [self.source_of(x, what)], result, what)
+        elif result.dim() == 4 and result.shape[2:] == (1, 1) and result.shape[0] == x.shape[0]:
+            # N×C vectors are N×C×1×1 in the IR: a view between the two is the same value
+            if x.dim() == 2 or tuple(x.shape[2:]) == (1, 1):
+                self.set(result, value)
+            else:
+                self.emit("flatten", [self.source_of(x, what)], result, what)
+        elif result.shape == x.shape:
+            self.set(result, value)
+        else:
+            self.fail("%s from %s to %s" % (what, tuple(x.shape), tuple(result.shape)))
+
+    def transpose(self, args, what, result):
+        value = self.value_of(args[0], what)
+        dims = sorted(int(d) % 5 for d in args[1:3])
+        if value.pending and value.pending[0] == "a channel-group view" and dims == [1, 2]:
+            self.set(result, Value(None, ("a transposed channel-group view", value.pending[1], value.pending[2])))
+        else:
+            self.fail("%s of dims %s" % (what, args[1:3]))
