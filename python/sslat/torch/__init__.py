@@ -88,6 +88,8 @@ def _input_tensor(inputs, model):
         like = next((p for p in model.parameters() if p.is_floating_point()), torch.zeros(()))
         x = torch.randn(tuple(inputs), generator=torch.Generator().manual_seed(0))
         return x.to(device=like.device, dtype=like.dtype)
+    if isinstance(inputs, (tuple, list)) and inputs and all(isinstance(v, numbers.Number) for v in inputs):
+        raise ValueError("sslat.torch: the input shape %s: an N×C×H×W shape is four whole numbers" % (tuple(inputs),))
     if isinstance(inputs, (tuple, list)):
         if len(inputs) != 1:
             raise ValueError("sslat.torch: a model with %d inputs; sslat spaces have one" % len(inputs))

@@ -21,14 +21,6 @@ _MUL = {operator.mul, operator.imul, torch.mul, torch.Tensor.mul, torch.Tensor.m
 _ALIAS = {torch.Tensor.contiguous, torch.Tensor.clone, F.dropout, torch.Tensor.detach}  # the model runs in eval
 _FOCUS_PHASES = [(0, 0), (1, 0), (0, 1), (1, 1)]  # YOLOv5's x[..., ::2, ::2], x[..., 1::2, ::2], …
 _CAT = (torch.cat, torch.concat, torch.concatenate)
-_IN_PLACE_OPERATORS = {operator.iadd, operator.imul, torch.Tensor.__iadd__, torch.Tensor.__imul__}
-
-
-def _in_place(func, name):
-    """x.relu_(), x += y: a call that writes into its first argument."""
-    return func in _IN_PLACE_OPERATORS or (name.endswith("_") and not name.startswith("_"))
-
-
 def arg(args, kwargs, index, key, default=None):
     """A call's argument, given by position or by keyword."""
     return kwargs.get(key, args[index] if len(args) > index else default)
@@ -40,11 +32,18 @@ class CallMapping:
 
     def record(self, func, args, kwargs, result):
         name = getattr(func, "__name__", str(func))
+        # x.relu_(), x += y, F.relu(x, inplace=True) return the tensor they wrote into
+        in_place = bool(args) and isinstance(args[0], torch.Tensor) and result is args[0]
+        writing, self.writing = self.writing, (args[0] if in_place else None)
+        try:
+            self.record_call(func, name, args, kwargs, result)
+        finally:
+            self.writing = writing  # a module's hook reading x.shape records a call inside its own
+
+    def record_call(self, func, name, args, kwargs, result):
         what = "%s()" % name
         if name == "__get__" and hasattr(func, "__self__"):  # a property: x.data, x.T
             what = "tensor.%s" % getattr(func.__self__, "__name__", "?")
-        if args and isinstance(args[0], torch.Tensor) and _in_place(func, name):
-            self.written_in_place(args[0], what)
         if func is torch.Tensor.__setitem__ and args and self.known(args[0]):
             self.refuse("x[...] = …", "an in-place write into a computed tensor (sslat records values, not "
                                       "writes: build the tensor with torch.cat)")

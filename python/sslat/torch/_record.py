@@ -50,11 +50,12 @@ class Recorder(CallMapping, TorchFunctionMode):
         super().__init__()
         self.where = where    # "the model" or "candidate 3 of block 'layer2.0'"
         self.layers = []      # [Layer]
-        self.values = {}      # id(tensor) → (weak reference, _Value)
+        self.values = {}      # id(tensor) → (weak reference, Value, the tensor's version then)
         self.inputs = []      # the run's input, alive for the run
         self.depth = 0        # > 0 inside a module recorded whole or a choice
         self.stack = []       # the module paths running now, for messages
         self.keep_outputs = keep_outputs
+        self.writing = None   # the tensor the call being recorded wrote into in place (relu_(), inplace=True)
 
     @property
     def path(self):
@@ -73,7 +74,12 @@ class Recorder(CallMapping, TorchFunctionMode):
         if not self.known(tensor):
             raise MappingError("%s: %s reads a tensor the model did not compute from its input (a constant, a "
                                "buffer or a parameter), in %s" % (self.path, what, self.where))
-        return self.values[id(tensor)][1]
+        _, value, version = self.values[id(tensor)]
+        if tensor._version != version and tensor is not self.writing:  # written since, through another view
+            raise MappingError("%s: %s reads a tensor that was written into in place after it was computed, "
+                               "through a view or alias of it (y[:, :4].relu_()), which sslat's records do not "
+                               "follow, in %s: use the out-of-place form" % (self.path, what, self.where))
+        return value
 
     def source_of(self, tensor, what):
         value = self.value_of(tensor, what)
@@ -93,7 +99,7 @@ class Recorder(CallMapping, TorchFunctionMode):
         self.set(result, Value(len(self.layers) - 1))
 
     def set(self, tensor, value):
-        self.values[id(tensor)] = (weakref.ref(tensor), value)
+        self.values[id(tensor)] = (weakref.ref(tensor), value, tensor._version)
 
     def square(self, value, what, call):
         """A window's kernel / stride / padding / dilation as one number (the IR's windows are square)."""
@@ -103,13 +109,6 @@ class Recorder(CallMapping, TorchFunctionMode):
             value = value[0]
         return int(value)
 
-    def written_in_place(self, x, call):
-        """Refuse an in-place write into a view: it changes the viewed tensor too, which the
-        recorder would still read as it was."""
-        if x._is_view() and self.known(x):
-            self.refuse(call, "an in-place operation on a view of a computed tensor (it changes the tensor "
-                              "viewed as well): use the out-of-place form")
-
     def fail(self, what):
         raise MappingError("%s: %s has no sslat mapping, in %s" % (self.path, what, self.where))
 
@@ -118,6 +117,14 @@ class Recorder(CallMapping, TorchFunctionMode):
 
     # ---- modules recorded whole ------------------------------------------------------------------
     def module(self, module, base, inputs, output):
+        """A module recorded whole; in place (ReLU(inplace=True)), its output is its input."""
+        writing, self.writing = self.writing, (inputs[0] if output is inputs[0] else None)
+        try:
+            self.whole_module(module, base, inputs, output)
+        finally:
+            self.writing = writing
+
+    def whole_module(self, module, base, inputs, output):
         call = type(module).__name__
         x = inputs[0]
         if base in _IDENTITY_MODULES or (base is nn.Flatten and tuple(x.shape[2:]) in ((), (1, 1))):
@@ -152,8 +159,6 @@ class Recorder(CallMapping, TorchFunctionMode):
         if base is nn.GELU and module.approximate != "none":
             self.refuse(call, "GELU(approximate=%r) (the IR's gelu is the exact one)" % module.approximate)
         if base in _ACTIVATION_MODULES:
-            if getattr(module, "inplace", False):
-                self.written_in_place(x, call)
             spec = _ACTIVATION_MODULES[base]
         elif base is nn.AdaptiveAvgPool2d:
             if self.square(module.output_size, "output size", call) != 1:
