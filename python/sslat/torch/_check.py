@@ -84,31 +84,37 @@ def _candidate_graph(block, candidate):
     return space.architecture_graph(None)
 
 
+def _compare(net, graph, where, cases, retrace):
+    """net against the model on each (input, the model's value there or a
+    function of the input giving it, name). On a difference the model is read
+    again on that input keeping every layer's value (retrace), to name the
+    first layer where the two part."""
+    with torch.no_grad():
+        for x, want, name in cases:
+            want = want(x) if callable(want) else want
+            got = net(x) if graph["nodes"] else x
+            if want is None or not differs(got, want):
+                continue
+            try:
+                pairs = _aligned(graph, retrace(x), where)
+            except MappingError:
+                raise MappingError("%s runs other layers on %s than on the input it was traced on (its layers "
+                                   "depend on the input's values): sslat cannot check its space" % (where, name))
+            layer = _first_difference(pairs, net.run(x))
+            place = layer.where() if layer else "its output (every layer agreed)"
+            raise MappingError("%s: the space gives other values than the model on %s (the first difference), "
+                               "in %s" % (place, name, where))
+
+
 def _check_candidate(block, number, candidate, random):
     where = "candidate %d ('%s') of block '%s'" % (number, block.labels[number], block.path)
     graph = _candidate_graph(block, candidate)
     pairs = _aligned(graph, candidate.layers, where)
     _check_shapes(pairs)
-    net = _module(graph, pairs, block.input)
     module = block.module.search_variants[number]
-    with torch.no_grad():
-        for x, want, name in ((block.input, candidate.output, "its input"),
-                              (random(block.input), None, "a random input")):
-            if want is None:
-                want = module(x)
-            got = net(x) if graph["nodes"] else x
-            if not differs(got, want):
-                continue
-            again = trace_candidate(module, x, block.path, number, keep_outputs=True)
-            try:
-                again_pairs = _aligned(graph, again.layers, where)
-            except MappingError:
-                raise MappingError("%s runs other layers on %s than on the input it was traced on (its layers "
-                                   "depend on the input's values): sslat cannot check its space" % (where, name))
-            layer = _first_difference(again_pairs, net.run(x))
-            place = layer.where() if layer else "its output (every layer agreed)"
-            raise MappingError("%s: the space gives other values than the model on %s (the first difference), "
-                               "in %s" % (place, name, where))
+    _compare(_module(graph, pairs, block.input), graph, where,
+             ((block.input, candidate.output, "its input"), (random(block.input), module, "a random input")),
+             lambda x: trace_candidate(module, x, block.path, number, keep_outputs=True).layers)
 
 
 def check(model, trace_of_model, space, x):
@@ -126,23 +132,10 @@ def check(model, trace_of_model, space, x):
     graph = _network(space, arch)
     pairs = _aligned(graph, trace_of_model.layers_at(arch), "the model")
     _check_shapes(pairs)
-    net = _module(graph, pairs, x)
-    with torch.no_grad():
-        for x_in, want, name in ((x, trace_of_model.output, "its input"), (random(x), None, "a random input")):
-            if want is None:
-                want = _output_at(model(x_in), trace_of_model.output_index)
-            got = net(x_in)
-            if want is None or not differs(got, want):
-                continue
-            again = trace(model, x_in, "again", keep_outputs=True)
-            try:
-                again_pairs = _aligned(graph, again.layers_at(arch), "the model on %s" % name)
-            except MappingError:
-                raise MappingError("the model runs other layers on %s than on the input it was traced on (its "
-                                   "layers depend on the input's values): sslat cannot check its space" % name)
-            layer = _first_difference(again_pairs, net.run(x_in))
-            raise MappingError("%s: the space gives other values than the model on %s (the first difference)"
-                               % (layer.where() if layer else "the network's output", name))
+    _compare(_module(graph, pairs, x), graph, "the model",
+             ((x, trace_of_model.output, "its input"),
+              (random(x), lambda x_in: _output_at(model(x_in), trace_of_model.output_index), "a random input")),
+             lambda x_in: trace(model, x_in, "again", keep_outputs=True).layers_at(arch))
 
 
 def _output_at(output, index):

@@ -235,8 +235,6 @@ def trace(model, x, name, keep_outputs=False):
         if k not in used:
             raise MappingError("choice '%s' runs but nothing the model returns reads it: a block that does not "
                                "reach the output has no place in the space" % block.path)
-    kept = {id(layer): i for i, (layer, _) in enumerate(rows)}
-    output_layers = [None if s == "input" else kept[id(recorder.layers[s])] for s in sources]
     groups, group_of = _runs(rows)
     layers, trace_rows = [], []
     for number, group in enumerate(groups):
@@ -255,19 +253,16 @@ def trace(model, x, name, keep_outputs=False):
                    "name": block.path, "labels": block.labels}
             trace_rows.append(layer.spec[1])
         elif len(group) == 1:
-            spec = layer.spec
-            row = spec if sources_of_row is None else {"op": spec} if not isinstance(spec, dict) else dict(spec)
+            row = layer.spec
             trace_rows.append([layer])
         else:
             row = {"sequence": [rows[i][0].spec for i in group]}
             trace_rows.append([rows[i][0] for i in group])
-        if sources_of_row is not None:
-            row["from"] = sources_of_row if len(sources_of_row) > 1 else sources_of_row[0]
-        layers.append(row)
+        layers.append(_with_from(row, sources_of_row))
     space = {"sslat": 1, "name": name or type(model).__name__,
              "input": {"shape": list(x.shape[1:]), "batch": int(x.shape[0])}, "layers": layers}
     if blocks:
         space["arch"] = [block.default for block in blocks]
     # the network's output is its last row's (a detector's other scales are side outputs)
-    last = [k for k, row in enumerate(output_layers) if row == len(rows) - 1]
-    return Trace(space, trace_rows, blocks, outputs[last[0]] if last else None, last[0] if last else None)
+    last = next((k for k, s in enumerate(sources) if s != "input" and recorder.layers[s] is rows[-1][0]), None)
+    return Trace(space, trace_rows, blocks, None if last is None else outputs[last], last)
