@@ -34,11 +34,8 @@ class CallMapping:
         name = getattr(func, "__name__", str(func))
         # x.relu_(), x += y, F.relu(x, inplace=True) return the tensor they wrote into
         in_place = bool(args) and isinstance(args[0], torch.Tensor) and result is args[0]
-        writing, self.writing = self.writing, (args[0] if in_place else None)
-        try:
+        with self.writing_into(args[0] if in_place else None):
             self.record_call(func, name, args, kwargs, result)
-        finally:
-            self.writing = writing  # a module's hook reading x.shape records a call inside its own
 
     def record_call(self, func, name, args, kwargs, result):
         what = "%s()" % name

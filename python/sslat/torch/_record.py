@@ -7,6 +7,7 @@ other module, a subclass that overrides forward included (timm's
 BatchNormAct2d, Conv2dSame), is recorded through the calls its forward makes
 (_calls).
 """
+import contextlib
 import weakref
 
 import torch.nn as nn
@@ -101,6 +102,16 @@ class Recorder(CallMapping, TorchFunctionMode):
     def set(self, tensor, value):
         self.values[id(tensor)] = (weakref.ref(tensor), value, tensor._version)
 
+    @contextlib.contextmanager
+    def writing_into(self, tensor):
+        """While a call that wrote into tensor in place is recorded (relu_(), inplace=True), tensor's
+        new version is expected. Nested: a module's hook reading x.shape records a call of its own."""
+        saved, self.writing = self.writing, tensor
+        try:
+            yield
+        finally:
+            self.writing = saved
+
     def square(self, value, what, call):
         """A window's kernel / stride / padding / dilation as one number (the IR's windows are square)."""
         if isinstance(value, (tuple, list)):
@@ -118,11 +129,8 @@ class Recorder(CallMapping, TorchFunctionMode):
     # ---- modules recorded whole ------------------------------------------------------------------
     def module(self, module, base, inputs, output):
         """A module recorded whole; in place (ReLU(inplace=True)), its output is its input."""
-        writing, self.writing = self.writing, (inputs[0] if output is inputs[0] else None)
-        try:
+        with self.writing_into(inputs[0] if output is inputs[0] else None):
             self.whole_module(module, base, inputs, output)
-        finally:
-            self.writing = writing
 
     def whole_module(self, module, base, inputs, output):
         call = type(module).__name__
