@@ -162,10 +162,39 @@ fail:
     return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
 }
 
+/* The tensor's bytes as a plain N,C,1,1 tensor: a view when it is a plain N,C
+ * one, else a timed reorder into plain N,C first. */
+static sslat_status rank4_view(host_program *p, int tensor, int *result, sslat_error *err)
+{
+    dnnl_memory_desc_t plain2, plain4;
+    sslat_shape shape = p->tensors[tensor].shape;
+    sslat_status status = host_dims_md(&plain2, shape, 2, dnnl_nc, err);
+    if (status == SSLAT_OK) status = host_dims_md(&plain4, shape, 4, dnnl_nchw, err);
+    if (status == SSLAT_OK && !DNNL(dnnl_memory_desc_equal)(&p->tensors[tensor].md, &plain2))
+        status = host_program_layout(p, tensor, &plain2, &tensor, err);
+    if (status != SSLAT_OK) return status;
+    void *data = NULL;
+    dnnl_memory_t view = NULL;
+    DNNL(dnnl_memory_get_data_handle)(p->tensors[tensor].memory, &data);
+    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&view, &plain4, p->session->engine, data));
+    status = host_program_own(p, view, err);
+    if (status == SSLAT_OK) status = host_program_tensor(p, &plain4, view, shape, result, err);
+    return status;
+fail:
+    return err ? err->status : SSLAT_ERR_NOMEM;
+}
+
 sslat_status host_program_layout(host_program *p, int tensor, const dnnl_memory_desc_t *wanted_in,
                                  int *result, sslat_error *err)
 {
     const dnnl_memory_desc_t copy = *wanted_in, *wanted = &copy; /* may point into p->tensors */
+    if (p->tensors[tensor].md.ndims == 2 && wanted->ndims == 4) {
+        /* an fc output (N,C, plain) read as N,C,1,1 (a concat of two heads):
+         * the same bytes, seen through a 4-D plain view; a reorder between
+         * ranks is not something oneDNN does */
+        sslat_status status = rank4_view(p, tensor, &tensor, err);
+        if (status != SSLAT_OK) return status;
+    }
     if (DNNL(dnnl_memory_desc_equal)(&p->tensors[tensor].md, wanted)) {
         *result = tensor;
         return SSLAT_OK;

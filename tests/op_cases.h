@@ -82,6 +82,8 @@ const OpCase CASES[] = {
      "{\"op\": \"slice\", \"o\": 8, \"c\": 2, \"from\": 0}, \"conv_k11_c2_g2\", {\"op\": \"concat\", \"from\": [2, 4, 6, 8, 10]}]}",
      "[4, 12, 12]"},
     {"\"cn_c8\", \"cn_s2_c16\", \"cn_c8\", {\"op\": \"detect\", \"c\": 3, \"a\": 2, \"from\": [0, 1, -1]}", "[4, 6, 6]"},
+    // two fully-connected heads joined: rank-2 values read as N,C,1,1
+    {"\"gap\", \"fc10\", {\"op\": \"fc\", \"c\": 6, \"from\": 0}, {\"op\": \"concat\", \"from\": [1, 2]}", "[8, 5, 5]"},
 };
 
 // 'same' padding one side more than the other (the odd pixel at the bottom and

@@ -19,6 +19,9 @@
 #include "measure/parameters.h"
 #include <onnx.pb-c.h> /* generated at build time from ONNX's onnx.proto (CMakeLists.txt) */
 
+/* protobuf's limit on one serialized message */
+#define ONNX_MAX_MODEL_BYTES ((int64_t)INT32_MAX)
+
 #define OPSET 17
 
 /* ---- an arena: every message, string and array of one model ------------------------ */
@@ -167,8 +170,8 @@ static const char *initializer(model_builder *b, const char *name, int32_t data_
     void *raw = arena(b, bytes ? bytes : 1);
     if (!t || !d || !raw) return NULL;
     onnx__tensor_proto__init(t);
-    memcpy(d, dims, ndims * sizeof *d);
-    memcpy(raw, data, bytes);
+    if (ndims) memcpy(d, dims, ndims * sizeof *d); /* a scalar has no dims (NULL) */
+    if (bytes) memcpy(raw, data, bytes);
     t->name = text(b, "%s", name);
     t->n_dims = ndims;
     t->dims = d;
@@ -271,13 +274,18 @@ static const char *out_name(const lowering *L, int32_t i, const char *suffix)
                 suffix);
 }
 
-/* A rank-2 value where a 4-D one is read (an op after Gemm): N,C -> N,C,1,1. */
-static const char *as_rank4(lowering *L, value v, sslat_shape shape, int32_t i)
+/* A rank-2 value where a 4-D one is read (an op after Gemm): N,C -> N,C,1,1.
+ * Its names carry the input slot, so a node reading two rank-2 values (a
+ * concat of two fc heads) gets two distinct Reshapes. */
+static const char *as_rank4(lowering *L, value v, sslat_shape shape, int32_t i, int slot)
 {
     if (v.rank == 4) return v.name;
     const int64_t dims[4] = {shape.n, shape.c, 1, 1};
-    const char *inputs[] = {v.name, shape_constant(L->b, out_name(L, i, ".shape4"), dims, 4)};
-    return NODE_NO_ATTRS(L->b, "Reshape", out_name(L, i, ".as4d"), inputs);
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, ".in%d.shape4", slot);
+    const char *inputs[] = {v.name, shape_constant(L->b, out_name(L, i, suffix), dims, 4)};
+    snprintf(suffix, sizeof suffix, ".in%d.as4d", slot);
+    return NODE_NO_ATTRS(L->b, "Reshape", out_name(L, i, suffix), inputs);
 }
 
 static value activation(lowering *L, int32_t i, const char *x, sslat_act_kind act, const char *output)
@@ -412,7 +420,7 @@ static value lower_concat(lowering *L, int32_t i)
     int count = sslat_node_input_count(n);
     const char *inputs[SSLAT_MAX_NODE_INPUTS];
     for (int k = 0; k < count; k++)
-        inputs[k] = as_rank4(L, value_of(L, n->input[k]), sslat_graph_shape_of(L->g, n->input[k]), i);
+        inputs[k] = as_rank4(L, value_of(L, n->input[k]), sslat_graph_shape_of(L->g, n->input[k]), i, k);
     Onnx__AttributeProto *attrs[] = {attr_int(L->b, "axis", 1)};
     return (value){node(L->b, "Concat", out_name(L, i, ""), inputs, (size_t)count, attrs, 1), 4};
 }
@@ -474,8 +482,8 @@ static value lower_node(lowering *L, int32_t i)
     value a = value_of(L, n->input[0]);
     sslat_shape a_shape = sslat_graph_shape_of(L->g, n->input[0]);
     switch (n->op) {
-    case SSLAT_OP_CONV2D: return lower_conv(L, i, as_rank4(L, a, a_shape, i));
-    case SSLAT_OP_BATCHNORM: return lower_batchnorm(L, i, as_rank4(L, a, a_shape, i));
+    case SSLAT_OP_CONV2D: return lower_conv(L, i, as_rank4(L, a, a_shape, i, 0));
+    case SSLAT_OP_BATCHNORM: return lower_batchnorm(L, i, as_rank4(L, a, a_shape, i, 0));
     case SSLAT_OP_ACT: {
         value v = activation(L, i, a.name, sslat_node_act(n), out_name(L, i, ""));
         v.rank = a.rank; /* elementwise: the rank it was given */
@@ -486,23 +494,23 @@ static value lower_node(lowering *L, int32_t i)
         /* both sides 4-D so the SE scale (N,C,1,1) broadcasts over H,W */
         value other = value_of(L, n->input[1]);
         sslat_shape other_shape = sslat_graph_shape_of(L->g, n->input[1]);
-        const char *inputs[] = {as_rank4(L, a, a_shape, i), as_rank4(L, other, other_shape, i)};
+        const char *inputs[] = {as_rank4(L, a, a_shape, i, 0), as_rank4(L, other, other_shape, i, 1)};
         return (value){NODE_NO_ATTRS(b, n->op == SSLAT_OP_ADD ? "Add" : "Mul", out_name(L, i, ""), inputs), 4};
     }
     case SSLAT_OP_GLOBAL_AVGPOOL:
     case SSLAT_OP_MAXPOOL:
-    case SSLAT_OP_AVGPOOL: return lower_pool(L, i, as_rank4(L, a, a_shape, i));
+    case SSLAT_OP_AVGPOOL: return lower_pool(L, i, as_rank4(L, a, a_shape, i, 0));
     case SSLAT_OP_LINEAR: return lower_linear(L, i, a);
     case SSLAT_OP_FLATTEN: {
         Onnx__AttributeProto *attrs[] = {attr_int(b, "axis", 1)};
         return (value){NODE(b, "Flatten", out_name(L, i, ""), ((const char *[]){a.name}), attrs), 2};
     }
     case SSLAT_OP_IDENTITY: return a; /* no operator: the same value */
-    case SSLAT_OP_CHANNEL_SHUFFLE: return lower_shuffle(L, i, as_rank4(L, a, a_shape, i));
+    case SSLAT_OP_CHANNEL_SHUFFLE: return lower_shuffle(L, i, as_rank4(L, a, a_shape, i, 0));
     case SSLAT_OP_CONCAT: return lower_concat(L, i);
-    case SSLAT_OP_CHANNEL_SLICE: return lower_channel_slice(L, i, as_rank4(L, a, a_shape, i));
-    case SSLAT_OP_UPSAMPLE: return lower_upsample(L, i, as_rank4(L, a, a_shape, i));
-    case SSLAT_OP_SPACE_TO_DEPTH: return lower_space_to_depth(L, i, as_rank4(L, a, a_shape, i));
+    case SSLAT_OP_CHANNEL_SLICE: return lower_channel_slice(L, i, as_rank4(L, a, a_shape, i, 0));
+    case SSLAT_OP_UPSAMPLE: return lower_upsample(L, i, as_rank4(L, a, a_shape, i, 0));
+    case SSLAT_OP_SPACE_TO_DEPTH: return lower_space_to_depth(L, i, as_rank4(L, a, a_shape, i, 0));
     case SSLAT_OP_INPUT:
     case SSLAT_OP_COUNT: break;
     }
@@ -563,6 +571,15 @@ static sslat_status pack_model(const sslat_graph *g, const char *graph_name, uin
         if (g->nodes[i].op == SSLAT_OP_INPUT)
             return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d '%s' is a layer's own input: export whole "
                               "architectures, where it reads the earlier layer", i, g->nodes[i].name);
+    /* One protobuf message holds at most 2 GiB (ONNX keeps larger weights as
+     * external data, which this exporter does not write): refuse before
+     * building gigabytes that no parser would read. */
+    int64_t weight_bytes = 0;
+    for (int32_t i = 0; i < g->count; i++) weight_bytes += sslat_node_param_count(g, &g->nodes[i]) * (int64_t)sizeof(float);
+    if (weight_bytes > ONNX_MAX_MODEL_BYTES)
+        return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "its weights take %.2f GB, past the 2 GiB an ONNX file holds "
+                          "without external data (not written by sslat): export a smaller architecture",
+                          (double)weight_bytes / 1e9);
     bool *side = calloc((size_t)g->count + 1, sizeof *side);
     if (!side) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory building the ONNX model");
     int32_t n_side = count_side_outputs(g, side);
@@ -630,6 +647,9 @@ static sslat_status pack_model(const sslat_graph *g, const char *graph_name, uin
         model->producer_version = text(&b, "%s", SSLAT_VERSION_STRING);
         model->graph = graph;
     }
+    if (status == SSLAT_OK && (uint64_t)onnx__model_proto__get_packed_size(model) > (uint64_t)ONNX_MAX_MODEL_BYTES)
+        status = sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "the model takes %zu bytes, past the 2 GiB an ONNX file holds "
+                            "without external data (not written by sslat)", onnx__model_proto__get_packed_size(model));
     if (status == SSLAT_OK) {
         *size = onnx__model_proto__get_packed_size(model);
         *bytes = malloc(*size ? *size : 1);

@@ -135,6 +135,27 @@ def test_every_primitive_and_activation_matches(tmp_path, sslat_command, referen
     assert error < 1e-4, error
 
 
+def test_two_fully_connected_heads_joined_load_and_match(tmp_path, reference_command):
+    """A concat of two fc outputs once repeated a Reshape's name: the checker and ONNX Runtime refused the model."""
+    onnx = needs("onnx")
+    ort = needs("onnxruntime")
+    import numpy
+    import sslat
+    spec = {"sslat": 1, "name": "heads", "input": {"shape": [3, 32, 32]},
+            "layers": ["cn_c8", "gap", "fc10", {"op": "fc", "c": 12, "from": 1}, {"op": "concat", "from": [2, 3]}]}
+    space_path = tmp_path / "heads.json"
+    space_path.write_text(json.dumps(spec))
+    model_path = pathlib.Path(sslat.SearchSpace(space_path).to_onnx([], tmp_path / "heads.onnx"))
+    onnx.checker.check_model(onnx.load(str(model_path)), full_check=True)
+    subprocess.run([reference_command, str(space_path), "", str(SEED), "1", "0", str(tmp_path / "x"),
+                    str(tmp_path / "y")], check=True)
+    x = numpy.fromfile(tmp_path / "x", dtype="<f4").reshape(1, 3, 32, 32)
+    want = numpy.fromfile(tmp_path / "y", dtype="<f4")
+    got = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"]).run(None, {"input": x})[0]
+    assert got.shape == (1, 22, 1, 1)  # a concat is 4-D in the IR
+    assert numpy.linalg.norm(got.reshape(-1) - want) / numpy.linalg.norm(want) < 1e-4
+
+
 def test_bad_architectures_and_outputs_are_clear_errors_and_write_nothing(tmp_path, sslat_command):
     import sslat
     space = sslat.SearchSpace(TINY_SPACE)
