@@ -24,6 +24,12 @@ enum {
 
 int cli_exit_code(sslat_status status);
 
+/* From now on SIGINT and SIGTERM only set the returned flag (also when the
+ * shell started the command with SIGINT ignored, as `cmd &` does): the run
+ * stops at its next check, cleans up and exits CLI_INTERRUPTED. */
+volatile int *cli_catch_stop_signals(void);
+bool cli_stop_requested(void);
+
 /* Options every verb that loads a space accepts. */
 typedef struct cli_space_args {
     const char *path; /* NULL: the built-in default space */
@@ -113,7 +119,11 @@ void cli_table_quality(const sslat_container *table, char *out, size_t size);
 bool cli_same_path(const char *a, const char *b);
 
 /* Refuse, naming both, an output that is one of the inputs or another output
- * (NULL entries are skipped); returns CLI_OK or CLI_BAD_INPUT. */
+ * (NULL entries are skipped), and an output that cannot be written (its
+ * folder missing or read-only, a dangling link or a loop, a directory): all
+ * before anything runs, so hours of measuring never end in a write that
+ * fails. Returns CLI_OK, CLI_BAD_INPUT (an output that is an input or
+ * another output) or CLI_FAILURE (an output that cannot be written). */
 int cli_check_paths(const char *verb, const char *const *inputs, size_t n_in, const char *const *outputs, size_t n_out);
 
 /* Write text to path atomically, or to stdout when path is "-"; returns an exit code. */

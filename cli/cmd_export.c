@@ -47,8 +47,9 @@ int cmd_export(int argc, char **argv)
     }
     sslat_container *c = NULL;
     const char *input = argv[optind];
-    if (cli_check_paths("export", &input, 1, &output, 1) != CLI_OK) return CLI_BAD_INPUT;
-    int code = cli_load_container(argv[optind], &c);
+    int code = cli_check_paths("export", &input, 1, &output, 1);
+    if (code != CLI_OK) return code;
+    code = cli_load_container(argv[optind], &c);
     if (code != CLI_OK) return code;
     if (format == OPT_ENOT) {
         uint8_t *bytes = NULL;

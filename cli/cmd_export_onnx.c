@@ -51,7 +51,8 @@ int cmd_export_onnx(int argc, char **argv)
         fprintf(stderr, "sslat export-onnx: expects at most one space file and -o FILE.onnx (sslat export-onnx --help)\n");
         return CLI_BAD_INPUT;
     }
-    if (cli_check_paths("export-onnx", &space_args.path, 1, &output, 1) != CLI_OK) return CLI_BAD_INPUT;
+    code = cli_check_paths("export-onnx", &space_args.path, 1, &output, 1);
+    if (code != CLI_OK) return code;
     sslat_space *space = NULL;
     code = cli_load_space(&space_args, &space);
     if (code != CLI_OK) return code;

@@ -31,7 +31,8 @@ int cmd_import(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     const char *input = argv[optind];
-    if (cli_check_paths("import", &input, 1, &output, 1) != CLI_OK) return CLI_BAD_INPUT;
+    int code = cli_check_paths("import", &input, 1, &output, 1);
+    if (code != CLI_OK) return code;
     size_t used = 0;
     char *text = NULL;
     sslat_error err;
@@ -87,7 +88,8 @@ int cmd_import_enot(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     const char *inputs[] = {argv[optind], space_args.path};
-    if (cli_check_paths("import-enot", inputs, 2, &output, 1) != CLI_OK) return CLI_BAD_INPUT;
+    int code = cli_check_paths("import-enot", inputs, 2, &output, 1);
+    if (code != CLI_OK) return code;
     size_t length = 0;
     char *bytes = NULL;
     sslat_error err;
@@ -100,7 +102,7 @@ int cmd_import_enot(int argc, char **argv)
     sslat_space *space = NULL;
     status = sslat_container_import_enot((const uint8_t *)bytes, length, &c, &err);
     free(bytes);
-    int code = status == SSLAT_OK ? CLI_OK : cli_exit_code(status);
+    code = status == SSLAT_OK ? CLI_OK : cli_exit_code(status);
     if (status != SSLAT_OK) fprintf(stderr, "sslat import-enot: %s: %s\n", argv[optind], err.message);
     if (code == CLI_OK && relabel) {
         /* the export gives the file back under its own name */

@@ -114,24 +114,6 @@ static sslat_status refine_to_reference(const sslat_calculator *calculator, cons
 
 /* SIGINT / SIGTERM (Slurm preemption): end the chunk in flight within one
  * sample round, keep the journal, exit 4. */
-static volatile int stop_requested = 0;
-
-static void request_stop(int signal_number)
-{
-    (void)signal_number;
-    stop_requested = 1;
-}
-
-static void catch_stop_signals(void)
-{
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = request_stop;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, NULL);
-    sigaction(SIGTERM, &action, NULL);
-}
-
 static const sslat_calculator *best_available(void)
 {
     const char *const *names = NULL;
@@ -372,9 +354,18 @@ int cmd_measure(int argc, char **argv)
         fprintf(stderr, "sslat measure: -o '%s' is %s: give a file name\n", output, *output ? "a directory" : "empty");
         return CLI_BAD_INPUT;
     }
-    char *journal_path = output ? journal_name(output, false, 0) : NULL;
+    /* a FIFO or a device (-o /dev/stdout) is written in place: no journal
+     * beside it (that would be a file in /dev), so nothing to resume */
+    bool direct_output = false;
+    if (output) sslat_check_writable(output, &direct_output, NULL); /* its refusal is cli_check_paths's */
+    if (direct_output && (resume || restart || keep_journal)) {
+        fprintf(stderr, "sslat measure: -o %s is not a regular file, so the run keeps no journal: --%s needs a file "
+                        "-o\n", output, resume ? "resume" : restart ? "restart" : "keep-journal");
+        return CLI_BAD_INPUT;
+    }
+    char *journal_path = output && !direct_output ? journal_name(output, false, 0) : NULL;
     const char *outputs[] = {output, json, csv, journal_path};
-    if (output && !journal_path) return CLI_BAD_INPUT;
+    if (output && !direct_output && !journal_path) return CLI_BAD_INPUT;
     code = cli_check_paths("measure", &args.path, 1, outputs, 4);
     sslat_space *space = NULL;
     if (code == CLI_OK) code = cli_load_space(&args, &space);
@@ -399,12 +390,12 @@ int cmd_measure(int argc, char **argv)
     }
     sslat_journal *journal = NULL;
     sslat_status status = SSLAT_OK;
-    if (output && mpi) { /* each rank its own journal */
+    if (output && !direct_output && mpi) { /* each rank its own journal */
         free(journal_path);
         journal_path = journal_name(output, true, rank);
         if (!journal_path) status = sslat_fail(&err, SSLAT_ERR_INVALID_ARGUMENT, "no journal name for rank %d", rank);
     }
-    if (output && status == SSLAT_OK) {
+    if (journal_path && status == SSLAT_OK) {
         /* under mpirun each rank keeps its own journal: a rerun resumes every rank */
         sslat_journal_info info;
         sslat_journal_mode mode = resume ? SSLAT_JOURNAL_RESUME : restart ? SSLAT_JOURNAL_RESTART : SSLAT_JOURNAL_NEW;
@@ -420,8 +411,7 @@ int cmd_measure(int argc, char **argv)
             fprintf(stderr, "\n");
         }
         options.journal = journal;
-        options.stop = &stop_requested;
-        catch_stop_signals();
+        options.stop = cli_catch_stop_signals();
     }
     sslat_container *container = NULL;
     if (status == SSLAT_OK && context_runs && !calculator->measure_architectures)

@@ -28,11 +28,10 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "sslat merge: expects part files and -o OUT.sslat\n");
         return CLI_BAD_INPUT;
     }
-    if (cli_check_paths("merge", (const char *const *)(argv + optind), (size_t)n, &output, 1) != CLI_OK)
-        return CLI_BAD_INPUT;
+    int code = cli_check_paths("merge", (const char *const *)(argv + optind), (size_t)n, &output, 1);
+    if (code != CLI_OK) return code;
     sslat_container **parts = calloc((size_t)n, sizeof *parts);
     if (!parts) return CLI_FAILURE;
-    int code = CLI_OK;
     for (int k = 0; code == CLI_OK && k < n; k++) code = cli_load_container(argv[optind + k], &parts[k]);
     sslat_container *whole = NULL;
     sslat_error err;

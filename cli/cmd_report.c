@@ -128,7 +128,8 @@ int cmd_report(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     const char *inputs[] = {argv[optind], space_path, mac_path, validation_path};
-    if (cli_check_paths("report", inputs, 4, &output, 1) != CLI_OK) return CLI_BAD_INPUT;
+    int code = cli_check_paths("report", inputs, 4, &output, 1);
+    if (code != CLI_OK) return code;
     report_input in = {0};
     in.table_path = argv[optind];
     in.samples = samples;
@@ -138,7 +139,7 @@ int cmd_report(int argc, char **argv)
     report_validation_row *rows = NULL;
     char runtime[512] = "";
     int32_t *arch = NULL;
-    int code = cli_load_container(in.table_path, &table);
+    code = cli_load_container(in.table_path, &table);
     if (code == CLI_OK && space_path) {
         cli_space_args args = {space_path, space_options.options};
         code = cli_load_space(&args, &space);

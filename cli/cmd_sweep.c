@@ -2,13 +2,16 @@
  * Resumable (points whose table exists and matches are kept) and shardable
  * (--shard I/N takes every N-th point). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "api/latency.h"
 #include "base/clock.h"
@@ -38,6 +41,11 @@ static int parse_list(const char *text, const char *what, int32_t *values)
         memcpy(number, item, length);
         number[length] = '\0';
         if (!cli_parse_int(number, what, 1, SSLAT_MAX_BATCH, &values[n])) return -1;
+        for (int k = 0; k < n; k++)
+            if (values[k] == values[n]) {
+                fprintf(stderr, "sslat sweep: %s: %d is given twice\n", what, values[n]);
+                return -1;
+            }
         n++;
         if (!end) return n;
         item = end;
@@ -132,6 +140,59 @@ static int write_summary(const char *dir, const char *suffix, const point_result
     return code;
 }
 
+/* DIR, made when missing and locked for this run: a second sweep into it
+ * would mix its tables and summary with this one's. */
+typedef struct sweep_folder {
+    int fd;       /* holds the lock (flock, released when closed) */
+    bool created; /* made by this run: removed again if the run leaves it empty */
+    const char *path;
+} sweep_folder;
+
+static void close_folder(sweep_folder *f)
+{
+    if (f->fd >= 0) close(f->fd);
+    if (f->created) rmdir(f->path); /* only when empty: a refused or failed first point leaves nothing */
+}
+
+/* Make and lock DIR, then refuse a point table or summary that is the space
+ * file itself (the space would be overwritten by a table). */
+static int open_folder(const char *dir, const char *suffix, const point_result *rows, int total,
+                       const char *space_path, sweep_folder *f)
+{
+    *f = (sweep_folder){-1, false, dir};
+    if (mkdir(dir, 0755) == 0) f->created = true;
+    else if (errno != EEXIST) {
+        fprintf(stderr, "sslat sweep: cannot create %s: %s\n", dir, strerror(errno));
+        return CLI_FAILURE;
+    }
+    f->fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (f->fd < 0) {
+        fprintf(stderr, "sslat sweep: -o %s: %s\n", dir, strerror(errno));
+        close_folder(f);
+        return CLI_BAD_INPUT;
+    }
+    if (flock(f->fd, LOCK_EX | LOCK_NB) != 0) {
+        fprintf(stderr, "sslat sweep: another sweep is writing into %s: wait for it, or give another -o\n", dir);
+        close(f->fd);
+        f->fd = -1;
+        return CLI_FAILURE;
+    }
+    char **paths = calloc((size_t)total + 2, sizeof *paths);
+    int code = paths ? CLI_OK : CLI_FAILURE;
+    for (int k = 0; code == CLI_OK && k < total + 2; k++) {
+        const char *name = k < total ? rows[k].name : "summary";
+        const char *extension = k < total ? ".sslat" : k == total ? ".csv" : ".jsonl";
+        size_t size = strlen(dir) + strlen(name) + strlen(suffix) + 16;
+        if (!(paths[k] = malloc(size))) code = CLI_FAILURE;
+        else snprintf(paths[k], size, "%s/%s%s%s", dir, name, k < total ? "" : suffix, extension);
+    }
+    if (code == CLI_OK) code = cli_check_paths("sweep", &space_path, 1, (const char *const *)paths, (size_t)total + 2);
+    for (int k = 0; paths && k < total + 2; k++) free(paths[k]);
+    free(paths);
+    if (code != CLI_OK) close_folder(f);
+    return code;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     enum { OPT_BATCH = 3001, OPT_RESOLUTION, OPT_DTYPE, OPT_SHARD, OPT_RUNS, OPT_WARMUP, OPT_THREADS, OPT_CACHE };
@@ -202,6 +263,11 @@ int cmd_sweep(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     snprintf(dtype_copy, sizeof dtype_copy, "%s", dtypes);
+    size_t dtype_length = strlen(dtype_copy);
+    if (!dtype_length || dtype_copy[0] == ',' || dtype_copy[dtype_length - 1] == ',' || strstr(dtype_copy, ",,")) {
+        fprintf(stderr, "sslat sweep: --dtype takes comma-separated names (fp32,fp16), got '%s'\n", dtype_copy);
+        return CLI_BAD_INPUT;
+    }
     char *save = NULL;
     unsigned seen = 0;
     for (char *d = strtok_r(dtype_copy, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
@@ -223,21 +289,29 @@ int cmd_sweep(int argc, char **argv)
                         "(at most 900)\n", strlen(dir));
         return CLI_BAD_INPUT;
     }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "sslat sweep: cannot create %s: %s\n", dir, strerror(errno));
-        return CLI_FAILURE;
-    }
     int total = n_batch * n_res * n_dtype, n = 0;
     point_result *rows = calloc((size_t)total, sizeof *rows);
     if (!rows) return CLI_FAILURE;
-    printf("%-22s %10s %12s %12s %12s %12s %8s\n", "point", "", "min", "mean", "max", "arch", "wall s");
-    for (int k = 0; code == CLI_OK && k < total; k++) {
-        if (k % shard_count != shard_index) continue;
-        point_result *r = &rows[n];
+    for (int k = 0; k < total; k++) {
+        point_result *r = &rows[k];
         r->batch = batches[k / (n_res * n_dtype)];
         r->resolution = resolutions[(k / n_dtype) % n_res];
         r->dtype = dtype_list[k % n_dtype];
         snprintf(r->name, sizeof r->name, "b%d_r%d_%s", r->batch, r->resolution, r->dtype);
+    }
+    char suffix[48] = "";
+    if (shard_count > 1) snprintf(suffix, sizeof suffix, "-%d-of-%d", shard_index, shard_count);
+    sweep_folder folder;
+    code = open_folder(dir, suffix, rows, total, base.path, &folder);
+    if (code != CLI_OK) {
+        free(rows);
+        return code;
+    }
+    printf("%-22s %10s %12s %12s %12s %12s %8s\n", "point", "", "min", "mean", "max", "arch", "wall s");
+    for (int k = 0; code == CLI_OK && k < total; k++) {
+        if (k % shard_count != shard_index) continue;
+        point_result *r = &rows[n];
+        *r = rows[k]; /* the shard's points, packed to the front */
         /* a Slurm log shows each point begin and end, with the point's own progress between */
         fprintf(stderr, "[sweep] point %d/%d %s: started\n", k + 1, total, r->name);
         code = run_point(&base, calculator, &options, dir, r);
@@ -252,10 +326,9 @@ int cmd_sweep(int argc, char **argv)
         fflush(stdout);
         n++;
     }
-    char suffix[48] = "";
-    if (shard_count > 1) snprintf(suffix, sizeof suffix, "-%d-of-%d", shard_index, shard_count);
     if (code == CLI_OK) code = write_summary(dir, suffix, rows, n, sslat_calculator_unit(calculator));
     if (code == CLI_OK) fprintf(stderr, "sslat sweep: %d points in %s (summary%s.csv, summary%s.jsonl)\n", n, dir, suffix, suffix);
+    close_folder(&folder);
     free(rows);
     return code;
 }

@@ -156,6 +156,8 @@ int cmd_validate(int argc, char **argv)
     char runtime[512];
     snprintf(runtime, sizeof runtime, "sslat %s (the table's own calculator), %s", type,
              o.cold ? "interleaved" : "back to back");
+    /* Ctrl-C or SIGTERM: stop, remove what was made, exit 4 */
+    o.stop = cli_catch_stop_signals();
     if (code == CLI_OK && !strcmp(reference, "sslat")) {
         sslat_error err;
         sslat_status status = sslat_validate_table(calculator, space, table, &o, k, (uint64_t)seed, &v, &err);

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,27 @@
 #include "base/file_io.h"
 #include "base/limits.h"
 #include "cli/cli.h"
+
+static volatile int stop_flag = 0;
+
+static void request_stop(int signal_number)
+{
+    (void)signal_number;
+    stop_flag = 1;
+}
+
+volatile int *cli_catch_stop_signals(void)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = request_stop; /* no SA_RESTART: a blocking wait returns EINTR and looks */
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
+    return &stop_flag;
+}
+
+bool cli_stop_requested(void) { return stop_flag != 0; }
 
 int cli_exit_code(sslat_status status)
 {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/file_io.h"
 #include "cli/cli.h"
 
 /* The canonical path of a file that may not exist yet: its folder resolved,
@@ -43,6 +44,11 @@ int cli_check_paths(const char *verb, const char *const *inputs, size_t n_in, co
 {
     for (size_t o = 0; o < n_out; o++) {
         if (!outputs[o]) continue;
+        sslat_error err;
+        if (strcmp(outputs[o], "-") != 0 && sslat_check_writable(outputs[o], NULL, &err) != SSLAT_OK) {
+            fprintf(stderr, "sslat %s: cannot write %s\n", verb, err.message);
+            return CLI_FAILURE; /* as the write itself would have failed, only sooner */
+        }
         for (size_t i = 0; i < n_in; i++)
             if (cli_same_path(outputs[o], inputs[i])) {
                 fprintf(stderr, "sslat %s: the output %s is the input %s: refusing to overwrite it\n", verb,

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,8 +79,16 @@ static bool spawn_python(const char *python, const char *first, const char *seco
         execlp(python, python, first, second, (char *)NULL);
         _exit(127);
     }
-    while (waitpid(pid, status, 0) < 0)
+    /* SIGINT / SIGTERM (cli_catch_stop_signals) end the runner too, then
+     * the caller removes the workspace */
+    bool forwarded = false;
+    while (waitpid(pid, status, 0) < 0) {
         if (errno != EINTR) return false;
+        if (cli_stop_requested() && !forwarded) {
+            kill(pid, SIGTERM);
+            forwarded = true;
+        }
+    }
     return true;
 }
 
@@ -110,6 +119,7 @@ static int write_models(const sslat_space *space, const sslat_validation *v, con
     int32_t shape[4];
     sslat_space_input_shape(space, shape);
     for (int r = 0; r < v->n; r++) {
+        if (cli_stop_requested()) return CLI_INTERRUPTED;
         char name[32], path[4200];
         snprintf(name, sizeof name, "arch%d.%s", r, onnx ? "onnx" : "json");
         workspace_path(w, name, path, sizeof path);
@@ -144,6 +154,7 @@ static int run_python(const char *python, const char *runner, const char *manife
 {
     int status = 0;
     if (!spawn_python(python, runner, manifest, out_path, &status)) return CLI_FAILURE;
+    if (cli_stop_requested()) return CLI_INTERRUPTED;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
         fprintf(stderr, "sslat validate: no Python at '%s': install python3 (and onnxruntime / torch in it) or set "
                         "SSLAT_PYTHON\n", python);
@@ -231,8 +242,9 @@ int cli_reference_measure(const sslat_space *space, sslat_validation *v, const c
         code = run_python(python, runner, manifest, answer);
     }
     if (code == CLI_OK) code = read_answer(answer, v, runtime, runtime_size);
+    if (code == CLI_INTERRUPTED) fprintf(stderr, "sslat validate: interrupted: the reference run stopped\n");
     json_decref(models);
-    workspace_remove(&w);
+    workspace_remove(&w); /* on every path: success, failure and a signal */
     return code;
 }
 

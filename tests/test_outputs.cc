@@ -214,4 +214,123 @@ TEST_F(Outputs, RefusedOrFailedRunsLeaveNothingBehind)
     EXPECT_FALSE(exists(path("ok.sslat")));
 }
 
+TEST_F(Outputs, EveryOutputPathIsCheckedBeforeTheFirstUnit)
+{
+    // probe D10: these once failed only after the whole measurement, leaving a
+    // journal that blocked the next run
+    std::string space = example_path("fbnet.json");
+    ASSERT_EQ(symlink("nowhere/x.sslat", path("dangling.sslat").c_str()), 0);
+    ASSERT_EQ(symlink("loop.b", path("loop.a").c_str()), 0);
+    ASSERT_EQ(symlink("loop.a", path("loop.b").c_str()), 0);
+    write("file", "a file, not a folder");
+    const struct {
+        std::string args, says;
+    } cases[] = {
+        {"-o " + path("ok.sslat") + " --json " + path("missing/dir/x.json"), "its folder"},
+        {"-o " + path("ok.sslat") + " --csv " + path("file/x.csv"), "Not a directory"},
+        {"-o " + path("dangling.sslat"), "symbolic link to nothing"},
+        {"-o " + path("loop.a"), "levels of symbolic links"},
+    };
+    for (const auto &c : cases) {
+        Result r = run("measure -c mac " + space + " " + c.args);
+        EXPECT_EQ(r.code, 1) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;
+        EXPECT_EQ(r.err.find("[measure]"), std::string::npos) << "nothing is measured: " << r.err;
+        EXPECT_FALSE(exists(path("ok.sslat.journal")));
+        EXPECT_FALSE(exists(path("dangling.sslat.journal")));
+        EXPECT_FALSE(exists(path("loop.a.journal")));
+    }
+    // the same run with a good path goes ahead at once: no --resume / --restart asked for
+    Result r = run("measure -c mac " + space + " -o " + path("ok.sslat") + " --json " + path("x.json"));
+    EXPECT_EQ(r.code, 0) << r.err;
+    // other verbs check their outputs the same way, before reading anything big
+    r = run("export " + path("ok.sslat") + " --json -o " + path("missing/x.json"));
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("its folder"), std::string::npos) << r.err;
+    r = run("export-onnx " + example_path("resnet18.json") + " -o " + path("dangling.sslat"));
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("symbolic link to nothing"), std::string::npos) << r.err;
+}
+
+TEST_F(Outputs, AFifoOrDeviceOutputKeepsNoJournalBesideIt)
+{
+    // probe D9: -o /dev/stdout once made /dev/stdout.journal; shown here on
+    // a private FIFO (and a private null device when run as root)
+    std::string space = example_path("proxylessnas.json");
+    ASSERT_EQ(mkfifo(path("fifo").c_str(), 0600), 0);
+    std::string received;
+    std::thread reader([&] {
+        int fd = open(path("fifo").c_str(), O_RDONLY);
+        char buffer[4096];
+        ssize_t n;
+        while (fd >= 0 && (n = read(fd, buffer, sizeof buffer)) > 0) received.append(buffer, (size_t)n);
+        if (fd >= 0) close(fd);
+    });
+    Result r = run("measure -c mac " + space + " -o " + path("fifo"));
+    reader.join();
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(received.rfind("\x89SSLAT", 0), 0u) << "the table came through the FIFO";
+    EXPECT_FALSE(exists(path("fifo.journal")));
+    for (const char *flag : {"--keep-journal", "--resume", "--restart"}) {
+        r = run("measure -c mac " + space + " -o " + path("fifo") + " " + flag);
+        EXPECT_EQ(r.code, 2) << flag;
+        EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
+        EXPECT_FALSE(exists(path("fifo.journal")));
+    }
+    if (mknod(path("null").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+        EXPECT_EQ(run("measure -c mac " + space + " -o " + path("null")).code, 0);
+        EXPECT_EQ(run("measure -c mac " + space + " -o " + path("null") + " --keep-journal").code, 2);
+        EXPECT_FALSE(exists(path("null.journal")));
+    }
+}
+
+TEST_F(Outputs, ASweepNeverOverwritesItsOwnSpace)
+{
+    // probe D5: a space file named like a point table or the summary, inside -o DIR
+    ASSERT_EQ(mkdir(path("sw").c_str(), 0755), 0);
+    const std::string space_text = read_all(example_path("proxylessnas.json"));
+    for (const char *name : {"b1_r224_fp32.sslat", "summary.csv", "summary.jsonl"}) {
+        std::string space = write((std::string("sw/") + name).c_str(), space_text);
+        Result r = run("sweep " + space + " -c mac --batch 1 --resolution 224 -o " + path("sw"));
+        EXPECT_EQ(r.code, 2) << name << "\n" << r.err;
+        EXPECT_NE(r.err.find("is the input"), std::string::npos) << r.err;
+        EXPECT_EQ(read_all(space), space_text) << name;
+        unlink(space.c_str());
+    }
+    // refused before it made the folder: a new -o DIR is not left behind
+    std::string space = write("b1_r224_fp32.sslat", space_text);
+    Result r = run("sweep " + space + " -c mac --batch 1 --resolution 224 -o " + dir);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_EQ(read_all(space), space_text);
+}
+
+TEST_F(Outputs, TwoSweepsIntoOneFolderAreNotMixed)
+{
+    // probe D12: the folder is locked for the run, as a journal is; the lock is held here
+    ASSERT_EQ(mkdir(path("sw").c_str(), 0755), 0);
+    int fd = open(path("sw").c_str(), O_RDONLY | O_DIRECTORY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(flock(fd, LOCK_EX), 0);
+    Result r = run("sweep " + example_path("fbnet.json") + " -c mac_thop --batch 1,2 -o " + path("sw"));
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("another sweep is writing into"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists(path("sw/summary.csv")));
+    EXPECT_FALSE(exists(path("sw/b1_r224_fp32.sslat")));
+    close(fd);
+    r = run("sweep " + example_path("fbnet.json") + " -c mac_thop --batch 1,2 -o " + path("sw"));
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(exists(path("sw/summary.csv")));
+}
+
+TEST_F(Outputs, SweepListsAreStrict)
+{
+    std::string space = example_path("fbnet.json");
+    for (const char *args : {"--batch 1,1", "--resolution 160,160", "--dtype ''", "--dtype fp32,", "--dtype ,fp32",
+                             "--dtype fp32,,fp16", "--batch 1,"}) {
+        Result r = run("sweep " + space + " -c mac " + args + " -o " + path("sw"));
+        EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+        EXPECT_FALSE(exists(path("sw"))) << args;
+    }
+}
+
 } // namespace

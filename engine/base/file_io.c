@@ -69,6 +69,32 @@ static sslat_status classify(const char *path, target *t, sslat_error *err)
     return t->final ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "%s: out of memory", path);
 }
 
+sslat_status sslat_check_writable(const char *path, bool *direct, sslat_error *err)
+{
+    target t;
+    if (direct) *direct = false;
+    if (!path) return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "no output path");
+    sslat_status status = classify(path, &t, err);
+    if (status != SSLAT_OK) return status;
+    if (direct) *direct = t.kind == TARGET_DIRECT;
+    if (t.kind == TARGET_REPLACE) {
+        /* the temporary and the rename happen in the target's folder */
+        const char *slash = strrchr(t.final, '/');
+        char *folder = slash ? strndup(t.final, (size_t)(slash - t.final) + (slash == t.final)) : copy_text(".");
+        struct stat st;
+        if (!folder) status = sslat_fail(err, SSLAT_ERR_NOMEM, "%s: out of memory", path);
+        else if (stat(folder, &st) != 0)
+            status = sslat_fail(err, SSLAT_ERR_IO, "%s: its folder %s: %s", path, folder, strerror(errno));
+        else if (!S_ISDIR(st.st_mode))
+            status = sslat_fail(err, SSLAT_ERR_IO, "%s: %s is not a folder", path, folder);
+        else if (access(folder, W_OK | X_OK) != 0)
+            status = sslat_fail(err, SSLAT_ERR_IO, "%s: its folder %s is not writable: %s", path, folder, strerror(errno));
+        free(folder);
+    }
+    free(t.final);
+    return status;
+}
+
 /* The temporary of a file to replace: a unique name in the same folder (so
  * the rename is atomic), whatever the length of the target's name. */
 static sslat_status prepare(target *t, const void *data, size_t size, sslat_error *err)

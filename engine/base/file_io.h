@@ -10,6 +10,7 @@
 #ifndef SSLAT_FILE_IO_H
 #define SSLAT_FILE_IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sslat.h"
@@ -27,6 +28,13 @@ typedef struct sslat_output {
 } sslat_output;
 
 sslat_status sslat_write_files_atomic(const sslat_output *outputs, size_t n, sslat_error *err);
+
+/* Whether path can be written as sslat_write_file_atomic writes it, checked
+ * before any work (nothing is created): a file to replace needs an existing,
+ * writable folder; a dangling symbolic link, a loop, a directory or a block
+ * device is refused. *direct (may be NULL) says whether it is a FIFO or a
+ * character device, written in place: nothing (no journal) belongs beside it. */
+sslat_status sslat_check_writable(const char *path, bool *direct, sslat_error *err);
 
 /* The whole file into *data (NUL-terminated, the caller frees it) and its
  * size; at most max_bytes. Messages start with the path. */

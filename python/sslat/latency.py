@@ -420,9 +420,14 @@ def budget_maximize(latency: Source, value: Source, budget: float,
     """The architecture maximising value's total with latency <= budget:
     returns (arch, latency, value, grid_slack)."""
     result = _native.BudgetResult()
+    latency, value = _space_of_model(latency), _space_of_model(value)
     with contextlib.ExitStack() as stack:
         held = {}
-        for arg in sorted({id(latency): latency, id(value): value}.values(), key=id):  # fixed lock order
+        # the one lock order of every call that holds two objects: by their
+        # handles, as _native.using takes them (another order deadlocks
+        # against attach_latency(space, table) in another thread)
+        for arg in sorted({id(latency): latency, id(value): value}.values(),
+                          key=lambda a: id(getattr(a, "_handle", None))):
             held[id(arg)] = stack.enter_context(_table(arg))
         table, values = held[id(latency)], held[id(value)]
         n = lib.sslat_container_block_count(table)

@@ -60,10 +60,17 @@ class SearchSpace(_native.HandleOwner):
         handle = ctypes.c_void_p()
         kind, value, name = self._source
         if kind == "file":
-            _native.call(lib.sslat_space_load_file, _native.encode(value, "path"), ctypes.byref(options),
-                         ctypes.byref(handle))
-        elif kind == "text":
-            data = value.encode("utf-8")
+            data = _read_bounded(value)
+            if data is None:  # unreadable or too large: the library says why, as for any file
+                _native.call(lib.sslat_space_load_file, _native.encode(value, "path"), ctypes.byref(options),
+                             ctypes.byref(handle))
+                lib.sslat_space_free(handle)  # readable after all (it changed meanwhile): not what was read
+                raise OSError("%s: could not be read" % value)
+            # the bytes loaded are the space from now on: a copy, a pickle or
+            # to_json() gives this space, whatever happens to the file later
+            self._source = kind, value, name = ("text", data, value)
+        if kind == "text":
+            data = value if isinstance(value, bytes) else value.encode("utf-8")
             _native.call(lib.sslat_space_load_string, data, len(data), _native.encode(name),
                          ctypes.byref(options), ctypes.byref(handle))
         else:
@@ -90,10 +97,7 @@ class SearchSpace(_native.HandleOwner):
         copy = SearchSpace.__new__(SearchSpace)
         copy._source = self._source
         copy._handle = None
-        copy._load(*self._overrides)
-        if copy.hash != self.hash:
-            raise ValueError("cannot copy space %r: its file %s changed since it was loaded"
-                             % (self.name, self._source[1]))
+        copy._load(*self._overrides)  # from the text self was loaded from, not the file as it is now
         copy.current_arch = None if self.current_arch is None else list(self.current_arch)
         copy.best_arch = None if self.best_arch is None else list(self.best_arch)
         latency = self.latency
@@ -209,10 +213,7 @@ class SearchSpace(_native.HandleOwner):
         """The space-file text this space was loaded from (indented)."""
         kind, value, _ = self._source
         if kind == "text":
-            text = value
-        elif kind == "file":
-            with open(value, encoding="utf-8") as f:
-                text = f.read()
+            text = value.decode("utf-8") if isinstance(value, bytes) else value
         else:
             text = lib.sslat_default_space_json().decode("utf-8")
         return json.dumps(json.loads(text), indent=1)
@@ -239,6 +240,19 @@ class SearchSpace(_native.HandleOwner):
             _native.call(lib.sslat_space_export_onnx, pointer, values, len(chosen), ctypes.byref(options),
                          _native.encode(os.fspath(path), "path"))
         return os.fspath(path)
+
+
+MAX_FILE_BYTES = 16 * 1024 * 1024  # SSLAT_MAX_FILE_BYTES (base/limits.h)
+
+
+def _read_bounded(path):
+    """The file's bytes, or None when it cannot be read or passes the library's limit."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except (OSError, ValueError):
+        return None
+    return data if len(data) <= MAX_FILE_BYTES else None
 
 
 def _restore(source, overrides, current_arch, best_arch, latency_bytes):

@@ -5,6 +5,7 @@ destroy a file; every case is a clear Python exception or works.
 test.sh --sanitize runs this file with the ASan runtime preloaded, so a
 use-after-free or double free in the library fails it."""
 import copy
+import json
 import math
 import os
 import pickle
@@ -52,6 +53,56 @@ def test_use_after_del_is_an_error_not_a_crash(tiny_space):
     tiny_space.__del__()
     with pytest.raises(ValueError, match="freed"):
         tiny_space.block_count
+
+
+def test_a_pickled_space_is_the_space_that_was_pickled(tmp_path, monkeypatch):
+    """Probe D3: unpickling reloaded whatever the (relative) path named now."""
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    there.mkdir()
+    (here / "sp.json").write_bytes((EXAMPLES / "proxylessnas.json").read_bytes())
+    (there / "sp.json").write_bytes((EXAMPLES / "fbnet.json").read_bytes())
+    monkeypatch.chdir(here)
+    space = sslat.SearchSpace("sp.json")
+    data = pickle.dumps(space)
+    monkeypatch.chdir(there)  # a worker in another folder
+    restored = pickle.loads(data)
+    assert (restored.name, restored.hash) == (space.name, space.hash)
+    # an edited file does not change the loaded space, its copies or its text either
+    monkeypatch.chdir(here)
+    (here / "sp.json").write_bytes((EXAMPLES / "fbnet.json").read_bytes())
+    assert copy.copy(space).hash == space.hash
+    assert pickle.loads(pickle.dumps(space)).hash == space.hash
+    assert json.loads(space.to_json())["name"] == "proxylessnas"
+
+
+def test_two_object_calls_in_two_threads_never_deadlock():
+    """Probe D4: budget_maximize(space, table) and attach_latency(space, table)
+    locked in opposite orders and hung. Several pairs, so that some have their
+    objects' and handles' orders differ; every thread must finish in time."""
+    pairs = []
+    for _ in range(8):
+        space = sslat.SearchSpace(EXAMPLES / "proxylessnas.json")
+        pairs.append((space, sslat.initialize_latency("mac", space)))
+    done = []
+
+    def run(call):
+        for _ in range(20):
+            call()
+        done.append(call)
+
+    threads = []
+    for space, table in pairs:
+        for call in (lambda s=space, t=table: sslat.budget_maximize(s, t, 400.0),
+                     lambda s=space, t=table: sslat.attach_latency(s, t),
+                     lambda s=space, t=table: sslat.budget_maximize(t, s, 400.0),
+                     lambda s=space: copy.copy(s)):
+            threads.append(threading.Thread(target=run, args=(call,), daemon=True))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert len(done) == len(threads), "%d of %d threads hung" % (len(threads) - len(done), len(threads))
 
 
 def test_freeing_while_another_thread_computes_waits_for_it(tiny_space):

@@ -157,3 +157,39 @@ def test_context_fitted_to_onnxruntime_records_it_and_predicts_it(tiny_table, ss
                               "tvm", "-o", str(tmp_path / "x.sslat")], capture_output=True, text=True)
     assert unknown.returncode == 2 and "--reference is onnxruntime or torch" in unknown.stderr
     assert not (tmp_path / "x.sslat").exists()
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("reference", ["onnxruntime", "sslat"])
+def test_a_signal_stops_validate_with_exit_4_and_removes_its_models(tiny_table, sslat_command, tmp_path, reference,
+                                                                    signal_name):
+    """Probe D6: SIGTERM left the exported models in the temp folder, SIGINT was
+    ignored (exit 0). Started with SIGINT ignored, as `sslat validate ... &` is."""
+    import signal
+    import time
+    if reference == "onnxruntime":
+        require_onnxruntime()
+    space, table = tiny_table
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    process = subprocess.Popen(
+        [sslat_command, "validate", "-c", "cpu", str(space), str(table), "-k", "300", "--runs", "200",
+         "--warmup", "1", "--reference", reference], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, TMPDIR=str(scratch), SSLAT_PYTHON=sys.executable),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    if reference == "onnxruntime":  # once the runner has started, the models are all in the folder
+        for line in process.stderr:
+            if line.startswith("[validate]"):
+                break
+    time.sleep(1.0)
+    assert process.poll() is None, "validate ended before the signal: give it more work"
+    process.send_signal(getattr(signal, signal_name))
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        pytest.fail("validate did not stop within 60 s of %s" % signal_name)
+    assert process.returncode == 4, process.stderr.read()
+    # (onnxruntime's import writes its own .ses file there: not ours)
+    left = [path.name for path in scratch.iterdir() if path.name.startswith("sslat")]
+    assert left == [], "left behind: %s" % left
