@@ -4,6 +4,7 @@
  * opcodes for dicts, lists, tuples, str, bytes, float, int, None, bool, the memo,
  * and the numpy float64 scalar (numpy ... scalar(dtype('f8'), bytes)) rebuilt
  * by hand. No other global is accepted and nothing is ever executed. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,10 +114,32 @@ static uint64_t little(const unsigned char *p, int n)
     return v;
 }
 
+/* Whether p[0..n) is what pickle decodes a str from: UTF-8 with Python's
+ * 'surrogatepass' (a surrogate's three bytes are accepted; overlong forms,
+ * stray continuation bytes and code points past U+10FFFF are not). */
+static bool pickle_utf8(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = p[i];
+        size_t length = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        if (!length || length > n - i) return false;
+        uint32_t code = length == 1 ? c : c & (0x7F >> length);
+        for (size_t k = 1; k < length; k++) {
+            if ((p[i + k] & 0xC0) != 0x80) return false;
+            code = code << 6 | (p[i + k] & 0x3F);
+        }
+        static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (code < least[length] || code > 0x10FFFF) return false;
+        i += length;
+    }
+    return true;
+}
+
 static bool push_text(machine *m, value_kind kind, size_t n)
 {
     if (n > SSLAT_MAX_PICKLE_STRING) return fail(m, "string longer than the format needs", NULL), false;
     const unsigned char *p = take(m, n);
+    if (p && kind == V_STR && !pickle_utf8(p, n)) return fail(m, "a str that is not UTF-8", NULL), false;
     value *v = p ? new_value(m, kind) : NULL;
     if (!v || !(v->text = malloc(n + 1))) return p ? (fail(m, "out of memory", NULL), false) : false;
     memcpy(v->text, p, n);
@@ -208,15 +231,36 @@ static bool reduce(machine *m)
     return m->status == SSLAT_OK && push(m, result);
 }
 
-/* BUILD on a dtype: the state (3, '<' | '>' | '|', …) gives the byte order. */
+static bool is_c_int(const value *v)
+{
+    return (v->kind == V_INT || v->kind == V_BOOL) && v->integer >= INT32_MIN && v->integer <= INT32_MAX;
+}
+
+/* BUILD on a dtype: numpy's dtype.__setstate__ for a plain float64, whose
+ * state is (version, byte order, subarray, [names,] fields, elsize, alignment
+ * [, flags [, metadata]]). What numpy refuses is refused here (a version
+ * outside 0..4, a byte order that is not one character, a non-int field);
+ * what would make it another dtype than float64 (a subarray, fields,
+ * metadata, flags: numpy reads a scalar with NPY_LIST_PICKLE or
+ * NPY_ITEM_IS_POINTER set differently) is refused too. The byte order '>' is
+ * big-endian. */
 static bool build(machine *m)
 {
     value *state = pop(m);
     if (!state || m->depth == 0) return false;
     value *target = m->stack[m->depth - 1];
-    if (target->kind != V_DTYPE || state->kind != V_TUPLE || state->count < 2 || state->items[1]->kind != V_STR)
-        return fail(m, "BUILD is only read on a numpy dtype", NULL), false;
-    target->integer = strcmp(state->items[1]->text, ">") == 0;
+    if (target->kind != V_DTYPE || state->kind != V_TUPLE || state->count < 6 || state->count > 9)
+        return fail(m, "BUILD is only read on a numpy dtype, with the state numpy writes", NULL), false;
+    value *const *item = state->items;
+    size_t n = state->count, ints_from = n == 6 ? 4 : 5, ints_to = n < 8 ? n : 8;
+    bool ok = is_c_int(item[0]) && item[0]->integer >= 0 && item[0]->integer <= 4 &&
+              (item[1]->kind == V_STR || item[1]->kind == V_BYTES) && item[1]->length == 1 &&
+              (unsigned char)item[1]->text[0] < 0x80 && item[2]->kind == V_NONE && item[3]->kind == V_NONE &&
+              (n == 6 || item[4]->kind == V_NONE) && (n < 8 || item[7]->integer == 0) &&
+              (n < 9 || item[8]->kind == V_NONE);
+    for (size_t i = ints_from; ok && i < ints_to; i++) ok = is_c_int(item[i]);
+    if (!ok) return fail(m, "a numpy dtype state that is not a plain float64's", NULL), false;
+    target->integer = item[1]->text[0] == '>';
     return true;
 }
 
@@ -231,7 +275,10 @@ static bool step(machine *m)
         if (!(p = take(m, 1))) return false;
         if (*p < 2 || *p > 5) return fail(m, "pickle protocol outside 2..5", NULL), false;
         return true;
-    case 0x95: return take(m, 8) != NULL; /* FRAME: a length hint */
+    case 0x95: /* FRAME: its bytes must all be there, as pickle.load requires (it reads the frame whole) */
+        if (!(p = take(m, 8))) return false;
+        if (little(p, 8) > m->size - m->at) return fail(m, "truncated (a FRAME longer than the rest of the file)", NULL), false;
+        return true;
     case '}': return push(m, new_value(m, V_DICT));
     case ']': return push(m, new_value(m, V_LIST));
     case ')': return push(m, new_value(m, V_TUPLE));

@@ -1,9 +1,12 @@
 """ENOT latency pickles written by Python: loaded by sslat, statistics equal
 Python's own, and sslat's exports load back in Python with identical values."""
+import io
 import itertools
+import pathlib
 import pickle
 import random
 import statistics
+import struct
 import subprocess
 
 import numpy
@@ -105,3 +108,82 @@ def test_pickles_that_would_run_code_are_refused(tmp_path):
             pickle.dumps({"latency_type": "x", "constant_latency": Evil(),
                           "operations_latencies": [[1.0]]}, protocol=2))
     assert "builtins" in str(caught.value) or "print" in str(caught.value)
+
+
+ENOT_DATA = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "enot"
+ALLOWED_GLOBALS = {("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar"), ("numpy", "dtype"),
+                   ("_codecs", "encode")}
+
+
+class OnlyTheGlobalsSslatReads(pickle.Unpickler):
+    """pickle.load with the same globals sslat allows (a mutation never runs code here either)."""
+
+    def find_class(self, module, name):
+        if (module, name) not in ALLOWED_GLOBALS:
+            raise pickle.UnpicklingError("refused %s.%s" % (module, name))
+        return super().find_class(module, name)
+
+
+def python_reads(data):
+    """(constant, table) as pickle.load reads data from a file, or the exception it raises."""
+    try:
+        d = OnlyTheGlobalsSslatReads(io.BufferedReader(io.BytesIO(data))).load()
+        return float(d["constant_latency"]), [[float(x) for x in block] for block in d["operations_latencies"]]
+    except Exception as error:  # what pickle, numpy or the dict's shape raise
+        return error
+
+
+def mutate(data, rng):
+    b = bytearray(data)
+    kind = rng.randrange(5) if b else 2
+    if kind == 0:
+        b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+    elif kind == 1:
+        b[rng.randrange(len(b))] = rng.randrange(256)
+    elif kind == 2:
+        b.insert(rng.randrange(len(b) + 1), rng.randrange(256))
+    elif kind == 3:
+        del b[rng.randrange(len(b))]
+    else:
+        del b[rng.randrange(len(b) + 1):]
+    return bytes(b)
+
+
+def test_every_mutation_sslat_accepts_pickle_load_reads_with_the_same_values():
+    """Differential (probe D11): sslat once accepted pickles pickle.load calls
+    truncated (a FRAME longer than the file) or not UTF-8, and numpy dtype
+    states numpy refuses. pickle is consulted only for what sslat accepted:
+    CPython's own unpickler can crash on some mutated protocol-5 pickles."""
+    rng = random.Random(11)
+    accepted = tried = 0
+    for path in sorted(ENOT_DATA.glob("*.pkl")):
+        original = path.read_bytes()
+        for _ in range(800):
+            data = mutate(original, rng)
+            if rng.random() < 0.3:
+                data = mutate(data, rng)
+            tried += 1
+            try:
+                container = sslat.SearchSpaceLatencyContainer.load_from_bytes(data)
+            except (sslat.SslatError, ValueError):
+                continue
+            accepted += 1
+            ours = (container.constant_latency, container.operations_latencies)
+            assert repr(python_reads(data)) == repr(ours), "%s mutated: %s" % (path.name, data.hex())
+    assert accepted > 100, "too few accepted mutations (%d of %d) to say anything" % (accepted, tried)
+
+
+def test_a_frame_longer_than_the_file_and_a_str_that_is_not_utf8_are_refused():
+    d = pickle.dumps({"latency_type": "mac", "constant_latency": 1.5, "operations_latencies": [[1.0, 2.0]]},
+                     protocol=4)
+    frame = d[:3] + struct.pack("<Q", struct.unpack_from("<Q", d, 3)[0] + 1) + d[11:]
+    assert isinstance(python_reads(frame), pickle.UnpicklingError)
+    with pytest.raises(sslat.SslatError, match="FRAME"):
+        sslat.SearchSpaceLatencyContainer.load_from_bytes(frame)
+    # the numpy scalar's byte order as one byte that is not UTF-8
+    numpy_pickle = pickle.dumps({"latency_type": "mac", "constant_latency": numpy.float64(1.5),
+                                 "operations_latencies": [[1.0]]}, protocol=4)
+    bad = numpy_pickle.replace(b"\x8c\x01<", b"\x8c\x01\xcd", 1)
+    assert bad != numpy_pickle and isinstance(python_reads(bad), UnicodeDecodeError)
+    with pytest.raises(sslat.SslatError, match="not UTF-8"):
+        sslat.SearchSpaceLatencyContainer.load_from_bytes(bad)
