@@ -2,7 +2,8 @@
 # The whole test suite: install and build (scripts/setup.sh), then ctest.
 #   bash scripts/test.sh            the normal build in build/
 #   bash scripts/test.sh --sanitize a second build in build-asan/ with ASan + UBSan
-#   bash scripts/test.sh --fuzz S   build the libFuzzer target with clang and fuzz S seconds
+#   bash scripts/test.sh --fuzz S [N]  build the libFuzzer targets with clang and run each
+#                                      for N inputs (default 10^6) or S seconds, the first to come
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-normal}
@@ -66,30 +67,46 @@ case "$mode" in
        "../$venv/bin/python" -m pytest -q -p no:cacheprovider ../python/tests/test_misuse.py)
     ;;
   --fuzz)
+    # Each libFuzzer target until RUNS inputs (default 1,000,000) or SECONDS
+    # have passed, whichever comes first; the library instrumented, ASan and
+    # UBSan on. One line per target: inputs run, edges reached, no crash.
     seconds=${2:-60}
-    bash scripts/setup.sh >/dev/null
+    runs=${3:-1000000}
+    bash scripts/setup.sh >/dev/null  # packages, and build/sslat for the table seeds
     CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSSLAT_FUZZ=ON \
       -DSSLAT_SANITIZE=ON -DSSLAT_CUDA=OFF -DSSLAT_MPI=OFF -DSSLAT_TESTS=OFF >/dev/null
-    cmake --build build-fuzz --target fuzz_loader fuzz_container fuzz_enot -j"$(nproc)"
-    # the loader: seeded with every example space
-    mkdir -p build-fuzz/corpus-loader build-fuzz/corpus-container
-    cp examples/*.json tests/data/*.json build-fuzz/corpus-loader/
-    build-fuzz/fuzz_loader -max_total_time="$seconds" -max_len=65536 -timeout=10 \
-      -print_final_stats=1 -dict=tests/fuzz_loader.dict build-fuzz/corpus-loader 2>&1 | tail -n 6
-    # the container reader: seeded with real containers of two spaces
-    build/sslat measure -c mac examples/fbnet.json -o build-fuzz/corpus-container/fbnet.sslat 2>/dev/null
-    build/sslat measure -c mac_thop tests/data/probe.json -o build-fuzz/corpus-container/probe.sslat 2>/dev/null
-    build-fuzz/fuzz_container -max_total_time="$seconds" -max_len=65536 -timeout=10 \
-      -print_final_stats=1 build-fuzz/corpus-container 2>&1 | tail -n 6
-    # the ENOT pickle reader: seeded with the pickles Python wrote
-    mkdir -p build-fuzz/corpus-enot
-    cp tests/data/enot/*.pkl build-fuzz/corpus-enot/
-    build-fuzz/fuzz_enot -max_total_time="$((seconds / 2))" -max_len=4096 -timeout=10 \
-      -print_final_stats=1 build-fuzz/corpus-enot 2>&1 | tail -n 6
-    echo "fuzz: no crash in ${seconds}s per target (${seconds}/2 s for the ENOT reader)"
+    cmake --build build-fuzz --target fuzz_loader fuzz_space_export fuzz_container fuzz_table_pair fuzz_enot \
+      -j"$(nproc)"
+    bash scripts/fuzz_seeds.sh build/sslat build-fuzz/seeds
+    fuzz_one() { # NAME MAX_LEN [libFuzzer options]: seeds from build-fuzz/seeds/NAME
+      local name=$1 max_len=$2 log=build-fuzz/$1.log corpus=build-fuzz/corpus-$1
+      shift 2
+      mkdir -p "$corpus"
+      if ! SSLAT_FUZZ_SPACES="$PWD/build-fuzz/seeds/spaces" build-fuzz/"$name" -runs="$runs" \
+           -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -print_final_stats=1 "$@" \
+           "$corpus" "build-fuzz/seeds/$name" >"$log" 2>&1; then
+        tail -n 40 "$log"
+        echo "fuzz: $name FAILED (its log: $log; the input that failed is in the folder it names)" >&2
+        exit 1
+      fi
+      local done_runs edges
+      done_runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+      edges=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+      printf 'fuzz: %-18s %10s inputs in at most %s s, %5s edges of the library reached, no crash\n' \
+        "$name" "$done_runs" "$seconds" "$edges"
+      if [ "${edges:-0}" -lt 200 ]; then  # a blind fuzzer reaches a handful (the harness alone)
+        echo "fuzz: $name reached only ${edges:-0} edges: is the library built with -fsanitize=fuzzer-no-link?" >&2
+        exit 1
+      fi
+    }
+    fuzz_one fuzz_loader 65536 -dict=tests/fuzz_loader.dict
+    fuzz_one fuzz_space_export 16384 -dict=tests/fuzz_loader.dict
+    fuzz_one fuzz_container 65536
+    fuzz_one fuzz_table_pair 131072
+    fuzz_one fuzz_enot 4096
     ;;
   *)
-    echo "usage: bash scripts/test.sh [--sanitize | --fuzz SECONDS]" >&2
+    echo "usage: bash scripts/test.sh [--sanitize | --fuzz SECONDS [RUNS]]" >&2
     exit 2
     ;;
 esac

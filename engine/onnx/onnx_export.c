@@ -17,6 +17,7 @@
 #include "base/file_io.h"
 #include "ir/space.h"
 #include "measure/parameters.h"
+#include "onnx/onnx_export.h"
 #include <onnx.pb-c.h> /* generated at build time from ONNX's onnx.proto (CMakeLists.txt) */
 
 /* protobuf's limit on one serialized message */
@@ -662,20 +663,35 @@ static sslat_status pack_model(const sslat_graph *g, const char *graph_name, uin
     return status;
 }
 
+sslat_status sslat_space_onnx_bytes(const sslat_space *space, const int32_t *arch, int32_t arch_length,
+                                    const sslat_onnx_options *options, uint8_t **bytes, size_t *size,
+                                    sslat_error *error)
+{
+    if (!space || !bytes || !size)
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "sslat_space_onnx_bytes: space, bytes and size are required");
+    *bytes = NULL;
+    *size = 0;
+    uint64_t seed = options && options->seed ? options->seed : SSLAT_DEFAULT_SEED;
+    sslat_graph whole;
+    sslat_status status = sslat_space_architecture_graph(space, arch, arch_length, &whole, error);
+    if (status == SSLAT_OK) status = pack_model(&whole, space->name, seed, bytes, size, error);
+    sslat_graph_release(&whole);
+    if (status != SSLAT_OK) sslat_error_prefix(error, "ONNX export of space '%s': ", space->name);
+    return status;
+}
+
 sslat_status sslat_space_export_onnx(const sslat_space *space, const int32_t *arch, int32_t arch_length,
                                      const sslat_onnx_options *options, const char *path, sslat_error *error)
 {
     if (!space || !path)
         return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "sslat_space_export_onnx: space and path are required");
-    uint64_t seed = options && options->seed ? options->seed : SSLAT_DEFAULT_SEED;
-    sslat_graph whole;
-    sslat_status status = sslat_space_architecture_graph(space, arch, arch_length, &whole, error);
     uint8_t *bytes = NULL;
     size_t size = 0;
-    if (status == SSLAT_OK) status = pack_model(&whole, space->name, seed, &bytes, &size, error);
-    if (status == SSLAT_OK) status = sslat_write_file_atomic(path, bytes, size, error);
+    sslat_status status = sslat_space_onnx_bytes(space, arch, arch_length, options, &bytes, &size, error);
+    if (status == SSLAT_OK) {
+        status = sslat_write_file_atomic(path, bytes, size, error);
+        if (status != SSLAT_OK) sslat_error_prefix(error, "ONNX export of space '%s': ", space->name);
+    }
     free(bytes);
-    sslat_graph_release(&whole);
-    if (status != SSLAT_OK) sslat_error_prefix(error, "ONNX export of space '%s': ", space->name);
     return status;
 }
