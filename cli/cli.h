@@ -24,6 +24,10 @@ enum {
 
 int cli_exit_code(sslat_status status);
 
+/* *slot = value for an option given at most once: a second -c or -o is
+ * refused (naming it), not silently the one that wins. */
+bool cli_set_once(const char **slot, const char *value, const char *verb, const char *option);
+
 /* From now on SIGINT and SIGTERM only set the returned flag (also when the
  * shell started the command with SIGINT ignored, as `cmd &` does): the run
  * stops at its next check, cleans up and exits CLI_INTERRUPTED. */

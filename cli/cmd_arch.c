@@ -1,6 +1,7 @@
 /* sslat arch: one architecture's latency with its per-block breakdown. */
 #include <getopt.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -67,7 +68,12 @@ int cmd_arch(int argc, char **argv)
         for (int32_t b = 0; b < length; b++)
             printf("%-6d %-18s %-5d %-26s %14.6g\n", b, sslat_container_block_name(c, b), arch[b],
                    sslat_container_candidate_label(c, b, arch[b]), sslat_container_latency(c, b, arch[b]));
-        printf("%-6s %-18s %-5s %-26s %14.6g\n", "", "total", "", "", total);
+        if (isfinite(total)) printf("%-6s %-18s %-5s %-26s %14.6g\n", "", "total", "", "", total);
+        else printf("%-6s %-18s %-5s %-26s %14s\n", "", "total", "", "", "overflow");
+    }
+    if (code == CLI_OK && !isfinite(total)) {
+        fprintf(stderr, "sslat arch: the total overflows a double: the table's values are too large to add\n");
+        code = CLI_FAILURE;
     }
     sslat_container_free(c);
     return code;

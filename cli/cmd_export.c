@@ -17,7 +17,7 @@ int cmd_export(int argc, char **argv)
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int format = 0, opt;
-    const char *output = "-";
+    const char *output = NULL; /* standard output when not given */
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:h", LONG, NULL)) != -1) {
         switch (opt) {
@@ -30,7 +30,7 @@ int cmd_export(int argc, char **argv)
             }
             format = opt;
             break;
-        case 'o': output = optarg; break;
+        case 'o': if (!cli_set_once(&output, optarg, "export", "-o")) return CLI_BAD_INPUT; break;
         case 'h':
             printf("usage: sslat export FILE --json|--csv|--enot [-o OUT]\n\n"
                    "JSON holds every field (doubles with 17 digits: sslat import rebuilds the same\n"
@@ -41,6 +41,7 @@ int cmd_export(int argc, char **argv)
         default: return CLI_BAD_INPUT;
         }
     }
+    if (!output) output = "-";
     if (optind + 1 != argc || !format || (format == OPT_ENOT && !strcmp(output, "-"))) {
         fprintf(stderr, "sslat export: expects a container file and --json, --csv or --enot -o OUT.pkl\n");
         return CLI_BAD_INPUT;

@@ -221,10 +221,10 @@ int cmd_measure(int argc, char **argv)
             continue;
         }
         switch (opt) {
-        case 'c': type = optarg; break;
-        case 'o': output = optarg; break;
-        case OPT_JSON: json = optarg; break;
-        case OPT_CSV: csv = optarg; break;
+        case 'c': if (!cli_set_once(&type, optarg, "measure", "-c")) return CLI_BAD_INPUT; break;
+        case 'o': if (!cli_set_once(&output, optarg, "measure", "-o")) return CLI_BAD_INPUT; break;
+        case OPT_JSON: if (!cli_set_once(&json, optarg, "measure", "--json")) return CLI_BAD_INPUT; break;
+        case OPT_CSV: if (!cli_set_once(&csv, optarg, "measure", "--csv")) return CLI_BAD_INPUT; break;
         case OPT_IGNORE: ignore = optarg; break;
         case OPT_MODE:
             if (strcmp(optarg, "fused") && strcmp(optarg, "eager")) {
@@ -282,6 +282,10 @@ int cmd_measure(int argc, char **argv)
     }
     if (optind < argc) {
         fprintf(stderr, "sslat measure: unexpected argument '%s'\n", argv[optind]);
+        return CLI_BAD_INPUT;
+    }
+    if (json && csv && !strcmp(json, "-") && !strcmp(csv, "-")) {
+        fprintf(stderr, "sslat measure: --json - and --csv - would mix two formats on standard output: one of them\n");
         return CLI_BAD_INPUT;
     }
 

@@ -118,7 +118,7 @@ int cmd_report(int argc, char **argv)
         case OPT_ARCH: arch_text = optarg; break;
         case OPT_SAMPLES: if (!cli_parse_int(optarg, "--samples", 10, 10000000, &samples)) return CLI_BAD_INPUT; break;
         case OPT_SEED: if (!cli_parse_int(optarg, "--seed", 0, INT32_MAX, &seed)) return CLI_BAD_INPUT; break;
-        case 'o': output = optarg; break;
+        case 'o': if (!cli_set_once(&output, optarg, "report", "-o")) return CLI_BAD_INPUT; break;
         case 'h': report_usage(); return CLI_OK;
         default: return CLI_BAD_INPUT;
         }

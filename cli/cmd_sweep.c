@@ -213,8 +213,8 @@ int cmd_sweep(int argc, char **argv)
     optind = 1;
     while ((opt = getopt_long(argc, argv, "c:o:h", LONG, NULL)) != -1) {
         switch (opt) {
-        case 'c': type = optarg; break;
-        case 'o': dir = optarg; break;
+        case 'c': if (!cli_set_once(&type, optarg, "sweep", "-c")) return CLI_BAD_INPUT; break;
+        case 'o': if (!cli_set_once(&dir, optarg, "sweep", "-o")) return CLI_BAD_INPUT; break;
         case OPT_BATCH: if ((n_batch = parse_list(optarg, "--batch", batches)) < 1) return CLI_BAD_INPUT; break;
         case OPT_RESOLUTION: if ((n_res = parse_list(optarg, "--resolution", resolutions)) < 1) return CLI_BAD_INPUT; break;
         case OPT_DTYPE: dtypes = optarg; break;

@@ -53,7 +53,7 @@ int cmd_validate(int argc, char **argv)
         CLI_DEVICE_LONG_OPTIONS,                       CLI_SPACE_LONG_OPTIONS,
         {NULL, 0, NULL, 0}};
     cli_space_args space_options = {0};
-    const char *type = "cpu";
+    const char *type = NULL; /* cpu when not given */
     int32_t k = 20, seed = 0, value = 0;
     const char *mode = NULL, *reference = "sslat";
     bool json = false, threads_given = false, channels_last = false;
@@ -78,7 +78,7 @@ int cmd_validate(int argc, char **argv)
             continue;
         }
         switch (opt) {
-        case 'c': type = optarg; break;
+        case 'c': if (!cli_set_once(&type, optarg, "validate", "-c")) return CLI_BAD_INPUT; break;
         case 'k': if (!cli_parse_int(optarg, "-k", 0, 10000, &k)) return CLI_BAD_INPUT; break;
         case OPT_SEED: if (!cli_parse_int(optarg, "--seed", 0, INT32_MAX, &seed)) return CLI_BAD_INPUT; break;
         case OPT_MODE: mode = optarg; break;
@@ -103,6 +103,7 @@ int cmd_validate(int argc, char **argv)
         fprintf(stderr, "sslat validate: --reference is sslat, onnxruntime or torch, got '%s'\n", reference);
         return CLI_BAD_INPUT;
     }
+    if (!type) type = "cpu";
     const sslat_calculator *calculator = sslat_calculator_find(type);
     if (!calculator || calculator->kind != SSLAT_CALC_TIMED) {
         fprintf(stderr, "sslat validate: -c is a timed calculator (cpu, cuda), got '%s'\n", type);

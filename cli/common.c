@@ -9,6 +9,16 @@
 #include "base/limits.h"
 #include "cli/cli.h"
 
+bool cli_set_once(const char **slot, const char *value, const char *verb, const char *option)
+{
+    if (*slot) {
+        fprintf(stderr, "sslat %s: %s is given twice ('%.80s', then '%.80s')\n", verb, option, *slot, value);
+        return false;
+    }
+    *slot = value;
+    return true;
+}
+
 static volatile int stop_flag = 0;
 
 static void request_stop(int signal_number)
@@ -80,7 +90,10 @@ bool cli_space_option(int opt, const char *value, cli_space_args *args, int *exi
             strcpy(height, value);
             strcpy(width, value);
         } else {
-            height[0] = width[0] = '\0';
+            fprintf(stderr, "sslat: --resolution takes H or HxW, whole numbers in 1..%d, got '%.40s%s'\n",
+                    SSLAT_MAX_SPATIAL, value, strlen(value) > 40 ? "..." : "");
+            *exit_code = CLI_BAD_INPUT;
+            return true;
         }
         if (!cli_parse_int(height, "--resolution height", 1, SSLAT_MAX_SPATIAL, &args->options.height) ||
             !cli_parse_int(width, "--resolution width", 1, SSLAT_MAX_SPATIAL, &args->options.width))
@@ -135,8 +148,18 @@ int32_t cli_parse_arch(const char *text, int32_t *arch, int32_t capacity)
         arch[length++] = (int32_t)value;
         p = end;
         while (*p == ' ') p++;
-        if (*p == ',') p++;
-        while (*p == ' ') p++;
+        if (*p == ',') {
+            p++;
+            while (*p == ' ') p++;
+            if (!*p || *p == ']') { /* "0,1," is refused, as every list is strict */
+                fprintf(stderr, "sslat: architecture '%.60s': a comma with no index after it\n", text);
+                return -1;
+            }
+        } else if (*p && *p != ']') {
+            fprintf(stderr, "sslat: architecture '%.60s%s': expected comma-separated candidate indices (at index %d)\n",
+                    text, strlen(text) > 60 ? "..." : "", length);
+            return -1;
+        }
     }
     if (*p == ']') p++;
     while (*p == ' ') p++;

@@ -1,4 +1,5 @@
 /* The sslat command: one verb per file under cli/. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,6 +39,9 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* past `ulimit -f` a write fails with EFBIG and is reported (the
+     * temporary removed), instead of SIGXFSZ killing the process silently */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return CLI_BAD_INPUT;

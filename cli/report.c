@@ -192,6 +192,11 @@ static sslat_status write_distribution(FILE *out, const report_input *in, double
 {
     const sslat_container *t = in->table;
     size_t n = (size_t)in->samples;
+    if (!isfinite(min) || !isfinite(max)) { /* sums past a double: no axis to draw them on */
+        fprintf(out, "<h2>Latency of random architectures</h2>\n<p>Not drawn: the table's sums overflow a double "
+                     "(min %g, max %g %s).</p>\n", min, max, sslat_container_unit(t));
+        return SSLAT_OK;
+    }
     double *samples = malloc((n + 1) * sizeof *samples);
     if (!samples) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for %zu samples", n);
     sslat_status status = sslat_sample_latencies(t, n, in->seed, samples, err);

@@ -30,9 +30,16 @@ sslat_status sslat_measure_space(const sslat_calculator *calculator, const sslat
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
                           "fuse_bn counts MACs as the network runs folded; the %s calculator times it "
                           "(its fused mode already folds BN into the conv)", calculator->name);
+    if ((options->ignore.ops || options->ignore.acts || (ignore_text && *ignore_text)) &&
+        calculator->kind != SSLAT_CALC_ANALYTIC)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "ignore leaves op kinds out of an analytic count; the %s "
+                          "calculator times whole subgraphs and cannot leave a part out", calculator->name);
     /* options only the cuda backend reads are refused elsewhere, not ignored:
      * device='cuda:0' on the cpu calculator is a mistake the user must see */
     bool cuda = !strcmp(calculator->name, "cuda");
+    if (!cuda && options->profile)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "profile (a cudaProfilerStart/Stop range per unit) applies "
+                          "to the cuda calculator only, not %s", calculator->name);
     if (!cuda && (options->device >= 0 || options->layout != SSLAT_LAYOUT_DEFAULT))
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "%s applies to the cuda calculator only, not %s",
                           options->device >= 0 ? "a device" : "a layout", calculator->name);

@@ -43,6 +43,21 @@ static char *copy_text(const char *text)
     return copy;
 }
 
+/* A path as a message shows it: a long one (4,000 bytes of "./") cut in its
+ * middle, so that the reason after it still fits the error's message. */
+typedef struct shown_text {
+    char text[200];
+} shown_text;
+
+static shown_text shown(const char *path)
+{
+    shown_text s;
+    size_t length = strlen(path);
+    if (length < sizeof s.text) snprintf(s.text, sizeof s.text, "%s", path);
+    else snprintf(s.text, sizeof s.text, "%.80s...%s", path, path + length - 100);
+    return s;
+}
+
 /* What path is and where it is written (nothing is changed yet). */
 static sslat_status classify(const char *path, target *t, sslat_error *err)
 {
@@ -50,9 +65,9 @@ static sslat_status classify(const char *path, target *t, sslat_error *err)
     if (!*path) return sslat_fail(err, SSLAT_ERR_IO, "an empty output path");
     struct stat followed, link;
     if (stat(path, &followed) != 0) {
-        if (errno != ENOENT) return sslat_fail(err, SSLAT_ERR_IO, "%s: %s", path, strerror(errno));
+        if (errno != ENOENT) return sslat_fail(err, SSLAT_ERR_IO, "%s: %s", shown(path).text, strerror(errno));
         if (lstat(path, &link) == 0 && S_ISLNK(link.st_mode))
-            return sslat_fail(err, SSLAT_ERR_IO, "%s: a symbolic link to nothing: refusing to guess where to write", path);
+            return sslat_fail(err, SSLAT_ERR_IO, "%s: a symbolic link to nothing: refusing to guess where to write", shown(path).text);
         t->kind = TARGET_REPLACE;
         t->final = copy_text(path);
     } else if (S_ISREG(followed.st_mode)) {
@@ -63,10 +78,10 @@ static sslat_status classify(const char *path, target *t, sslat_error *err)
         t->kind = TARGET_DIRECT; /* a pipe, a terminal, /dev/null: never replaced by a file */
         t->final = copy_text(path);
     } else {
-        return sslat_fail(err, SSLAT_ERR_IO, "%s: %s: refusing to write there", path,
+        return sslat_fail(err, SSLAT_ERR_IO, "%s: %s: refusing to write there", shown(path).text,
                           S_ISDIR(followed.st_mode) ? "is a directory" : "not a regular file, a FIFO or a character device");
     }
-    return t->final ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "%s: out of memory", path);
+    return t->final ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "%s: out of memory", shown(path).text);
 }
 
 sslat_status sslat_check_writable(const char *path, bool *direct, sslat_error *err)
@@ -82,13 +97,13 @@ sslat_status sslat_check_writable(const char *path, bool *direct, sslat_error *e
         const char *slash = strrchr(t.final, '/');
         char *folder = slash ? strndup(t.final, (size_t)(slash - t.final) + (slash == t.final)) : copy_text(".");
         struct stat st;
-        if (!folder) status = sslat_fail(err, SSLAT_ERR_NOMEM, "%s: out of memory", path);
+        if (!folder) status = sslat_fail(err, SSLAT_ERR_NOMEM, "%s: out of memory", shown(path).text);
         else if (stat(folder, &st) != 0)
-            status = sslat_fail(err, SSLAT_ERR_IO, "%s: its folder %s: %s", path, folder, strerror(errno));
+            status = sslat_fail(err, SSLAT_ERR_IO, "%s: its folder %s: %s", shown(path).text, shown(folder).text, strerror(errno));
         else if (!S_ISDIR(st.st_mode))
-            status = sslat_fail(err, SSLAT_ERR_IO, "%s: %s is not a folder", path, folder);
+            status = sslat_fail(err, SSLAT_ERR_IO, "%s: %s is not a folder", shown(path).text, shown(folder).text);
         else if (access(folder, W_OK | X_OK) != 0)
-            status = sslat_fail(err, SSLAT_ERR_IO, "%s: its folder %s is not writable: %s", path, folder, strerror(errno));
+            status = sslat_fail(err, SSLAT_ERR_IO, "%s: its folder %s is not writable: %s", shown(path).text, shown(folder).text, strerror(errno));
         free(folder);
     }
     free(t.final);
@@ -102,13 +117,13 @@ static sslat_status prepare(target *t, const void *data, size_t size, sslat_erro
     const char *slash = strrchr(t->final, '/');
     size_t folder = slash ? (size_t)(slash - t->final) + 1 : 0;
     t->temp = malloc(folder + sizeof ".sslat-tmp-XXXXXX");
-    if (!t->temp) return sslat_fail(err, SSLAT_ERR_NOMEM, "%s: out of memory", t->final);
+    if (!t->temp) return sslat_fail(err, SSLAT_ERR_NOMEM, "%s: out of memory", shown(t->final).text);
     memcpy(t->temp, t->final, folder);
     strcpy(t->temp + folder, ".sslat-tmp-XXXXXX");
     int fd = mkstemp(t->temp);
     if (fd < 0) {
         sslat_status status = sslat_fail(err, SSLAT_ERR_IO, "%s: cannot create a temporary file beside it: %s",
-                                         t->final, strerror(errno));
+                                         shown(t->final).text, strerror(errno));
         free(t->temp);
         t->temp = NULL;
         return status;
@@ -121,7 +136,7 @@ static sslat_status prepare(target *t, const void *data, size_t size, sslat_erro
         unlink(t->temp);
         free(t->temp);
         t->temp = NULL;
-        return sslat_fail(err, SSLAT_ERR_IO, "%s: cannot write: %s", t->final, strerror(saved));
+        return sslat_fail(err, SSLAT_ERR_IO, "%s: cannot write: %s", shown(t->final).text, strerror(saved));
     }
     return SSLAT_OK;
 }
@@ -130,14 +145,14 @@ static sslat_status commit(const target *t, const void *data, size_t size, sslat
 {
     if (t->kind == TARGET_REPLACE) {
         if (rename(t->temp, t->final) != 0)
-            return sslat_fail(err, SSLAT_ERR_IO, "%s: cannot write: %s", t->final, strerror(errno));
+            return sslat_fail(err, SSLAT_ERR_IO, "%s: cannot write: %s", shown(t->final).text, strerror(errno));
         return SSLAT_OK;
     }
     int fd = open(t->final, O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return sslat_fail(err, SSLAT_ERR_IO, "%s: cannot open: %s", t->final, strerror(errno));
+    if (fd < 0) return sslat_fail(err, SSLAT_ERR_IO, "%s: cannot open: %s", shown(t->final).text, strerror(errno));
     int saved = write_all(fd, data, size);
     if (close(fd) != 0 && !saved) saved = errno;
-    return saved ? sslat_fail(err, SSLAT_ERR_IO, "%s: cannot write: %s", t->final, strerror(saved)) : SSLAT_OK;
+    return saved ? sslat_fail(err, SSLAT_ERR_IO, "%s: cannot write: %s", shown(t->final).text, strerror(saved)) : SSLAT_OK;
 }
 
 sslat_status sslat_write_files_atomic(const sslat_output *outputs, size_t n, sslat_error *err)
@@ -181,7 +196,7 @@ sslat_status sslat_read_file(const char *path, size_t max_bytes, char **data, si
     *data = NULL;
     *size = 0;
     FILE *file = fopen(path, "rb");
-    if (!file) return sslat_fail(err, SSLAT_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (!file) return sslat_fail(err, SSLAT_ERR_IO, "%s: cannot open: %s", shown(path).text, strerror(errno));
     /* grow as it reads: a size from fstat means nothing for pipes and devices */
     char *buffer = NULL;
     size_t capacity = 0, used = 0;
@@ -193,8 +208,8 @@ sslat_status sslat_read_file(const char *path, size_t max_bytes, char **data, si
             char *grown = next > capacity ? realloc(buffer, next + 1) : NULL;
             if (!grown) {
                 status = used > max_bytes
-                             ? sslat_fail(err, SSLAT_ERR_LIMIT, "%s: larger than the %zu-byte limit", path, max_bytes)
-                             : sslat_fail(err, SSLAT_ERR_NOMEM, "%s: out of memory", path);
+                             ? sslat_fail(err, SSLAT_ERR_LIMIT, "%s: larger than the %zu-byte limit", shown(path).text, max_bytes)
+                             : sslat_fail(err, SSLAT_ERR_NOMEM, "%s: out of memory", shown(path).text);
                 break;
             }
             buffer = grown;
@@ -203,7 +218,7 @@ sslat_status sslat_read_file(const char *path, size_t max_bytes, char **data, si
         size_t got = fread(buffer + used, 1, capacity - used, file);
         used += got;
         if (got == 0) {
-            if (ferror(file)) status = sslat_fail(err, SSLAT_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+            if (ferror(file)) status = sslat_fail(err, SSLAT_ERR_IO, "%s: cannot read: %s", shown(path).text, strerror(errno));
             break;
         }
     }
@@ -212,7 +227,7 @@ sslat_status sslat_read_file(const char *path, size_t max_bytes, char **data, si
         free(buffer);
         return status;
     }
-    if (!buffer && !(buffer = malloc(1))) return sslat_fail(err, SSLAT_ERR_NOMEM, "%s: out of memory", path);
+    if (!buffer && !(buffer = malloc(1))) return sslat_fail(err, SSLAT_ERR_NOMEM, "%s: out of memory", shown(path).text);
     buffer[used] = '\0';
     *data = buffer;
     *size = used;

@@ -36,6 +36,16 @@ sslat_status sslat_ignore_parse(const char *list, sslat_ignore_set *out, sslat_e
     if (strlen(list) >= sizeof copy)
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "ignore list is too long");
     strcpy(copy, list);
+    /* strict, as every list: "batchnorm,,act" and a trailing comma are refused */
+    for (const char *item = list;; item++) {
+        const char *end = strchr(item, ',');
+        size_t length = end ? (size_t)(end - item) : strlen(item);
+        if (strspn(item, " ") >= length)
+            return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "ignore: '%s' has an empty item (names separated by commas)",
+                              list);
+        if (!end) break;
+        item = end;
+    }
     char *save = NULL;
     for (char *name = strtok_r(copy, ", ", &save); name; name = strtok_r(NULL, ", ", &save)) {
         int op = sslat_op_from_name(name);

@@ -48,6 +48,7 @@ typedef struct loader {
     layer_decl *decls;
     int32_t n_decls;
     int64_t total_candidates; /* after repeats, checked against the limit while parsing */
+    int64_t largest_architecture; /* operations of the largest architecture: one graph holds them all */
     bool in_sequence;         /* parsing an element of a candidate sequence: "from" is its own */
 } loader;
 
@@ -425,6 +426,20 @@ static sslat_status check_sources(loader *L, const layer_decl *decl)
     return SSLAT_OK;
 }
 
+/* A row's "name" is what `from` finds it by: unique, and not "input" (which
+ * names the network's input). */
+static sslat_status check_name(loader *L, const layer_decl *decl, int32_t row)
+{
+    if (strcmp(decl->name, "input") == 0)
+        return fail_at(L, decl->path, SSLAT_ERR_SPACE, "name \"input\" is the network's input in \"from\": "
+                       "give this layer another name");
+    for (int32_t r = 0; r < row; r++)
+        if (strcmp(L->decls[r].name, decl->name) == 0)
+            return fail_at(L, decl->path, SSLAT_ERR_SPACE, "name '%s' is layers[%d]'s too: \"from\" finds a layer "
+                           "by a name only it has", decl->name, r);
+    return SSLAT_OK;
+}
+
 static sslat_status parse_layer_body(loader *L, const char *path, json_t *value, layer_decl *decl);
 
 static sslat_status parse_layer(loader *L, const char *path, json_t *value, layer_decl *decl)
@@ -436,6 +451,7 @@ static sslat_status parse_layer(loader *L, const char *path, json_t *value, laye
     if (status == SSLAT_OK && from) status = parse_sources(L, path, from, L->n_decls - 1, "a layer",
                                                                  parse_from_entry, decl->from_row, &decl->n_from);
     if (status == SSLAT_OK) status = check_sources(L, decl);
+    if (status == SSLAT_OK && decl->name[0]) status = check_name(L, decl, L->n_decls - 1);
     return status;
 }
 
@@ -687,6 +703,15 @@ static sslat_status expand_decl(loader *L, const layer_decl *decl, int32_t copy,
             return fail_at(L, path, SSLAT_ERR_LIMIT, "the space has more than %d operations",
                            SSLAT_MAX_TOTAL_NODES);
     }
+    /* the whole network is one graph (ONNX export, parameter counts, the
+     * context runs): refused now, not by the first command that builds it */
+    int32_t largest = 0;
+    for (int32_t c = 0; c < decl->n_candidates; c++)
+        if (layer->candidates[c].graph.count > largest) largest = layer->candidates[c].graph.count;
+    L->largest_architecture += largest;
+    if (L->largest_architecture > SSLAT_MAX_GRAPH_NODES)
+        return fail_at(L, decl->path, SSLAT_ERR_LIMIT, "the largest architecture reaches %lld operations here, past "
+                       "the %d one network graph holds", (long long)L->largest_architecture, SSLAT_MAX_GRAPH_NODES);
     /* every candidate must give the same output shape */
     sslat_shape first = sslat_graph_output(&layer->candidates[0].graph);
     for (int32_t c = 1; c < decl->n_candidates; c++) {
@@ -874,7 +899,7 @@ sslat_status sslat_space_load_string(const char *text, size_t length, const char
     if (!out) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "out must not be NULL");
     *out = NULL;
     if (!text) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "text must not be NULL");
-    loader L = {source_name ? source_name : "<string>", error, NULL, 0, 0, false};
+    loader L = {.source = source_name ? source_name : "<string>", .err = error};
     if (length > (size_t)SSLAT_MAX_FILE_BYTES)
         return fail_at(&L, "", SSLAT_ERR_LIMIT, "%zu bytes (limit %ld)", length,
                        SSLAT_MAX_FILE_BYTES);

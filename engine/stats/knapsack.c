@@ -23,8 +23,10 @@ static sslat_status check_pair(const sslat_container *latency, const sslat_conta
             return sslat_fail(error, SSLAT_ERR_SPACE, "block %d: %d candidates in the value table, %d in the latency table",
                               b, value->n_candidates[b], latency->n_candidates[b]);
     if (latency->space_hash && value->space_hash && latency->space_hash != value->space_hash)
-        return sslat_fail(error, SSLAT_ERR_SPACE, "the tables come from different spaces ('%s' and '%s')",
-                          latency->space_name, value->space_name);
+        return sslat_fail(error, SSLAT_ERR_SPACE, "the tables come from different spaces or inputs ('%s' on "
+                          "%dx%dx%dx%d and '%s' on %dx%dx%dx%d)", latency->space_name, latency->input[0],
+                          latency->input[1], latency->input[2], latency->input[3], value->space_name,
+                          value->input[0], value->input[1], value->input[2], value->input[3]);
     return SSLAT_OK;
 }
 

@@ -93,7 +93,26 @@ static sslat_status import_root(json_t *root, sslat_container **out, sslat_error
     if (!json_is_object(root) || json_integer_value(json_object_get(root, "sslat_container")) != 1)
         return sslat_fail(error, SSLAT_ERR_PARSE,
                           "JSON container: not an sslat container export (\"sslat_container\": 1)");
+    static const char *const KEYS[] = {"sslat_container", "latency_type", "unit", "metadata", "space",
+                                       "constant_latency", "constant_stats", "operations_latencies",
+                                       "operations_stats", "blocks"};
+    const char *key;
+    json_t *field;
+    json_object_foreach(root, key, field) {
+        size_t k = 0;
+        while (k < sizeof KEYS / sizeof KEYS[0] && strcmp(key, KEYS[k]) != 0) k++;
+        if (k == sizeof KEYS / sizeof KEYS[0])
+            return sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: unknown key \"%.60s\" (a typo would be lost "
+                              "silently)", key);
+    }
     json_t *type = json_object_get(root, "latency_type");
+    json_t *unit = json_object_get(root, "unit");
+    if (json_is_string(type) && unit &&
+        (!json_is_string(unit) || !sslat_latency_type_unit(json_string_value(type)) ||
+         strcmp(json_string_value(unit), sslat_latency_type_unit(json_string_value(type))) != 0))
+        return sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: unit does not match latency_type '%.40s' (%s)",
+                          json_string_value(type), sslat_latency_type_unit(json_string_value(type))
+                                                       ? sslat_latency_type_unit(json_string_value(type)) : "unknown");
     json_t *values = json_object_get(root, "operations_latencies");
     json_t *stats = json_object_get(root, "operations_stats");
     json_t *constant = json_object_get(root, "constant_latency");
@@ -205,6 +224,10 @@ static sslat_status import_root(json_t *root, sslat_container **out, sslat_error
                         status = sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: space.input[%d] must be a dimension", i);
                     else c->input[i] = (int32_t)json_integer_value(d);
                 }
+                /* as the binary reader: all zero (no space) or no zero */
+                bool some_zero = !c->input[0] || !c->input[1] || !c->input[2] || !c->input[3];
+                if (status == SSLAT_OK && some_zero && (c->input[0] || c->input[1] || c->input[2] || c->input[3]))
+                    status = sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: space.input has a zero dimension");
             }
         }
     }

@@ -425,13 +425,26 @@ static const value *dict_get(const value *d, const char *key)
     return found;
 }
 
+/* A dict key for a message: the whole str, a NUL byte shown as \x00 (not cut there). */
+static const char *show_key(const value *key, char *shown, size_t size)
+{
+    if (key->kind != V_STR) return "(not a str)";
+    size_t at = 0;
+    shown[0] = '\0';
+    for (size_t i = 0; i < key->length && at + 5 < size; i++)
+        at += (size_t)(key->text[i] ? snprintf(shown + at, size - at, "%c", key->text[i])
+                                    : snprintf(shown + at, size - at, "\\x00"));
+    return shown;
+}
+
 static sslat_status to_container(machine *m, const value *root, sslat_container **out)
 {
     if (root->kind != V_DICT) return fail(m, "the pickle is not a dict", NULL);
     for (size_t i = 0; i + 1 < root->count; i += 2) {
         const value *key = root->items[i];
+        char shown[128];
         if (!text_is(key, "latency_type") && !text_is(key, "constant_latency") && !text_is(key, "operations_latencies"))
-            return fail(m, "unexpected key in the dict: ", key->kind == V_STR ? key->text : "(not a str)");
+            return fail(m, "unexpected key in the dict: ", show_key(key, shown, sizeof shown));
     }
     const value *type = dict_get(root, "latency_type"), *constant = dict_get(root, "constant_latency");
     const value *ops = dict_get(root, "operations_latencies");
