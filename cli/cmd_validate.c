@@ -174,9 +174,12 @@ int cmd_validate(int argc, char **argv)
                                    o.warmup_iterations, o.run_iterations, channels_last || nhwc,
                                    cuda && o.mode == SSLAT_MODE_FUSED, !o.cold, o.seed};
         sslat_error err;
-        sslat_status status = sslat_validation_plan(space, table, k, (uint64_t)seed, &v, &err);
-        if (status != SSLAT_OK) fprintf(stderr, "sslat validate: %s\n", err.message);
-        code = status != SSLAT_OK ? cli_exit_code(status) : cli_reference_measure(space, &v, &r, runtime, sizeof runtime);
+        code = cli_reference_available(reference); /* the install hint, before any model is written */
+        if (code == CLI_OK && sslat_validation_plan(space, table, k, (uint64_t)seed, &v, &err) != SSLAT_OK) {
+            fprintf(stderr, "sslat validate: %s\n", err.message);
+            code = cli_exit_code(err.status);
+        }
+        if (code == CLI_OK) code = cli_reference_measure(space, &v, &r, runtime, sizeof runtime);
         if (code == CLI_OK && sslat_validation_finish(&v, &err) != SSLAT_OK) {
             fprintf(stderr, "sslat validate: %s\n", err.message);
             code = CLI_FAILURE;

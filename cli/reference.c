@@ -169,7 +169,10 @@ static int run_python(const char *python, const char *runner, const char *manife
     case 0: return CLI_OK;
     case 3: return CLI_UNAVAILABLE; /* the runtime is missing: the runner said what to install */
     case 2: return CLI_BAD_INPUT;
-    default: return CLI_FAILURE;
+    default:
+        fprintf(stderr, "sslat validate: the reference runner (%s) failed with exit status %d\n", python,
+                WEXITSTATUS(status));
+        return CLI_FAILURE;
     }
 }
 

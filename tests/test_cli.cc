@@ -508,3 +508,93 @@ TEST(ShowIr, EveryCandidateWithItsNodesAndShapes)
 }
 
 } // namespace
+
+namespace {
+
+// The third probe's Low list: options that do not apply, repeated or mixed
+// outputs, lists with empty items, long values: each refused with a message
+// that names it, exit 2, nothing written.
+TEST_F(Cli, OptionsThatDoNotApplyRepeatOrMixAreRefusedByName)
+{
+    std::string fbnet = example_path("fbnet.json");
+    const struct {
+        std::string args, says;
+    } cases[] = {
+        {"measure -c cpu " + fbnet + " --ignore batchnorm -o " + dir + "/x.sslat", "ignore leaves op kinds out"},
+        {"measure -c cpu " + fbnet + " --profile -o " + dir + "/x.sslat", "cuda calculator only"},
+        {"measure -c mac -c cpu " + fbnet + " -o " + dir + "/x.sslat", "-c is given twice"},
+        {"measure -c mac " + fbnet + " -o " + dir + "/x.sslat -o " + dir + "/y.sslat", "-o is given twice"},
+        {"measure -c mac " + fbnet + " --json - --csv -", "two formats on standard output"},
+        {"sweep " + fbnet + " -c mac -o " + dir + "/a -o " + dir + "/b", "-o is given twice"},
+        {"measure -c mac " + fbnet + " --ignore batchnorm,,act -o " + dir + "/x.sslat", "empty item"},
+        {"measure -c mac " + fbnet + " --ignore batchnorm, -o " + dir + "/x.sslat", "empty item"},
+        {"export-onnx " + fbnet + " --arch 0,0, -o " + dir + "/x.onnx", "a comma with no index"},
+        {"show " + fbnet + " --resolution 1234567890123456789012345678901234567890", "--resolution takes H or HxW"},
+    };
+    for (const auto &c : cases) {
+        Result r = run(c.args);
+        EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;
+    }
+    struct stat st;
+    for (const char *name : {"x.sslat", "y.sslat", "x.sslat.journal", "x.onnx", "a", "b"})
+        EXPECT_NE(stat((dir + "/" + name).c_str(), &st), 0) << name << " was written";
+}
+
+TEST_F(Cli, GraphRowNamesAreUniqueAndNeverInput)
+{
+    const struct {
+        std::string layers, says;
+    } cases[] = {
+        {R"({"op": "conv", "c": 8, "name": "a"}, {"op": "conv", "c": 8, "name": "a"})", "is layers[0]'s too"},
+        {R"({"op": "conv", "c": 8, "name": "input"})", "network's input"},
+    };
+    for (const auto &c : cases) {
+        Result r = run("show " + write("g.json", space_json(c.layers)));
+        EXPECT_EQ(r.code, 2) << c.layers << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    }
+    // one network graph holds 4,096 operations: a longer one is refused at load, by every verb alike
+    std::string rows = "\"cn_c8\"";
+    for (int i = 1; i < 1400; i++) rows += ", \"cn_c8\"";
+    Result r = run("show " + write("long.json", space_json(rows)));
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("past the 4096 one network graph holds"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, TablesWithAZeroInputOrUnknownJsonKeysAreRefused)
+{
+    std::string table = dir + "/t.sslat", json = dir + "/t.json";
+    ASSERT_EQ(run("measure -c mac " + example_path("fbnet.json") + " -o " + table + " --json " + json).code, 0);
+    std::string text = read_all(json);
+    const struct {
+        std::string from, to, says;
+    } edits[] = {
+        {"\"sslat_container\": 1,", "\"sslat_container\": 1, \"units\": \"ms\",", "unknown key"},
+        {"\"unit\": \"MMAC\"", "\"unit\": \"ms\"", "unit does not match"},
+        {"\"input\": [\n   1,", "\"input\": [\n   0,", "zero dimension"},
+    };
+    for (const auto &e : edits) {
+        size_t at = text.find(e.from);
+        ASSERT_NE(at, std::string::npos) << e.from;
+        std::string edited = text;
+        edited.replace(at, e.from.size(), e.to);
+        Result r = run("import " + write("e.json", edited) + " -o " + dir + "/e.sslat");
+        EXPECT_EQ(r.code, 2) << e.to << "\n" << r.err;
+        EXPECT_NE(r.err.find(e.says), std::string::npos) << r.err;
+    }
+}
+
+TEST_F(Cli, AWritePastTheFileSizeLimitSaysSoAndLeavesNoTemporary)
+{
+    // SIGXFSZ once killed every writer silently (exit 153) and left .sslat-tmp-*
+    std::string keep = write("keep.sslat", "the previous table");
+    Result r = run("measure -c mac " + example_path("mobilenet_v2_space.json") + " -o " + keep + " --json " + dir +
+                   "/t.json", "ulimit -f 1;");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+    EXPECT_EQ(read_all(keep), "the previous table");
+    EXPECT_EQ(std::system(("ls -a " + dir + " | grep -q sslat-tmp").c_str()) == 0, false) << "a temporary was left";
+}
+
+} // namespace

@@ -202,6 +202,10 @@ sslat_status sslat_journal_open(const char *path, sslat_journal_mode mode, uint6
         put64(header + 4, fingerprint);
         status = write_record(j, header, HEADER_PAYLOAD, err);
         if (status == SSLAT_OK) status = sslat_journal_sync(j, err);
+        if (status != SSLAT_OK) { /* a full disk: the file holds no record, so nothing is lost with it */
+            sslat_journal_close(j, true);
+            return status;
+        }
     }
     if (status != SSLAT_OK) {
         sslat_journal_close(j, false);

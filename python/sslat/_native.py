@@ -221,6 +221,20 @@ def int32(value, what, low=-2**31):
     return value
 
 
+def seed64(value, what="seed"):
+    """A seed that C reads as uint64_t: refused (not wrapped) outside [0, 2**64 - 1]; None is 0 (the default)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            value = value.__index__()
+        except (AttributeError, TypeError):
+            raise TypeError("%s must be an integer, not %s" % (what, type(value).__name__)) from None
+    if not 0 <= value <= 2**64 - 1:
+        raise ValueError("%s must be in [0, 2**64 - 1] (0: the default), got %d" % (what, value))
+    return value
+
+
 class Handle:
     """One pointer the library allocated, owned once.
 
@@ -235,17 +249,26 @@ class Handle:
         self._free = free
         self._what = what
         self._lock = threading.RLock()
+        self._successor = None  # the handle that replaced this one (a space reloaded at another input)
 
     @contextlib.contextmanager
     def use(self):
         with self._lock:
-            if not self._pointer:
-                raise ValueError("this %s was freed (its __del__ ran); it cannot be used" % self._what)
-            yield self._pointer
+            if self._pointer:
+                yield self._pointer
+                return
+            successor = self._successor
+        if successor is None:
+            raise ValueError("this %s was freed (its __del__ ran); it cannot be used" % self._what)
+        # a caller that read the object's handle just before it was replaced
+        # goes on with the replacement, not with an error for a live object
+        with successor.use() as pointer:
+            yield pointer
 
-    def release(self):
+    def release(self, successor=None):
         with self._lock:
             pointer, self._pointer = self._pointer, None
+            self._successor = successor
             if pointer:
                 self._free(pointer)
 

@@ -75,8 +75,9 @@ class SearchSpace(_native.HandleOwner):
                          ctypes.byref(options), ctypes.byref(handle))
         else:
             _native.call(lib.sslat_space_load_default, ctypes.byref(options), ctypes.byref(handle))
-        self._free()
-        self._handle = _native.Handle(handle, lib.sslat_space_free, "SearchSpace")
+        old, self._handle = getattr(self, "_handle", None), _native.Handle(handle, lib.sslat_space_free, "SearchSpace")
+        if old is not None:
+            old.release(successor=self._handle)  # a reader holding the old handle goes on with this one
         self._overrides = (batch, height, width)
 
     def _reshape(self, batch, height, width):
@@ -235,7 +236,7 @@ class SearchSpace(_native.HandleOwner):
             chosen = []
         values = (ctypes.c_int32 * max(len(chosen), 1))(*[_native.int32(i, "arch[%d]" % k)
                                                            for k, i in enumerate(chosen)])
-        options = _native.OnnxOptions(seed or 0)
+        options = _native.OnnxOptions(_native.seed64(seed))
         with self._handle.use() as pointer:
             _native.call(lib.sslat_space_export_onnx, pointer, values, len(chosen), ctypes.byref(options),
                          _native.encode(os.fspath(path), "path"))

@@ -248,3 +248,39 @@ def test_per_sample_by_default_as_enot(tiny_space):
     halves = sslat.initialize_latency("mac", tiny_space, inputs=(4, 3, 32, 32),
                                       get_base_samples=lambda inputs, keyword_inputs: 2)
     assert sslat.max_latency(halves) == pytest.approx(sslat.max_latency(per_batch) / 2, rel=1e-12)
+
+
+def test_seeds_outside_64_bits_are_refused_not_wrapped(tmp_path, tiny_space):
+    """Probe (Low): to_onnx(seed=-1) was seed 2**64 - 1 and seed=2**64 the default."""
+    arch = [0] * tiny_space.block_count
+    for seed in (-1, 2**64, 1.5, "7"):
+        with pytest.raises((ValueError, TypeError)):
+            tiny_space.to_onnx(arch, tmp_path / "x.onnx", seed=seed)
+    assert not (tmp_path / "x.onnx").exists()
+    try:
+        tiny_space.to_onnx(arch, tmp_path / "ok.onnx", seed=2**64 - 1)
+    except sslat.SslatError as error:  # a build without ONNX export says so
+        assert "ONNX" in str(error)
+
+
+def test_reading_a_space_while_another_thread_gives_it_new_inputs_never_sees_it_freed():
+    """Probe (Low): a reader racing initialize_latency(space, inputs=...) got
+    'this SearchSpace was freed' for a live space (the reload swaps its handle)."""
+    space = sslat.SearchSpace(EXAMPLES / "proxylessnas.json")
+    errors, stop = [], threading.Event()
+
+    def read():
+        while not stop.is_set():
+            try:
+                space.block_count
+                space.input_shape
+            except ValueError as error:
+                errors.append(str(error))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    for i in range(40):
+        sslat.initialize_latency("mac", space, (1, 3, 160 + 32 * (i % 3), 160 + 32 * (i % 3)))
+    stop.set()
+    reader.join(timeout=30)
+    assert errors == []

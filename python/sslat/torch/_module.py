@@ -131,5 +131,6 @@ def to_module(space: SearchSpace, arch: Optional[Sequence[int]] = None, seed: in
     """Architecture arch of space as an nn.Module with the space's seeded
     weights (seed 0: the calculators' default), in eval mode: the found
     architecture, to train or export. Its output is the network's last one."""
+    from .._native import seed64
     graph = space.architecture_graph(list(arch) if arch is not None else None)
-    return Architecture(graph, seed).eval()
+    return Architecture(graph, seed64(seed)).eval()
