@@ -28,6 +28,22 @@ bool exists(const std::string &p)
     return lstat(p.c_str(), &st) == 0;
 }
 
+// What arrives through the FIFO at fifo while write() runs (a reader thread).
+template <class Writer> std::string through_fifo(const std::string &fifo, Writer write)
+{
+    std::string received;
+    std::thread reader([&] {
+        int fd = open(fifo.c_str(), O_RDONLY);
+        char buffer[4096];
+        ssize_t n;
+        while (fd >= 0 && (n = read(fd, buffer, sizeof buffer)) > 0) received.append(buffer, (size_t)n);
+        if (fd >= 0) close(fd);
+    });
+    write();
+    reader.join();
+    return received;
+}
+
 TEST_F(Outputs, AnOutputThatIsAnInputIsRefusedAndTheInputKept)
 {
     std::string space = write("space.json", read_all(example_path("proxylessnas.json")));
@@ -93,16 +109,10 @@ TEST_F(Outputs, ADeviceNodeOrAFifoStaysWhatItIs)
     }
     // a FIFO: the CSV arrives through it and it stays a FIFO
     ASSERT_EQ(mkfifo(path("fifo").c_str(), 0600), 0);
-    std::string received;
-    std::thread reader([&] {
-        int fd = open(path("fifo").c_str(), O_RDONLY);
-        char buffer[4096];
-        ssize_t n;
-        while (fd >= 0 && (n = read(fd, buffer, sizeof buffer)) > 0) received.append(buffer, (size_t)n);
-        if (fd >= 0) close(fd);
+    Result r;
+    std::string received = through_fifo(path("fifo"), [&] {
+        r = run("measure -c mac " + example_path("proxylessnas.json") + " --csv " + path("fifo"));
     });
-    Result r = run("measure -c mac " + example_path("proxylessnas.json") + " --csv " + path("fifo"));
-    reader.join();
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(received.rfind("block,block_name", 0), 0u);
     struct stat st;
@@ -258,16 +268,8 @@ TEST_F(Outputs, AFifoOrDeviceOutputKeepsNoJournalBesideIt)
     // a private FIFO (and a private null device when run as root)
     std::string space = example_path("proxylessnas.json");
     ASSERT_EQ(mkfifo(path("fifo").c_str(), 0600), 0);
-    std::string received;
-    std::thread reader([&] {
-        int fd = open(path("fifo").c_str(), O_RDONLY);
-        char buffer[4096];
-        ssize_t n;
-        while (fd >= 0 && (n = read(fd, buffer, sizeof buffer)) > 0) received.append(buffer, (size_t)n);
-        if (fd >= 0) close(fd);
-    });
-    Result r = run("measure -c mac " + space + " -o " + path("fifo"));
-    reader.join();
+    Result r;
+    std::string received = through_fifo(path("fifo"), [&] { r = run("measure -c mac " + space + " -o " + path("fifo")); });
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(received.rfind("\x89SSLAT", 0), 0u) << "the table came through the FIFO";
     EXPECT_FALSE(exists(path("fifo.journal")));
