@@ -141,16 +141,22 @@ static int write_summary(const char *dir, const char *suffix, const point_result
 }
 
 /* DIR, made when missing and locked for this run: a second sweep into it
- * would mix its tables and summary with this one's. */
+ * would mix its tables and summary with this one's. The lock is a file per
+ * shard (DIR/.sslat-sweep[-I-of-N].lock), so the shards of one sweep (a Slurm
+ * array) run side by side while two whole sweeps do not. */
 typedef struct sweep_folder {
-    int fd;       /* holds the lock (flock, released when closed) */
+    int fd;       /* the lock file, flock'ed (released when closed) */
     bool created; /* made by this run: removed again if the run leaves it empty */
     const char *path;
+    char lock[1024];
 } sweep_folder;
 
 static void close_folder(sweep_folder *f)
 {
-    if (f->fd >= 0) close(f->fd);
+    if (f->fd >= 0) {
+        unlink(f->lock); /* still held: the next run makes its own */
+        close(f->fd);
+    }
     if (f->created) rmdir(f->path); /* only when empty: a refused or failed first point leaves nothing */
 }
 
@@ -159,24 +165,25 @@ static void close_folder(sweep_folder *f)
 static int open_folder(const char *dir, const char *suffix, const point_result *rows, int total,
                        const char *space_path, sweep_folder *f)
 {
-    *f = (sweep_folder){-1, false, dir};
+    *f = (sweep_folder){.fd = -1, .path = dir};
+    snprintf(f->lock, sizeof f->lock, "%s/.sslat-sweep%s.lock", dir, suffix);
     if (mkdir(dir, 0755) == 0) f->created = true;
     else if (errno != EEXIST) {
         fprintf(stderr, "sslat sweep: cannot create %s: %s\n", dir, strerror(errno));
         return CLI_FAILURE;
     }
-    f->fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (f->fd < 0) {
-        fprintf(stderr, "sslat sweep: -o %s: %s\n", dir, strerror(errno));
+    int fd = open(f->lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        fprintf(stderr, "sslat sweep: -o %s: cannot make its lock %s: %s\n", dir, f->lock, strerror(errno));
         close_folder(f);
-        return CLI_BAD_INPUT;
-    }
-    if (flock(f->fd, LOCK_EX | LOCK_NB) != 0) {
-        fprintf(stderr, "sslat sweep: another sweep is writing into %s: wait for it, or give another -o\n", dir);
-        close(f->fd);
-        f->fd = -1;
         return CLI_FAILURE;
     }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        fprintf(stderr, "sslat sweep: another sweep is writing into %s: wait for it, or give another -o\n", dir);
+        close(fd); /* its lock file is the other run's */
+        return CLI_FAILURE;
+    }
+    f->fd = fd;
     char **paths = calloc((size_t)total + 2, sizeof *paths);
     int code = paths ? CLI_OK : CLI_FAILURE;
     for (int k = 0; code == CLI_OK && k < total + 2; k++) {

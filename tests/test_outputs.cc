@@ -310,7 +310,7 @@ TEST_F(Outputs, TwoSweepsIntoOneFolderAreNotMixed)
 {
     // probe D12: the folder is locked for the run, as a journal is; the lock is held here
     ASSERT_EQ(mkdir(path("sw").c_str(), 0755), 0);
-    int fd = open(path("sw").c_str(), O_RDONLY | O_DIRECTORY);
+    int fd = open(path("sw/.sslat-sweep.lock").c_str(), O_RDWR | O_CREAT, 0644);
     ASSERT_GE(fd, 0);
     ASSERT_EQ(flock(fd, LOCK_EX), 0);
     Result r = run("sweep " + example_path("fbnet.json") + " -c mac_thop --batch 1,2 -o " + path("sw"));
@@ -318,10 +318,15 @@ TEST_F(Outputs, TwoSweepsIntoOneFolderAreNotMixed)
     EXPECT_NE(r.err.find("another sweep is writing into"), std::string::npos) << r.err;
     EXPECT_FALSE(exists(path("sw/summary.csv")));
     EXPECT_FALSE(exists(path("sw/b1_r224_fp32.sslat")));
+    // the shards of one sweep (a Slurm array) are not each other's competitors
+    r = run("sweep " + example_path("fbnet.json") + " -c mac_thop --batch 1,2 --shard 0/2 -o " + path("sw"));
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(exists(path("sw/summary-0-of-2.csv")));
     close(fd);
     r = run("sweep " + example_path("fbnet.json") + " -c mac_thop --batch 1,2 -o " + path("sw"));
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(exists(path("sw/summary.csv")));
+    EXPECT_FALSE(exists(path("sw/.sslat-sweep-0-of-2.lock"))) << "a finished run leaves no lock file";
 }
 
 TEST_F(Outputs, SweepListsAreStrict)
