@@ -193,3 +193,17 @@ def test_a_signal_stops_validate_with_exit_4_and_removes_its_models(tiny_table, 
     # (onnxruntime's import writes its own .ses file there: not ours)
     left = [path.name for path in scratch.iterdir() if path.name.startswith("sslat")]
     assert left == [], "left behind: %s" % left
+
+
+def test_many_architectures_leave_no_model_behind(tiny_table, sslat_command, tmp_path):
+    """Probe D6: the workspace once tracked 64 files, so -k 70 left its models in /tmp."""
+    require_onnxruntime()
+    space, table = tiny_table
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    result = subprocess.run([sslat_command, "validate", "-c", "cpu", str(space), str(table), "-k", "70", "--runs", "1",
+                             "--warmup", "0", "--reference", "onnxruntime", "--json"], capture_output=True, text=True,
+                            env=dict(os.environ, TMPDIR=str(scratch), SSLAT_PYTHON=sys.executable))
+    assert result.returncode == 0, result.stderr
+    assert len(json.loads(result.stdout)["architectures"]) == 72
+    assert [path.name for path in scratch.iterdir() if path.name.startswith("sslat")] == []
