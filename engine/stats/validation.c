@@ -149,8 +149,9 @@ sslat_status sslat_validation_finish(sslat_validation *v, sslat_error *err)
     sslat_status status = predicted && measured ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     for (int r = 0; status == SSLAT_OK && r < v->n; r++) {
         if (!(v->rows[r].measured > 0))
-            status = sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "architecture '%s' has no positive measured time",
-                                v->rows[r].label);
+            status = sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "architecture '%s' measured %g ms: a relative error "
+                                "needs a positive time (an architecture that runs nothing, every block a skip, has "
+                                "none to compare)", v->rows[r].label, v->rows[r].measured);
         predicted[r] = v->rows[r].predicted;
         measured[r] = v->rows[r].measured;
     }
