@@ -38,3 +38,4 @@ for space in $spaces; do
   pair "$t.part1.sslat" "$t.part1.sslat" "$out/fuzz_table_pair/$name.twice"     # a duplicate part
 done
 pair "$out/tables/fbnet.mac.sslat" "$out/tables/proxylessnas.mac.sslat" "$out/fuzz_table_pair/two-spaces"
+cp tests/data/fuzz/*.pair "$out/fuzz_table_pair/"  # what the fuzzer once found (regressions)

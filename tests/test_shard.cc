@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -116,3 +118,27 @@ TEST(Shard, ThreePartsMergeToTheUnshardedTable)
 }
 
 }  // namespace
+
+// Found by fuzz_table_pair: two valid parts whose fixed layers add up past a
+// double made a merged table that could not be read back. The pair file is
+// the fuzzer's input (u32 length of the first part, the first, the second).
+TEST(Shard, PartsWhoseConstantOverflowsAreRefusedNotMergedIntoAnUnreadableTable)
+{
+    std::ifstream in(std::string(SSLAT_TEST_DATA_DIR) + "/fuzz/merge-overflowing-constant.pair", std::ios::binary);
+    std::string pair((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_GT(pair.size(), 4u);
+    const uint8_t *bytes = reinterpret_cast<const uint8_t *>(pair.data());
+    size_t first = bytes[0] | bytes[1] << 8 | bytes[2] << 16 | (size_t)bytes[3] << 24;
+    ASSERT_LE(first, pair.size() - 4);
+    sslat_container *a = nullptr, *b = nullptr, *whole = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_container_load_from_bytes(bytes + 4, first, &a, &err), SSLAT_OK) << err.message;
+    ASSERT_EQ(sslat_container_load_from_bytes(bytes + 4 + first, pair.size() - 4 - first, &b, &err), SSLAT_OK)
+        << err.message;
+    const sslat_container *parts[] = {a, b};
+    EXPECT_EQ(sslat_container_merge(parts, 2, &whole, &err), SSLAT_ERR_LIMIT);
+    EXPECT_EQ(whole, nullptr);
+    EXPECT_NE(std::string(err.message).find("too large to add"), std::string::npos) << err.message;
+    sslat_container_free(a);
+    sslat_container_free(b);
+}

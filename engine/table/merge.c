@@ -153,6 +153,10 @@ sslat_status sslat_container_merge(const sslat_container *const *parts, size_t n
         if (owners != 1)
             status = sslat_fail(error, SSLAT_ERR_SPACE, "fixed layer %d is measured by %d parts (must be 1)", f, owners);
     }
+    char why[96];
+    if (status == SSLAT_OK && !sslat_entry_valid(&constant, why, sizeof why)) /* found by fuzz_table_pair */
+        status = sslat_fail(error, SSLAT_ERR_LIMIT, "the parts' fixed layers add up to a constant part that is no "
+                            "valid entry (%s): their values are too large to add", why);
     if (status == SSLAT_OK) whole->constant = constant;
     /* what only later parts recorded (their units' implementations) joins the
      * table; what the parts recorded differently is kept per part, so a
