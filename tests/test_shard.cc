@@ -142,3 +142,21 @@ TEST(Shard, PartsWhoseConstantOverflowsAreRefusedNotMergedIntoAnUnreadableTable)
     sslat_container_free(a);
     sslat_container_free(b);
 }
+
+// Found by the fourth probe: a fixed identity after a timed layer (["cn_c8",
+// "skip"]) took the constant's sample count to 0 while its value stayed, and
+// measure -c cpu refused its own table ("0 samples but a value").
+TEST(Shard, APartThatNeverRunsDoesNotTakeTheSampleCountToZero)
+{
+    sslat_entry timed = {2.0, 2.0, 2.0, 0.1, 1.9, 2.2, 10};
+    sslat_entry never_ran = {0, 0, 0, 0, 0, 0, 0};
+    for (bool identity_first : {false, true}) {
+        sslat_entry total;
+        sslat_entry_accumulate(&total, identity_first ? &never_ran : &timed, true);
+        sslat_entry_accumulate(&total, identity_first ? &timed : &never_ran, false);
+        EXPECT_EQ(total.samples, 10u);
+        EXPECT_EQ(total.value, 2.0);
+        char why[96];
+        EXPECT_TRUE(sslat_entry_valid(&total, why, sizeof why)) << why;
+    }
+}

@@ -48,7 +48,9 @@ void sslat_entry_accumulate(sslat_entry *total, const sslat_entry *e, bool first
     total->stddev = sqrt(total->stddev * total->stddev + e->stddev * e->stddev);
     total->min += e->min;
     total->max += e->max;
-    if (e->samples < total->samples) total->samples = e->samples;
+    /* the fewest samples of what ran: a part that never runs (an identity,
+     * 0 samples, all figures 0) adds nothing, nor takes the count to 0 */
+    if (e->samples > 0 && (total->samples == 0 || e->samples < total->samples)) total->samples = e->samples;
 }
 
 bool sslat_entry_valid(const sslat_entry *entry, char *why, size_t why_size)
