@@ -141,50 +141,60 @@ static int write_summary(const char *dir, const char *suffix, const point_result
 }
 
 /* DIR, made when missing and locked for this run: a second sweep into it
- * would mix its tables and summary with this one's. The lock is a file per
- * shard (DIR/.sslat-sweep[-I-of-N].lock), so the shards of one sweep (a Slurm
- * array) run side by side while two whole sweeps do not. */
+ * would mix its tables and summary with this one's. A whole sweep holds
+ * DIR/.sslat-sweep.lock exclusively; a shard holds it shared and its own
+ * DIR/.sslat-sweep-I-of-N.lock exclusively, so the shards of one sweep (a
+ * Slurm array) run side by side while a whole sweep and anything else do not. */
 typedef struct sweep_folder {
-    int fd;       /* the lock file, flock'ed (released when closed) */
-    bool created; /* made by this run: removed again if the run leaves it empty */
+    int common, own; /* flock'ed lock files (released when closed), or -1 */
+    bool created;    /* made by this run: removed again if the run leaves it empty */
     const char *path;
-    char lock[1024];
+    char common_lock[1024], own_lock[1024];
 } sweep_folder;
 
 static void close_folder(sweep_folder *f)
 {
-    if (f->fd >= 0) {
-        unlink(f->lock); /* still held: the next run makes its own */
-        close(f->fd);
+    if (f->own >= 0) {
+        unlink(f->own_lock); /* still held: the next run makes its own */
+        close(f->own);
+    }
+    if (f->common >= 0) {
+        if (!f->own_lock[0]) unlink(f->common_lock); /* held exclusively: no other run uses it */
+        close(f->common);
     }
     if (f->created) rmdir(f->path); /* only when empty: a refused or failed first point leaves nothing */
 }
 
-/* Make and lock DIR, then refuse a point table or summary that is the space
- * file itself (the space would be overwritten by a table). */
+static int lock_file(const char *path, int how, const char *dir)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        fprintf(stderr, "sslat sweep: -o %s: cannot make its lock %s: %s\n", dir, path, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, how | LOCK_NB) != 0) {
+        fprintf(stderr, "sslat sweep: another sweep is writing into %s: wait for it, or give another -o\n", dir);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Make DIR, refuse an output (a point table, a summary, a lock) that is the
+ * space file itself, then lock DIR. */
 static int open_folder(const char *dir, const char *suffix, const point_result *rows, int total,
                        const char *space_path, sweep_folder *f)
 {
-    *f = (sweep_folder){.fd = -1, .path = dir};
-    snprintf(f->lock, sizeof f->lock, "%s/.sslat-sweep%s.lock", dir, suffix);
+    *f = (sweep_folder){.common = -1, .own = -1, .path = dir};
+    snprintf(f->common_lock, sizeof f->common_lock, "%s/.sslat-sweep.lock", dir);
+    if (*suffix) snprintf(f->own_lock, sizeof f->own_lock, "%s/.sslat-sweep%s.lock", dir, suffix);
     if (mkdir(dir, 0755) == 0) f->created = true;
     else if (errno != EEXIST) {
         fprintf(stderr, "sslat sweep: cannot create %s: %s\n", dir, strerror(errno));
         return CLI_FAILURE;
     }
-    int fd = open(f->lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        fprintf(stderr, "sslat sweep: -o %s: cannot make its lock %s: %s\n", dir, f->lock, strerror(errno));
-        close_folder(f);
-        return CLI_FAILURE;
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        fprintf(stderr, "sslat sweep: another sweep is writing into %s: wait for it, or give another -o\n", dir);
-        close(fd); /* its lock file is the other run's */
-        return CLI_FAILURE;
-    }
-    f->fd = fd;
-    char **paths = calloc((size_t)total + 2, sizeof *paths);
+    int n = total + 4;
+    char **paths = calloc((size_t)n, sizeof *paths);
     int code = paths ? CLI_OK : CLI_FAILURE;
     for (int k = 0; code == CLI_OK && k < total + 2; k++) {
         const char *name = k < total ? rows[k].name : "summary";
@@ -193,9 +203,14 @@ static int open_folder(const char *dir, const char *suffix, const point_result *
         if (!(paths[k] = malloc(size))) code = CLI_FAILURE;
         else snprintf(paths[k], size, "%s/%s%s%s", dir, name, k < total ? "" : suffix, extension);
     }
+    const char *locks[] = {f->common_lock, f->own_lock[0] ? f->own_lock : NULL};
     if (code == CLI_OK) code = cli_check_paths("sweep", &space_path, 1, (const char *const *)paths, (size_t)total + 2);
-    for (int k = 0; paths && k < total + 2; k++) free(paths[k]);
+    if (code == CLI_OK) code = cli_check_paths("sweep", &space_path, 1, locks, 2);
+    for (int k = 0; paths && k < n; k++) free(paths[k]);
     free(paths);
+    if (code == CLI_OK && (f->common = lock_file(f->common_lock, *suffix ? LOCK_SH : LOCK_EX, dir)) < 0)
+        code = CLI_FAILURE;
+    if (code == CLI_OK && *suffix && (f->own = lock_file(f->own_lock, LOCK_EX, dir)) < 0) code = CLI_FAILURE;
     if (code != CLI_OK) close_folder(f);
     return code;
 }

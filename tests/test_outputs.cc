@@ -291,7 +291,7 @@ TEST_F(Outputs, ASweepNeverOverwritesItsOwnSpace)
     // probe D5: a space file named like a point table or the summary, inside -o DIR
     ASSERT_EQ(mkdir(path("sw").c_str(), 0755), 0);
     const std::string space_text = read_all(example_path("proxylessnas.json"));
-    for (const char *name : {"b1_r224_fp32.sslat", "summary.csv", "summary.jsonl"}) {
+    for (const char *name : {"b1_r224_fp32.sslat", "summary.csv", "summary.jsonl", ".sslat-sweep.lock"}) {
         std::string space = write((std::string("sw/") + name).c_str(), space_text);
         Result r = run("sweep " + space + " -c mac --batch 1 --resolution 224 -o " + path("sw"));
         EXPECT_EQ(r.code, 2) << name << "\n" << r.err;
@@ -318,15 +318,27 @@ TEST_F(Outputs, TwoSweepsIntoOneFolderAreNotMixed)
     EXPECT_NE(r.err.find("another sweep is writing into"), std::string::npos) << r.err;
     EXPECT_FALSE(exists(path("sw/summary.csv")));
     EXPECT_FALSE(exists(path("sw/b1_r224_fp32.sslat")));
-    // the shards of one sweep (a Slurm array) are not each other's competitors
+    // nor does a shard of another sweep
+    r = run("sweep " + example_path("fbnet.json") + " -c mac_thop --batch 1,2 --shard 0/2 -o " + path("sw"));
+    EXPECT_EQ(r.code, 1) << r.err;
+    close(fd);
+    // the shards of one sweep (a Slurm array) are not each other's competitors: shard 1/2 is held here
+    fd = open(path("sw/.sslat-sweep.lock").c_str(), O_RDWR | O_CREAT, 0644);
+    int shard = open(path("sw/.sslat-sweep-1-of-2.lock").c_str(), O_RDWR | O_CREAT, 0644);
+    ASSERT_EQ(flock(fd, LOCK_SH), 0);
+    ASSERT_EQ(flock(shard, LOCK_EX), 0);
     r = run("sweep " + example_path("fbnet.json") + " -c mac_thop --batch 1,2 --shard 0/2 -o " + path("sw"));
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(exists(path("sw/summary-0-of-2.csv")));
+    EXPECT_FALSE(exists(path("sw/.sslat-sweep-0-of-2.lock"))) << "a finished shard leaves no lock file of its own";
+    r = run("sweep " + example_path("fbnet.json") + " -c mac_thop --batch 1,2 --shard 1/2 -o " + path("sw"));
+    EXPECT_EQ(r.code, 1) << "the same shard twice: " << r.err;
+    close(shard);
     close(fd);
     r = run("sweep " + example_path("fbnet.json") + " -c mac_thop --batch 1,2 -o " + path("sw"));
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(exists(path("sw/summary.csv")));
-    EXPECT_FALSE(exists(path("sw/.sslat-sweep-0-of-2.lock"))) << "a finished run leaves no lock file";
+    EXPECT_FALSE(exists(path("sw/.sslat-sweep.lock"))) << "a finished whole sweep leaves no lock file";
 }
 
 TEST_F(Outputs, SweepListsAreStrict)
