@@ -39,7 +39,7 @@ int cmd_export_onnx(int argc, char **argv)
             continue;
         }
         switch (opt) {
-        case OPT_ARCH: arch_text = optarg; break;
+        case OPT_ARCH: if (!cli_set_once(&arch_text, optarg, "export-onnx", "--arch")) return CLI_BAD_INPUT; break;
         case 'o': if (!cli_set_once(&output, optarg, "export-onnx", "-o")) return CLI_BAD_INPUT; break;
         case OPT_SEED: if (!cli_parse_int(optarg, "--seed", 1, INT32_MAX, &seed)) return CLI_BAD_INPUT; break;
         case 'h': export_onnx_usage(); return CLI_OK;

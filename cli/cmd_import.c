@@ -19,8 +19,9 @@ int cmd_import(int argc, char **argv)
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:h", LONG, NULL)) != -1) {
-        if (opt == 'o') output = optarg;
-        else if (opt == 'h') {
+        if (opt == 'o') {
+            if (!cli_set_once(&output, optarg, "import", "-o")) return CLI_BAD_INPUT;
+        } else if (opt == 'h') {
             printf("usage: sslat import FILE.json -o OUT.sslat\n\n"
                    "Rebuilds a binary container from a JSON export (sslat export --json).\n");
             return CLI_OK;
@@ -68,10 +69,13 @@ int cmd_import_enot(int argc, char **argv)
             if (space_code) return space_code;
             continue;
         }
-        if (opt == 'o') output = optarg;
-        else if (opt == OPT_SPACE) space_args.path = optarg;
-        else if (opt == OPT_AS) relabel = optarg;
-        else if (opt == 'h') {
+        if (opt == 'o') {
+            if (!cli_set_once(&output, optarg, "import-enot", "-o")) return CLI_BAD_INPUT;
+        } else if (opt == OPT_SPACE) {
+            if (!cli_set_once(&space_args.path, optarg, "import-enot", "--space")) return CLI_BAD_INPUT;
+        } else if (opt == OPT_AS) {
+            if (!cli_set_once(&relabel, optarg, "import-enot", "--as")) return CLI_BAD_INPUT;
+        } else if (opt == 'h') {
             printf("usage: sslat import-enot FILE.pkl -o OUT.sslat [--space SPACE] [--as TYPE]\n\n"
                    "Reads an ENOT latency pickle (a dict of latency_type, constant_latency and\n"
                    "operations_latencies; floats or numpy float64) with a strict reader that runs no\n"

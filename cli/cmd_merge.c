@@ -14,8 +14,9 @@ int cmd_merge(int argc, char **argv)
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:h", LONG, NULL)) != -1) {
-        if (opt == 'o') output = optarg;
-        else if (opt == 'h') {
+        if (opt == 'o') {
+            if (!cli_set_once(&output, optarg, "merge", "-o")) return CLI_BAD_INPUT;
+        } else if (opt == 'h') {
             printf("usage: sslat merge PART.sslat... -o OUT.sslat\n\n"
                    "Checks that the parts come from one run (space, latency type, calculator options),\n"
                    "that shards 0..N-1 are each there once and every entry is measured exactly once,\n"

@@ -74,6 +74,11 @@ bool cli_parse_int(const char *text, const char *what, int64_t lo, int64_t hi, i
 
 bool cli_space_option(int opt, const char *value, cli_space_args *args, int *exit_code)
 {
+    if ((opt == CLI_OPT_BATCH && args->options.batch) || (opt == CLI_OPT_RESOLUTION && args->options.height)) {
+        fprintf(stderr, "sslat: %s is given twice\n", opt == CLI_OPT_BATCH ? "--batch" : "--resolution");
+        *exit_code = CLI_BAD_INPUT;
+        return true;
+    }
     if (opt == CLI_OPT_BATCH) {
         if (!cli_parse_int(value, "--batch", 1, SSLAT_MAX_BATCH, &args->options.batch))
             *exit_code = CLI_BAD_INPUT;

@@ -377,6 +377,8 @@ static sslat_status parse_from_entry(loader *L, const char *path, json_t *value,
 {
     if (json_is_string(value)) {
         const char *name = json_string_value(value);
+        if (!*name) /* unnamed rows have the name "": it must never find one of them */
+            return fail_at(L, path, SSLAT_ERR_SPACE, "from \"\": an empty name names no layer");
         if (strcmp(name, "input") == 0) {
             *target = -1;
             return SSLAT_OK;
@@ -430,6 +432,8 @@ static sslat_status check_sources(loader *L, const layer_decl *decl)
  * names the network's input). */
 static sslat_status check_name(loader *L, const layer_decl *decl, int32_t row)
 {
+    if (strcmp(decl->name, "") == 0)
+        return fail_at(L, decl->path, SSLAT_ERR_SPACE, "name \"\": a name is one or more characters");
     if (strcmp(decl->name, "input") == 0)
         return fail_at(L, decl->path, SSLAT_ERR_SPACE, "name \"input\" is the network's input in \"from\": "
                        "give this layer another name");
@@ -451,7 +455,8 @@ static sslat_status parse_layer(loader *L, const char *path, json_t *value, laye
     if (status == SSLAT_OK && from) status = parse_sources(L, path, from, L->n_decls - 1, "a layer",
                                                                  parse_from_entry, decl->from_row, &decl->n_from);
     if (status == SSLAT_OK) status = check_sources(L, decl);
-    if (status == SSLAT_OK && decl->name[0]) status = check_name(L, decl, L->n_decls - 1);
+    json_t *name = json_is_object(value) ? json_object_get(value, "name") : NULL;
+    if (status == SSLAT_OK && (decl->name[0] || json_is_string(name))) status = check_name(L, decl, L->n_decls - 1);
     return status;
 }
 
@@ -776,6 +781,14 @@ static sslat_status expand_all(loader *L, const sslat_expand_context *context, s
     }
     free(shapes);
     free(row_output);
+    /* a repeated block's generated name ("s.1") may be another row's own: a
+     * table would show two blocks by one name */
+    for (int32_t b = 0; status == SSLAT_OK && b < space->n_blocks; b++)
+        for (int32_t other = 0; status == SSLAT_OK && other < b; other++)
+            if (!strcmp(sslat_space_block_layer(space, b)->name, sslat_space_block_layer(space, other)->name))
+                status = fail_at(L, "layers", SSLAT_ERR_SPACE, "blocks %d and %d are both named '%s' (a repeated "
+                                 "block's copies are named NAME.1, NAME.2, …)", other, b,
+                                 sslat_space_block_layer(space, b)->name);
     return status;
 }
 

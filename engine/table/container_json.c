@@ -62,6 +62,26 @@ sslat_status sslat_container_export_json(const sslat_container *c, char **text, 
 
 /* ---- import -------------------------------------------------------------------------- */
 
+/* Every key of object must be one of keys: an unknown one (a typo, a field of
+ * another tool) is refused, at any depth, not dropped silently. */
+static sslat_status only_keys(json_t *object, const char *const *keys, size_t n, const char *path, sslat_error *error)
+{
+    const char *key;
+    json_t *field;
+    json_object_foreach(object, key, field) {
+        size_t k = 0;
+        while (k < n && strcmp(key, keys[k]) != 0) k++;
+        if (k == n)
+            return sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: unknown key \"%.60s\" in %s (a typo would "
+                              "be lost silently)", key, path);
+    }
+    return SSLAT_OK;
+}
+
+#define ONLY_KEYS(object, path, ...)                                                                        \
+    only_keys(object, (const char *const[]){__VA_ARGS__}, sizeof((const char *const[]){__VA_ARGS__}) /     \
+                                                          sizeof(const char *), path, error)
+
 static sslat_status read_stats(json_t *stats, double value, const char *path, sslat_entry *e,
                                sslat_error *error)
 {
@@ -69,6 +89,8 @@ static sslat_status read_stats(json_t *stats, double value, const char *path, ss
     if (!stats) return SSLAT_OK; /* values only: an analytic-style entry */
     if (!json_is_object(stats))
         return sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: %s must be an object", path);
+    sslat_status status = ONLY_KEYS(stats, path, "median", "mean", "stddev", "min", "max", "samples");
+    if (status != SSLAT_OK) return status;
     struct { const char *key; double *field; } reals[] = {
         {"median", &e->median}, {"mean", &e->mean}, {"stddev", &e->stddev},
         {"min", &e->min},       {"max", &e->max},
@@ -93,18 +115,10 @@ static sslat_status import_root(json_t *root, sslat_container **out, sslat_error
     if (!json_is_object(root) || json_integer_value(json_object_get(root, "sslat_container")) != 1)
         return sslat_fail(error, SSLAT_ERR_PARSE,
                           "JSON container: not an sslat container export (\"sslat_container\": 1)");
-    static const char *const KEYS[] = {"sslat_container", "latency_type", "unit", "metadata", "space",
-                                       "constant_latency", "constant_stats", "operations_latencies",
-                                       "operations_stats", "blocks"};
-    const char *key;
-    json_t *field;
-    json_object_foreach(root, key, field) {
-        size_t k = 0;
-        while (k < sizeof KEYS / sizeof KEYS[0] && strcmp(key, KEYS[k]) != 0) k++;
-        if (k == sizeof KEYS / sizeof KEYS[0])
-            return sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: unknown key \"%.60s\" (a typo would be lost "
-                              "silently)", key);
-    }
+    sslat_status checked = ONLY_KEYS(root, "the top level", "sslat_container", "latency_type", "unit", "metadata",
+                                     "space", "constant_latency", "constant_stats", "operations_latencies",
+                                     "operations_stats", "blocks");
+    if (checked != SSLAT_OK) return checked;
     json_t *type = json_object_get(root, "latency_type");
     json_t *unit = json_object_get(root, "unit");
     if (json_is_string(type) && unit &&
@@ -200,6 +214,7 @@ static sslat_status import_root(json_t *root, sslat_container **out, sslat_error
     }
 
     json_t *space = json_object_get(root, "space");
+    if (status == SSLAT_OK && json_is_object(space)) status = ONLY_KEYS(space, "space", "name", "hash", "input");
     if (status == SSLAT_OK && space) {
         json_t *name = json_object_get(space, "name"), *hash = json_object_get(space, "hash");
         json_t *input = json_object_get(space, "input");
@@ -243,6 +258,8 @@ static sslat_status import_root(json_t *root, sslat_container **out, sslat_error
             for (int32_t b = 0; status == SSLAT_OK && b < c->n_blocks; b++) {
                 json_t *block = json_array_get(names, (size_t)b);
                 json_t *cands = json_object_get(block, "candidates");
+                if (json_is_object(block) && (status = ONLY_KEYS(block, "blocks[]", "name", "candidates")) != SSLAT_OK)
+                    break;
                 if (!json_is_string(json_object_get(block, "name")) || !json_is_array(cands) ||
                     json_array_size(cands) != (size_t)c->n_candidates[b]) {
                     status = sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: blocks[%d] needs a name and one label per candidate", b);
