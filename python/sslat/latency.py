@@ -33,16 +33,23 @@ def available_calculators() -> List[str]:
 def _shape_of(inputs):
     """A shape tuple from a shape, anything with .shape (a tensor, an array), or
     ENOT's tuple of one tensor `(x,)`."""
-    if isinstance(inputs, (tuple, list)) and inputs and hasattr(inputs[0], "shape"):
+    if isinstance(inputs, (tuple, list)) and inputs and len(getattr(inputs[0], "shape", ())) > 0:  # not a numpy int
         if len(inputs) != 1:
             raise ValueError("inputs holds %d tensors; an sslat space has a single input" % len(inputs))
         inputs = inputs[0]
     shape = getattr(inputs, "shape", inputs)
     try:
-        shape = tuple(int(d) for d in shape)
+        dims = tuple(shape)
     except TypeError:
         raise TypeError("inputs must be a shape (N, C, H, W), a tensor, or a tuple of one tensor, "
                         "not %s" % type(inputs).__name__) from None
+    shape = []
+    for d in dims:  # whole numbers only: 32.9 is not truncated to 32
+        try:
+            shape.append(d.__index__())
+        except (AttributeError, TypeError):
+            raise ValueError("inputs must be a shape of whole numbers (N, C, H, W), got %r" % (dims,)) from None
+    shape = tuple(shape)
     if len(shape) != 4 or min(shape) < 1:
         raise ValueError("inputs must be a positive 4-d shape (N, C, H, W), got %s" % (shape,))
     for d in shape:
@@ -125,7 +132,7 @@ def _latency_options(kwargs):
 
 def _default_base_samples(inputs, keyword_inputs):
     """ENOT's default: the batch of the first input."""
-    return inputs[0].shape[0] if isinstance(inputs, (tuple, list)) else inputs.shape[0]
+    return _shape_of(inputs)[0]
 
 
 class _Shape:

@@ -284,3 +284,14 @@ def test_reading_a_space_while_another_thread_gives_it_new_inputs_never_sees_it_
     stop.set()
     reader.join(timeout=30)
     assert errors == []
+
+
+def test_an_input_shape_of_fractions_is_refused_not_truncated():
+    """Probe turn 4: (1, 3, 32.9, 32) became 32x32, (1, 3.5, 64, 64) three channels."""
+    space = sslat.SearchSpace(EXAMPLES / "proxylessnas.json")
+    for shape in ((1, 3, 32.9, 32), (1, 3.5, 64, 64), (1.7, 3, 32, 32)):
+        with pytest.raises(ValueError, match="whole numbers"):
+            sslat.initialize_latency("mac", space, shape)
+    numpy = pytest.importorskip("numpy")
+    sslat.initialize_latency("mac", space, (numpy.int64(2), 3, 96, 96))
+    assert space.input_shape == (2, 3, 96, 96)
