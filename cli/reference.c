@@ -60,8 +60,9 @@ static const char *python_path(void)
     return "python3";
 }
 
-/* Run `python first second` and wait: its stdout into stdout_path, or stdout
- * and stderr to /dev/null when that is NULL. *status is waitpid's (exit 127:
+/* Run `python first second` and wait: its stdout into stdout_path, or to
+ * /dev/null when that is NULL (stderr stays ours: a broken install's own
+ * error is shown, not replaced by a guess). *status is waitpid's (exit 127:
  * no such Python; 126: the output could not be opened); false when it could
  * not be started or waited for (said). */
 static bool spawn_python(const char *python, const char *first, const char *second, const char *stdout_path,
@@ -74,7 +75,7 @@ static bool spawn_python(const char *python, const char *first, const char *seco
     }
     if (pid == 0) {
         int fd = stdout_path ? open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0600) : open("/dev/null", O_WRONLY);
-        if (fd < 0 || dup2(fd, 1) < 0 || (!stdout_path && dup2(fd, 2) < 0)) _exit(126);
+        if (fd < 0 || dup2(fd, 1) < 0) _exit(126);
         close(fd);
         execlp(python, python, first, second, (char *)NULL);
         _exit(127);
@@ -100,11 +101,14 @@ int cli_reference_available(const char *runtime)
     int status = 0;
     if (!spawn_python(python, "-c", statement, NULL, &status)) return CLI_FAILURE;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return CLI_OK;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "sslat: %s was killed by signal %d while importing %s\n", python, WTERMSIG(status), runtime);
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
         fprintf(stderr, "sslat: no Python at '%s': install python3 (and %s in it) or set SSLAT_PYTHON\n", python,
                 runtime);
     else
-        fprintf(stderr, "sslat: %s is not installed for %s: pip install %s into that environment (bash "
+        fprintf(stderr, "sslat: %s cannot be imported by %s (its error, if it printed one, is above): pip install "
+                        "%s into that environment (bash "
                         "scripts/setup.sh puts onnxruntime into build/python-venv), or point SSLAT_PYTHON at a "
                         "Python that has it\n", runtime, python, runtime);
     return CLI_UNAVAILABLE;
