@@ -48,7 +48,6 @@ typedef struct loader {
     layer_decl *decls;
     int32_t n_decls;
     int64_t total_candidates; /* after repeats, checked against the limit while parsing */
-    int64_t largest_architecture; /* operations of the largest architecture: one graph holds them all */
     bool in_sequence;         /* parsing an element of a candidate sequence: "from" is its own */
 } loader;
 
@@ -708,15 +707,6 @@ static sslat_status expand_decl(loader *L, const layer_decl *decl, int32_t copy,
             return fail_at(L, path, SSLAT_ERR_LIMIT, "the space has more than %d operations",
                            SSLAT_MAX_TOTAL_NODES);
     }
-    /* the whole network is one graph (ONNX export, parameter counts, the
-     * context runs): refused now, not by the first command that builds it */
-    int32_t largest = 0;
-    for (int32_t c = 0; c < decl->n_candidates; c++)
-        if (layer->candidates[c].graph.count > largest) largest = layer->candidates[c].graph.count;
-    L->largest_architecture += largest;
-    if (L->largest_architecture > SSLAT_MAX_GRAPH_NODES)
-        return fail_at(L, decl->path, SSLAT_ERR_LIMIT, "the largest architecture reaches %lld operations here, past "
-                       "the %d one network graph holds", (long long)L->largest_architecture, SSLAT_MAX_GRAPH_NODES);
     /* every candidate must give the same output shape */
     sslat_shape first = sslat_graph_output(&layer->candidates[0].graph);
     for (int32_t c = 1; c < decl->n_candidates; c++) {

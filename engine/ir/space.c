@@ -7,6 +7,7 @@
 #include "base/count.h"
 #include "base/error.h"
 #include "base/hash.h"
+#include "base/limits.h"
 
 void sslat_space_release(sslat_space *space)
 {
@@ -173,7 +174,11 @@ sslat_status sslat_space_architecture_graph(const sslat_space *space, const int3
             sources[k] = layer->source[k] < 0 ? SSLAT_GRAPH_INPUT : output[layer->source[k]];
         status = sslat_graph_append_wired(whole, graph, sources, layer->n_sources, err);
         output[i] = graph->count > 0 ? whole->count - 1 : sources[0];
-        if (status != SSLAT_OK) sslat_error_prefix(err, "layer %d '%s': ", i, layer->name);
+        if (status == SSLAT_ERR_LIMIT) /* not this layer's fault: the whole network is too long for one graph */
+            status = sslat_fail(err, SSLAT_ERR_LIMIT, "the architecture has more than %d operations, the most one "
+                                "network graph holds (reached at layer %d '%s'); per-layer tables (measure, stats) "
+                                "still work", SSLAT_MAX_GRAPH_NODES, i, layer->name);
+        else if (status != SSLAT_OK) sslat_error_prefix(err, "layer %d '%s': ", i, layer->name);
     }
     free(output);
     return status;
