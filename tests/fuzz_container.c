@@ -34,9 +34,18 @@ static int json_table(const uint8_t *data, size_t size)
         sslat_container_load_from_bytes(bytes, n, &again, &err) != SSLAT_OK)
         abort(); /* import refuses what the binary reader would */
     exercise_table(c);
+    check_budget(c, c);
+    check_with_spaces(c);
     sslat_free(bytes);
     sslat_container_free(again);
     sslat_container_free(c);
+    return 0;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    load_fuzz_spaces();
     return 0;
 }
 
@@ -58,6 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (first_size != second_size || memcmp(first, second, first_size) != 0) abort();
     exercise_table(c);
+    check_budget(c, c);
+    check_with_spaces(c);
     sslat_free(first);
     sslat_free(second);
     sslat_container_free(reloaded);

@@ -8,6 +8,13 @@
 #include "fuzz_containers.h"
 #include "sslat.h"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    load_fuzz_spaces();
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     sslat_container *c = NULL;
@@ -24,6 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (sslat_container_constant_latency(again) != sslat_container_constant_latency(c)) abort();
     exercise_table(c);
+    check_budget(c, c);
+    check_with_spaces(c);
     sslat_free(bytes);
     sslat_container_free(again);
     sslat_container_free(c);

@@ -187,3 +187,13 @@ def test_a_frame_longer_than_the_file_and_a_str_that_is_not_utf8_are_refused():
     assert bad != numpy_pickle and isinstance(python_reads(bad), UnicodeDecodeError)
     with pytest.raises(sslat.SslatError, match="not UTF-8"):
         sslat.SearchSpaceLatencyContainer.load_from_bytes(bad)
+
+
+def test_the_cdf_bracket_stays_ordered_where_two_sums_round_apart():
+    """Found by fuzz_enot: at 64 bins the low end came out one ulp above the high end."""
+    container = sslat.SearchSpaceLatencyContainer.load_from_file(ENOT_DATA / "fuzz_cdf_bracket_p4.pkl")
+    low, high = sslat.min_latency(container), sslat.max_latency(container)
+    for bins in (16, 64, 256):
+        for budget in (low, (low + high) / 2, high):
+            lo, hi = sslat.latency_cdf(container, budget, bins=bins)
+            assert lo <= hi, (bins, budget, lo, hi)
