@@ -201,7 +201,7 @@ static void check_budget(const sslat_container *latency, const sslat_container *
     free(arch);
 }
 
-static void check_with_spaces(sslat_container *table)
+static void check_with_spaces(const sslat_container *table)
 {
     for (int s = 0; s < n_spaces; s++) {
         sslat_error err;
@@ -217,6 +217,15 @@ static void check_with_spaces(sslat_container *table)
             sslat_validation_release(&v);
         sslat_reset_latency(spaces[s]);
     }
+}
+
+/* A table read by a target: everything exercise_table does, its budget search
+ * against itself, and binding and validating it against the example spaces. */
+static void use_table(const sslat_container *c)
+{
+    exercise_table(c);
+    check_budget(c, c);
+    check_with_spaces(c);
 }
 
 #endif
