@@ -23,12 +23,12 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
 enum { CONTAINER_HEADER = 32 };
 
-static void put_le(uint8_t *p, uint64_t v, int bytes)
+static inline void put_le(uint8_t *p, uint64_t v, int bytes)
 {
     for (int i = 0; i < bytes; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static uint64_t get_le(const uint8_t *p, int bytes)
+static inline uint64_t get_le(const uint8_t *p, int bytes)
 {
     uint64_t v = 0;
     for (int i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
@@ -36,7 +36,7 @@ static uint64_t get_le(const uint8_t *p, int bytes)
 }
 
 /* payload_size and the checksum made true for the bytes that are there (docs/format.md). */
-static void fix_container(uint8_t *data, size_t size)
+static inline void fix_container(uint8_t *data, size_t size)
 {
     if (size < CONTAINER_HEADER) return;
     put_le(data + 16, size - CONTAINER_HEADER, 8);
@@ -50,7 +50,7 @@ typedef struct container_pair {
     size_t first_size, second_size;
 } container_pair;
 
-static container_pair split_pair(const uint8_t *data, size_t size)
+static inline container_pair split_pair(const uint8_t *data, size_t size)
 {
     container_pair p = {data, data, 0, 0};
     if (size < 4) return p;
@@ -64,7 +64,7 @@ static container_pair split_pair(const uint8_t *data, size_t size)
 }
 
 /* Mutate one of the pair's two containers (seed picks which), fix both. */
-static size_t mutate_pair(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+static inline size_t mutate_pair(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
     if (size < 4 || max_size < 8) return LLVMFuzzerMutate(data, size, max_size);
     container_pair p = split_pair(data, size);
@@ -91,7 +91,7 @@ static size_t mutate_pair(uint8_t *data, size_t size, size_t max_size, unsigned 
 
 /* Everything a loaded table offers a user, each result checked against the
  * others where they must agree: statistics, exports and their imports back. */
-static void exercise_table(const sslat_container *c)
+static inline void exercise_table(const sslat_container *c)
 {
     sslat_error err;
     double low = 0, high = 0, mean, v, bound, lo, hi;
@@ -150,7 +150,7 @@ static sslat_space *spaces[MAX_SPACES];
 static int n_spaces;
 
 /* The example spaces tables are bound to (SSLAT_FUZZ_SPACES: a folder of .json). */
-static void load_fuzz_spaces(void)
+static inline void load_fuzz_spaces(void)
 {
     const char *folder = getenv("SSLAT_FUZZ_SPACES");
     DIR *dir = folder ? opendir(folder) : NULL;
@@ -168,7 +168,7 @@ static void load_fuzz_spaces(void)
 
 /* The "runtime" of the validation: the prediction times a fixed factor, so the
  * summary has something to compute. */
-static sslat_status predicted_times(void *context, const sslat_space *space, const int32_t *const *archs, size_t n,
+static inline sslat_status predicted_times(void *context, const sslat_space *space, const int32_t *const *archs, size_t n,
                                     double *ms, sslat_error *err)
 {
     (void)space;
@@ -181,7 +181,7 @@ static sslat_status predicted_times(void *context, const sslat_space *space, con
     return SSLAT_OK;
 }
 
-static void check_budget(const sslat_container *latency, const sslat_container *value)
+static inline void check_budget(const sslat_container *latency, const sslat_container *value)
 {
     int32_t n = sslat_container_block_count(latency);
     int32_t *arch = calloc((size_t)(n > 0 ? n : 1), sizeof *arch);
@@ -201,7 +201,7 @@ static void check_budget(const sslat_container *latency, const sslat_container *
     free(arch);
 }
 
-static void check_with_spaces(const sslat_container *table)
+static inline void check_with_spaces(const sslat_container *table)
 {
     for (int s = 0; s < n_spaces; s++) {
         sslat_error err;
@@ -213,7 +213,7 @@ static void check_with_spaces(const sslat_container *table)
         double best;
         sslat_best_arch_latency(table, spaces[s], &best, &err);
         sslat_validation v;
-        if (sslat_validate_architectures(spaces[s], table, 3, 1, false, predicted_times, table, &v, &err) == SSLAT_OK)
+        if (sslat_validate_architectures(spaces[s], table, 3, 1, false, predicted_times, (void *)table /* read only */, &v, &err) == SSLAT_OK)
             sslat_validation_release(&v);
         sslat_reset_latency(spaces[s]);
     }
@@ -221,7 +221,7 @@ static void check_with_spaces(const sslat_container *table)
 
 /* A table read by a target: everything exercise_table does, its budget search
  * against itself, and binding and validating it against the example spaces. */
-static void use_table(const sslat_container *c)
+static inline void use_table(const sslat_container *c)
 {
     exercise_table(c);
     check_budget(c, c);
