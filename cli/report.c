@@ -103,7 +103,11 @@ static void write_summary(FILE *out, const report_input *in, double min, double 
     row(out, "architectures", text);
     snprintf(text, sizeof text, "%.6g %s", sslat_container_constant_latency(t), unit);
     row(out, "constant part", text);
-    snprintf(text, sizeof text, "%.6g / %.6g (± %.2g) / %.6g / %.6g %s", min, median, bound, mean, max, unit);
+    if (isfinite(min) && isfinite(max) && isfinite(median) && isfinite(mean))
+        snprintf(text, sizeof text, "%.6g / %.6g (± %.2g) / %.6g / %.6g %s", min, median, bound, mean, max, unit);
+    else /* sums past a double: no figure to show, said so */
+        snprintf(text, sizeof text, "overflow: the table's sums pass the largest double (min %.6g, max %.6g %s)",
+                 min, max, unit);
     row(out, "min / median / mean / max", text);
     if (in->current_arch) {
         snprintf(text, sizeof text, "%.6g %s", total_of(t, in->current_arch), unit);

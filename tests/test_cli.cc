@@ -601,3 +601,25 @@ TEST_F(Cli, AWritePastTheFileSizeLimitSaysSoAndLeavesNoTemporary)
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(Cli, AReportOfATableWhoseSumsOverflowSaysSo)
+{
+    // probe turn 4: the summary row read "1e+308 / -nan (± -nan) / inf / inf MMAC"
+    const double blocks[] = {1e308, 1.0, 1e308, 2.0}; // two blocks of two, flattened
+    const int32_t counts[] = {2, 2};
+    sslat_container *c = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_container_create("mac", 1e308, blocks, counts, 2, &c, &err), SSLAT_OK) << err.message;
+    std::string table = dir + "/big.sslat", page = dir + "/r.html";
+    ASSERT_EQ(sslat_container_save_to_file(c, table.c_str(), &err), SSLAT_OK) << err.message;
+    sslat_container_free(c);
+    Result r = run("report " + table + " -o " + page);
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::string html = read_all(page);
+    EXPECT_NE(html.find("overflow: the table"), std::string::npos);
+    EXPECT_EQ(html.find("nan"), std::string::npos) << "no NaN shown anywhere";
+}
+
+} // namespace
