@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-bool sslat_utf8_valid(const char *bytes, size_t length)
+static bool utf8_valid(const char *bytes, size_t length, bool surrogates)
 {
     const unsigned char *s = (const unsigned char *)bytes;
     for (size_t i = 0; i < length;) {
@@ -28,11 +28,15 @@ bool sslat_utf8_valid(const char *bytes, size_t length)
             if ((s[i + k] & 0xC0) != 0x80) return false;
             code = code << 6 | (s[i + k] & 0x3F);
         }
-        if (code < least || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+        if (code < least || code > 0x10FFFF || (!surrogates && code >= 0xD800 && code <= 0xDFFF)) return false;
         i += extra + 1;
     }
     return true;
 }
+
+bool sslat_utf8_valid(const char *bytes, size_t length) { return utf8_valid(bytes, length, false); }
+
+bool sslat_utf8_valid_surrogatepass(const char *bytes, size_t length) { return utf8_valid(bytes, length, true); }
 
 void sslat_escape_controls(const char *text, char *out, size_t size)
 {

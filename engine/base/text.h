@@ -11,6 +11,10 @@
  * surrogates, nothing past U+10FFFF). */
 bool sslat_utf8_valid(const char *bytes, size_t length);
 
+/* The same, surrogates (U+D800..U+DFFF as three bytes) accepted: what
+ * Python's pickle decodes a str from ('surrogatepass'). */
+bool sslat_utf8_valid_surrogatepass(const char *bytes, size_t length);
+
 /* text with every control byte (and DEL) written as \xNN, into out (size
  * bytes, NUL-terminated, cut when it does not fit). */
 void sslat_escape_controls(const char *text, char *out, size_t size);

@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/limits.h"
+#include "base/text.h"
 #include "table/container.h"
 #include "table/latency_type.h"
 
@@ -114,32 +115,12 @@ static uint64_t little(const unsigned char *p, int n)
     return v;
 }
 
-/* Whether p[0..n) is what pickle decodes a str from: UTF-8 with Python's
- * 'surrogatepass' (a surrogate's three bytes are accepted; overlong forms,
- * stray continuation bytes and code points past U+10FFFF are not). */
-static bool pickle_utf8(const unsigned char *p, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        unsigned char c = p[i];
-        size_t length = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-        if (!length || length > n - i) return false;
-        uint32_t code = length == 1 ? c : c & (0x7F >> length);
-        for (size_t k = 1; k < length; k++) {
-            if ((p[i + k] & 0xC0) != 0x80) return false;
-            code = code << 6 | (p[i + k] & 0x3F);
-        }
-        static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
-        if (code < least[length] || code > 0x10FFFF) return false;
-        i += length;
-    }
-    return true;
-}
-
 static bool push_text(machine *m, value_kind kind, size_t n)
 {
     if (n > SSLAT_MAX_PICKLE_STRING) return fail(m, "string longer than the format needs", NULL), false;
     const unsigned char *p = take(m, n);
-    if (p && kind == V_STR && !pickle_utf8(p, n)) return fail(m, "a str that is not UTF-8", NULL), false;
+    if (p && kind == V_STR && !sslat_utf8_valid_surrogatepass((const char *)p, n))
+        return fail(m, "a str that is not UTF-8", NULL), false;
     value *v = p ? new_value(m, kind) : NULL;
     if (!v || !(v->text = malloc(n + 1))) return p ? (fail(m, "out of memory", NULL), false) : false;
     memcpy(v->text, p, n);
@@ -277,7 +258,8 @@ static bool step(machine *m)
         return true;
     case 0x95: /* FRAME: its bytes must all be there, as pickle.load requires (it reads the frame whole) */
         if (!(p = take(m, 8))) return false;
-        if (little(p, 8) > m->size - m->at) return fail(m, "truncated (a FRAME longer than the rest of the file)", NULL), false;
+        if (little(p, 8) > m->size - m->at)
+            return fail(m, "truncated (a FRAME longer than the rest of the file)", NULL), false;
         return true;
     case '}': return push(m, new_value(m, V_DICT));
     case ']': return push(m, new_value(m, V_LIST));
