@@ -53,6 +53,13 @@ void sslat_entry_accumulate(sslat_entry *total, const sslat_entry *e, bool first
     if (e->samples > 0 && (total->samples == 0 || e->samples < total->samples)) total->samples = e->samples;
 }
 
+bool sslat_input_shape_valid(const int32_t input[4])
+{
+    int zeros = 0;
+    for (int i = 0; i < 4; i++) zeros += input[i] == 0;
+    return zeros == 0 || zeros == 4;
+}
+
 bool sslat_entry_valid(const sslat_entry *entry, char *why, size_t why_size)
 {
     const struct { const char *name; double v; } figures[] = {

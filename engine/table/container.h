@@ -96,6 +96,10 @@ void sslat_container_noise_summary(const sslat_container *container, char *text,
 /* An analytic entry: every figure = value, one sample. */
 sslat_entry sslat_entry_of_value(double value);
 
+/* Whether a table's input N,C,H,W can be: all zeros (no space, an ENOT
+ * import) or no zero at all. The binary reader and the JSON import share it. */
+bool sslat_input_shape_valid(const int32_t input[4]);
+
 /* Finite and >= 0 everywhere; otherwise writes which figure to why. */
 bool sslat_entry_valid(const sslat_entry *entry, char *why, size_t why_size);
 

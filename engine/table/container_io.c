@@ -357,10 +357,7 @@ static void read_space(reader *r, parsed *p)
         if (v > (i == 1 ? SSLAT_MAX_CHANNELS : SSLAT_MAX_SPATIAL)) bad(r, "input dimension %u is too large", v);
         p->input[i] = (int32_t)v;
     }
-    /* no space (an ENOT import) is all zeros; a space's input has no zero in it */
-    bool some_zero = !p->input[0] || !p->input[1] || !p->input[2] || !p->input[3];
-    bool all_zero = !p->input[0] && !p->input[1] && !p->input[2] && !p->input[3];
-    if (r->status == SSLAT_OK && some_zero && !all_zero)
+    if (r->status == SSLAT_OK && !sslat_input_shape_valid(p->input))
         bad(r, "input %dx%dx%dx%d has a zero dimension (a batch, channel count, height or width of 0)", p->input[0],
             p->input[1], p->input[2], p->input[3]);
     p->space_name = get_string(r);

@@ -239,9 +239,7 @@ static sslat_status import_root(json_t *root, sslat_container **out, sslat_error
                         status = sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: space.input[%d] must be a dimension", i);
                     else c->input[i] = (int32_t)json_integer_value(d);
                 }
-                /* as the binary reader: all zero (no space) or no zero */
-                bool some_zero = !c->input[0] || !c->input[1] || !c->input[2] || !c->input[3];
-                if (status == SSLAT_OK && some_zero && (c->input[0] || c->input[1] || c->input[2] || c->input[3]))
+                if (status == SSLAT_OK && !sslat_input_shape_valid(c->input))
                     status = sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: space.input has a zero dimension");
             }
         }
