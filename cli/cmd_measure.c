@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <signal.h>
 #include <sys/stat.h>
 
 #include "api/latency.h"
@@ -112,8 +111,6 @@ static sslat_status refine_to_reference(const sslat_calculator *calculator, cons
     return sslat_context_refine_to(space, o->seed, runs, &target, table, fit, err);
 }
 
-/* SIGINT / SIGTERM (Slurm preemption): end the chunk in flight within one
- * sample round, keep the journal, exit 4. */
 static const sslat_calculator *best_available(void)
 {
     const char *const *names = NULL;
@@ -415,6 +412,8 @@ int cmd_measure(int argc, char **argv)
             fprintf(stderr, "\n");
         }
         options.journal = journal;
+        /* SIGINT / SIGTERM (Slurm preemption): end the chunk in flight within
+         * one sample round, keep the journal, exit 4 */
         options.stop = cli_catch_stop_signals();
     }
     sslat_container *container = NULL;

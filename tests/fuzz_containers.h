@@ -168,8 +168,8 @@ static inline void load_fuzz_spaces(void)
 
 /* The "runtime" of the validation: the prediction times a fixed factor, so the
  * summary has something to compute. */
-static inline sslat_status predicted_times(void *context, const sslat_space *space, const int32_t *const *archs, size_t n,
-                                    double *ms, sslat_error *err)
+static inline sslat_status predicted_times(void *context, const sslat_space *space, const int32_t *const *archs,
+                                           size_t n, double *ms, sslat_error *err)
 {
     (void)space;
     const sslat_container *table = context;
@@ -187,7 +187,8 @@ static inline void check_budget(const sslat_container *latency, const sslat_cont
     int32_t *arch = calloc((size_t)(n > 0 ? n : 1), sizeof *arch);
     double low, high;
     sslat_error err;
-    if (!arch || sslat_min_latency(latency, &low, &err) != SSLAT_OK || sslat_max_latency(latency, &high, &err) != SSLAT_OK) {
+    if (!arch || sslat_min_latency(latency, &low, &err) != SSLAT_OK ||
+        sslat_max_latency(latency, &high, &err) != SSLAT_OK) {
         free(arch);
         return;
     }
@@ -213,7 +214,8 @@ static inline void check_with_spaces(const sslat_container *table)
         double best;
         sslat_best_arch_latency(table, spaces[s], &best, &err);
         sslat_validation v;
-        if (sslat_validate_architectures(spaces[s], table, 3, 1, false, predicted_times, (void *)table /* read only */, &v, &err) == SSLAT_OK)
+        void *context = (void *)table; /* read only, by predicted_times */
+        if (sslat_validate_architectures(spaces[s], table, 3, 1, false, predicted_times, context, &v, &err) == SSLAT_OK)
             sslat_validation_release(&v);
         sslat_reset_latency(spaces[s]);
     }

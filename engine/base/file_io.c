@@ -67,7 +67,8 @@ static sslat_status classify(const char *path, target *t, sslat_error *err)
     if (stat(path, &followed) != 0) {
         if (errno != ENOENT) return sslat_fail(err, SSLAT_ERR_IO, "%s: %s", shown(path).text, strerror(errno));
         if (lstat(path, &link) == 0 && S_ISLNK(link.st_mode))
-            return sslat_fail(err, SSLAT_ERR_IO, "%s: a symbolic link to nothing: refusing to guess where to write", shown(path).text);
+            return sslat_fail(err, SSLAT_ERR_IO, "%s: a symbolic link to nothing: refusing to guess where to write",
+                              shown(path).text);
         t->kind = TARGET_REPLACE;
         t->final = copy_text(path);
     } else if (S_ISREG(followed.st_mode)) {
@@ -99,11 +100,13 @@ sslat_status sslat_check_writable(const char *path, bool *direct, sslat_error *e
         struct stat st;
         if (!folder) status = sslat_fail(err, SSLAT_ERR_NOMEM, "%s: out of memory", shown(path).text);
         else if (stat(folder, &st) != 0)
-            status = sslat_fail(err, SSLAT_ERR_IO, "%s: its folder %s: %s", shown(path).text, shown(folder).text, strerror(errno));
+            status = sslat_fail(err, SSLAT_ERR_IO, "%s: its folder %s: %s", shown(path).text, shown(folder).text,
+                                strerror(errno));
         else if (!S_ISDIR(st.st_mode))
             status = sslat_fail(err, SSLAT_ERR_IO, "%s: %s is not a folder", shown(path).text, shown(folder).text);
         else if (access(folder, W_OK | X_OK) != 0)
-            status = sslat_fail(err, SSLAT_ERR_IO, "%s: its folder %s is not writable: %s", shown(path).text, shown(folder).text, strerror(errno));
+            status = sslat_fail(err, SSLAT_ERR_IO, "%s: its folder %s is not writable: %s", shown(path).text,
+                                shown(folder).text, strerror(errno));
         free(folder);
     }
     free(t.final);
@@ -152,7 +155,8 @@ static sslat_status commit(const target *t, const void *data, size_t size, sslat
     if (fd < 0) return sslat_fail(err, SSLAT_ERR_IO, "%s: cannot open: %s", shown(t->final).text, strerror(errno));
     int saved = write_all(fd, data, size);
     if (close(fd) != 0 && !saved) saved = errno;
-    return saved ? sslat_fail(err, SSLAT_ERR_IO, "%s: cannot write: %s", shown(t->final).text, strerror(saved)) : SSLAT_OK;
+    return saved ? sslat_fail(err, SSLAT_ERR_IO, "%s: cannot write: %s", shown(t->final).text, strerror(saved))
+                 : SSLAT_OK;
 }
 
 sslat_status sslat_write_files_atomic(const sslat_output *outputs, size_t n, sslat_error *err)
@@ -208,7 +212,8 @@ sslat_status sslat_read_file(const char *path, size_t max_bytes, char **data, si
             char *grown = next > capacity ? realloc(buffer, next + 1) : NULL;
             if (!grown) {
                 status = used > max_bytes
-                             ? sslat_fail(err, SSLAT_ERR_LIMIT, "%s: larger than the %zu-byte limit", shown(path).text, max_bytes)
+                             ? sslat_fail(err, SSLAT_ERR_LIMIT, "%s: larger than the %zu-byte limit", shown(path).text,
+                                          max_bytes)
                              : sslat_fail(err, SSLAT_ERR_NOMEM, "%s: out of memory", shown(path).text);
                 break;
             }
@@ -218,7 +223,8 @@ sslat_status sslat_read_file(const char *path, size_t max_bytes, char **data, si
         size_t got = fread(buffer + used, 1, capacity - used, file);
         used += got;
         if (got == 0) {
-            if (ferror(file)) status = sslat_fail(err, SSLAT_ERR_IO, "%s: cannot read: %s", shown(path).text, strerror(errno));
+            if (ferror(file))
+                status = sslat_fail(err, SSLAT_ERR_IO, "%s: cannot read: %s", shown(path).text, strerror(errno));
             break;
         }
     }

@@ -576,7 +576,8 @@ static sslat_status pack_model(const sslat_graph *g, const char *graph_name, uin
      * external data, which this exporter does not write): refuse before
      * building gigabytes that no parser would read. */
     int64_t weight_bytes = 0;
-    for (int32_t i = 0; i < g->count; i++) weight_bytes += sslat_node_param_count(g, &g->nodes[i]) * (int64_t)sizeof(float);
+    for (int32_t i = 0; i < g->count; i++)
+        weight_bytes += sslat_node_param_count(g, &g->nodes[i]) * (int64_t)sizeof(float);
     if (weight_bytes > ONNX_MAX_MODEL_BYTES)
         return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "its weights take %.2f GB, past the 2 GiB an ONNX file holds "
                           "without external data (not written by sslat): export a smaller architecture",
@@ -668,7 +669,8 @@ sslat_status sslat_space_onnx_bytes(const sslat_space *space, const int32_t *arc
                                     sslat_error *error)
 {
     if (!space || !bytes || !size)
-        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "sslat_space_onnx_bytes: space, bytes and size are required");
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
+                          "sslat_space_onnx_bytes: space, bytes and size are required");
     *bytes = NULL;
     *size = 0;
     uint64_t seed = options && options->seed ? options->seed : SSLAT_DEFAULT_SEED;
