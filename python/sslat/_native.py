@@ -208,14 +208,19 @@ INT32_MAX = 2**31 - 1
 NO_WARMUP = -1  # SSLAT_NO_WARMUP: no warmup runs at all
 
 
+def whole(value, what):
+    """value as a Python int (numpy integers and 0-d tensors through __index__); TypeError otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    try:
+        return value.__index__()
+    except (AttributeError, TypeError):
+        raise TypeError("%s must be an integer, not %s" % (what, type(value).__name__)) from None
+
+
 def int32(value, what, low=-2**31):
     """An int that C reads as int32_t: refused (not wrapped) outside [low, 2**31 - 1]."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            index = value.__index__()  # numpy integers, 0-d tensors
-        except (AttributeError, TypeError):
-            raise TypeError("%s must be an integer, not %s" % (what, type(value).__name__)) from None
-        value = index
+    value = whole(value, what)
     if not low <= value <= INT32_MAX:
         raise ValueError("%s must be in [%d, %d], got %d" % (what, low, INT32_MAX, value))
     return value
@@ -225,11 +230,7 @@ def seed64(value, what="seed"):
     """A seed that C reads as uint64_t: refused (not wrapped) outside [0, 2**64 - 1]; None is 0 (the default)."""
     if value is None:
         return 0
-    if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            value = value.__index__()
-        except (AttributeError, TypeError):
-            raise TypeError("%s must be an integer, not %s" % (what, type(value).__name__)) from None
+    value = whole(value, what)
     if not 0 <= value <= 2**64 - 1:
         raise ValueError("%s must be in [0, 2**64 - 1] (0: the default), got %d" % (what, value))
     return value

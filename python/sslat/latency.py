@@ -43,13 +43,10 @@ def _shape_of(inputs):
     except TypeError:
         raise TypeError("inputs must be a shape (N, C, H, W), a tensor, or a tuple of one tensor, "
                         "not %s" % type(inputs).__name__) from None
-    shape = []
-    for d in dims:  # whole numbers only: 32.9 is not truncated to 32
-        try:
-            shape.append(d.__index__())
-        except (AttributeError, TypeError):
-            raise ValueError("inputs must be a shape of whole numbers (N, C, H, W), got %r" % (dims,)) from None
-    shape = tuple(shape)
+    try:  # whole numbers only: 32.9 is not truncated to 32
+        shape = tuple(_native.whole(d, "an inputs dimension") for d in dims)
+    except TypeError:
+        raise ValueError("inputs must be a shape of whole numbers (N, C, H, W), got %r" % (dims,)) from None
     if len(shape) != 4 or min(shape) < 1:
         raise ValueError("inputs must be a positive 4-d shape (N, C, H, W), got %s" % (shape,))
     for d in shape:
