@@ -147,6 +147,7 @@ int cmd_export_onnx(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_import_enot(int argc, char **argv);
 int cmd_budget(int argc, char **argv);
+int cmd_pareto(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);

@@ -1,5 +1,5 @@
-/* sslat budget: how many architectures fit a latency budget, and the one that
- * maximises a second table (e.g. MACs) within it. */
+/* sslat budget: how many architectures fit a latency budget, and the one (or
+ * the k) that maximise a second table (e.g. MACs) within it. */
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -7,32 +7,47 @@
 #include <stdlib.h>
 
 #include "base/limits.h"
+#include "cli/arch_list.h"
 #include "cli/cli.h"
 #include "stats/stats.h"
 
 static void budget_usage(void)
 {
-    printf("usage: sslat budget FILE --limit L [--maximize VALUE.sslat] [--bins B] [--json]\n\n"
+    printf("usage: sslat budget FILE --limit L [--maximize VALUE.sslat [--top K]] [--bins B] [--json | --csv]\n\n"
            "Counts the architectures whose latency is at most L (bracketed: exact on a grid),\n"
            "and with --maximize finds the architecture with the largest total in VALUE (a\n"
            "table of the same space, e.g. MACs) within L: a multiple-choice knapsack on a grid\n"
            "of B steps (default %d). The answer always fits L and is at least as good as\n"
-           "any architecture within L - slack (printed).\n", SSLAT_BUDGET_DEFAULT_BINS);
+           "any architecture within L - slack (printed). --top K lists the K best (1 to %d),\n"
+           "best first, with their labels. Latency totals are per forward pass of the table's input.\n",
+           SSLAT_BUDGET_DEFAULT_BINS, SSLAT_MAX_BUDGET_TOP);
+}
+
+/* The count under the limit, as text. */
+static void print_count(double limit, const char *unit, double low, double high)
+{
+    printf("limit          %.6g %s\n", limit, unit);
+    if (isfinite(low) && isfinite(high))
+        printf("architectures  %.6g to %.6g fit (exact on a grid; the true count is in between)\n", low, high);
+    else
+        printf("architectures  more than a double holds fit (the count overflows)\n");
 }
 
 int cmd_budget(int argc, char **argv)
 {
-    enum { OPT_LIMIT = 2001, OPT_MAXIMIZE, OPT_BINS, OPT_JSON };
+    enum { OPT_LIMIT = 2001, OPT_MAXIMIZE, OPT_BINS, OPT_JSON, OPT_CSV, OPT_TOP };
     static const struct option LONG[] = {{"limit", required_argument, NULL, OPT_LIMIT},
                                          {"maximize", required_argument, NULL, OPT_MAXIMIZE},
                                          {"bins", required_argument, NULL, OPT_BINS},
+                                         {"top", required_argument, NULL, OPT_TOP},
                                          {"json", no_argument, NULL, OPT_JSON},
+                                         {"csv", no_argument, NULL, OPT_CSV},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *maximize = NULL;
     double limit = NAN;
-    int32_t bins = 0;
-    bool json = false;
+    int32_t bins = 0, top = 0;
+    cli_list_format format = CLI_LIST_TEXT;
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
@@ -47,7 +62,15 @@ int cmd_budget(int argc, char **argv)
             break;
         case OPT_MAXIMIZE: maximize = optarg; break;
         case OPT_BINS: if (!cli_parse_int(optarg, "--bins", 16, 1 << 22, &bins)) return CLI_BAD_INPUT; break;
-        case OPT_JSON: json = true; break;
+        case OPT_TOP: if (!cli_parse_int(optarg, "--top", 1, SSLAT_MAX_BUDGET_TOP, &top)) return CLI_BAD_INPUT; break;
+        case OPT_JSON:
+        case OPT_CSV:
+            if (format != CLI_LIST_TEXT) {
+                fprintf(stderr, "sslat budget: one of --json or --csv\n");
+                return CLI_BAD_INPUT;
+            }
+            format = opt == OPT_JSON ? CLI_LIST_JSON : CLI_LIST_CSV;
+            break;
         case 'h': budget_usage(); return CLI_OK;
         default: return CLI_BAD_INPUT;
         }
@@ -56,54 +79,78 @@ int cmd_budget(int argc, char **argv)
         fprintf(stderr, "sslat budget: expects a container file and --limit L\n");
         return CLI_BAD_INPUT;
     }
+    if ((top || format == CLI_LIST_CSV) && !maximize) {
+        fprintf(stderr, "sslat budget: %s lists architectures by a second table: give --maximize VALUE.sslat\n",
+                top ? "--top" : "--csv");
+        return CLI_BAD_INPUT;
+    }
+    int32_t wanted = top ? top : 1;
     sslat_container *c = NULL, *value = NULL;
     int code = cli_load_container(argv[optind], &c);
     if (code == CLI_OK && maximize) code = cli_load_container(maximize, &value);
+    int32_t blocks = c ? sslat_container_block_count(c) : 0, found = 0;
+    int32_t *archs = calloc((size_t)wanted * (size_t)(blocks + 1), sizeof *archs);
+    sslat_budget_result *results = calloc((size_t)wanted, sizeof *results);
+    cli_arch_point *list = calloc((size_t)wanted, sizeof *list);
+    if (code == CLI_OK && (!archs || !results || !list)) {
+        fprintf(stderr, "sslat budget: out of memory\n");
+        code = CLI_FAILURE;
+    }
     sslat_error err;
     double low = 0, high = 0;
     sslat_distribution_options grid = {0};
     sslat_status status = SSLAT_OK;
     if (code == CLI_OK) status = sslat_count_under_budget(c, limit, &grid, &low, &high, &err);
-    static int32_t arch[SSLAT_MAX_LAYERS];
-    sslat_budget_result best = {0, 0, 0};
     if (code == CLI_OK && status == SSLAT_OK && value)
-        status = sslat_budget_maximize(c, value, limit, bins, arch, SSLAT_MAX_LAYERS, &best, &err);
+        status = sslat_budget_top(c, value, limit, bins, wanted, archs, blocks + 1, results, &found, &err);
     if (code == CLI_OK && status != SSLAT_OK) {
         fprintf(stderr, "sslat budget: %s\n", err.message);
         code = cli_exit_code(status);
     }
+    for (int32_t i = 0; i < found; i++)
+        list[i] = (cli_arch_point){&archs[(size_t)i * (size_t)(blocks + 1)], results[i].latency, results[i].value};
     if (code == CLI_OK) {
-        int32_t blocks = sslat_container_block_count(c);
         const char *unit = sslat_container_unit(c);
-        if (json) {
-            json_t *root = json_pack("{s:f, s:s, s:o, s:o}", "limit", limit, "unit", unit,
-                                     "count_low", cli_json_number(low), "count_high", cli_json_number(high));
+        char meaning[160];
+        cli_latency_meaning(c, meaning, sizeof meaning);
+        if (format == CLI_LIST_JSON) {
+            json_t *root = json_pack("{s:f, s:s, s:s, s:o, s:o}", "limit", limit, "unit", unit, "latency_meaning",
+                                     meaning, "count_low", cli_json_number(low), "count_high", cli_json_number(high));
             if (root && (!isfinite(low) || !isfinite(high)))
                 json_object_set_new(root, "overflow", json_pack("[s, s]", "count_low", "count_high"));
-            if (value) {
-                json_t *a = json_array();
-                for (int32_t b = 0; b < blocks; b++) json_array_append_new(a, json_integer(arch[b]));
-                json_object_set_new(root, "best", json_pack("{s:o, s:f, s:f, s:s, s:f}", "arch", a,
-                                                            "latency", best.latency, "value", best.value,
-                                                            "value_unit", sslat_container_unit(value),
-                                                            "grid_slack", best.grid_slack));
+            if (value && found > 0) {
+                json_object_set_new(root, "value_type", json_string(sslat_container_latency_type(value)));
+                json_object_set_new(root, "value_unit", json_string(sslat_container_unit(value)));
+                json_object_set_new(root, "grid_slack", json_real(results[0].grid_slack));
+                /* "best": the one answer (as before --top), "top": the k best */
+                json_t *best = cli_arch_list_json(c, list, 1);
+                json_object_set(root, "best", json_array_get(best, 0));
+                json_object_set_new(json_object_get(root, "best"), "grid_slack", json_real(results[0].grid_slack));
+                json_object_set_new(json_object_get(root, "best"), "value_unit", json_string(sslat_container_unit(value)));
+                json_decref(best);
+                if (top) json_object_set_new(root, "top", cli_arch_list_json(c, list, found));
             }
             code = cli_print_json(root);
+        } else if (format == CLI_LIST_CSV) {
+            cli_arch_list_csv(stdout, c, value, list, found);
         } else {
-            printf("limit          %.6g %s\n", limit, unit);
-            if (isfinite(low) && isfinite(high))
-                printf("architectures  %.6g to %.6g fit (exact on a grid; the true count is in between)\n", low, high);
-            else
-                printf("architectures  more than a double holds fit (the count overflows)\n");
-            if (value) {
+            print_count(limit, unit, low, high);
+            if (value && !top) {
                 printf("best by %-6s %.6g %s at %.6g %s (grid slack %.3g %s)\narch           ",
-                       sslat_container_latency_type(value), best.value, sslat_container_unit(value),
-                       best.latency, unit, best.grid_slack, unit);
-                cli_print_arch(stdout, arch, blocks);
+                       sslat_container_latency_type(value), results[0].value, sslat_container_unit(value),
+                       results[0].latency, unit, results[0].grid_slack, unit);
+                cli_print_arch(stdout, archs, blocks);
                 printf("\n");
+            } else if (value) {
+                printf("the %d best by %s within the limit (grid slack %.3g %s; latency in %s):\n", found,
+                       sslat_container_latency_type(value), results[0].grid_slack, unit, meaning);
+                cli_arch_list_text(stdout, c, value, list, found);
             }
         }
     }
+    free(list);
+    free(results);
+    free(archs);
     sslat_container_free(value);
     sslat_container_free(c);
     return code;

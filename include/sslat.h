@@ -397,6 +397,43 @@ SSLAT_API sslat_status sslat_budget_maximize(const sslat_container *latency, con
                                    double budget, int32_t bins, int32_t *arch, int32_t capacity,
                                    sslat_budget_result *result, sslat_error *error);
 
+/* The k architectures with the largest value totals within the budget, best
+ * first: the same knapsack keeping the k best of every grid cell. archs holds
+ * k rows of `capacity` indices (capacity ≥ block count), results k entries;
+ * *found says how many were filled (fewer than k when fewer architectures fit
+ * the grid). The i-th answer fits the budget and is at least as good as the
+ * i-th best architecture within budget − grid_slack. k is 1 to 1000; with
+ * many blocks × k the grid gets coarser (a larger slack, reported). */
+SSLAT_API sslat_status sslat_budget_top(const sslat_container *latency, const sslat_container *value,
+                                        double budget, int32_t bins, int32_t k, int32_t *archs,
+                                        int32_t capacity, sslat_budget_result *results, int32_t *found,
+                                        sslat_error *error);
+
+/* The Pareto front of (latency ↓, value ↑) over the whole space, where value
+ * is a MAC or parameter table, or any per-candidate table of the same space
+ * (e.g. an accuracy predictor's additive scores). Exact (slack 0) unless the
+ * front passes the memory limits (millions of points): it is then thinned on
+ * a latency grid, and every architecture is matched by a returned point with
+ * at least its value and at most `slack` more latency. `points` = 0 returns
+ * the whole front; N ≥ 2 returns at most N of its points, spread evenly in
+ * latency from the fastest to the best-valued (for each of N budgets the best
+ * point within it). Points come fastest first; free with sslat_pareto_free. */
+typedef struct sslat_pareto_front sslat_pareto_front;
+
+SSLAT_API sslat_status sslat_pareto_compute(const sslat_container *latency, const sslat_container *value,
+                                            int32_t points, sslat_pareto_front **front, sslat_error *error);
+SSLAT_API void sslat_pareto_free(sslat_pareto_front *front);
+/* Points returned, and points on the whole computed front. */
+SSLAT_API int32_t sslat_pareto_size(const sslat_pareto_front *front);
+SSLAT_API int64_t sslat_pareto_front_size(const sslat_pareto_front *front);
+/* 0 when the front is exact; else the latency bound above. */
+SSLAT_API double sslat_pareto_slack(const sslat_pareto_front *front);
+/* Point `index`: its architecture (NULL: not wanted; capacity ≥ block count),
+ * latency and value totals (NULL: not wanted). */
+SSLAT_API sslat_status sslat_pareto_point(const sslat_pareto_front *front, int32_t index, int32_t *arch,
+                                          int32_t capacity, double *latency, double *value,
+                                          sslat_error *error);
+
 #ifdef __cplusplus
 }
 #endif

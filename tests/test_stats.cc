@@ -5,6 +5,7 @@
 #include <map>
 #include <cmath>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -320,3 +321,235 @@ TEST(Budget, ErrorsAreClear)
 }
 
 }  // namespace
+
+// ---- Pareto front and the k best under a budget, against enumeration ----------------
+
+namespace {
+
+struct Point {
+    double latency, value;
+};
+
+// Every architecture's (latency, value), summed as sslat sums: constant, then block by block.
+std::vector<Point> all_points(const Table &lat, const Table &val, std::vector<std::vector<int32_t>> *archs = nullptr)
+{
+    Enumerated e = enumerate(lat);
+    std::vector<Point> points;
+    for (size_t k = 0; k < e.archs.size(); k++) {
+        double v = val.constant;
+        for (size_t b = 0; b < e.archs[k].size(); b++) v += val.blocks[b][e.archs[k][b]];
+        points.push_back({e.latencies[k], v});
+    }
+    if (archs) *archs = e.archs;
+    return points;
+}
+
+// The front by definition: sorted by latency, a point stays when it beats every faster one's value.
+std::vector<Point> brute_front(std::vector<Point> points)
+{
+    std::sort(points.begin(), points.end(), [](const Point &a, const Point &b) {
+        return a.latency != b.latency ? a.latency < b.latency : a.value > b.value;
+    });
+    std::vector<Point> front;
+    for (const Point &p : points)
+        if (front.empty() || p.value > front.back().value) front.push_back(p);
+    return front;
+}
+
+Table values_for(std::mt19937 &gen, const Table &lat, bool integers)
+{
+    Table val = lat;
+    val.constant = 2;
+    for (auto &b : val.blocks)
+        for (auto &x : b) x = integers ? (double)std::uniform_int_distribution<int>(0, 6)(gen)
+                                       : std::uniform_real_distribution<double>(0, 10)(gen);
+    return val;
+}
+
+}  // namespace
+
+TEST(Pareto, TheFrontIsTheEnumeratedOne)
+{
+    std::mt19937 gen(11);
+    for (int trial = 0; trial < 60; trial++) {
+        // integers give ties in latency and in value; reals give none
+        bool integers = trial % 2 == 0;
+        Table lat = random_table(gen, 1 + trial % 6, 5, integers);
+        Table val = values_for(gen, lat, integers);
+        sslat_container *cl = container_of(lat), *cv = container_of(val, "mac");
+        sslat_pareto_front *front = nullptr;
+        sslat_error err;
+        ASSERT_EQ(sslat_pareto_compute(cl, cv, 0, &front, &err), SSLAT_OK) << err.message;
+        std::vector<Point> expected = brute_front(all_points(lat, val));
+        ASSERT_EQ(sslat_pareto_size(front), (int32_t)expected.size()) << "trial " << trial;
+        EXPECT_EQ(sslat_pareto_front_size(front), (int64_t)expected.size());
+        EXPECT_EQ(sslat_pareto_slack(front), 0.0);
+        std::vector<int32_t> arch(lat.blocks.size() + 1);
+        for (int32_t i = 0; i < sslat_pareto_size(front); i++) {
+            double l, v, check_l, check_v;
+            ASSERT_EQ(sslat_pareto_point(front, i, arch.data(), (int32_t)arch.size(), &l, &v, &err), SSLAT_OK);
+            EXPECT_EQ(l, expected[i].latency) << "trial " << trial << " point " << i;
+            EXPECT_EQ(v, expected[i].value) << "trial " << trial << " point " << i;
+            // the architecture is one that has these totals
+            sslat_current_latency(cl, arch.data(), (int32_t)lat.blocks.size(), &check_l, nullptr);
+            sslat_current_latency(cv, arch.data(), (int32_t)lat.blocks.size(), &check_v, nullptr);
+            EXPECT_EQ(check_l, l);
+            EXPECT_EQ(check_v, v);
+        }
+        sslat_pareto_free(front);
+        sslat_container_free(cl);
+        sslat_container_free(cv);
+    }
+}
+
+TEST(Pareto, NPointsAreTheBestUnderNEvenlySpacedBudgets)
+{
+    std::mt19937 gen(12);
+    int tested = 0;
+    for (int trial = 0; trial < 20; trial++) {
+        Table lat = random_table(gen, 6 + trial % 3, 5, false);
+        Table val = values_for(gen, lat, false);
+        sslat_container *cl = container_of(lat), *cv = container_of(val, "mac");
+        std::vector<Point> expected = brute_front(all_points(lat, val));
+        const int32_t wanted = 6;
+        sslat_pareto_front *front = nullptr;
+        ASSERT_EQ(sslat_pareto_compute(cl, cv, wanted, &front, nullptr), SSLAT_OK);
+        if (expected.size() <= (size_t)wanted) { /* a front this small is returned whole */
+            EXPECT_EQ(sslat_pareto_size(front), (int32_t)expected.size());
+            sslat_pareto_free(front);
+            sslat_container_free(cl);
+            sslat_container_free(cv);
+            continue;
+        }
+        tested++;
+        EXPECT_EQ(sslat_pareto_front_size(front), (int64_t)expected.size());
+        // budget j: the best value among all architectures within it is the point returned for it
+        double low = expected.front().latency, high = expected.back().latency;
+        std::vector<Point> want;
+        for (int32_t j = 0; j < wanted; j++) {
+            double budget = j == wanted - 1 ? high : low + (high - low) * j / (wanted - 1);
+            Point best = expected.front();
+            for (const Point &p : expected)
+                if (p.latency <= budget) best = p;
+            if (want.empty() || want.back().latency != best.latency) want.push_back(best);
+        }
+        ASSERT_EQ(sslat_pareto_size(front), (int32_t)want.size());
+        for (int32_t i = 0; i < sslat_pareto_size(front); i++) {
+            double l, v;
+            sslat_pareto_point(front, i, nullptr, 0, &l, &v, nullptr);
+            EXPECT_EQ(l, want[i].latency);
+            EXPECT_EQ(v, want[i].value);
+        }
+        sslat_pareto_free(front);
+        sslat_container_free(cl);
+        sslat_container_free(cv);
+    }
+    EXPECT_GE(tested, 10) << "too few fronts larger than the points asked for";
+}
+
+TEST(Pareto, AFrontPastTheMemoryLimitIsThinnedWithinItsStatedSlack)
+{
+    // 4000 blocks of two real-valued candidates: more front points per block than
+    // the limit keeps (8 Mi points over 4000 blocks), so the front is thinned
+    std::mt19937 gen(13);
+    Table lat{0.5, {}};
+    std::uniform_real_distribution<double> real(0.01, 1.0);
+    for (int b = 0; b < 4000; b++) lat.blocks.push_back({real(gen), real(gen)});
+    Table val = values_for(gen, lat, false);
+    sslat_container *cl = container_of(lat), *cv = container_of(val, "mac");
+    sslat_pareto_front *front = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_pareto_compute(cl, cv, 0, &front, &err), SSLAT_OK) << err.message;
+    double slack = sslat_pareto_slack(front);
+    ASSERT_GT(slack, 0.0) << "the front was not thinned: this test needs a larger one";
+    int32_t n = sslat_pareto_size(front);
+    std::vector<Point> points(n);
+    for (int32_t i = 0; i < n; i++) sslat_pareto_point(front, i, nullptr, 0, &points[i].latency, &points[i].value, nullptr);
+    // any architecture: some point at least as good in value, at most slack slower
+    std::vector<int32_t> arch(lat.blocks.size());
+    for (int sample = 0; sample < 300; sample++) {
+        for (size_t b = 0; b < arch.size(); b++) arch[b] = (int32_t)(gen() % 2);
+        double l, v;
+        sslat_current_latency(cl, arch.data(), (int32_t)arch.size(), &l, nullptr);
+        sslat_current_latency(cv, arch.data(), (int32_t)arch.size(), &v, nullptr);
+        bool matched = false;
+        for (const Point &p : points) matched = matched || (p.value >= v - 1e-9 && p.latency <= l + slack + 1e-9);
+        EXPECT_TRUE(matched) << "sample " << sample;
+    }
+    sslat_pareto_free(front);
+    sslat_container_free(cl);
+    sslat_container_free(cv);
+}
+
+TEST(Budget, TheKBestEqualEnumerationOnAGrid)
+{
+    std::mt19937 gen(14);
+    for (int trial = 0; trial < 30; trial++) {
+        Table lat = random_table(gen, 2 + trial % 4, 4, true);
+        Table val = values_for(gen, lat, trial % 2 == 0);
+        sslat_container *cl = container_of(lat), *cv = container_of(val, "mac");
+        std::vector<std::vector<int32_t>> archs;
+        std::vector<Point> points = all_points(lat, val, &archs);
+        double lo = points[0].latency;
+        for (const Point &p : points) lo = std::min(lo, p.latency);
+        double budget = lo + (double)(trial % 9) * 4;
+        std::vector<double> fitting;
+        for (const Point &p : points)
+            if (p.latency <= budget) fitting.push_back(p.value);
+        std::sort(fitting.rbegin(), fitting.rend());
+        const int32_t k = 1 + trial % 7;
+        int32_t blocks = (int32_t)lat.blocks.size(), found = -1;
+        std::vector<int32_t> top((size_t)k * blocks);
+        std::vector<sslat_budget_result> results(k);
+        sslat_error err;
+        // a grid step of exactly 1 on integer latencies: exact
+        int32_t bins = std::max(1, (int32_t)(budget - lo));
+        ASSERT_EQ(sslat_budget_top(cl, cv, budget, bins, k, top.data(), blocks, results.data(), &found, &err), SSLAT_OK)
+            << err.message;
+        ASSERT_EQ(found, std::min<int32_t>(k, (int32_t)fitting.size())) << "trial " << trial;
+        std::set<std::vector<int32_t>> distinct;
+        for (int32_t r = 0; r < found; r++) {
+            std::vector<int32_t> a(top.begin() + (size_t)r * blocks, top.begin() + (size_t)(r + 1) * blocks);
+            distinct.insert(a);
+            EXPECT_NEAR(results[r].value, fitting[r], 1e-9) << "trial " << trial << " rank " << r;
+            EXPECT_LE(results[r].latency, budget);
+            double check;
+            sslat_current_latency(cl, a.data(), blocks, &check, nullptr);
+            EXPECT_EQ(check, results[r].latency);
+        }
+        EXPECT_EQ(distinct.size(), (size_t)found) << "the k best are k different architectures";
+        // k = 1 is sslat_budget_maximize
+        sslat_budget_result one;
+        ASSERT_EQ(sslat_budget_maximize(cl, cv, budget, bins, top.data(), blocks, &one, nullptr), SSLAT_OK);
+        EXPECT_EQ(one.value, results[0].value);
+        sslat_container_free(cl);
+        sslat_container_free(cv);
+    }
+}
+
+TEST(Pareto, ErrorsAreClear)
+{
+    Table t{1, {{1, 2}, {3, 4}}};
+    Table other{0, {{1, 2, 3}}};
+    sslat_container *c = container_of(t), *o = container_of(other, "mac");
+    sslat_pareto_front *front = nullptr;
+    sslat_error err;
+    EXPECT_EQ(sslat_pareto_compute(c, c, 1, &front, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(err.message).find("at least 2"), std::string::npos) << err.message;
+    EXPECT_EQ(sslat_pareto_compute(c, o, 0, &front, &err), SSLAT_ERR_SPACE);
+    EXPECT_NE(std::string(err.message).find("blocks"), std::string::npos) << err.message;
+    EXPECT_EQ(front, nullptr);
+    ASSERT_EQ(sslat_pareto_compute(c, c, 0, &front, &err), SSLAT_OK);
+    int32_t arch[2];
+    EXPECT_EQ(sslat_pareto_point(front, sslat_pareto_size(front), arch, 2, nullptr, nullptr, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(sslat_pareto_point(front, 0, arch, 1, nullptr, nullptr, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    sslat_pareto_free(front);
+    sslat_budget_result r[2];
+    int32_t found;
+    int32_t archs[4];
+    EXPECT_EQ(sslat_budget_top(c, c, 10, 0, 0, archs, 2, r, &found, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(sslat_budget_top(c, c, 10, 0, 1001, archs, 2, r, &found, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(err.message).find("1 to 1000"), std::string::npos) << err.message;
+    sslat_container_free(c);
+    sslat_container_free(o);
+}

@@ -43,6 +43,9 @@
 #define SSLAT_MAX_BINS (1 << 22)       /* grid of the exact distribution */
 #define SSLAT_MAX_DISTRIBUTION_WORK 4e9 /* bins × candidates of one distribution */
 #define SSLAT_MAX_KNAPSACK_BYTES (64.0 * 1024 * 1024) /* the budget search's table */
+#define SSLAT_MAX_BUDGET_TOP 1000     /* budget --top K */
+#define SSLAT_MAX_PARETO_KEPT (8L << 20) /* front points kept for backtracking, all blocks */
+#define SSLAT_MAX_PARETO_WORK (4L << 20) /* points combined for one block's front */
 #define SSLAT_MAX_VALIDATION_ROWS 100000 /* architectures in a validation file */
 #define SSLAT_MAX_SWEEP_VALUES 32      /* values of one sweep axis */
 

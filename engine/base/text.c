@@ -51,3 +51,17 @@ void sslat_escape_controls(const char *text, char *out, size_t size)
     }
     out[used] = '\0';
 }
+
+void sslat_csv_field(FILE *out, const char *text)
+{
+    if (!strpbrk(text, ",\"\n\r")) {
+        fputs(text, out);
+        return;
+    }
+    fputc('"', out);
+    for (const char *p = text; *p; p++) {
+        if (*p == '"') fputc('"', out);
+        fputc(*p, out);
+    }
+    fputc('"', out);
+}

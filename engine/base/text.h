@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Whether bytes[0..length) is well-formed UTF-8 (no overlong forms, no
  * surrogates, nothing past U+10FFFF). */
@@ -18,5 +19,9 @@ bool sslat_utf8_valid_surrogatepass(const char *bytes, size_t length);
 /* text with every control byte (and DEL) written as \xNN, into out (size
  * bytes, NUL-terminated, cut when it does not fit). */
 void sslat_escape_controls(const char *text, char *out, size_t size);
+
+/* One CSV field: quoted (quotes doubled) when it holds a comma, quote or
+ * line break. */
+void sslat_csv_field(FILE *out, const char *text);
 
 #endif

@@ -1,8 +1,11 @@
-/* The architecture that maximises a second table's total under a latency
- * budget: a multiple-choice knapsack, exact on a grid. Latencies (above each
- * block's minimum) are rounded up to the grid, so whatever fits the grid fits
- * the budget; an architecture within budget − blocks × step always fits. */
+/* The architectures that maximise a second table's total under a latency
+ * budget: a multiple-choice knapsack, exact on a grid, that keeps the k best
+ * partial architectures of every cell (k = 1: the single best). Latencies
+ * (above each block's minimum) are rounded up to the grid, so whatever fits
+ * the grid fits the budget; the i-th answer is at least as good as the i-th
+ * best architecture within budget − blocks × step. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,10 +14,12 @@
 #include "stats/stats.h"
 #include "table/container.h"
 
-
-static sslat_status check_pair(const sslat_container *latency, const sslat_container *value,
-                               sslat_error *error)
+sslat_status sslat_check_table_pair(const sslat_container *latency, const sslat_container *value,
+                                    sslat_error *error)
 {
+    sslat_status status = sslat_container_require_complete(latency, error);
+    if (status == SSLAT_OK) status = sslat_container_require_complete(value, error);
+    if (status != SSLAT_OK) return status;
     if (latency->n_blocks != value->n_blocks)
         return sslat_fail(error, SSLAT_ERR_SPACE, "the value table has %d blocks, the latency table %d",
                           value->n_blocks, latency->n_blocks);
@@ -30,96 +35,186 @@ static sslat_status check_pair(const sslat_container *latency, const sslat_conta
     return SSLAT_OK;
 }
 
-sslat_status sslat_budget_maximize(const sslat_container *latency, const sslat_container *value,
-                                   double budget, int32_t bins, int32_t *arch, int32_t capacity,
-                                   sslat_budget_result *result, sslat_error *error)
+/* Grid steps a candidate costs above its block's fastest: rounded up, so the
+ * grid never under-counts; above the whole room it never fits. */
+static int64_t grid_weight(double extra, double step, double room)
+{
+    if (extra == 0) return 0;
+    if (step == 0 || extra > room) return INT64_MAX;
+    return (int64_t)ceil(extra / step);
+}
+
+/* One kept partial architecture of a cell: the candidate of this block and
+ * the rank of its prefix in the cell it came from. */
+typedef struct knapsack_choice {
+    uint8_t candidate;
+    uint16_t parent_rank;
+} knapsack_choice;
+
+typedef struct knapsack {
+    int32_t blocks, k;
+    size_t columns;
+    double fastest, room, step;
+    double *lows;            /* per block: its fastest candidate */
+    double *best, *next;     /* columns × k values, best first */
+    int32_t *count, *next_count; /* columns: how many of the k are kept */
+    knapsack_choice *choice; /* blocks × columns × k */
+    int64_t *weight;         /* one block's candidates */
+} knapsack;
+
+static void knapsack_free(knapsack *s)
+{
+    free(s->lows);
+    free(s->best);
+    free(s->next);
+    free(s->count);
+    free(s->next_count);
+    free(s->choice);
+    free(s->weight);
+}
+
+/* The grid: as many columns as asked, fewer when blocks × columns × k would
+ * pass the knapsack's memory limit. */
+static sslat_status knapsack_init(knapsack *s, const sslat_container *latency, double budget, int32_t bins,
+                                  int32_t k, sslat_error *error)
+{
+    memset(s, 0, sizeof *s);
+    int32_t n = latency->n_blocks;
+    s->blocks = n;
+    s->k = k;
+    s->lows = calloc((size_t)n + 1, sizeof *s->lows);
+    if (!s->lows) return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory");
+    s->fastest = latency->constant.value;
+    for (int32_t b = 0; b < n; b++) {
+        s->lows[b] = INFINITY;
+        for (int32_t i = 0; i < latency->n_candidates[b]; i++)
+            s->lows[b] = fmin(s->lows[b], latency->entries[latency->offset[b] + i].value);
+        s->fastest += s->lows[b];
+    }
+    if (s->fastest > budget)
+        return sslat_fail(error, SSLAT_ERR_SPACE, "no architecture fits %.6g %s: the fastest takes %.6g %s",
+                          budget, sslat_container_unit(latency), s->fastest, sslat_container_unit(latency));
+    s->room = budget - s->fastest;
+    int64_t width = bins > 0 ? bins : SSLAT_BUDGET_DEFAULT_BINS;
+    double per_column = (double)(n > 0 ? n : 1) * k * sizeof(knapsack_choice);
+    if ((double)(width + 1) * per_column > SSLAT_MAX_KNAPSACK_BYTES)
+        width = (int64_t)(SSLAT_MAX_KNAPSACK_BYTES / per_column) - 1;
+    if (width < 1) width = 1;
+    s->step = s->room > 0 ? s->room / (double)width : 0;
+    if (s->room <= 0) width = 0;
+    s->columns = (size_t)width + 1;
+    size_t cells = s->columns * (size_t)k;
+    s->best = malloc(cells * sizeof *s->best);
+    s->next = malloc(cells * sizeof *s->next);
+    s->count = malloc(s->columns * sizeof *s->count);
+    s->next_count = malloc(s->columns * sizeof *s->next_count);
+    s->choice = malloc((size_t)(n > 0 ? n : 1) * cells * sizeof *s->choice);
+    s->weight = malloc(SSLAT_MAX_CANDIDATES * sizeof *s->weight);
+    if (!s->best || !s->next || !s->count || !s->next_count || !s->choice || !s->weight)
+        return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory for a %zu-column knapsack", s->columns);
+    for (size_t w = 0; w < s->columns; w++) { /* before block 0: the empty prefix, worth 0 */
+        s->best[w * (size_t)k] = 0;
+        s->count[w] = 1;
+    }
+    return SSLAT_OK;
+}
+
+/* The k best of one cell: merge each candidate's list from the cell it came
+ * from (each list is sorted best first); ties go to the lower candidate. */
+static void knapsack_cell(knapsack *s, int32_t b, size_t w, const sslat_entry *val, int32_t candidates)
+{
+    int32_t k = s->k, taken = 0;
+    int32_t cursor[SSLAT_MAX_CANDIDATES];
+    memset(cursor, 0, (size_t)candidates * sizeof cursor[0]);
+    double *out = &s->next[w * (size_t)k];
+    knapsack_choice *picks = &s->choice[((size_t)b * s->columns + w) * (size_t)k];
+    while (taken < k) {
+        double top = -INFINITY;
+        int32_t pick = -1;
+        for (int32_t i = 0; i < candidates; i++) {
+            if (s->weight[i] > (int64_t)w) continue;
+            size_t from = w - (size_t)s->weight[i];
+            if (cursor[i] >= s->count[from]) continue;
+            double v = s->best[from * (size_t)k + (size_t)cursor[i]] + val[i].value;
+            if (pick < 0 || v > top) {
+                top = v;
+                pick = i;
+            }
+        }
+        if (pick < 0) break; /* fewer than k partial architectures reach this cell */
+        out[taken] = top;
+        picks[taken].candidate = (uint8_t)pick;
+        picks[taken].parent_rank = (uint16_t)cursor[pick];
+        cursor[pick]++;
+        taken++;
+    }
+    s->next_count[w] = taken;
+}
+
+sslat_status sslat_budget_top(const sslat_container *latency, const sslat_container *value, double budget,
+                              int32_t bins, int32_t k, int32_t *archs, int32_t capacity,
+                              sslat_budget_result *results, int32_t *found, sslat_error *error)
 {
     sslat_error_clear(error);
-    if (!latency || !value || !arch || !result)
+    if (!latency || !value || !archs || !results || !found)
         return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
+    *found = 0;
     if (isnan(budget)) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "budget is NaN");
-    sslat_status status = sslat_container_require_complete(latency, error);
-    if (status == SSLAT_OK) status = sslat_container_require_complete(value, error);
-    if (status == SSLAT_OK) status = check_pair(latency, value, error);
+    if (k < 1 || k > SSLAT_MAX_BUDGET_TOP)
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "k is %d: ask for 1 to %d architectures", k,
+                          SSLAT_MAX_BUDGET_TOP);
+    sslat_status status = sslat_check_table_pair(latency, value, error);
     if (status != SSLAT_OK) return status;
     int32_t n = latency->n_blocks;
     if (capacity < n)
         return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "arch holds %d indices, the table has %d blocks", capacity, n);
 
-    double fastest = latency->constant.value;
-    double *lows = calloc((size_t)n + 1, sizeof *lows);
-    if (!lows) return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory");
-    for (int32_t b = 0; b < n; b++) {
-        lows[b] = INFINITY;
-        for (int32_t i = 0; i < latency->n_candidates[b]; i++)
-            lows[b] = fmin(lows[b], latency->entries[latency->offset[b] + i].value);
-        fastest += lows[b];
+    knapsack s;
+    status = knapsack_init(&s, latency, budget, bins, k, error);
+    if (status != SSLAT_OK) {
+        knapsack_free(&s);
+        return status;
     }
-    if (fastest > budget) {
-        free(lows);
-        return sslat_fail(error, SSLAT_ERR_SPACE, "no architecture fits %.6g %s: the fastest takes %.6g",
-                          budget, sslat_container_unit(latency), fastest);
-    }
-    double room = budget - fastest;
-    int64_t width = bins > 0 ? bins : SSLAT_BUDGET_DEFAULT_BINS;
-    if ((double)(width + 1) * (n > 0 ? n : 1) > SSLAT_MAX_KNAPSACK_BYTES) width = (int64_t)(SSLAT_MAX_KNAPSACK_BYTES / (n > 0 ? n : 1)) - 1;
-    double step = room > 0 ? room / (double)width : 0;
-    if (room <= 0) width = 0;
-
-    size_t columns = (size_t)width + 1;
-    double *best = malloc(columns * sizeof *best), *next = malloc(columns * sizeof *next);
-    unsigned char *choice = malloc((size_t)n * columns + 1);
-    int64_t *weight = malloc(257 * sizeof *weight);
-    if (!best || !next || !choice || !weight) {
-        free(best);
-        free(next);
-        free(choice);
-        free(weight);
-        free(lows);
-        return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory for a %zu-column knapsack", columns);
-    }
-    for (size_t w = 0; w < columns; w++) best[w] = 0;
     for (int32_t b = 0; b < n; b++) {
         const sslat_entry *lat = &latency->entries[latency->offset[b]];
-        const sslat_entry *val = &value->entries[value->offset[b]];
-        for (int32_t i = 0; i < latency->n_candidates[b]; i++) {
-            double extra = lat[i].value - lows[b];
-            /* above the room: never fits; else rounded up to the grid */
-            weight[i] = extra == 0 ? 0 : step == 0 || extra > room ? INT64_MAX : (int64_t)ceil(extra / step);
-        }
-        for (size_t w = 0; w < columns; w++) {
-            double top = -INFINITY;
-            unsigned char pick = 0;
-            for (int32_t i = 0; i < latency->n_candidates[b]; i++) {
-                if (weight[i] > (int64_t)w) continue;
-                double v = best[w - (size_t)weight[i]] + val[i].value;
-                if (v > top) {
-                    top = v;
-                    pick = (unsigned char)i;
-                }
-            }
-            next[w] = top; /* the block's fastest candidate has weight 0: always finite */
-            choice[(size_t)b * columns + w] = pick;
-        }
-        double *swap = best;
-        best = next;
-        next = swap;
+        for (int32_t i = 0; i < latency->n_candidates[b]; i++)
+            s.weight[i] = grid_weight(lat[i].value - s.lows[b], s.step, s.room);
+        for (size_t w = 0; w < s.columns; w++)
+            knapsack_cell(&s, b, w, &value->entries[value->offset[b]], latency->n_candidates[b]);
+        double *swap = s.best;
+        s.best = s.next;
+        s.next = swap;
+        int32_t *swap_count = s.count;
+        s.count = s.next_count;
+        s.next_count = swap_count;
     }
-    size_t w = (size_t)width;
-    double total_latency = latency->constant.value;
-    for (int32_t b = n - 1; b >= 0; b--) {
-        arch[b] = choice[(size_t)b * columns + w];
-        double extra = latency->entries[latency->offset[b] + arch[b]].value - lows[b];
-        w -= extra == 0 ? 0 : (size_t)ceil(extra / step);
-        total_latency += latency->entries[latency->offset[b] + arch[b]].value;
+    /* walk each kept answer of the last column back to its candidates */
+    size_t last = s.columns - 1;
+    int32_t answers = s.count[last];
+    for (int32_t r = 0; r < answers; r++) {
+        int32_t *arch = &archs[(size_t)r * (size_t)capacity];
+        size_t w = last;
+        int32_t rank = r;
+        for (int32_t b = n - 1; b >= 0; b--) {
+            knapsack_choice c = s.choice[((size_t)b * s.columns + w) * (size_t)k + (size_t)rank];
+            arch[b] = c.candidate;
+            w -= (size_t)grid_weight(latency->entries[latency->offset[b] + c.candidate].value - s.lows[b], s.step, s.room);
+            rank = c.parent_rank;
+        }
+        sslat_current_latency(latency, arch, n, &results[r].latency, NULL);
+        sslat_current_latency(value, arch, n, &results[r].value, NULL);
+        results[r].grid_slack = n * s.step;
     }
-    result->latency = total_latency;
-    result->value = value->constant.value + best[width];
-    result->grid_slack = n * step;
-    free(best);
-    free(next);
-    free(choice);
-    free(weight);
-    free(lows);
+    *found = answers;
+    knapsack_free(&s);
     return SSLAT_OK;
+}
+
+sslat_status sslat_budget_maximize(const sslat_container *latency, const sslat_container *value,
+                                   double budget, int32_t bins, int32_t *arch, int32_t capacity,
+                                   sslat_budget_result *result, sslat_error *error)
+{
+    int32_t found = 0;
+    if (!result) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
+    return sslat_budget_top(latency, value, budget, bins, 1, arch, capacity, result, &found, error);
 }

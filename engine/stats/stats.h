@@ -1,9 +1,17 @@
 /* Statistics over a container: the public functions are in sslat.h; these are
- * the defaults they use when a caller passes 0, which the CLI's help prints. */
+ * the defaults they use when a caller passes 0, which the CLI's help prints,
+ * and the one check that two tables describe the same space. */
 #ifndef SSLAT_STATS_H
 #define SSLAT_STATS_H
 
+#include "sslat.h"
+
 #define SSLAT_DISTRIBUTION_DEFAULT_BINS 65536 /* quantiles, CDF, counts under a budget */
 #define SSLAT_BUDGET_DEFAULT_BINS 32768       /* the budget search's grid */
+
+/* Both tables complete, with the same blocks and candidates (and space, when
+ * both name one): what a budget search or a Pareto front needs of a pair. */
+sslat_status sslat_check_table_pair(const sslat_container *latency, const sslat_container *value,
+                                    sslat_error *error);
 
 #endif

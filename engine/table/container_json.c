@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/text.h"
 #include "base/limits.h"
 #include "base/memory.h"
 #include "table/container.h"
@@ -319,21 +320,6 @@ sslat_status sslat_container_import_json(const char *text, size_t length, sslat_
 
 /* ---- CSV ------------------------------------------------------------------------------ */
 
-/* A CSV field: quoted when it holds a comma, quote or newline. */
-static void csv_field(FILE *out, const char *text)
-{
-    if (!strpbrk(text, ",\"\n\r")) {
-        fputs(text, out);
-        return;
-    }
-    fputc('"', out);
-    for (const char *p = text; *p; p++) {
-        if (*p == '"') fputc('"', out);
-        fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
 sslat_status sslat_container_export_csv(const sslat_container *c, char **text, sslat_error *error)
 {
     sslat_error_clear(error);
@@ -350,9 +336,9 @@ sslat_status sslat_container_export_csv(const sslat_container *c, char **text, s
             const sslat_entry *e = &c->entries[c->offset[b] + i];
             char title[32];
             fprintf(out, "%d,", b);
-            csv_field(out, sslat_container_block_title(c, b, title, sizeof title));
+            sslat_csv_field(out, sslat_container_block_title(c, b, title, sizeof title));
             fprintf(out, ",%d,", i);
-            csv_field(out, sslat_container_candidate_title(c, b, i, title, sizeof title));
+            sslat_csv_field(out, sslat_container_candidate_title(c, b, i, title, sizeof title));
             if (sslat_container_entry_failed(c, b, i)) /* not measured (--keep-going): never a 0 to plot */
                 fprintf(out, ",nan,nan,nan,nan,nan,nan,0,0\n");
             else

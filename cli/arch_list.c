@@ -1,0 +1,104 @@
+/* Lists of architectures for `sslat pareto` and `sslat budget --top`. */
+#include "cli/arch_list.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/text.h"
+#include "cli/cli.h"
+#include "table/container.h"
+
+void cli_latency_meaning(const sslat_container *latency, char *out, size_t size)
+{
+    int32_t shape[4];
+    sslat_container_input_shape(latency, shape);
+    if (shape[0] > 0)
+        snprintf(out, size, "%s per forward pass of a %dx%dx%dx%d input (the whole batch, not per sample)",
+                 sslat_container_unit(latency), shape[0], shape[1], shape[2], shape[3]);
+    else
+        snprintf(out, size, "%s per forward pass (input shape not recorded)", sslat_container_unit(latency));
+}
+
+static int digits_of(double value)
+{
+    char text[64];
+    return snprintf(text, sizeof text, "%.6g", value);
+}
+
+void cli_arch_list_text(FILE *out, const sslat_container *latency, const sslat_container *value,
+                        const cli_arch_point *points, int32_t n)
+{
+    char latency_head[64], value_head[96];
+    snprintf(latency_head, sizeof latency_head, "latency %s", sslat_container_unit(latency));
+    snprintf(value_head, sizeof value_head, "%s %s", sslat_container_latency_type(value), sslat_container_unit(value));
+    int rank_w = 1, latency_w = (int)strlen(latency_head), value_w = (int)strlen(value_head);
+    for (int32_t i = 0; i < n; i++) {
+        char rank[16];
+        int w = snprintf(rank, sizeof rank, "%d", i + 1);
+        if (w > rank_w) rank_w = w;
+        if (digits_of(points[i].latency) > latency_w) latency_w = digits_of(points[i].latency);
+        if (digits_of(points[i].value) > value_w) value_w = digits_of(points[i].value);
+    }
+    int32_t blocks = sslat_container_block_count(latency);
+    fprintf(out, "%*s  %*s  %*s  arch / labels\n", rank_w, "#", latency_w, latency_head, value_w, value_head);
+    for (int32_t i = 0; i < n; i++) {
+        fprintf(out, "%*d  %*.6g  %*.6g  ", rank_w, i + 1, latency_w, points[i].latency, value_w, points[i].value);
+        cli_print_arch(out, points[i].arch, blocks);
+        fprintf(out, "\n%*s  ", rank_w + latency_w + value_w + 4, "");
+        for (int32_t b = 0; b < blocks; b++) {
+            char title[64];
+            if (b) fputc(' ', out);
+            /* labels come from files: control bytes written as \xNN, never sent to the terminal */
+            for (const unsigned char *p = (const unsigned char *)sslat_container_candidate_title(
+                     latency, b, points[i].arch[b], title, sizeof title); *p; p++)
+                if (*p < 0x20 || *p == 0x7f) fprintf(out, "\\x%02x", *p);
+                else fputc(*p, out);
+        }
+        fputc('\n', out);
+    }
+}
+
+json_t *cli_arch_list_json(const sslat_container *latency, const cli_arch_point *points, int32_t n)
+{
+    json_t *list = json_array();
+    int32_t blocks = sslat_container_block_count(latency);
+    for (int32_t i = 0; list && i < n; i++) {
+        json_t *arch = json_array(), *labels = json_array();
+        for (int32_t b = 0; b < blocks; b++) {
+            char title[64];
+            json_array_append_new(arch, json_integer(points[i].arch[b]));
+            json_array_append_new(labels, json_string(sslat_container_candidate_title(latency, b, points[i].arch[b],
+                                                                                      title, sizeof title)));
+        }
+        json_array_append_new(list, json_pack("{s:o, s:o, s:o, s:o}", "arch", arch, "labels", labels, "latency",
+                                              cli_json_number(points[i].latency), "value",
+                                              cli_json_number(points[i].value)));
+    }
+    return list;
+}
+
+void cli_arch_list_csv(FILE *out, const sslat_container *latency, const sslat_container *value,
+                       const cli_arch_point *points, int32_t n)
+{
+    int32_t blocks = sslat_container_block_count(latency);
+    fprintf(out, "rank,latency_%s,", sslat_container_unit(latency));
+    char head[128];
+    snprintf(head, sizeof head, "%s_%s", sslat_container_latency_type(value), sslat_container_unit(value));
+    sslat_csv_field(out, head);
+    fputs(",arch,labels\n", out);
+    for (int32_t i = 0; i < n; i++) {
+        fprintf(out, "%d,%.17g,%.17g,", i + 1, points[i].latency, points[i].value);
+        for (int32_t b = 0; b < blocks; b++) fprintf(out, "%s%d", b ? ";" : "", points[i].arch[b]);
+        fputc(',', out);
+        char *joined = NULL;
+        size_t size = 0;
+        FILE *text = open_memstream(&joined, &size);
+        for (int32_t b = 0; text && b < blocks; b++) {
+            char title[64];
+            fprintf(text, "%s%s", b ? ";" : "", sslat_container_candidate_title(latency, b, points[i].arch[b], title, sizeof title));
+        }
+        if (text && fclose(text) == 0) sslat_csv_field(out, joined);
+        free(joined);
+        fputc('\n', out);
+    }
+}

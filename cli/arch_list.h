@@ -1,0 +1,31 @@
+/* A list of architectures (a Pareto front, a budget's k best) as text, JSON or
+ * CSV: each with its latency, its value and its candidates' labels. */
+#ifndef SSLAT_CLI_ARCH_LIST_H
+#define SSLAT_CLI_ARCH_LIST_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sslat.h"
+
+typedef struct cli_arch_point {
+    const int32_t *arch; /* one index per block */
+    double latency, value;
+} cli_arch_point;
+
+typedef enum { CLI_LIST_TEXT, CLI_LIST_JSON, CLI_LIST_CSV } cli_list_format;
+
+/* "ms per forward pass of a 1x3x224x224 input" (what a latency total means). */
+void cli_latency_meaning(const sslat_container *latency, char *out, size_t size);
+
+/* Columns sized to their content; each architecture's labels on the line under it. */
+void cli_arch_list_text(FILE *out, const sslat_container *latency, const sslat_container *value,
+                        const cli_arch_point *points, int32_t n);
+/* [{"arch": [...], "labels": [...], "latency": L, "value": V}, ...] */
+json_t *cli_arch_list_json(const sslat_container *latency, const cli_arch_point *points, int32_t n);
+/* rank,latency_ms,<value type>_<unit>,arch,labels (arch "0;3;1", labels joined by ";") */
+void cli_arch_list_csv(FILE *out, const sslat_container *latency, const sslat_container *value,
+                       const cli_arch_point *points, int32_t n);
+
+#endif
