@@ -18,6 +18,7 @@ from .latency import (argmax_arch, argmin_arch, attach_latency, available_calcul
                       initialize_latency, latency_cdf, latency_quantile, max_latency,
                       mean_latency, median_latency, min_latency, reset_latency,
                       sample_latencies)
+from .search import ArchitecturePoint, ParetoFront, budget_top, pareto_front
 from .space import SearchSpace
 
 __version__: str = _lib.sslat_version().decode()
@@ -29,5 +30,6 @@ __all__ = [
     "initialize_latency", "attach_latency", "reset_latency", "min_latency", "max_latency",
     "mean_latency", "median_latency", "sample_latencies", "current_latency",
     "best_arch_latency", "argmin_arch", "argmax_arch", "latency_quantile", "latency_cdf",
-    "count_under_budget", "budget_maximize", "library_path",
+    "count_under_budget", "budget_maximize", "budget_top", "pareto_front", "ArchitecturePoint",
+    "ParetoFront", "library_path",
 ]

@@ -172,6 +172,13 @@ _PROTOTYPES = {
     "sslat_count_under_budget": (ST, [P, DBL, ctypes.POINTER(DistributionOptions), DBLP, DBLP,
                                       ERR]),
     "sslat_budget_maximize": (ST, [P, P, DBL, I32, I32P, I32, ctypes.POINTER(BudgetResult), ERR]),
+    "sslat_budget_top": (ST, [P, P, DBL, I32, I32, I32P, I32, ctypes.POINTER(BudgetResult), I32P, ERR]),
+    "sslat_pareto_compute": (ST, [P, P, I32, PP, ERR]),
+    "sslat_pareto_free": (None, [P]),
+    "sslat_pareto_size": (I32, [P]),
+    "sslat_pareto_front_size": (ctypes.c_int64, [P]),
+    "sslat_pareto_slack": (DBL, [P]),
+    "sslat_pareto_point": (ST, [P, I32, I32P, I32, DBLP, DBLP, ERR]),
 }
 
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():

@@ -419,11 +419,9 @@ def count_under_budget(arg: Source, budget: float, bins: int = 0) -> Tuple[float
     return _bracket(lib.sslat_count_under_budget, arg, budget, bins)
 
 
-def budget_maximize(latency: Source, value: Source, budget: float,
-                    bins: int = 0) -> Tuple[List[int], float, float, float]:
-    """The architecture maximising value's total with latency <= budget:
-    returns (arch, latency, value, grid_slack)."""
-    result = _native.BudgetResult()
+@contextlib.contextmanager
+def _two_tables(latency, value):
+    """The pointers behind a latency and a value source, both held for the call."""
     latency, value = _space_of_model(latency), _space_of_model(value)
     with contextlib.ExitStack() as stack:
         held = {}
@@ -433,7 +431,15 @@ def budget_maximize(latency: Source, value: Source, budget: float,
         for arg in sorted({id(latency): latency, id(value): value}.values(),
                           key=lambda a: id(getattr(a, "_handle", None))):
             held[id(arg)] = stack.enter_context(_table(arg))
-        table, values = held[id(latency)], held[id(value)]
+        yield held[id(latency)], held[id(value)]
+
+
+def budget_maximize(latency: Source, value: Source, budget: float,
+                    bins: int = 0) -> Tuple[List[int], float, float, float]:
+    """The architecture maximising value's total with latency <= budget:
+    returns (arch, latency, value, grid_slack)."""
+    result = _native.BudgetResult()
+    with _two_tables(latency, value) as (table, values):
         n = lib.sslat_container_block_count(table)
         arch = (ctypes.c_int32 * max(n, 1))()
         _native.call(lib.sslat_budget_maximize, table, values, float(budget),
