@@ -112,12 +112,6 @@ int cli_print_json(json_t *root);
 /* A double for JSON: null when it is not finite (JSON has no inf). */
 json_t *cli_json_number(double value);
 
-/* How a timed table was made and its quality verdict, from its metadata:
- * "2 threads, cache hot, fused" and "disturbed: <cause>" ("" when the table
- * does not record them, e.g. an analytic or imported one). */
-void cli_table_method(const sslat_container *table, char *out, size_t size);
-void cli_table_quality(const sslat_container *table, char *out, size_t size);
-
 /* Whether two paths name the same file (an existing one by device and inode;
  * one to be made by its resolved folder and name). "-" is standard output. */
 bool cli_same_path(const char *a, const char *b);

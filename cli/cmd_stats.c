@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "base/limits.h"
 #include "cli/cli.h"
+#include "table/describe.h"
 #include "stats/fits.h"
 #include "stats/stats.h"
 #include "table/container.h"
@@ -128,8 +129,8 @@ static void print_text(const sslat_container *c, const stats_report *r, size_t n
         printf("table         %s (%s), space %s, batch unknown\n", sslat_container_latency_type(c), unit,
                sslat_container_space_title(c));
     char method[256], quality[1400];
-    cli_table_method(c, method, sizeof method);
-    cli_table_quality(c, quality, sizeof quality);
+    sslat_table_method_text(c, method, sizeof method);
+    sslat_table_quality_text(c, quality, sizeof quality);
     if (method[0]) printf("measured      %s\n", method);
     if (quality[0]) printf("quality       %s\n", quality);
     printf("blocks        %d, architectures %s\n", blocks, r->architectures);

@@ -434,6 +434,31 @@ SSLAT_API sslat_status sslat_pareto_point(const sslat_pareto_front *front, int32
                                           int32_t capacity, double *latency, double *value,
                                           sslat_error *error);
 
+/* ---- Report ------------------------------------------------------------------ */
+
+/* A table as one self-contained HTML page (inline SVG, no script, no network)
+ * that prints or saves as PDF cleanly: how the table was made (calculator,
+ * device, threads, cache mode, quality verdict and noise, drift, fallbacks),
+ * a heat map of every candidate labelled on its axes and shaded by noise, the
+ * distribution over the space, MACs against latency, the Pareto front, and
+ * predicted against measured with labelled points. Every field may be 0/NULL. */
+typedef struct sslat_report_options {
+    const char *table_name;        /* shown as the table's name (NULL: not shown) */
+    const sslat_space *space;      /* the table's space: exact count, its "arch" */
+    const sslat_container *mac;    /* a MAC table of the same space: MACs vs latency */
+    const sslat_container *value;  /* the front of latency against this table (NULL: against mac) */
+    const int32_t *arch;           /* the current architecture (NULL: the space's "arch") */
+    int32_t arch_length;
+    const char *validation_json;   /* the text `sslat validate --json` printed */
+    const char *validation_name;   /* where it came from, for messages ("v.json") */
+    int32_t samples;               /* random architectures in the histogram (0: 20000) */
+    uint64_t seed;                 /* of those samples */
+} sslat_report_options;
+
+/* *html is NUL-terminated; the caller frees it with sslat_free. */
+SSLAT_API sslat_status sslat_report_html(const sslat_container *table, const sslat_report_options *options,
+                                         char **html, sslat_error *error);
+
 #ifdef __cplusplus
 }
 #endif

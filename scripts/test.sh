@@ -15,7 +15,7 @@ mode=${1:-normal}
 python_tests() {
   local venv=build/python-venv
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check pytest numpy onnx onnxruntime "scikit-build-core>=0.10"
+  "$venv/bin/pip" install -q --disable-pip-version-check pytest numpy onnx onnxruntime pypdf "scikit-build-core>=0.10"
   "$venv/bin/pip" install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps .
   # sslat.torch's tests (python/tests/test_torch*.py) run the libraries: torch
   # (PyPI's default wheel: the CPU-only index is not reachable from every

@@ -76,6 +76,13 @@ class DistributionOptions(ctypes.Structure):
     _fields_ = [("bins", ctypes.c_int32)]
 
 
+class ReportOptions(ctypes.Structure):
+    _fields_ = [("table_name", ctypes.c_char_p), ("space", ctypes.c_void_p), ("mac", ctypes.c_void_p),
+                ("value", ctypes.c_void_p), ("arch", ctypes.POINTER(ctypes.c_int32)),
+                ("arch_length", ctypes.c_int32), ("validation_json", ctypes.c_char_p),
+                ("validation_name", ctypes.c_char_p), ("samples", ctypes.c_int32), ("seed", ctypes.c_uint64)]
+
+
 class BudgetResult(ctypes.Structure):
     _fields_ = [("latency", ctypes.c_double), ("value", ctypes.c_double),
                 ("grid_slack", ctypes.c_double)]
@@ -173,6 +180,7 @@ _PROTOTYPES = {
                                       ERR]),
     "sslat_budget_maximize": (ST, [P, P, DBL, I32, I32P, I32, ctypes.POINTER(BudgetResult), ERR]),
     "sslat_budget_top": (ST, [P, P, DBL, I32, I32, I32P, I32, ctypes.POINTER(BudgetResult), I32P, ERR]),
+    "sslat_report_html": (ST, [P, ctypes.POINTER(ReportOptions), PP, ERR]),
     "sslat_pareto_compute": (ST, [P, P, I32, PP, ERR]),
     "sslat_pareto_free": (None, [P]),
     "sslat_pareto_size": (I32, [P]),

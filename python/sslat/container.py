@@ -1,7 +1,7 @@
 """SearchSpaceLatencyContainer: one latency table (constant part + per-candidate values)."""
 import ctypes
 import os
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import lib
@@ -121,6 +121,11 @@ class SearchSpaceLatencyContainer(_native.HandleOwner):
         with self._handle.use() as pointer:
             _native.call(lib.sslat_container_save_to_file_as, pointer, _native.encode(path, "path"),
                          format.encode())
+
+    def report(self, path: Optional[Union[str, "os.PathLike[str]"]] = None, **options: Any) -> str:
+        """This table's report page (HTML); see sslat.report for the options."""
+        from .report import report
+        return report(self, path, **options)
 
     def to_json(self) -> str:
         text = ctypes.c_void_p()

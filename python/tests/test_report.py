@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
+import sslat
 from conftest import EXAMPLES, TINY_SPACE
 
 OFA = str(EXAMPLES / "ofa_mobilenet_v3.json")
@@ -46,6 +47,19 @@ def render(page, tmp_path):
     return dom.stdout, shot, dom.stderr + grab.stderr
 
 
+def pdf_text(page, tmp_path):
+    """The page printed to PDF by headless Chromium (its print stylesheet), as text:
+    what a reader of the PDF or a printout sees, SVG labels included."""
+    pypdf = pytest.importorskip("pypdf")
+    pdf = tmp_path / (page.stem + ".pdf")
+    result = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu",
+                             "--user-data-dir=%s" % (tmp_path / "chromium-profile"), "--no-pdf-header-footer",
+                             "--print-to-pdf=%s" % pdf, page.as_uri()], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0 and pdf.exists(), result.stderr[-2000:]
+    return "\n".join(p.extract_text() for p in pypdf.PdfReader(str(pdf)).pages)
+
+
 def png_size(path):
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
@@ -78,7 +92,7 @@ def test_ofa_report_renders_with_heat_map_histogram_and_mac_scatter(tmp_path, ss
     page = tmp_path / "ofa.html"
     run(sslat_command, "report", fvcore, "--space", OFA, "--mac", mac, "--arch",
         ",".join(["3"] * 20), "-o", page)
-    html, dom = check_page(page, tmp_path, ["heatmap", "histogram", "mac-scatter"])
+    html, dom = check_page(page, tmp_path, ["heatmap", "histogram", "mac-scatter", "pareto"])
     assert html.count('<g class="cell">') == 190  # OFA: 20 blocks, 190 candidates
     assert html.count('stroke="#e8590c"') >= 20  # the current architecture is outlined
     assert "34867844010000000000" in html  # the exact architecture count
@@ -86,6 +100,17 @@ def test_ofa_report_renders_with_heat_map_histogram_and_mac_scatter(tmp_path, ss
     assert 0.9 < rho <= 1.0  # fvcore and plain MACs order architectures almost alike
     for marker in (">min<", ">median<", ">max<", ">current<"):
         assert marker in html
+    # printed: what each heat-map column is, and the front's architectures by label
+    table = sslat.SearchSpaceLatencyContainer.load_from_file(fvcore)
+    text = pdf_text(page, tmp_path)
+    labels = {label for block in table.candidate_labels for label in block}
+    if "candidate-labels" in html:  # columns mean different candidates per block: the legend lists them
+        assert all(label in text for label in labels)
+    else:
+        assert all(label in text for label in table.candidate_labels[0])
+    front = sslat.pareto_front(table, sslat.SearchSpaceLatencyContainer.load_from_file(mac), points=12)
+    assert "Pareto front: latency against mac" in text
+    assert " · ".join(front.points[-1].labels) in " ".join(text.split())
 
 
 def test_cpu_report_with_validation_scatter(tmp_path, sslat_command):
@@ -102,11 +127,70 @@ def test_cpu_report_with_validation_scatter(tmp_path, sslat_command):
     page = tmp_path / "cpu.html"
     run(sslat_command, "report", table, "--space", space, "--mac", mac, "--validation", validation,
         "-o", page)
-    html, _ = check_page(page, tmp_path, ["heatmap", "histogram", "mac-scatter",
+    html, _ = check_page(page, tmp_path, ["heatmap", "histogram", "mac-scatter", "pareto",
                                           "validation-scatter"])
     rows = json.loads(validation.read_text())["architectures"]
     assert html.count("</circle>") >= len(rows)
     assert re.search(r"%d architectures\. MAPE [0-9.]+%%" % len(rows), html)
+    # printed, not only in collapsed metadata: how the table was made, and which point is which
+    text = " ".join(pdf_text(page, tmp_path).split())
+    for shown in ("1 thread", "cache hot", "quality", "drift", "oneDNN primitives timed", "ir_k3_e6",
+                  "skip"):
+        assert shown in text, shown
+    assert html.count('class="point-label"') == len(rows)
+    assert re.search(r'class="point-label"[^>]*>min<', html) and re.search(r'class="point-label"[^>]*>max<', html)
+
+
+def test_a_noisy_table_is_flagged_and_its_noisy_entries_hatched(tmp_path, sslat_command):
+    space = tmp_path / "tiny.json"
+    space.write_text(json.dumps(TINY_SPACE))
+    table = tmp_path / "cpu.sslat"
+    run(sslat_command, "measure", "-c", "cpu", space, "--threads", "1", "--warmup", "2", "--runs", "3",
+        "-o", table)
+    data = json.loads(run(sslat_command, "export", table, "--json").stdout)
+    # every entry quiet but two: one spread 8 % (hatched), one 40 % (hatched densely)
+    for block in data["operations_stats"]:
+        for entry in block:
+            entry["stddev"] = 0.01 * entry["mean"]
+    data["operations_stats"][0][1]["stddev"] = 0.08 * data["operations_stats"][0][1]["mean"]
+    data["operations_stats"][1][0]["stddev"] = 0.40 * data["operations_stats"][1][0]["mean"]
+    data["metadata"]["quality.verdict"] = "disturbed"
+    data["metadata"]["quality.cause"] = "other processes kept 1.9 cores busy"
+    edited, noisy = tmp_path / "edited.json", tmp_path / "noisy.sslat"
+    edited.write_text(json.dumps(data))
+    run(sslat_command, "import", edited, "-o", noisy)
+    page = tmp_path / "noisy.html"
+    run(sslat_command, "report", noisy, "-o", page)
+    html, _ = check_page(page, tmp_path, ["heatmap", "histogram"])
+    assert html.count('fill="url(#noise-some)"') == 1 and html.count('fill="url(#noise-high)"') == 1
+    text = " ".join(pdf_text(page, tmp_path).split())
+    assert "Read this table with care" in text and "other processes kept 1.9 cores busy" in text
+    # the same page from Python, for the same table
+    container = sslat.SearchSpaceLatencyContainer.load_from_file(noisy)
+    assert container.report(name=str(noisy)) == page.read_text()
+    quiet = tmp_path / "quiet.html"
+    run(sslat_command, "report", table, "-o", quiet)
+    assert "Read this table with care" not in quiet.read_text()
+
+
+def test_python_report_matches_the_cli_and_refuses_bad_input(tmp_path, sslat_command):
+    mac, fvcore = tmp_path / "mac.sslat", tmp_path / "fvcore.sslat"
+    run(sslat_command, "measure", "-c", "mac", OFA, "-o", mac)
+    run(sslat_command, "measure", "-c", "mac_fvcore", OFA, "-o", fvcore)
+    page = tmp_path / "cli.html"
+    run(sslat_command, "report", fvcore, "--space", OFA, "--value", mac, "-o", page)
+    space = sslat.SearchSpace(OFA)
+    html = sslat.report(sslat.SearchSpaceLatencyContainer.load_from_file(fvcore), tmp_path / "py.html",
+                        space=space, value=sslat.SearchSpaceLatencyContainer.load_from_file(mac),
+                        name=str(fvcore))
+    assert html == page.read_text() == (tmp_path / "py.html").read_text()
+    with pytest.raises(sslat.InvalidArgumentError, match="indices"):
+        sslat.report(sslat.SearchSpaceLatencyContainer.load_from_file(fvcore), arch=[1, 2])
+    with pytest.raises(sslat.ParseError, match="architectures"):
+        sslat.report(sslat.SearchSpaceLatencyContainer.load_from_file(fvcore), validation={"architectures": []})
+    other = sslat.initialize_latency("mac", sslat.SearchSpace(EXAMPLES / "proxylessnas.json"))
+    with pytest.raises(sslat.SpaceError, match="not a table of the latency table's space"):
+        sslat.report(sslat.SearchSpaceLatencyContainer.load_from_file(fvcore), mac=other)
 
 
 def test_report_refuses_mismatched_and_malformed_inputs(tmp_path, sslat_command):
@@ -116,6 +200,8 @@ def test_report_refuses_mismatched_and_malformed_inputs(tmp_path, sslat_command)
     out = tmp_path / "r.html"
     result = run(sslat_command, "report", ofa, "--mac", proxyless, "-o", out, expect=2)
     assert "proxyless.sslat" in result.stderr and "proxylessnas" in result.stderr
+    result = run(sslat_command, "report", ofa, "--value", proxyless, "-o", out, expect=2)
+    assert "--value" in result.stderr and "proxylessnas" in result.stderr
     bad = tmp_path / "v.json"
     bad.write_text('{"architectures": [{"label": "a", "predicted_ms": 1.0, "measured_ms": -2}]}')
     result = run(sslat_command, "report", ofa, "--validation", bad, "-o", out, expect=2)

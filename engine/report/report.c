@@ -1,6 +1,6 @@
 /* The sections of `sslat report`: summary, heat map, distribution, MACs vs
  * latency, validation. Each writes HTML (and inline SVG) to one stream. */
-#include "cli/report.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -11,8 +11,8 @@
 #include "base/error.h"
 #include "base/order.h"
 #include "base/rng.h"
-#include "cli/cli.h"
-#include "cli/svg_plot.h"
+#include "table/describe.h"
+#include "report/svg_plot.h"
 #include "stats/validation.h"
 #include "table/container.h"
 
@@ -25,7 +25,13 @@ static const char *STYLE =
     "table{border-collapse:collapse;font-size:13px}td,th{padding:2px 10px 2px 0;text-align:left;"
     "vertical-align:top}th{color:#555;font-weight:normal}p.caption{font-size:13px;color:#444}"
     "code{font-size:12px}tr.quality-disturbed td{color:#b00020;font-weight:bold}"
-    "tr.quality-noisy td{color:#8a5a00}";
+    "tr.quality-noisy td{color:#8a5a00}svg{max-width:100%;height:auto}"
+    ".warning{border:2px solid #b00020;background:#fff0f0;padding:8px 12px;margin:12px 0}"
+    "table.list td{font-size:12px}"
+    /* print / save as PDF: full width, no page break inside a plot or table, no collapsed details */
+    "@page{size:A4;margin:12mm}"
+    "@media print{body{margin:0;max-width:none;font-size:11px}h2{break-after:avoid;page-break-after:avoid}"
+    "svg,table,.warning{break-inside:avoid;page-break-inside:avoid}details{display:none}}";
 
 static double total_of(const sslat_container *c, const int32_t *arch)
 {
@@ -56,14 +62,43 @@ static const char *device_of(const sslat_container *t)
     return strcmp(sslat_container_unit(t), "ms") ? "(analytic: no device)" : "unknown (not recorded in the table)";
 }
 
+/* How a timed table was made, in the open (not only under "all metadata"):
+ * each row shown when the table records it. */
+static void write_method(FILE *out, const sslat_container *t)
+{
+    static const char *const ROWS[][2] = {
+        {"calculator", "calculator.summary"},   {"cache mode", "calculator.cache"},
+        {"schedule", "calculator.schedule"},    {"noisy entries", "quality.noisy_entries"},
+        {"noisiest entry", "quality.cov_worst"}, {"machine load and drift", "quality.machine"},
+        {"calibration", "host.calibration_ms"}, {"lowering and fallbacks", "cpu.impl.units"},
+        {"reference kernels", "cpu.reference"}, {"fused fallbacks", "cuda.fused_fallbacks"},
+        {"noisy units", "cuda.noisy_units"},    {"GPU clocks", "device.clocks"},
+        {"throttling", "device.throttle_reasons"},
+    };
+    for (size_t i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++) {
+        const char *value = sslat_container_metadata(t, ROWS[i][1]);
+        if (value && *value) row(out, ROWS[i][0], value);
+    }
+}
+
 static void write_summary(FILE *out, const report_input *in, double min, double median, double bound,
                           double mean, double max)
 {
     const sslat_container *t = in->table;
     const char *unit = sslat_container_unit(t);
     char text[256];
+    const char *verdict = sslat_container_metadata(t, "quality.verdict");
+    if (verdict && (!strcmp(verdict, "noisy") || !strcmp(verdict, "disturbed"))) {
+        char quality[1400];
+        sslat_table_quality_text(t, quality, sizeof quality);
+        fputs("<div class=\"warning\" id=\"quality-warning\"><b>Read this table with care.</b> Its quality "
+              "verdict is ", out);
+        plot_escape(out, quality);
+        fputs(". Entries hatched in the heat map varied most between samples; measure again on a quiet "
+              "machine (or with --threads 1) before trusting a ranking.</div>\n", out);
+    }
     fputs("<h2>Summary</h2>\n<table id=\"summary\">\n", out);
-    row(out, "table", in->table_path);
+    if (in->table_name) row(out, "table", in->table_name);
     row(out, "space", sslat_container_space_title(t));
     snprintf(text, sizeof text, "%s (%s)", sslat_container_latency_type(t), unit);
     row(out, "latency type", text);
@@ -78,10 +113,10 @@ static void write_summary(FILE *out, const report_input *in, double min, double 
              *sslat_container_layout(t) ? sslat_container_layout(t) : "-");
     row(out, "dtype, layout", text);
     row(out, "device", device_of(t));
-    cli_table_method(t, text, sizeof text);
+    sslat_table_method_text(t, text, sizeof text);
     if (text[0]) row(out, "measured with", text);
     char quality[1400];
-    cli_table_quality(t, quality, sizeof quality);
+    sslat_table_quality_text(t, quality, sizeof quality);
     if (quality[0]) {
         /* a class name only from the known verdicts: the table is input */
         const char *verdict = sslat_container_metadata(t, "quality.verdict");
@@ -90,6 +125,7 @@ static void write_summary(FILE *out, const report_input *in, double min, double 
         plot_escape(out, quality);
         fputs("</td></tr>\n", out);
     }
+    write_method(out, t);
     int32_t blocks = sslat_container_block_count(t), candidates = 0;
     double architectures = 1;
     for (int32_t b = 0; b < blocks; b++) {
@@ -125,6 +161,48 @@ static void write_summary(FILE *out, const report_input *in, double min, double 
 
 /* ---- heat map: latency per block x candidate ----------------------------------------- */
 
+#define NOISE_SOME 0.05 /* an entry's stddev / mean from which it is hatched */
+#define NOISE_HIGH 0.20 /* … and hatched densely */
+
+/* An entry's spread between samples (stddev / mean; 0 for one sample or an analytic table). */
+static double entry_cov(const sslat_container *t, int32_t block, int32_t candidate)
+{
+    sslat_entry e;
+    if (sslat_container_entry(t, block, candidate, &e, NULL) != SSLAT_OK || e.samples < 2 || !(e.mean > 0)) return 0;
+    return e.stddev / e.mean;
+}
+
+/* The label column c has in every block that has it, or NULL when blocks differ. */
+static const char *column_label(const sslat_container *t, int32_t c)
+{
+    const char *shared = NULL;
+    for (int32_t b = 0; b < sslat_container_block_count(t); b++) {
+        if (c >= sslat_container_candidate_count(t, b)) continue;
+        const char *label = sslat_container_candidate_label(t, b, c);
+        if (!label || !*label || (shared && strcmp(shared, label))) return NULL;
+        shared = label;
+    }
+    return shared;
+}
+
+/* When columns mean different candidates in different blocks: each block's labels, printed. */
+static void write_candidate_legend(FILE *out, const sslat_container *t)
+{
+    fputs("<table class=\"list\" id=\"candidate-labels\"><tr><th>block</th><th>candidates (column: label)</th></tr>\n", out);
+    for (int32_t b = 0; b < sslat_container_block_count(t); b++) {
+        char title[64];
+        fputs("<tr><td>", out);
+        plot_escape(out, sslat_container_block_title(t, b, title, sizeof title));
+        fputs("</td><td>", out);
+        for (int32_t c = 0; c < sslat_container_candidate_count(t, b); c++) {
+            fprintf(out, "%s%d: ", c ? " · " : "", c);
+            plot_escape(out, sslat_container_candidate_title(t, b, c, title, sizeof title));
+        }
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
 static void write_heatmap(FILE *out, const report_input *in)
 {
     const sslat_container *t = in->table;
@@ -140,38 +218,60 @@ static void write_heatmap(FILE *out, const report_input *in)
         }
     }
     if (!(hi > lo)) hi = lo + 1;
-    const int left = 150, top = 34, cell_h = 18;
+    bool labelled = true; /* every column one candidate kind: its label goes on the axis */
+    for (int32_t c = 0; c < columns; c++) labelled = labelled && column_label(t, c);
+    const int left = 150, top = labelled ? 96 : 34, cell_h = 18;
     int cell_w = 780 / columns;
     if (cell_w > 80) cell_w = 80;
     if (cell_w < 8) cell_w = 8;
     int width = left + columns * cell_w + 20, height = top + blocks * cell_h + 50;
     fprintf(out, "<h2>Latency per block and candidate</h2>\n");
     plot_begin(out, "heatmap", width, height, "latency of every candidate of every NAS block");
-    for (int32_t c = 0; c < columns; c++)
-        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%d</text>\n",
-                left + c * cell_w + cell_w / 2, top - 6, c);
+    fputs("<defs><pattern id=\"noise-some\" width=\"7\" height=\"7\" patternUnits=\"userSpaceOnUse\" "
+          "patternTransform=\"rotate(45)\"><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"7\" stroke=\"#d00\" "
+          "stroke-width=\"1.2\"/></pattern><pattern id=\"noise-high\" width=\"3.5\" height=\"3.5\" "
+          "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><line x1=\"0\" y1=\"0\" x2=\"0\" "
+          "y2=\"3.5\" stroke=\"#d00\" stroke-width=\"1.4\"/></pattern></defs>\n", out);
+    for (int32_t c = 0; c < columns; c++) {
+        int x = left + c * cell_w + cell_w / 2;
+        if (labelled) {
+            fprintf(out, "<text class=\"column-label\" x=\"%d\" y=\"%d\" transform=\"rotate(-40 %d %d)\" "
+                         "font-size=\"11\" fill=\"#333\">", x, top - 6, x, top - 6);
+            plot_escape(out, column_label(t, c));
+            fputs("</text>\n", out);
+        } else {
+            fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%d</text>\n", x, top - 6, c);
+        }
+    }
+    int hatched = 0;
     for (int32_t b = 0; b < blocks; b++) {
         int y = top + b * cell_h;
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, y + 13);
         plot_escape(out, sslat_container_block_name(t, b));
         fputs("</text>\n", out);
         for (int32_t c = 0; c < sslat_container_candidate_count(t, b); c++) {
-            double v = sslat_container_latency(t, b, c), share = (v - lo) / (hi - lo);
+            double v = sslat_container_latency(t, b, c), share = (v - lo) / (hi - lo), cov = entry_cov(t, b, c);
             char color[8];
             plot_color(share, color);
             bool current = in->current_arch && in->current_arch[b] == c;
+            int x = left + c * cell_w;
             fprintf(out, "<g class=\"cell\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"%s>"
                          "<title>",
-                    left + c * cell_w, y, cell_w - 1, cell_h - 1, color,
-                    current ? " stroke=\"#e8590c\" stroke-width=\"2.5\"" : "");
+                    x, y, cell_w - 1, cell_h - 1, color, current ? " stroke=\"#e8590c\" stroke-width=\"2.5\"" : "");
             char title[32];
             plot_escape(out, sslat_container_block_title(t, b, title, sizeof title));
             fputs(" / ", out);
             plot_escape(out, sslat_container_candidate_title(t, b, c, title, sizeof title));
-            fprintf(out, ": %.6g %s%s</title></rect>", v, sslat_container_unit(t), current ? " (current)" : "");
+            fprintf(out, ": %.6g %s, spread %.1f%%%s</title></rect>", v, sslat_container_unit(t), 100 * cov,
+                    current ? " (current)" : "");
+            if (cov >= NOISE_SOME) {
+                fprintf(out, "<rect class=\"noisy\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"url(#%s)\"/>", x, y,
+                        cell_w - 1, cell_h - 1, cov >= NOISE_HIGH ? "noise-high" : "noise-some");
+                hatched++;
+            }
             if (cell_w >= 44)
                 fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" fill=\"%s\">%.3g</text>",
-                        left + c * cell_w + cell_w / 2, y + 13, share > 0.6 ? "#000" : "#fff", v);
+                        x + cell_w / 2, y + 13, share > 0.6 ? "#000" : "#fff", v);
             fputs("</g>\n", out);
         }
     }
@@ -185,8 +285,12 @@ static void write_heatmap(FILE *out, const report_input *in)
     fprintf(out, "\n<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.3g</text><text x=\"%d\" y=\"%d\">%.3g %s</text>\n",
             left - 4, legend_y + 9, lo, left + 304, legend_y + 9, hi, sslat_container_unit(t));
     plot_end(out);
-    fprintf(out, "<p class=\"caption\">Column = candidate index; hover a cell for its label and value.%s</p>\n",
-            in->current_arch ? " Outlined: the current architecture." : "");
+    fprintf(out, "<p class=\"caption\" id=\"heatmap-caption\">%s Hatched: entries whose samples spread "
+                 "(stddev / mean) %.0f%% or more, densely from %.0f%% (%d of them).%s</p>\n",
+            labelled ? "Columns are labelled by candidate." : "Column = candidate index; the labels of each "
+                                                             "block's columns are listed below.",
+            100 * NOISE_SOME, 100 * NOISE_HIGH, hatched, in->current_arch ? " Outlined: the current architecture." : "");
+    if (!labelled) write_candidate_legend(out, t);
 }
 
 /* ---- distribution of random architectures -------------------------------------------- */
@@ -258,6 +362,13 @@ static sslat_status write_distribution(FILE *out, const report_input *in, double
 
 /* ---- MACs vs latency -------------------------------------------------------------------- */
 
+/* A uniformly random architecture (the scatter plots' background). */
+static void random_arch(sslat_rng *rng, const sslat_container *t, int32_t *arch)
+{
+    for (int32_t b = 0; b < sslat_container_block_count(t); b++)
+        arch[b] = (int32_t)sslat_rng_below(rng, (uint32_t)sslat_container_candidate_count(t, b));
+}
+
 static sslat_status write_mac_scatter(FILE *out, const report_input *in, sslat_error *err)
 {
     const sslat_container *t = in->table, *mac = in->mac;
@@ -273,8 +384,7 @@ static sslat_status write_mac_scatter(FILE *out, const report_input *in, sslat_e
     sslat_rng_seed(&rng, in->seed ^ 0x6d6163u);
     double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
     for (size_t i = 0; i < n; i++) {
-        for (int32_t b = 0; b < blocks; b++)
-            arch[b] = (int32_t)sslat_rng_below(&rng, (uint32_t)sslat_container_candidate_count(t, b));
+        random_arch(&rng, t, arch);
         x[i] = total_of(mac, arch);
         y[i] = total_of(t, arch);
         x_lo = fmin(x_lo, x[i]), x_hi = fmax(x_hi, x[i]), y_lo = fmin(y_lo, y[i]), y_hi = fmax(y_hi, y[i]);
@@ -303,6 +413,116 @@ static sslat_status write_mac_scatter(FILE *out, const report_input *in, sslat_e
             n, rho);
     free(x), free(y), free(arch);
     return SSLAT_OK;
+}
+
+/* ---- Pareto front: latency against a second table -------------------------------------------- */
+
+#define PARETO_TABLE_POINTS 12
+
+/* Up to PARETO_TABLE_POINTS points of the front, spread in latency, with their labels. */
+static sslat_status write_pareto_table(FILE *out, const report_input *in, sslat_error *err)
+{
+    const sslat_container *t = in->table, *v = in->value;
+    sslat_pareto_front *few = NULL;
+    sslat_status status = sslat_pareto_compute(t, v, PARETO_TABLE_POINTS, &few, err);
+    if (status != SSLAT_OK) return status;
+    int32_t blocks = sslat_container_block_count(t);
+    int32_t *arch = malloc(((size_t)blocks + 1) * sizeof *arch);
+    if (!arch) {
+        sslat_pareto_free(few);
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    }
+    fprintf(out, "<table class=\"list\" id=\"pareto-points\"><tr><th>latency (%s)</th><th>", sslat_container_unit(t));
+    plot_escape(out, sslat_container_latency_type(v));
+    fprintf(out, " (%s)</th><th>architecture (candidate of each block)</th></tr>\n", sslat_container_unit(v));
+    for (int32_t i = 0; i < sslat_pareto_size(few); i++) {
+        double latency, value;
+        sslat_pareto_point(few, i, arch, blocks + 1, &latency, &value, NULL);
+        fprintf(out, "<tr><td>%.6g</td><td>%.6g</td><td>", latency, value);
+        for (int32_t b = 0; b < blocks; b++) {
+            char title[64];
+            if (b) fputs(" · ", out);
+            plot_escape(out, sslat_container_candidate_title(t, b, arch[b], title, sizeof title));
+        }
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+    free(arch);
+    sslat_pareto_free(few);
+    return SSLAT_OK;
+}
+
+static sslat_status write_pareto(FILE *out, const report_input *in, sslat_error *err)
+{
+    const sslat_container *t = in->table, *v = in->value;
+    sslat_pareto_front *front = NULL;
+    sslat_status status = sslat_pareto_compute(t, v, 0, &front, err);
+    if (status != SSLAT_OK) return status;
+    int32_t n = sslat_pareto_size(front), blocks = sslat_container_block_count(t);
+    size_t samples = SCATTER_POINTS;
+    double *x = malloc(samples * sizeof *x), *y = malloc(samples * sizeof *y);
+    int32_t *arch = malloc(((size_t)blocks + 1) * sizeof *arch);
+    if (!x || !y || !arch) {
+        free(x), free(y), free(arch);
+        sslat_pareto_free(front);
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    }
+    /* the frame spans the front (the whole space's extremes) and the samples */
+    double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
+    sslat_rng rng;
+    sslat_rng_seed(&rng, in->seed ^ 0x706172u);
+    for (size_t i = 0; i < samples; i++) {
+        random_arch(&rng, t, arch);
+        x[i] = total_of(t, arch);
+        y[i] = total_of(v, arch);
+        x_lo = fmin(x_lo, x[i]), x_hi = fmax(x_hi, x[i]), y_lo = fmin(y_lo, y[i]), y_hi = fmax(y_hi, y[i]);
+    }
+    for (int32_t i = 0; i < n; i++) {
+        double l, value;
+        sslat_pareto_point(front, i, NULL, 0, &l, &value, NULL);
+        x_lo = fmin(x_lo, l), x_hi = fmax(x_hi, l), y_lo = fmin(y_lo, value), y_hi = fmax(y_hi, value);
+    }
+    double x_pad = fmax((x_hi - x_lo) * 0.03, 1e-9), y_pad = fmax((y_hi - y_lo) * 0.03, 1e-9);
+    plot_frame f = {x_lo - x_pad, x_hi + x_pad, y_lo - y_pad, y_hi + y_pad, 70, 20, 800, 300};
+    char x_label[96], y_label[96];
+    snprintf(x_label, sizeof x_label, "latency (%s, lower is better)", sslat_container_unit(t));
+    snprintf(y_label, sizeof y_label, "%s (%s, higher is better)", sslat_container_latency_type(v), sslat_container_unit(v));
+    fputs("<h2>Pareto front: latency against ", out);
+    plot_escape(out, sslat_container_latency_type(v));
+    fputs("</h2>\n", out);
+    plot_begin(out, "pareto", 940, 370, "the Pareto front of latency against a second table over the whole space");
+    plot_axes(out, &f, x_label, y_label);
+    fputs("<g class=\"points\" fill=\"#999\" fill-opacity=\"0.35\">\n", out);
+    for (size_t i = 0; i < samples; i++)
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.8\"/>\n", plot_x(&f, x[i]), plot_y(&f, y[i]));
+    fputs("</g>\n<polyline class=\"front\" fill=\"none\" stroke=\"#c44e52\" stroke-width=\"1.8\" points=\"", out);
+    /* a step line: a point's value holds until the next, faster-to-slower, point */
+    double previous_value = NAN;
+    for (int32_t i = 0; i < n; i++) {
+        double l, value;
+        sslat_pareto_point(front, i, NULL, 0, &l, &value, NULL);
+        if (i > 0) fprintf(out, "%.1f,%.1f ", plot_x(&f, l), plot_y(&f, previous_value));
+        fprintf(out, "%.1f,%.1f ", plot_x(&f, l), plot_y(&f, value));
+        previous_value = value;
+    }
+    fputs("\"/>\n", out);
+    if (in->current_arch)
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#e8590c\"><title>current architecture</title></circle>\n",
+                plot_x(&f, total_of(t, in->current_arch)), plot_y(&f, total_of(v, in->current_arch)));
+    plot_end(out);
+    double slack = sslat_pareto_slack(front);
+    fprintf(out, "<p class=\"caption\" id=\"pareto-caption\">Red: the Pareto front over all architectures, %lld "
+                 "points (%s); grey: %zu random architectures.%s Below: %d of its points, spread evenly in "
+                 "latency, with their candidates.</p>\n",
+            (long long)sslat_pareto_front_size(front), slack == 0 ? "exact" : "thinned on a latency grid",
+            samples, in->current_arch ? " Orange: the current architecture." : "",
+            n < PARETO_TABLE_POINTS ? n : PARETO_TABLE_POINTS);
+    if (slack > 0)
+        fprintf(out, "<p class=\"caption\">Any architecture is matched by a point of this front with at least its "
+                     "value and at most %.3g %s more latency.</p>\n", slack, sslat_container_unit(t));
+    free(x), free(y), free(arch);
+    sslat_pareto_free(front);
+    return write_pareto_table(out, in, err);
 }
 
 /* ---- validation: predicted vs measured ----------------------------------------------------- */
@@ -352,12 +572,20 @@ static void write_validation(FILE *out, const report_input *in)
         plot_escape(out, in->validation[i].label);
         fprintf(out, ": predicted %.4g, measured %.4g %s (%+.1f%%)</title></circle>\n", predicted[i],
                 measured[i], unit, 100 * (predicted[i] - measured[i]) / measured[i]);
+        /* printed beside the point: "min", "max", the current one by name, a random one by its number */
+        const char *label = in->validation[i].label;
+        if (!strncmp(label, "random ", 7)) label += 7;
+        fprintf(out, "<text class=\"point-label\" x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#1b5e20\">",
+                plot_x(&f, measured[i]) + 6, plot_y(&f, predicted[i]) - 4);
+        plot_escape(out, label);
+        fputs("</text>\n", out);
     }
     fputs("</g>\n", out);
     plot_end(out);
     fprintf(out, "<p class=\"caption\" id=\"validation-figures\">%d architectures. MAPE %.2f%%, within ±5%%: "
                  "%.0f%%, within ±10%%: %.0f%%, bias %+.2f%%, Kendall τ %.3f. Solid: predicted = measured; "
-                 "dashed ±5%%, dotted ±10%%.</p>\n",
+                 "dashed ±5%%, dotted ±10%%. Points are labelled: min and max are the fastest and slowest "
+                 "architectures by the table, numbers the random ones.</p>\n",
             n, 100 * s.mape, 100 * s.within_5, 100 * s.within_10, 100 * s.bias, s.kendall_tau);
     free(predicted), free(measured);
 }
@@ -390,6 +618,7 @@ sslat_status report_render(const report_input *in, char **html, sslat_error *err
     write_heatmap(out, in);
     status = write_distribution(out, in, min, median, max, err);
     if (status == SSLAT_OK && in->mac) status = write_mac_scatter(out, in, err);
+    if (status == SSLAT_OK && in->value) status = write_pareto(out, in, err);
     if (status == SSLAT_OK && in->validation) write_validation(out, in);
     fprintf(out, "<p class=\"caption\">Made by sslat %s. Self-contained: no script, no network.</p>\n"
                  "</body></html>\n",

@@ -1,4 +1,4 @@
-#include "cli/svg_plot.h"
+#include "report/svg_plot.h"
 
 #include <math.h>
 

@@ -1,5 +1,6 @@
-/* `sslat report`: one self-contained HTML page (inline SVG, no script, no
- * network) describing a latency table over its search space. */
+/* The report (sslat_report_html, sslat report): one self-contained HTML page
+ * (inline SVG, no script, no network) describing a latency table over its
+ * search space. Internal: what the sections read. */
 #ifndef SSLAT_REPORT_H
 #define SSLAT_REPORT_H
 
@@ -14,10 +15,11 @@ typedef struct report_validation_row {
 } report_validation_row;
 
 typedef struct report_input {
-    const char *table_path;
+    const char *table_name;
     const sslat_container *table;   /* the latency table (required) */
     const sslat_space *space;       /* its space, for the exact count and "arch" (may be NULL) */
     const sslat_container *mac;     /* a MAC table of the same space (may be NULL) */
+    const sslat_container *value;   /* the Pareto front's second axis (may be NULL) */
     const int32_t *current_arch;    /* marked in the plots (NULL: none) */
     const report_validation_row *validation; /* n_validation rows (may be NULL) */
     int32_t n_validation;

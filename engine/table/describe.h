@@ -1,0 +1,14 @@
+/* A timed table's method and quality in one line each, from its metadata. */
+#ifndef SSLAT_TABLE_DESCRIBE_H
+#define SSLAT_TABLE_DESCRIBE_H
+
+#include <stddef.h>
+
+#include "sslat.h"
+
+/* "2 threads, cache hot, fused" and "disturbed (median entry spread 3.1%): <cause>"
+ * ("" when the table does not record them, e.g. an analytic or imported one). */
+void sslat_table_method_text(const sslat_container *table, char *out, size_t size);
+void sslat_table_quality_text(const sslat_container *table, char *out, size_t size);
+
+#endif
