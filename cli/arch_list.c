@@ -7,17 +7,7 @@
 #include "base/text.h"
 #include "cli/cli.h"
 #include "table/container.h"
-
-void cli_latency_meaning(const sslat_container *latency, char *out, size_t size)
-{
-    int32_t shape[4];
-    sslat_container_input_shape(latency, shape);
-    if (shape[0] > 0)
-        snprintf(out, size, "%s per forward pass of a %dx%dx%dx%d input (the whole batch, not per sample)",
-                 sslat_container_unit(latency), shape[0], shape[1], shape[2], shape[3]);
-    else
-        snprintf(out, size, "%s per forward pass (input shape not recorded)", sslat_container_unit(latency));
-}
+#include "table/describe.h"
 
 static int digits_of(double value)
 {
@@ -48,11 +38,7 @@ void cli_arch_list_text(FILE *out, const sslat_container *latency, const sslat_c
         for (int32_t b = 0; b < blocks; b++) {
             char title[64];
             if (b) fputc(' ', out);
-            /* labels come from files: control bytes written as \xNN, never sent to the terminal */
-            for (const unsigned char *p = (const unsigned char *)sslat_container_candidate_title(
-                     latency, b, points[i].arch[b], title, sizeof title); *p; p++)
-                if (*p < 0x20 || *p == 0x7f) fprintf(out, "\\x%02x", *p);
-                else fputc(*p, out);
+            cli_print_label(out, sslat_container_candidate_title(latency, b, points[i].arch[b], title, sizeof title));
         }
         fputc('\n', out);
     }

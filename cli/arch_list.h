@@ -16,9 +16,6 @@ typedef struct cli_arch_point {
 
 typedef enum { CLI_LIST_TEXT, CLI_LIST_JSON, CLI_LIST_CSV } cli_list_format;
 
-/* "ms per forward pass of a 1x3x224x224 input" (what a latency total means). */
-void cli_latency_meaning(const sslat_container *latency, char *out, size_t size);
-
 /* Columns sized to their content; each architecture's labels on the line under it. */
 void cli_arch_list_text(FILE *out, const sslat_container *latency, const sslat_container *value,
                         const cli_arch_point *points, int32_t n);

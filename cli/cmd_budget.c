@@ -9,6 +9,7 @@
 #include "base/limits.h"
 #include "cli/arch_list.h"
 #include "cli/cli.h"
+#include "table/describe.h"
 #include "stats/stats.h"
 
 static void budget_usage(void)
@@ -19,7 +20,8 @@ static void budget_usage(void)
            "table of the same space, e.g. MACs) within L: a multiple-choice knapsack on a grid\n"
            "of B steps (default %d). The answer always fits L and is at least as good as\n"
            "any architecture within L - slack (printed). --top K lists the K best (1 to %d),\n"
-           "best first, with their labels. Latency totals are per forward pass of the table's input.\n",
+           "best first, with their labels. Timed tables are per sample (a batch's time divided by\n"
+           "its size), MAC tables count the whole batch: every output says which.\n",
            SSLAT_BUDGET_DEFAULT_BINS, SSLAT_MAX_BUDGET_TOP);
 }
 
@@ -112,7 +114,7 @@ int cmd_budget(int argc, char **argv)
     if (code == CLI_OK) {
         const char *unit = sslat_container_unit(c);
         char meaning[160];
-        cli_latency_meaning(c, meaning, sizeof meaning);
+        sslat_table_unit_meaning(c, meaning, sizeof meaning);
         if (format == CLI_LIST_JSON) {
             json_t *root = json_pack("{s:f, s:s, s:s, s:o, s:o}", "limit", limit, "unit", unit, "latency_meaning",
                                      meaning, "count_low", cli_json_number(low), "count_high", cli_json_number(high));
@@ -121,6 +123,9 @@ int cmd_budget(int argc, char **argv)
             if (value && found > 0) {
                 json_object_set_new(root, "value_type", json_string(sslat_container_latency_type(value)));
                 json_object_set_new(root, "value_unit", json_string(sslat_container_unit(value)));
+                char value_meaning[160];
+                sslat_table_unit_meaning(value, value_meaning, sizeof value_meaning);
+                json_object_set_new(root, "value_meaning", json_string(value_meaning));
                 json_object_set_new(root, "grid_slack", json_real(results[0].grid_slack));
                 /* "best": the one answer (as before --top), "top": the k best */
                 json_t *best = cli_arch_list_json(c, list, 1);
@@ -135,6 +140,7 @@ int cmd_budget(int argc, char **argv)
             cli_arch_list_csv(stdout, c, value, list, found);
         } else {
             print_count(limit, unit, low, high);
+            printf("latency in     %s\n", meaning);
             if (value && !top) {
                 printf("best by %-6s %.6g %s at %.6g %s (grid slack %.3g %s)\narch           ",
                        sslat_container_latency_type(value), results[0].value, sslat_container_unit(value),
@@ -142,8 +148,8 @@ int cmd_budget(int argc, char **argv)
                 cli_print_arch(stdout, archs, blocks);
                 printf("\n");
             } else if (value) {
-                printf("the %d best by %s within the limit (grid slack %.3g %s; latency in %s):\n", found,
-                       sslat_container_latency_type(value), results[0].grid_slack, unit, meaning);
+                printf("the %d best by %s within the limit (grid slack %.3g %s):\n", found,
+                       sslat_container_latency_type(value), results[0].grid_slack, unit);
                 cli_arch_list_text(stdout, c, value, list, found);
             }
         }

@@ -8,6 +8,7 @@
 
 #include "cli/arch_list.h"
 #include "cli/cli.h"
+#include "table/describe.h"
 
 static void pareto_usage(void)
 {
@@ -19,7 +20,8 @@ static void pareto_usage(void)
            "Exact; only a front of millions of points is thinned on a latency grid, and then the\n"
            "bound is printed. --points N shows N points spread evenly in latency (for each of N\n"
            "budgets from the fastest to the best-valued, the best architecture within it);\n"
-           "default: the whole front. Latency totals are per forward pass of the table's input.\n");
+           "default: the whole front. Every output says what a figure means: timed tables are\n"
+           "per sample (a batch's time divided by its size), MAC tables count the whole batch.\n");
 }
 
 int cmd_pareto(int argc, char **argv)
@@ -84,21 +86,22 @@ int cmd_pareto(int argc, char **argv)
     if (code == CLI_OK) {
         double slack = sslat_pareto_slack(front);
         long long whole = (long long)sslat_pareto_front_size(front);
-        char meaning[160];
-        cli_latency_meaning(latency, meaning, sizeof meaning);
+        char meaning[160], value_meaning[160];
+        sslat_table_unit_meaning(latency, meaning, sizeof meaning);
+        sslat_table_unit_meaning(value, value_meaning, sizeof value_meaning);
         if (format == CLI_LIST_JSON) {
-            json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:I, s:b, s:f, s:o}", "space",
-                                     sslat_container_space_name(latency), "latency_unit", meaning, "value_type",
+            json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:f, s:o}", "space",
+                                     sslat_container_space_name(latency), "latency_meaning", meaning, "value_type",
                                      sslat_container_latency_type(value), "value_unit", sslat_container_unit(value),
-                                     "front_size", (json_int_t)whole, "exact", slack == 0, "slack", slack,
-                                     "points", cli_arch_list_json(latency, list, n));
+                                     "value_meaning", value_meaning, "front_size", (json_int_t)whole, "exact",
+                                     slack == 0, "slack", slack, "points", cli_arch_list_json(latency, list, n));
             code = cli_print_json(root);
         } else if (format == CLI_LIST_CSV) {
             cli_arch_list_csv(stdout, latency, value, list, n);
         } else {
             printf("Pareto front of '%s': latency (lower is better) against %s (higher is better)\n",
                    sslat_container_space_name(latency), sslat_container_latency_type(value));
-            printf("latency in %s\n", meaning);
+            printf("latency in %s; %s in %s\n", meaning, sslat_container_latency_type(value), value_meaning);
             if (slack == 0)
                 printf("exact: %lld points on the front%s\n", whole, n < whole ? "" : ", all shown");
             else

@@ -15,11 +15,14 @@
 
 #include "api/latency.h"
 #include "base/clock.h"
+#include "base/error.h"
 #include "base/limits.h"
 #include "calc/calculator.h"
 #include "calc/run.h"
 #include "cli/cli.h"
+#include "cli/sweep.h"
 #include "ir/space.h"
+#include "table/describe.h"
 
 
 /* "1,8,32": at most SSLAT_MAX_SWEEP_VALUES whole numbers; -1 after saying what is wrong. */
@@ -52,92 +55,172 @@ static int parse_list(const char *text, const char *what, int32_t *values)
     }
 }
 
-typedef struct point_result {
-    char name[64];
-    int32_t batch, resolution;
-    const char *dtype;
-    double min, mean, max, best, wall;
-    bool has_best, reused;
-} point_result;
+/* A list of budgets "1.5,2,3": finite positive numbers, at most SSLAT_MAX_SWEEP_VALUES. */
+static int parse_budgets(const char *text, double *values)
+{
+    int n = 0;
+    for (const char *item = text;; item++) {
+        char *end = NULL;
+        if (n == SSLAT_MAX_SWEEP_VALUES) {
+            fprintf(stderr, "sslat sweep: --budget takes at most %d values\n", SSLAT_MAX_SWEEP_VALUES);
+            return -1;
+        }
+        values[n] = strtod(item, &end);
+        if (end == item || (*end && *end != ',') || !(values[n] > 0) || values[n] > 1e300) {
+            fprintf(stderr, "sslat sweep: --budget takes comma-separated positive numbers in the table's unit "
+                            "(per sample for a timed table: 1.5,2,3), got '%.80s'\n", text);
+            return -1;
+        }
+        n++;
+        if (!*end) return n;
+        item = end;
+    }
+}
 
-/* Measure one point, or keep its table when one for the same space is there. */
-static int run_point(const cli_space_args *base, const sslat_calculator *calculator,
-                     const sslat_calc_options *options, const char *dir, point_result *r)
+/* What is at a point's path before it runs. */
+typedef enum { POINT_NEW, POINT_KEEP, POINT_OTHER } point_state;
+
+/* The point's space (at its input) and the fingerprint of its run. */
+static int open_point(const cli_space_args *base, const sslat_calculator *calculator, const sslat_calc_options *options,
+                      point_result *r, sslat_space **space, sslat_calc_options *point_options, char made_by[24])
 {
     cli_space_args args = *base;
     args.options.batch = r->batch;
     args.options.height = args.options.width = r->resolution;
-    sslat_space *space = NULL;
-    int code = cli_load_space(&args, &space);
+    int code = cli_load_space(&args, space);
     if (code != CLI_OK) return code;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.sslat", dir, r->name);
-    sslat_container *table = NULL;
-    sslat_error err;
-    double started = sslat_now_s();
-    sslat_calc_options point_options = *options;
-    sslat_dtype_parse(r->dtype, &point_options.dtype); /* checked when the points were made */
+    *point_options = *options;
+    sslat_dtype_parse(r->dtype, &point_options->dtype); /* checked when the points were made */
     /* a table is kept only when it was made by the same calculator, options and
      * machine (--runs 30 does not reuse a --runs 10 table) */
-    point_options.shard_index = 0;
-    point_options.shard_count = 1;
-    char made_by[24];
-    snprintf(made_by, sizeof made_by, "%016" PRIx64, sslat_run_fingerprint(calculator, space, &point_options));
-    const char *kept_by = NULL;
-    r->reused = sslat_container_load_from_file(path, &table, &err) == SSLAT_OK &&
-                sslat_container_space_hash(table) == sslat_space_hash(space) &&
-                !strcmp(sslat_container_latency_type(table), calculator->name) &&
-                !strcmp(sslat_container_dtype(table), r->dtype) &&
-                (kept_by = sslat_container_metadata(table, "sweep.options")) && !strcmp(kept_by, made_by);
-    sslat_status status = SSLAT_OK;
-    if (!r->reused) {
-        sslat_container_free(table);
-        table = NULL;
-        status = sslat_measure_space(calculator, space, &point_options, NULL, &table, &err);
-        if (status == SSLAT_OK) status = sslat_container_set_metadata(table, "sweep.options", made_by, &err);
-        if (status == SSLAT_OK) status = sslat_container_save_to_file(table, path, &err);
-    }
-    r->wall = sslat_now_s() - started;
-    if (status == SSLAT_OK) status = sslat_min_latency(table, &r->min, &err);
-    if (status == SSLAT_OK) status = sslat_mean_latency(table, &r->mean, &err);
-    if (status == SSLAT_OK) status = sslat_max_latency(table, &r->max, &err);
-    r->has_best = status == SSLAT_OK && sslat_space_arch(space, NULL, 0) > 0;
-    if (r->has_best) status = sslat_best_arch_latency(table, space, &r->best, &err);
-    if (status != SSLAT_OK) fprintf(stderr, "sslat sweep: point %s: %s\n", r->name, err.message);
-    sslat_container_free(table);
-    sslat_space_free(space);
-    return cli_exit_code(status);
+    point_options->shard_index = 0;
+    point_options->shard_count = 1;
+    snprintf(made_by, 24, "%016" PRIx64, sslat_run_fingerprint(calculator, *space, point_options));
+    return CLI_OK;
 }
 
-static int write_summary(const char *dir, const char *suffix, const point_result *rows, int n, const char *unit)
+/* Whether the point's table is there and was made by this run's calculator
+ * and options (*table: it, loaded), absent, or something else (why). */
+static point_state check_point(const char *path, const sslat_calculator *calculator, const sslat_space *space,
+                               const char *dtype, const char *made_by, sslat_container **table, char *why,
+                               size_t why_size)
 {
-    char *csv = NULL, *jsonl = NULL;
-    size_t csv_size = 0, jsonl_size = 0;
-    FILE *c = open_memstream(&csv, &csv_size), *j = open_memstream(&jsonl, &jsonl_size);
-    if (!c || !j) return CLI_FAILURE;
-    fprintf(c, "point,batch,resolution,dtype,unit,min,mean,max,best_arch,wall_s,reused\n");
-    for (int k = 0; k < n; k++) {
-        const point_result *r = &rows[k];
-        char best[32] = "";
-        if (r->has_best) snprintf(best, sizeof best, "%.17g", r->best);
-        fprintf(c, "%s,%d,%d,%s,%s,%.17g,%.17g,%.17g,%s,%.3f,%d\n", r->name, r->batch, r->resolution, r->dtype,
-                unit, r->min, r->mean, r->max, best, r->wall, r->reused);
-        fprintf(j, "{\"point\": \"%s\", \"batch\": %d, \"resolution\": %d, \"dtype\": \"%s\", \"unit\": \"%s\", "
-                   "\"min\": %.17g, \"mean\": %.17g, \"max\": %.17g, \"best_arch\": %s, \"wall_s\": %.3f, "
-                   "\"reused\": %s}\n",
-                r->name, r->batch, r->resolution, r->dtype, unit, r->min, r->mean, r->max,
-                r->has_best ? best : "null", r->wall, r->reused ? "true" : "false");
+    sslat_error err;
+    *table = NULL;
+    if (access(path, F_OK) != 0) return POINT_NEW;
+    if (sslat_container_load_from_file(path, table, &err) != SSLAT_OK) {
+        snprintf(why, why_size, "it is not a table sslat reads (%s)", err.message);
+        return POINT_OTHER;
     }
-    fclose(c);
-    fclose(j);
-    char path[1024];
-    snprintf(path, sizeof path, "%s/summary%s.csv", dir, suffix);
-    int code = cli_write_text(path, csv, "sweep");
-    snprintf(path, sizeof path, "%s/summary%s.jsonl", dir, suffix);
-    if (code == CLI_OK) code = cli_write_text(path, jsonl, "sweep");
-    free(csv);
-    free(jsonl);
+    const char *kept_by = sslat_container_metadata(*table, "sweep.options");
+    if (sslat_container_space_hash(*table) == sslat_space_hash(space) &&
+        !strcmp(sslat_container_latency_type(*table), calculator->name) && !strcmp(sslat_container_dtype(*table), dtype) &&
+        kept_by && !strcmp(kept_by, made_by))
+        return POINT_KEEP;
+    char method[256];
+    sslat_table_method_text(*table, method, sizeof method);
+    snprintf(why, why_size, "it was made by another run (%s%s%s, options %s; this run: %s, options %s)",
+             sslat_container_latency_type(*table), method[0] ? ", " : "", method, kept_by ? kept_by : "not recorded",
+             calculator->name, made_by);
+    sslat_container_free(*table);
+    *table = NULL;
+    return POINT_OTHER;
+}
+
+/* Before anything runs: a point whose file holds another run's table is
+ * refused (listing each), unless --restart replaces them. */
+static int refuse_other_tables(const cli_space_args *base, const sslat_calculator *calculator,
+                               const sslat_calc_options *options, const char *dir, point_result *rows, int total,
+                               int32_t shard_index, int32_t shard_count)
+{
+    int others = 0, code = CLI_OK;
+    for (int k = 0; code == CLI_OK && k < total; k++) {
+        if (k % shard_count != shard_index) continue;
+        sslat_space *space = NULL;
+        sslat_calc_options point_options;
+        char made_by[24], path[1024], why[1024];
+        code = open_point(base, calculator, options, &rows[k], &space, &point_options, made_by);
+        if (code != CLI_OK) break;
+        snprintf(path, sizeof path, "%s/%s.sslat", dir, rows[k].name);
+        sslat_container *table = NULL;
+        if (check_point(path, calculator, space, rows[k].dtype, made_by, &table, why, sizeof why) == POINT_OTHER) {
+            fprintf(stderr, "sslat sweep: %s: %s\n", path, why);
+            others++;
+        }
+        sslat_container_free(table);
+        sslat_space_free(space);
+    }
+    if (code == CLI_OK && others) {
+        fprintf(stderr, "sslat sweep: %d earlier table%s in %s would be replaced: nothing was measured. Give another "
+                        "-o to keep both, or --restart to replace them.\n", others, others == 1 ? "" : "s", dir);
+        code = CLI_BAD_INPUT;
+    }
     return code;
+}
+
+/* The point's answers from its table: extremes, fastest architecture, and
+ * the best by the value table within each budget. */
+static sslat_status answer_point(const sslat_calculator *value_calculator, const sslat_space *space,
+                                 const sweep_answers *answers, point_result *r, sslat_error *err)
+{
+    sslat_status status = sslat_min_latency(r->table, &r->min, err);
+    if (status == SSLAT_OK) status = sslat_mean_latency(r->table, &r->mean, err);
+    if (status == SSLAT_OK) status = sslat_max_latency(r->table, &r->max, err);
+    r->has_space_arch = status == SSLAT_OK && sslat_space_arch(space, NULL, 0) > 0;
+    if (r->has_space_arch) status = sslat_best_arch_latency(r->table, space, &r->space_arch, err);
+    r->blocks = sslat_container_block_count(r->table);
+    size_t blocks = (size_t)r->blocks, budgets = (size_t)answers->n_budgets + 1;
+    r->argmin = calloc(blocks + 1, sizeof *r->argmin);
+    r->budget_arch = calloc(blocks * budgets + 1, sizeof *r->budget_arch); /* budget j's from j × blocks */
+    r->budget_latency = calloc(budgets, sizeof *r->budget_latency);
+    r->budget_value = calloc(budgets, sizeof *r->budget_value);
+    r->budget_fits = calloc(budgets, sizeof *r->budget_fits);
+    if (status == SSLAT_OK && (!r->argmin || !r->budget_arch || !r->budget_latency || !r->budget_value || !r->budget_fits))
+        status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    if (status == SSLAT_OK) status = sslat_argmin_arch(r->table, r->argmin, r->blocks, err);
+    if (status == SSLAT_OK && answers->n_budgets) {
+        sslat_calc_options value_options;
+        sslat_calc_options_default(&value_options);
+        status = sslat_measure_space(value_calculator, space, &value_options, NULL, &r->value, err);
+    }
+    for (int j = 0; status == SSLAT_OK && j < answers->n_budgets; j++) {
+        sslat_budget_result best;
+        sslat_error why;
+        sslat_status found = sslat_budget_maximize(r->table, r->value, answers->budgets[j], 0,
+                                                   &r->budget_arch[(size_t)j * blocks], r->blocks, &best, &why);
+        r->budget_fits[j] = found == SSLAT_OK;
+        if (found == SSLAT_OK) r->budget_latency[j] = best.latency, r->budget_value[j] = best.value;
+        else if (found != SSLAT_ERR_SPACE) status = sslat_fail(err, found, "--budget %g: %s", answers->budgets[j], why.message);
+    }
+    return status;
+}
+
+/* Measure one point, or keep its table when this run made it before. */
+static int run_point(const cli_space_args *base, const sslat_calculator *calculator, const sslat_calc_options *options,
+                     const char *dir, const sweep_answers *answers, const sslat_calculator *value_calculator,
+                     point_result *r)
+{
+    sslat_space *space = NULL;
+    sslat_calc_options point_options;
+    char made_by[24], path[1024], why[1024];
+    int code = open_point(base, calculator, options, r, &space, &point_options, made_by);
+    if (code != CLI_OK) return code;
+    snprintf(path, sizeof path, "%s/%s.sslat", dir, r->name);
+    sslat_error err;
+    double started = sslat_now_s();
+    /* another run's table is here only with --restart (refused before the first point otherwise) */
+    r->reused = check_point(path, calculator, space, r->dtype, made_by, &r->table, why, sizeof why) == POINT_KEEP;
+    sslat_status status = SSLAT_OK;
+    if (!r->reused) {
+        status = sslat_measure_space(calculator, space, &point_options, NULL, &r->table, &err);
+        if (status == SSLAT_OK) status = sslat_container_set_metadata(r->table, "sweep.options", made_by, &err);
+        if (status == SSLAT_OK) status = sslat_container_save_to_file(r->table, path, &err);
+    }
+    r->wall = sslat_now_s() - started;
+    if (status == SSLAT_OK) status = answer_point(value_calculator, space, answers, r, &err);
+    if (status != SSLAT_OK) fprintf(stderr, "sslat sweep: point %s: %s\n", r->name, err.message);
+    sslat_space_free(space);
+    return cli_exit_code(status);
 }
 
 /* DIR, made when missing and locked for this run: a second sweep into it
@@ -193,18 +276,18 @@ static int open_folder(const char *dir, const char *suffix, const point_result *
         fprintf(stderr, "sslat sweep: cannot create %s: %s\n", dir, strerror(errno));
         return CLI_FAILURE;
     }
-    int n = total + 4;
+    int n = total + 5;
     char **paths = calloc((size_t)n, sizeof *paths);
     int code = paths ? CLI_OK : CLI_FAILURE;
-    for (int k = 0; code == CLI_OK && k < total + 2; k++) {
+    for (int k = 0; code == CLI_OK && k < total + 3; k++) {
         const char *name = k < total ? rows[k].name : "summary";
-        const char *extension = k < total ? ".sslat" : k == total ? ".csv" : ".jsonl";
+        const char *extension = k < total ? ".sslat" : k == total ? ".csv" : k == total + 1 ? ".jsonl" : ".html";
         size_t size = strlen(dir) + strlen(name) + strlen(suffix) + 16;
         if (!(paths[k] = malloc(size))) code = CLI_FAILURE;
         else snprintf(paths[k], size, "%s/%s%s%s", dir, name, k < total ? "" : suffix, extension);
     }
     const char *locks[] = {f->common_lock, f->own_lock[0] ? f->own_lock : NULL};
-    if (code == CLI_OK) code = cli_check_paths("sweep", &space_path, 1, (const char *const *)paths, (size_t)total + 2);
+    if (code == CLI_OK) code = cli_check_paths("sweep", &space_path, 1, (const char *const *)paths, (size_t)total + 3);
     if (code == CLI_OK) code = cli_check_paths("sweep", &space_path, 1, locks, 2);
     for (int k = 0; paths && k < n; k++) free(paths[k]);
     free(paths);
@@ -217,18 +300,23 @@ static int open_folder(const char *dir, const char *suffix, const point_result *
 
 int cmd_sweep(int argc, char **argv)
 {
-    enum { OPT_BATCH = 3001, OPT_RESOLUTION, OPT_DTYPE, OPT_SHARD, OPT_RUNS, OPT_WARMUP, OPT_THREADS, OPT_CACHE };
+    enum { OPT_BATCH = 3001, OPT_RESOLUTION, OPT_DTYPE, OPT_SHARD, OPT_RUNS, OPT_WARMUP, OPT_THREADS, OPT_CACHE,
+           OPT_BUDGET, OPT_VALUE, OPT_RESTART };
     static const struct option LONG[] = {
         {"calculator", required_argument, NULL, 'c'}, {"output", required_argument, NULL, 'o'},
         {"batch", required_argument, NULL, OPT_BATCH}, {"resolution", required_argument, NULL, OPT_RESOLUTION},
         {"dtype", required_argument, NULL, OPT_DTYPE}, {"shard", required_argument, NULL, OPT_SHARD},
         {"runs", required_argument, NULL, OPT_RUNS},   {"warmup", required_argument, NULL, OPT_WARMUP},
         {"threads", required_argument, NULL, OPT_THREADS}, {"help", no_argument, NULL, 'h'},
-        {"cache", required_argument, NULL, OPT_CACHE},
+        {"cache", required_argument, NULL, OPT_CACHE}, {"budget", required_argument, NULL, OPT_BUDGET},
+        {"value", required_argument, NULL, OPT_VALUE}, {"restart", no_argument, NULL, OPT_RESTART},
         {NULL, 0, NULL, 0}};
     const char *type = NULL, *dir = NULL, *dtypes = "fp32", *shard = NULL;
     int32_t batches[SSLAT_MAX_SWEEP_VALUES] = {1}, resolutions[SSLAT_MAX_SWEEP_VALUES] = {224};
     int n_batch = 1, n_res = 1, opt;
+    double budgets[SSLAT_MAX_SWEEP_VALUES];
+    sweep_answers answers = {budgets, 0, "mac"};
+    bool restart = false;
     sslat_calc_options options;
     sslat_calc_options_default(&options);
     options.progress = true;
@@ -250,13 +338,23 @@ int cmd_sweep(int argc, char **argv)
             if (bad) return bad;
             break;
         }
+        case OPT_BUDGET: if ((answers.n_budgets = parse_budgets(optarg, budgets)) < 1) return CLI_BAD_INPUT; break;
+        case OPT_VALUE: answers.value_type = optarg; break;
+        case OPT_RESTART: restart = true; break;
         case 'h':
             printf("usage: sslat sweep [SPACE] -c TYPE --batch 1,8,32 --resolution 160,224 [--dtype fp32]\n"
-                   "                   -o DIR [--shard I/N] [--runs N --warmup N --threads N --cache hot|cold]\n\n"
-                   "Writes DIR/b<batch>_r<res>_<dtype>.sslat per point and DIR/summary.csv and\n"
-                   "summary.jsonl (point, min / mean / max latency, the space's arch latency, wall\n"
-                   "time). Points whose table is already there for the same space are kept (resume).\n"
-                   "--shard I/N (or the Slurm array variables) takes every N-th point.\n");
+                   "                   -o DIR [--budget B1,B2 [--value mac]] [--restart] [--shard I/N]\n"
+                   "                   [--runs N --warmup N --threads N --cache hot|cold]\n\n"
+                   "Writes DIR/b<batch>_r<res>_<dtype>.sslat per point, and DIR/summary.csv, summary.jsonl\n"
+                   "and summary.html: per point min / mean / max, the latency of the space's \"arch\", the\n"
+                   "fastest architecture and, for each --budget B (in the table's unit: per sample for a\n"
+                   "timed table), the architecture with the most --value (an analytic table made at the\n"
+                   "point's input: mac, mac_thop, mac_fvcore, mac_pthflops; default mac) within B. The page\n"
+                   "shows where these architectures change from point to point.\n"
+                   "A point whose table this run made before is kept (resume). One made by another run\n"
+                   "(other options, calculator or machine) is never replaced silently: the sweep stops\n"
+                   "before measuring, naming it; --restart replaces them. --shard I/N (or the Slurm\n"
+                   "array variables) takes every N-th point.\n");
             return CLI_OK;
         default: return CLI_BAD_INPUT;
         }
@@ -271,6 +369,12 @@ int cmd_sweep(int argc, char **argv)
     const sslat_calculator *calculator = sslat_calculator_find(type ? type : names[available - 1]);
     if (!calculator) {
         fprintf(stderr, "sslat sweep: unknown calculator '%s'\n", type);
+        return CLI_BAD_INPUT;
+    }
+    const sslat_calculator *value_calculator = sslat_calculator_find(answers.value_type);
+    if (!value_calculator || value_calculator->kind != SSLAT_CALC_ANALYTIC) {
+        fprintf(stderr, "sslat sweep: --value '%s': the budgets maximise an analytic table made at each point "
+                        "(mac, mac_thop, mac_fvcore, mac_pthflops)\n", answers.value_type);
         return CLI_BAD_INPUT;
     }
     int32_t shard_index, shard_count;
@@ -329,27 +433,39 @@ int cmd_sweep(int argc, char **argv)
         free(rows);
         return code;
     }
-    printf("%-22s %10s %12s %12s %12s %12s %8s\n", "point", "", "min", "mean", "max", "arch", "wall s");
+    if (!restart) code = refuse_other_tables(&base, calculator, &options, dir, rows, total, shard_index, shard_count);
+    if (code != CLI_OK) {
+        close_folder(&folder);
+        free(rows);
+        return code;
+    }
+    printf("%-22s %10s %12s %12s %12s %12s %8s\n", "point", "", "min", "mean", "max", "space arch", "wall s");
     for (int k = 0; code == CLI_OK && k < total; k++) {
         if (k % shard_count != shard_index) continue;
         point_result *r = &rows[n];
         *r = rows[k]; /* the shard's points, packed to the front */
         /* a Slurm log shows each point begin and end, with the point's own progress between */
         fprintf(stderr, "[sweep] point %d/%d %s: started\n", k + 1, total, r->name);
-        code = run_point(&base, calculator, &options, dir, r);
+        code = run_point(&base, calculator, &options, dir, &answers, value_calculator, r);
         if (code == CLI_OK)
             fprintf(stderr, "[sweep] point %d/%d %s: %s in %.1f s\n", k + 1, total, r->name,
                     r->reused ? "kept (its table was there)" : "done", r->wall);
-        if (code != CLI_OK) break;
+        if (code != CLI_OK) {
+            point_result_free(r);
+            break;
+        }
         char best[24] = "-";
-        if (r->has_best) snprintf(best, sizeof best, "%.4f", r->best);
+        if (r->has_space_arch) snprintf(best, sizeof best, "%.4f", r->space_arch);
         printf("%-22s %10s %12.4f %12.4f %12.4f %12s %8.2f%s\n", r->name, sslat_calculator_unit(calculator), r->min, r->mean,
                r->max, best, r->wall, r->reused ? "  (kept)" : "");
         fflush(stdout);
         n++;
     }
-    if (code == CLI_OK) code = write_summary(dir, suffix, rows, n, sslat_calculator_unit(calculator));
-    if (code == CLI_OK) fprintf(stderr, "sslat sweep: %d points in %s (summary%s.csv, summary%s.jsonl)\n", n, dir, suffix, suffix);
+    if (code == CLI_OK) sweep_print_answers(rows, n, &answers);
+    if (code == CLI_OK) code = sweep_write_summary(dir, suffix, rows, n, &answers);
+    if (code == CLI_OK)
+        fprintf(stderr, "sslat sweep: %d points in %s (summary%s.csv, .jsonl, .html)\n", n, dir, suffix);
+    for (int k = 0; k < n; k++) point_result_free(&rows[k]);
     close_folder(&folder);
     free(rows);
     return code;

@@ -274,7 +274,7 @@ TEST_F(Cli, SweepWritesOnePointPerTableAndASummary)
     std::string summary = read_all(out + "/summary.csv");
     EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 1 + 6) << summary;
     EXPECT_NE(summary.find("b4_r160_fp32,4,160,fp32,MMAC,"), std::string::npos) << summary;
-    EXPECT_NE(read_all(out + "/summary.jsonl").find("\"best_arch\": "), std::string::npos);
+    EXPECT_NE(read_all(out + "/summary.jsonl").find("\"space_arch\":"), std::string::npos);
     sslat_container *c = nullptr;
     ASSERT_EQ(sslat_container_load_from_file((out + "/b2_r224_fp32.sslat").c_str(), &c, nullptr), SSLAT_OK);
     EXPECT_EQ(sslat_container_batch(c), 2);
@@ -289,9 +289,19 @@ TEST_F(Cli, SweepWritesOnePointPerTableAndASummary)
     size_t kept = 0;
     for (size_t at = r.out.find("(kept)"); at != std::string::npos; at = r.out.find("(kept)", at + 1)) kept++;
     EXPECT_EQ(kept, 6u) << r.out;
-    // other options are another table: nothing is kept
+    // other options are another table: refused before anything runs, the earlier tables kept
+    std::string earlier = read_all(out + "/b2_r224_fp32.sslat");
     r = run("sweep " + example_path("mobilenet_v2_space.json") +
             " -c mac --runs 3 --batch 1,2,4 --resolution 160,224 -o " + out);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("6 earlier tables in " + out + " would be replaced: nothing was measured"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--restart"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(out + "/b2_r224_fp32.sslat: it was made by another run"), std::string::npos) << r.err;
+    EXPECT_EQ(read_all(out + "/b2_r224_fp32.sslat"), earlier);
+    // --restart replaces them
+    r = run("sweep " + example_path("mobilenet_v2_space.json") +
+            " -c mac --runs 3 --batch 1,2,4 --resolution 160,224 --restart -o " + out);
+    EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.out.find("(kept)"), std::string::npos) << r.out;
     EXPECT_EQ(run("sweep -c cpu --dtype fp16 -o " + out).code, cpu_or_unavailable());
     r = run("sweep -c mac --batch 1,0 -o " + out);
@@ -302,6 +312,78 @@ TEST_F(Cli, SweepWritesOnePointPerTableAndASummary)
     EXPECT_NE(r.err.find("'int8' is unknown"), std::string::npos) << r.err;
     r = run("sweep -c mac --batch 1");
     EXPECT_EQ(r.code, 2);  // no -o DIR
+}
+
+// Split one CSV line without quoted fields (a MAC sweep's summary has none).
+std::vector<std::string> csv_fields(const std::string &line)
+{
+    std::vector<std::string> fields(1);
+    for (char c : line) {
+        if (c == ',') fields.emplace_back();
+        else fields.back() += c;
+    }
+    return fields;
+}
+
+std::string joined(const std::vector<int32_t> &arch)
+{
+    std::string text;
+    for (size_t b = 0; b < arch.size(); b++) text += (b ? ";" : "") + std::to_string(arch[b]);
+    return text;
+}
+
+// Per point: the real fastest architecture, and the best under each --budget,
+// as the library answers them from the point's own table; a cross-point page.
+TEST_F(Cli, SweepAnswersThePointsFastestAndBestUnderEachBudget)
+{
+    std::string out = dir + "/answers";
+    Result r = run("sweep " + example_path("mobilenet_v2_space.json") +
+                   " -c mac --batch 1,4 --resolution 128,224 --budget 300,900 -o " + out);
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::string summary = read_all(out + "/summary.csv");
+    std::vector<std::string> head = csv_fields(summary.substr(0, summary.find('\n')));
+    auto column = [&](const std::string &name) {
+        return (size_t)(std::find(head.begin(), head.end(), name) - head.begin());
+    };
+    ASSERT_LT(column("budget_900_arch"), head.size()) << summary;
+    size_t lines = 0;
+    bool some_change = false;
+    std::string first_best;
+    for (size_t at = summary.find('\n') + 1; at < summary.size(); at = summary.find('\n', at) + 1) {
+        std::vector<std::string> row = csv_fields(summary.substr(at, summary.find('\n', at) - at));
+        ASSERT_EQ(row.size(), head.size());
+        lines++;
+        sslat_container *table = nullptr;
+        ASSERT_EQ(sslat_container_load_from_file((out + "/" + row[0] + ".sslat").c_str(), &table, nullptr), SSLAT_OK);
+        int32_t blocks = sslat_container_block_count(table);
+        std::vector<int32_t> arch(blocks);
+        ASSERT_EQ(sslat_argmin_arch(table, arch.data(), blocks, nullptr), SSLAT_OK);
+        EXPECT_EQ(row[column("argmin_arch")], joined(arch)) << row[0];
+        EXPECT_EQ(row[column("figures")], "MMAC for the whole batch of " + row[1]);
+        // with -c mac the value table is the point's own table
+        sslat_budget_result best;
+        if (sslat_budget_maximize(table, table, 900, 0, arch.data(), blocks, &best, nullptr) == SSLAT_OK) {
+            EXPECT_EQ(row[column("budget_900_arch")], joined(arch)) << row[0];
+            if (first_best.empty()) first_best = joined(arch);
+            some_change = some_change || joined(arch) != first_best;
+        } else {
+            EXPECT_EQ(row[column("budget_900_arch")], "") << "nothing fits: no architecture named";
+        }
+        sslat_container_free(table);
+    }
+    EXPECT_EQ(lines, 4u);
+    // the page marks each distinct best by a letter and counts where it changes
+    std::string page = read_all(out + "/summary.html");
+    EXPECT_NE(page.find("<th>most mac within 900 MMAC</th>"), std::string::npos) << page;
+    EXPECT_NE(page.find("id=\"changes-2\">"), std::string::npos);
+    EXPECT_EQ(page.find("id=\"changes-2\">0<") == std::string::npos, some_change);
+    EXPECT_NE(r.out.find("figures are MMAC for each point's whole batch"), std::string::npos) << r.out;
+    r = run("sweep -c mac --budget 0 -o " + out);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--budget takes comma-separated positive numbers"), std::string::npos) << r.err;
+    r = run("sweep -c mac --budget 1 --value cpu -o " + out);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("analytic"), std::string::npos) << r.err;
 }
 
 TEST_F(Cli, MpirunGathersOneTableEqualToASingleProcessRun)

@@ -109,6 +109,8 @@ static void write_summary(FILE *out, const report_input *in, double min, double 
     else
         snprintf(text, sizeof text, "unknown (not recorded in the table)");
     row(out, "input", text);
+    sslat_table_unit_meaning(t, text, sizeof text);
+    row(out, "figures are", text);
     snprintf(text, sizeof text, "%s, %s", *sslat_container_dtype(t) ? sslat_container_dtype(t) : "-",
              *sslat_container_layout(t) ? sslat_container_layout(t) : "-");
     row(out, "dtype, layout", text);

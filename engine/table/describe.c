@@ -29,3 +29,20 @@ void sslat_table_quality_text(const sslat_container *t, char *out, size_t size)
     snprintf(out, size, "%s (median entry spread %.1f%%)%s%s", verdict, cov ? 100 * strtod(cov, NULL) : 0.0,
              cause && strcmp(cause, "none") ? ": " : "", cause && strcmp(cause, "none") ? cause : "");
 }
+
+void sslat_table_unit_meaning(const sslat_container *t, char *out, size_t size)
+{
+    int32_t shape[4];
+    sslat_container_input_shape(t, shape);
+    const char *unit = sslat_container_unit(t), *samples = sslat_container_metadata(t, "base_samples");
+    if (samples) /* Python's initialize_latency: the whole batch's figure ÷ get_base_samples */
+        snprintf(out, size, "%s per sample (the whole batch's figure divided by %s)", unit, samples);
+    else if (!strcmp(unit, "ms") && shape[0] > 0)
+        snprintf(out, size, "%s per sample (the time of a batch of %d divided by %d)", unit, shape[0], shape[0]);
+    else if (!strcmp(unit, "ms") || !strcmp(sslat_container_latency_type(t), "mmac"))
+        snprintf(out, size, "%s per sample", unit); /* timed, or an ENOT file's mmac (ENOT's convention) */
+    else if (shape[0] > 0)
+        snprintf(out, size, "%s for the whole batch of %d", unit, shape[0]);
+    else
+        snprintf(out, size, "%s for the whole input batch", unit);
+}

@@ -11,4 +11,9 @@
 void sslat_table_method_text(const sslat_container *table, char *out, size_t size);
 void sslat_table_quality_text(const sslat_container *table, char *out, size_t size);
 
+/* What one figure of the table means: "ms per sample (the time of a batch of 8
+ * divided by 8)" or "MMAC for the whole batch of 8" (timed tables are per
+ * sample, the MAC counters count the whole batch, Python's are per sample). */
+void sslat_table_unit_meaning(const sslat_container *table, char *out, size_t size);
+
 #endif

@@ -96,7 +96,7 @@ def test_cli_front_and_top_agree_with_python_as_text_json_and_csv(tmp_path, ssla
     assert data["front_size"] == front.front_size and data["exact"] is True
     assert [p["arch"] for p in data["points"]] == [p.arch for p in front.points]
     assert [p["labels"] for p in data["points"]] == [p.labels for p in front.points]
-    assert "per forward pass of a 1x3x224x224 input" in data["latency_unit"]
+    assert data["latency_meaning"] == "MMAC for the whole batch of 1"  # a MAC table as "latency"
     rows = list(csv.DictReader(io.StringIO(run(sslat_command, "pareto", mac, thop, "--points", "7",
                                                "--csv").stdout)))
     assert [float(r["latency_MMAC"]) for r in rows] == [p.latency for p in front.points]

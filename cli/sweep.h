@@ -1,0 +1,43 @@
+/* sslat sweep's points and their summary (cli/sweep_summary.c). */
+#ifndef SSLAT_CLI_SWEEP_H
+#define SSLAT_CLI_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/limits.h"
+#include "sslat.h"
+
+/* One point's answers: its table's extremes, its fastest architecture and,
+ * per --budget, the architecture with the largest value total within it. */
+typedef struct point_result {
+    char name[64];
+    int32_t batch, resolution;
+    const char *dtype;
+    double min, mean, max, space_arch, wall;
+    bool has_space_arch, reused;
+    sslat_container *table, *value; /* held until the summary is written (value: NULL without --budget) */
+    int32_t blocks;
+    int32_t *argmin;                /* blocks indices */
+    int32_t *budget_arch;           /* n_budgets × blocks */
+    double *budget_latency, *budget_value;
+    bool *budget_fits;              /* false: no architecture of the point fits the budget */
+} point_result;
+
+typedef struct sweep_answers {
+    const double *budgets; /* the table's unit, per sample for a timed table */
+    int n_budgets;
+    const char *value_type; /* the table each budget maximises ("mac") */
+} sweep_answers;
+
+void point_result_free(point_result *r);
+
+/* DIR/summary<suffix>.csv, .jsonl and .html (the cross-point page); an exit code. */
+int sweep_write_summary(const char *dir, const char *suffix, const point_result *rows, int n,
+                        const sweep_answers *answers);
+
+/* After the per-point lines: the fastest architecture and each budget's best
+ * per point, and whether it changes from point to point. */
+void sweep_print_answers(const point_result *rows, int n, const sweep_answers *answers);
+
+#endif
