@@ -11,11 +11,18 @@
 #include "cli/cli.h"
 #include "ir/space.h"
 
+/* Widths of the columns, sized to the longest entry of this space (a long
+ * shape or sequence label widens its column instead of shifting a row). */
+typedef struct show_widths {
+    int name, label, shape, params;
+} show_widths;
+
 typedef struct show_options {
     sslat_mac_rule rule;
     sslat_ignore_set ignore;
     bool ops;     /* list primitives under each candidate */
     bool fuse_bn; /* count with BN folded into its conv */
+    show_widths width;
 } show_options;
 
 typedef struct graph_totals {
@@ -82,8 +89,9 @@ static void print_candidate_line(const char *index, const char *name, const char
 {
     char shape[48], params[32];
     graph_totals t = totals_of(graph, o);
-    printf("%4s %c %-18s %-26s %-16s %12s %10.2f\n", index, marked ? '*' : ' ', name, label,
-           shape_text(sslat_graph_output(graph), shape, sizeof shape),
+    const show_widths *w = &o->width;
+    printf("%4s %c %-*s %-*s %-*s %*s %10.2f\n", index, marked ? '*' : ' ', w->name, name, w->label, label, w->shape,
+           shape_text(sslat_graph_output(graph), shape, sizeof shape), w->params,
            grouped(t.params, params, sizeof params), t.macs / 1e6);
     if (o->ops) print_ops(graph, o);
 }
@@ -104,15 +112,46 @@ static void print_factorised(const sslat_space *space)
     }
 }
 
-static void print_space(const sslat_space *space, const char *source, const show_options *o)
+static int widest(int current, const char *text)
 {
+    int length = (int)strlen(text);
+    return length > current ? length : current;
+}
+
+/* Each column as wide as its header and its longest entry. */
+static show_widths widths_of(const sslat_space *space, const show_options *o)
+{
+    show_widths w = {(int)strlen("layer / block"), (int)strlen("candidate"), (int)strlen("output"), (int)strlen("params")};
+    for (int32_t i = 0; i < space->n_layers; i++) {
+        const sslat_layer *layer = &space->layers[i];
+        w.name = widest(w.name, layer->name);
+        for (int32_t c = 0; c < layer->n_candidates; c++) {
+            char label[112], shape[48], params[32];
+            if (layer->block >= 0) {
+                snprintf(label, sizeof label, "%d %s", c, layer->candidates[c].label);
+                w.label = widest(w.label, label);
+            }
+            const sslat_graph *graph = &layer->candidates[c].graph;
+            w.shape = widest(w.shape, shape_text(sslat_graph_output(graph), shape, sizeof shape));
+            w.params = widest(w.params, grouped(totals_of(graph, o).params, params, sizeof params));
+        }
+    }
+    return w;
+}
+
+static void print_space(const sslat_space *space, const char *source, const show_options *options)
+{
+    show_options sized = *options;
+    sized.width = widths_of(space, options);
+    const show_options *o = &sized;
+    const show_widths *w = &o->width;
     printf("space   %s (%s)\n", space->name, source);
     printf("input   %dx%dx%dx%d (NxCxHxW)   layers %d   NAS blocks %d   hash %016llx\n",
            space->input.n, space->input.c, space->input.h, space->input.w, space->n_layers,
            space->n_blocks, (unsigned long long)space->hash);
     printf("MACs    %s, millions, whole batch\n\n", sslat_mac_rule_name(o->rule));
-    printf("%4s   %-18s %-26s %-16s %12s %10s\n", "#", "layer / block", "candidate", "output",
-           "params", "MMACs");
+    printf("%4s   %-*s %-*s %-*s %*s %10s\n", "#", w->name, "layer / block", w->label, "candidate", w->shape, "output",
+           w->params, "params", "MMACs");
 
     graph_totals constant = {0, 0}, low = {0, 0}, high = {0, 0}, chosen = {0, 0};
     for (int32_t i = 0; i < space->n_layers; i++) {
@@ -203,7 +242,7 @@ int cmd_show(int argc, char **argv)
         {"ir", no_argument, NULL, OPT_IR},             {"fuse-bn", no_argument, NULL, OPT_FUSE_BN},
         CLI_SPACE_LONG_OPTIONS,                        {NULL, 0, NULL, 0}};
     cli_space_args args = {0};
-    show_options o = {SSLAT_MAC_PLAIN, {0, 0}, false, false};
+    show_options o = {SSLAT_MAC_PLAIN, {0, 0}, false, false, {0, 0, 0, 0}};
     int opt, code = CLI_OK;
     bool ir = false;
     optind = 1;

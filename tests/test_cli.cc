@@ -314,6 +314,29 @@ TEST_F(Cli, SweepWritesOnePointPerTableAndASummary)
     EXPECT_EQ(r.code, 2);  // no -o DIR
 }
 
+// sslat show: every row's params and MMACs end under their headers, however
+// long a shape (resnet50's 1x1024x14x14) or a label (yolov5s_ss's sequences).
+TEST_F(Cli, ShowColumnsAreSizedToTheirContent)
+{
+    for (const char *space : {"resnet50.json", "yolov5s_ss.json", "fbnet.json"}) {
+        Result r = run("show " + example_path(space));
+        ASSERT_EQ(r.code, 0) << r.err;
+        size_t header = r.out.find("   #   layer / block");
+        ASSERT_NE(header, std::string::npos) << r.out;
+        std::string head = r.out.substr(header, r.out.find('\n', header) - header);
+        size_t params_end = head.find("params") + 6, macs_end = head.size();
+        size_t rows = 0;
+        for (size_t at = header + head.size() + 1; at < r.out.size() && r.out[at] != '\n';
+             at = r.out.find('\n', at) + 1) {
+            std::string row = r.out.substr(at, r.out.find('\n', at) - at);
+            ASSERT_EQ(row.size(), macs_end) << space << ": " << row;
+            EXPECT_TRUE(isdigit((unsigned char)row[params_end - 1]) && row[params_end] == ' ') << space << ": " << row;
+            rows++;
+        }
+        EXPECT_GT(rows, 10u) << space;
+    }
+}
+
 // Split one CSV line without quoted fields (a MAC sweep's summary has none).
 std::vector<std::string> csv_fields(const std::string &line)
 {
