@@ -9,6 +9,16 @@
 #include "table/container.h"
 #include "table/describe.h"
 
+bool cli_set_list_format(cli_list_format *format, cli_list_format wanted, const char *verb)
+{
+    if (*format != CLI_LIST_TEXT) {
+        fprintf(stderr, "sslat %s: one of --json or --csv, once\n", verb);
+        return false;
+    }
+    *format = wanted;
+    return true;
+}
+
 static int digits_of(double value)
 {
     char text[64];

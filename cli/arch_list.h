@@ -4,6 +4,7 @@
 #define SSLAT_CLI_ARCH_LIST_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -15,6 +16,9 @@ typedef struct cli_arch_point {
 } cli_arch_point;
 
 typedef enum { CLI_LIST_TEXT, CLI_LIST_JSON, CLI_LIST_CSV } cli_list_format;
+
+/* --json or --csv, once: a second format is refused (false, said). */
+bool cli_set_list_format(cli_list_format *format, cli_list_format wanted, const char *verb);
 
 /* Columns sized to their content; each architecture's labels on the line under it. */
 void cli_arch_list_text(FILE *out, const sslat_container *latency, const sslat_container *value,

@@ -62,16 +62,12 @@ int cmd_budget(int argc, char **argv)
                 return CLI_BAD_INPUT;
             }
             break;
-        case OPT_MAXIMIZE: maximize = optarg; break;
+        case OPT_MAXIMIZE: if (!cli_set_once(&maximize, optarg, "budget", "--maximize")) return CLI_BAD_INPUT; break;
         case OPT_BINS: if (!cli_parse_int(optarg, "--bins", 16, 1 << 22, &bins)) return CLI_BAD_INPUT; break;
         case OPT_TOP: if (!cli_parse_int(optarg, "--top", 1, SSLAT_MAX_BUDGET_TOP, &top)) return CLI_BAD_INPUT; break;
         case OPT_JSON:
         case OPT_CSV:
-            if (format != CLI_LIST_TEXT) {
-                fprintf(stderr, "sslat budget: one of --json or --csv\n");
-                return CLI_BAD_INPUT;
-            }
-            format = opt == OPT_JSON ? CLI_LIST_JSON : CLI_LIST_CSV;
+            if (!cli_set_list_format(&format, opt == OPT_JSON ? CLI_LIST_JSON : CLI_LIST_CSV, "budget")) return CLI_BAD_INPUT;
             break;
         case 'h': budget_usage(); return CLI_OK;
         default: return CLI_BAD_INPUT;

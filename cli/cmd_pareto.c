@@ -49,11 +49,7 @@ int cmd_pareto(int argc, char **argv)
             break;
         case OPT_JSON:
         case OPT_CSV:
-            if (format != CLI_LIST_TEXT) {
-                fprintf(stderr, "sslat pareto: one of --json or --csv\n");
-                return CLI_BAD_INPUT;
-            }
-            format = opt == OPT_JSON ? CLI_LIST_JSON : CLI_LIST_CSV;
+            if (!cli_set_list_format(&format, opt == OPT_JSON ? CLI_LIST_JSON : CLI_LIST_CSV, "pareto")) return CLI_BAD_INPUT;
             break;
         case 'h': pareto_usage(); return CLI_OK;
         default: return CLI_BAD_INPUT;

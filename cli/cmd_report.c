@@ -66,11 +66,11 @@ int cmd_report(int argc, char **argv)
             continue;
         }
         switch (opt) {
-        case OPT_SPACE: space_path = optarg; break;
-        case OPT_MAC: mac_path = optarg; break;
-        case OPT_VALUE: value_path = optarg; break;
-        case OPT_VALIDATION: validation_path = optarg; break;
-        case OPT_ARCH: arch_text = optarg; break;
+        case OPT_SPACE: if (!cli_set_once(&space_path, optarg, "report", "--space")) return CLI_BAD_INPUT; break;
+        case OPT_MAC: if (!cli_set_once(&mac_path, optarg, "report", "--mac")) return CLI_BAD_INPUT; break;
+        case OPT_VALUE: if (!cli_set_once(&value_path, optarg, "report", "--value")) return CLI_BAD_INPUT; break;
+        case OPT_VALIDATION: if (!cli_set_once(&validation_path, optarg, "report", "--validation")) return CLI_BAD_INPUT; break;
+        case OPT_ARCH: if (!cli_set_once(&arch_text, optarg, "report", "--arch")) return CLI_BAD_INPUT; break;
         case OPT_SAMPLES: if (!cli_parse_int(optarg, "--samples", 10, 10000000, &samples)) return CLI_BAD_INPUT; break;
         case OPT_SEED: if (!cli_parse_int(optarg, "--seed", 0, INT32_MAX, &seed)) return CLI_BAD_INPUT; break;
         case 'o': if (!cli_set_once(&output, optarg, "report", "-o")) return CLI_BAD_INPUT; break;

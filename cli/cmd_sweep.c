@@ -316,6 +316,7 @@ int cmd_sweep(int argc, char **argv)
     int n_batch = 1, n_res = 1, opt;
     double budgets[SSLAT_MAX_SWEEP_VALUES];
     sweep_answers answers = {budgets, 0, "mac"};
+    const char *value_type = NULL;
     bool restart = false;
     sslat_calc_options options;
     sslat_calc_options_default(&options);
@@ -338,8 +339,14 @@ int cmd_sweep(int argc, char **argv)
             if (bad) return bad;
             break;
         }
-        case OPT_BUDGET: if ((answers.n_budgets = parse_budgets(optarg, budgets)) < 1) return CLI_BAD_INPUT; break;
-        case OPT_VALUE: answers.value_type = optarg; break;
+        case OPT_BUDGET:
+            if (answers.n_budgets) {
+                fprintf(stderr, "sslat sweep: --budget is given twice (one list: --budget 1.5,2,3)\n");
+                return CLI_BAD_INPUT;
+            }
+            if ((answers.n_budgets = parse_budgets(optarg, budgets)) < 1) return CLI_BAD_INPUT;
+            break;
+        case OPT_VALUE: if (!cli_set_once(&value_type, optarg, "sweep", "--value")) return CLI_BAD_INPUT; break;
         case OPT_RESTART: restart = true; break;
         case 'h':
             printf("usage: sslat sweep [SPACE] -c TYPE --batch 1,8,32 --resolution 160,224 [--dtype fp32]\n"
@@ -371,6 +378,7 @@ int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "sslat sweep: unknown calculator '%s'\n", type);
         return CLI_BAD_INPUT;
     }
+    if (value_type) answers.value_type = value_type;
     const sslat_calculator *value_calculator = sslat_calculator_find(answers.value_type);
     if (!value_calculator || value_calculator->kind != SSLAT_CALC_ANALYTIC) {
         fprintf(stderr, "sslat sweep: --value '%s': the budgets maximise an analytic table made at each point "

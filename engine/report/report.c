@@ -401,13 +401,8 @@ static sslat_status write_mac_scatter(FILE *out, const report_input *in, sslat_e
     fputs("<h2>MACs vs latency</h2>\n", out);
     plot_begin(out, "mac-scatter", 940, 370, "MACs against latency of random architectures");
     plot_axes(out, &f, x_label, y_label);
-    fputs("<g class=\"points\" fill=\"#4c72b0\" fill-opacity=\"0.45\">\n", out);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\"/>\n", plot_x(&f, x[i]), plot_y(&f, y[i]));
-    fputs("</g>\n", out);
-    if (in->current_arch)
-        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#e8590c\"><title>current architecture</title></circle>\n",
-                plot_x(&f, total_of(mac, in->current_arch)), plot_y(&f, total_of(t, in->current_arch)));
+    plot_points(out, &f, x, y, n, "#4c72b0", 0.45, 2);
+    if (in->current_arch) plot_current(out, &f, total_of(mac, in->current_arch), total_of(t, in->current_arch));
     plot_end(out);
     fprintf(out, "<p class=\"caption\" id=\"rank-correlation\">%zu random architectures. Spearman rank "
                  "correlation of MACs and latency: <b>%.3f</b> (1 = MACs order architectures exactly as "
@@ -494,10 +489,8 @@ static sslat_status write_pareto(FILE *out, const report_input *in, sslat_error 
     fputs("</h2>\n", out);
     plot_begin(out, "pareto", 940, 370, "the Pareto front of latency against a second table over the whole space");
     plot_axes(out, &f, x_label, y_label);
-    fputs("<g class=\"points\" fill=\"#999\" fill-opacity=\"0.35\">\n", out);
-    for (size_t i = 0; i < samples; i++)
-        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.8\"/>\n", plot_x(&f, x[i]), plot_y(&f, y[i]));
-    fputs("</g>\n<polyline class=\"front\" fill=\"none\" stroke=\"#c44e52\" stroke-width=\"1.8\" points=\"", out);
+    plot_points(out, &f, x, y, samples, "#999", 0.35, 1.8);
+    fputs("<polyline class=\"front\" fill=\"none\" stroke=\"#c44e52\" stroke-width=\"1.8\" points=\"", out);
     /* a step line: a point's value holds until the next, faster-to-slower, point */
     double previous_value = NAN;
     for (int32_t i = 0; i < n; i++) {
@@ -508,9 +501,7 @@ static sslat_status write_pareto(FILE *out, const report_input *in, sslat_error 
         previous_value = value;
     }
     fputs("\"/>\n", out);
-    if (in->current_arch)
-        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#e8590c\"><title>current architecture</title></circle>\n",
-                plot_x(&f, total_of(t, in->current_arch)), plot_y(&f, total_of(v, in->current_arch)));
+    if (in->current_arch) plot_current(out, &f, total_of(t, in->current_arch), total_of(v, in->current_arch));
     plot_end(out);
     double slack = sslat_pareto_slack(front);
     fprintf(out, "<p class=\"caption\" id=\"pareto-caption\">Red: the Pareto front over all architectures, %lld "

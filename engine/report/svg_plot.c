@@ -112,3 +112,18 @@ void plot_color(double t, char out[8])
     for (int k = 0; k < 3; k++) rgb[k] = (int)lround(STOPS[i][k] * (1 - w) + STOPS[i + 1][k] * w);
     snprintf(out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
 }
+
+void plot_points(FILE *out, const plot_frame *frame, const double *x, const double *y, size_t n, const char *fill,
+                 double opacity, double radius)
+{
+    fprintf(out, "<g class=\"points\" fill=\"%s\" fill-opacity=\"%.2f\">\n", fill, opacity);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"/>\n", plot_x(frame, x[i]), plot_y(frame, y[i]), radius);
+    fputs("</g>\n", out);
+}
+
+void plot_current(FILE *out, const plot_frame *frame, double x, double y)
+{
+    fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#e8590c\"><title>current architecture</title></circle>\n",
+            plot_x(frame, x), plot_y(frame, y));
+}

@@ -3,6 +3,7 @@
 #ifndef SSLAT_SVG_PLOT_H
 #define SSLAT_SVG_PLOT_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 /* The data range shown and the pixel box it maps to (y grows upwards in data). */
@@ -27,6 +28,13 @@ void plot_axes(FILE *out, const plot_frame *frame, const char *x_label, const ch
 /* A vertical marker line across the frame at x, labelled at the top. */
 void plot_marker(FILE *out, const plot_frame *frame, double x, const char *color, const char *label,
                  int label_row);
+
+/* n points (x[i], y[i]) as circles of radius r in one group. */
+void plot_points(FILE *out, const plot_frame *frame, const double *x, const double *y, size_t n, const char *fill,
+                 double opacity, double radius);
+
+/* The current architecture: one larger orange point with its title. */
+void plot_current(FILE *out, const plot_frame *frame, double x, double y);
 
 /* Text with &, <, >, " and ' escaped for XML and HTML. */
 void plot_escape(FILE *out, const char *text);
