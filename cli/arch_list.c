@@ -91,7 +91,8 @@ void cli_arch_list_csv(FILE *out, const sslat_container *latency, const sslat_co
         FILE *text = open_memstream(&joined, &size);
         for (int32_t b = 0; text && b < blocks; b++) {
             char title[64];
-            fprintf(text, "%s%s", b ? ";" : "", sslat_container_candidate_title(latency, b, points[i].arch[b], title, sizeof title));
+            fputs(b ? ";" : "", text);
+            cli_print_label(text, sslat_container_candidate_title(latency, b, points[i].arch[b], title, sizeof title));
         }
         if (text && fclose(text) == 0) sslat_csv_field(out, joined);
         free(joined);

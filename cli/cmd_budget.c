@@ -56,6 +56,10 @@ int cmd_budget(int argc, char **argv)
         char *end = NULL;
         switch (opt) {
         case OPT_LIMIT:
+            if (!isnan(limit)) {
+                fprintf(stderr, "sslat budget: --limit is given twice\n");
+                return CLI_BAD_INPUT;
+            }
             limit = strtod(optarg, &end);
             if (end == optarg || *end || !isfinite(limit)) {
                 fprintf(stderr, "sslat budget: --limit needs a number, got '%s'\n", optarg);
@@ -63,8 +67,16 @@ int cmd_budget(int argc, char **argv)
             }
             break;
         case OPT_MAXIMIZE: if (!cli_set_once(&maximize, optarg, "budget", "--maximize")) return CLI_BAD_INPUT; break;
-        case OPT_BINS: if (!cli_parse_int(optarg, "--bins", 16, 1 << 22, &bins)) return CLI_BAD_INPUT; break;
-        case OPT_TOP: if (!cli_parse_int(optarg, "--top", 1, SSLAT_MAX_BUDGET_TOP, &top)) return CLI_BAD_INPUT; break;
+        case OPT_BINS:
+        case OPT_TOP:
+            if (opt == OPT_BINS ? bins != 0 : top != 0) {
+                fprintf(stderr, "sslat budget: %s is given twice\n", opt == OPT_BINS ? "--bins" : "--top");
+                return CLI_BAD_INPUT;
+            }
+            if (opt == OPT_BINS ? !cli_parse_int(optarg, "--bins", 16, 1 << 22, &bins)
+                                : !cli_parse_int(optarg, "--top", 1, SSLAT_MAX_BUDGET_TOP, &top))
+                return CLI_BAD_INPUT;
+            break;
         case OPT_JSON:
         case OPT_CSV:
             if (!cli_set_list_format(&format, opt == OPT_JSON ? CLI_LIST_JSON : CLI_LIST_CSV, "budget")) return CLI_BAD_INPUT;

@@ -17,8 +17,8 @@ static void pareto_usage(void)
            "over every architecture of the space: each point an architecture no other is both\n"
            "faster than and better than. VALUE is a table of the same space: MACs (measure -c mac),\n"
            "or any per-candidate score (sslat import of a JSON export you filled in).\n"
-           "Exact; only a front of millions of points is thinned on a latency grid, and then the\n"
-           "bound is printed. --points N shows N points spread evenly in latency (for each of N\n"
+           "Exact; a front past the memory limits (millions of points over all blocks) is thinned\n"
+           "on a latency grid, and then the bound is printed. --points N shows N points spread evenly in latency (for each of N\n"
            "budgets from the fastest to the best-valued, the best architecture within it);\n"
            "default: the whole front. Every output says what a figure means: timed tables are\n"
            "per sample (a batch's time divided by its size), MAC tables count the whole batch.\n");
@@ -101,9 +101,9 @@ int cmd_pareto(int argc, char **argv)
             if (slack == 0)
                 printf("exact: %lld points on the front%s\n", whole, n < whole ? "" : ", all shown");
             else
-                printf("thinned on a latency grid (the front passes %lld points): any architecture is matched by a "
-                       "point below with at least its value and at most %.3g %s more latency\n",
-                       whole, slack, sslat_container_unit(latency));
+                printf("thinned on a latency grid to %lld points (the exact front passed the memory limits): any "
+                       "architecture is matched by a point of this front with at least its value and at most %.3g %s "
+                       "more latency\n", whole, slack, sslat_container_unit(latency));
             if (n < whole) printf("showing %d of them, spread evenly in latency (--points)\n", n);
             cli_arch_list_text(stdout, latency, value, list, n);
         }

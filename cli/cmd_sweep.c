@@ -71,6 +71,14 @@ static int parse_budgets(const char *text, double *values)
                             "(per sample for a timed table: 1.5,2,3), got '%.80s'\n", text);
             return -1;
         }
+        /* two budgets that print alike would make two columns of one name */
+        char shown[32], earlier[32];
+        snprintf(shown, sizeof shown, "%g", values[n]);
+        for (int k = 0; k < n; k++)
+            if (!strcmp(shown, (snprintf(earlier, sizeof earlier, "%g", values[k]), earlier))) {
+                fprintf(stderr, "sslat sweep: --budget: %s is given twice\n", shown);
+                return -1;
+            }
         n++;
         if (!*end) return n;
         item = end;
@@ -316,7 +324,7 @@ int cmd_sweep(int argc, char **argv)
     int n_batch = 1, n_res = 1, opt;
     double budgets[SSLAT_MAX_SWEEP_VALUES];
     sweep_answers answers = {budgets, 0, "mac"};
-    const char *value_type = NULL;
+    const char *value_type = NULL, *dtype_option = NULL;
     bool restart = false;
     sslat_calc_options options;
     sslat_calc_options_default(&options);
@@ -328,8 +336,8 @@ int cmd_sweep(int argc, char **argv)
         case 'o': if (!cli_set_once(&dir, optarg, "sweep", "-o")) return CLI_BAD_INPUT; break;
         case OPT_BATCH: if ((n_batch = parse_list(optarg, "--batch", batches)) < 1) return CLI_BAD_INPUT; break;
         case OPT_RESOLUTION: if ((n_res = parse_list(optarg, "--resolution", resolutions)) < 1) return CLI_BAD_INPUT; break;
-        case OPT_DTYPE: dtypes = optarg; break;
-        case OPT_SHARD: shard = optarg; break;
+        case OPT_DTYPE: if (!cli_set_once(&dtype_option, optarg, "sweep", "--dtype")) return CLI_BAD_INPUT; break;
+        case OPT_SHARD: if (!cli_set_once(&shard, optarg, "sweep", "--shard")) return CLI_BAD_INPUT; break;
         case OPT_RUNS: if (!cli_parse_int(optarg, "--runs", 1, 1000000, &options.run_iterations)) return CLI_BAD_INPUT; break;
         case OPT_WARMUP: if (!cli_parse_int(optarg, "--warmup", 0, 1000000, &options.warmup_iterations)) return CLI_BAD_INPUT; break;
         case OPT_THREADS: if (!cli_parse_int(optarg, "--threads", 0, sslat_max_threads(), &options.threads)) return CLI_BAD_INPUT; break;
@@ -366,6 +374,7 @@ int cmd_sweep(int argc, char **argv)
         default: return CLI_BAD_INPUT;
         }
     }
+    if (dtype_option) dtypes = dtype_option;
     cli_space_args base = {optind < argc ? argv[optind] : NULL, {0, 0, 0}};
     if (optind + (base.path ? 1 : 0) != argc || !dir) {
         fprintf(stderr, "sslat sweep: expects [SPACE] and -o DIR (sslat sweep --help)\n");
@@ -376,6 +385,10 @@ int cmd_sweep(int argc, char **argv)
     const sslat_calculator *calculator = sslat_calculator_find(type ? type : names[available - 1]);
     if (!calculator) {
         fprintf(stderr, "sslat sweep: unknown calculator '%s'\n", type);
+        return CLI_BAD_INPUT;
+    }
+    if (value_type && !answers.n_budgets) {
+        fprintf(stderr, "sslat sweep: --value names the table each --budget maximises: give --budget too\n");
         return CLI_BAD_INPUT;
     }
     if (value_type) answers.value_type = value_type;

@@ -48,29 +48,47 @@ static const int32_t *answer(const point_result *r, int column)
     return r->budget_fits[column - 1] ? &r->budget_arch[(size_t)(column - 1) * (size_t)r->blocks] : NULL;
 }
 
-/* Letters for distinct architectures of one column, in order of first appearance ('A' + k; '-' none). */
-static void letters_of(const point_result *rows, int n, int column, char *letters)
+/* An id per distinct architecture of one column, in order of first
+ * appearance (-1: nothing fits at that point). */
+static void ids_of(const point_result *rows, int n, int column, int *ids)
 {
     int distinct = 0;
     for (int k = 0; k < n; k++) {
         const int32_t *arch = answer(&rows[k], column);
-        letters[k] = '-';
+        ids[k] = -1;
         if (!arch) continue;
-        for (int e = 0; e < k && letters[k] == '-'; e++) {
+        for (int e = 0; e < k && ids[k] < 0; e++) {
             const int32_t *earlier = answer(&rows[e], column);
             if (earlier && rows[e].blocks == rows[k].blocks &&
                 !memcmp(earlier, arch, (size_t)rows[k].blocks * sizeof *arch))
-                letters[k] = letters[e];
+                ids[k] = ids[e];
         }
-        if (letters[k] == '-') letters[k] = distinct < 26 ? (char)('A' + distinct++) : '*';
+        if (ids[k] < 0) ids[k] = distinct++;
     }
 }
 
-static int changes_of(const char *letters, int n)
+/* An id as printed: A … Z, then A1 … Z1, A2 …; "-" for none. */
+static const char *name_of(int id, char out[16])
+{
+    if (id < 0) snprintf(out, 16, "-");
+    else if (id < 26) snprintf(out, 16, "%c", 'A' + id);
+    else snprintf(out, 16, "%c%d", 'A' + id % 26, id / 26);
+    return out;
+}
+
+static int changes_of(const int *ids, int n)
 {
     int changes = 0;
-    for (int k = 1; k < n; k++) changes += letters[k] != letters[k - 1];
+    for (int k = 1; k < n; k++) changes += ids[k] != ids[k - 1];
     return changes;
+}
+
+/* Whether point k is the first with its (fitting) architecture in the column. */
+static bool first_of(const int *ids, int k)
+{
+    bool first = ids[k] >= 0;
+    for (int e = 0; e < k && first; e++) first = ids[e] != ids[k];
+    return first;
 }
 
 /* "0;3;1" and "ir_k3_e3;skip;…" into memory streams. */
@@ -178,15 +196,15 @@ static void write_jsonl(FILE *j, const point_result *rows, int n, const sweep_an
 
 static const char *const PALETTE[] = {"#cfe2ff", "#ffe3c4", "#d3f9d8", "#f3d9fa", "#fff3bf", "#c5f6fa", "#ffd8d8", "#e9ecef"};
 
-static void html_cell(FILE *h, const point_result *r, int column, char letter, const sweep_answers *a)
+static void html_cell(FILE *h, const point_result *r, int column, int id, const sweep_answers *a)
 {
     const int32_t *arch = answer(r, column);
     if (!arch) {
         fputs("<td class=\"none\">nothing fits</td>", h);
         return;
     }
-    int shade = letter >= 'A' && letter <= 'Z' ? (letter - 'A') % 8 : 7;
-    fprintf(h, "<td style=\"background:%s\"><b>%c</b> %.4g %s", PALETTE[shade], letter,
+    char name[16];
+    fprintf(h, "<td style=\"background:%s\"><b>%s</b> %.4g %s", PALETTE[id % 8], name_of(id, name),
             column == 0 ? r->min : r->budget_latency[column - 1], sslat_container_unit(r->table));
     if (column > 0) fprintf(h, ", %.4g %s %s", r->budget_value[column - 1], sslat_container_unit(r->value), a->value_type);
     fputs("</td>", h);
@@ -195,9 +213,9 @@ static void html_cell(FILE *h, const point_result *r, int column, char letter, c
 static void write_html(FILE *h, const point_result *rows, int n, const sweep_answers *a, const char *dir)
 {
     int columns = 1 + a->n_budgets;
-    char *letters = calloc((size_t)columns * (size_t)n + 1, 1);
-    if (!letters) return;
-    for (int c = 0; c < columns; c++) letters_of(rows, n, c, &letters[(size_t)c * (size_t)n]);
+    int *ids = calloc((size_t)columns * (size_t)n + 1, sizeof *ids);
+    if (!ids) return;
+    for (int c = 0; c < columns; c++) ids_of(rows, n, c, &ids[(size_t)c * (size_t)n]);
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>sslat sweep: ", h);
     plot_escape(h, n ? sslat_container_space_name(rows[0].table) : "");
     fputs("</title><style>body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}"
@@ -223,22 +241,21 @@ static void write_html(FILE *h, const point_result *rows, int n, const sweep_ans
         fputs("<tr><td>", h);
         plot_escape(h, rows[k].name);
         fputs("</td>", h);
-        for (int c = 0; c < columns; c++) html_cell(h, &rows[k], c, letters[(size_t)c * (size_t)n + (size_t)k], a);
+        for (int c = 0; c < columns; c++) html_cell(h, &rows[k], c, ids[(size_t)c * (size_t)n + (size_t)k], a);
         fputs("</tr>\n", h);
     }
     fputs("<tr><th>changes</th>", h);
-    for (int c = 0; c < columns; c++) fprintf(h, "<td id=\"changes-%d\">%d</td>", c, changes_of(&letters[(size_t)c * (size_t)n], n));
+    for (int c = 0; c < columns; c++) fprintf(h, "<td id=\"changes-%d\">%d</td>", c, changes_of(&ids[(size_t)c * (size_t)n], n));
     fputs("</tr></table>\n<h2>The architectures</h2>\n<table id=\"sweep-architectures\"><tr><th>column</th>"
           "<th>letter</th><th>first at</th><th>candidate of each block</th></tr>\n", h);
     for (int c = 0; c < columns; c++)
         for (int k = 0; k < n; k++) {
-            char letter = letters[(size_t)c * (size_t)n + (size_t)k];
-            bool first = letter != '-';
-            for (int e = 0; e < k && first; e++) first = letters[(size_t)c * (size_t)n + (size_t)e] != letter;
-            if (!first) continue;
+            const int *column = &ids[(size_t)c * (size_t)n];
+            if (!first_of(column, k)) continue;
+            char name[16];
             if (c == 0) fputs("<tr><td>fastest</td>", h);
             else fprintf(h, "<tr><td>within %g</td>", a->budgets[c - 1]);
-            fprintf(h, "<td><b>%c</b></td><td>", letter);
+            fprintf(h, "<td><b>%s</b></td><td>", name_of(column[k], name));
             plot_escape(h, rows[k].name);
             fputs("</td><td>", h);
             char *text = NULL;
@@ -256,7 +273,7 @@ static void write_html(FILE *h, const point_result *rows, int n, const sweep_ans
         }
     fprintf(h, "</table>\n<p>Made by sslat %s. Self-contained: no script, no network.</p>\n</body></html>\n",
             sslat_version());
-    free(letters);
+    free(ids);
 }
 
 int sweep_write_summary(const char *dir, const char *suffix, const point_result *rows, int n,
@@ -290,24 +307,25 @@ int sweep_write_summary(const char *dir, const char *suffix, const point_result 
 void sweep_print_answers(const point_result *rows, int n, const sweep_answers *a)
 {
     if (n == 0) return;
-    int columns = 1 + a->n_budgets;
-    char *letters = calloc((size_t)columns * (size_t)n + 1, 1);
-    if (!letters) return;
+    int *ids = calloc((size_t)n + 1, sizeof *ids);
+    if (!ids) return;
     char figures[160];
     figures_of(rows, n, figures, sizeof figures);
     printf("\nfigures are %s\n", figures);
-    for (int c = 0; c < columns; c++) {
-        char *column = &letters[(size_t)c * (size_t)n];
-        letters_of(rows, n, c, column);
+    for (int c = 0; c < 1 + a->n_budgets; c++) {
+        ids_of(rows, n, c, ids);
         if (c == 0) printf("fastest architecture per point (a letter per distinct architecture):\n");
         else printf("most %s within %g %s per point:\n", a->value_type, a->budgets[c - 1], sslat_container_unit(rows[0].table));
+        bool any = false;
         for (int k = 0; k < n; k++) {
             const int32_t *arch = answer(&rows[k], c);
-            printf("  %-22s %c", rows[k].name, column[k]);
+            char name[16];
+            printf("  %-22s %-3s", rows[k].name, name_of(ids[k], name));
             if (!arch) {
                 printf("  nothing fits\n");
                 continue;
             }
+            any = true;
             printf("  %.4g %s", c == 0 ? rows[k].min : rows[k].budget_latency[c - 1], sslat_container_unit(rows[k].table));
             if (c > 0) printf("  %.4g %s %s", rows[k].budget_value[c - 1], sslat_container_unit(rows[k].value), a->value_type);
             printf("  ");
@@ -315,16 +333,15 @@ void sweep_print_answers(const point_result *rows, int n, const sweep_answers *a
             printf("\n");
         }
         for (int k = 0; k < n; k++) { /* each distinct architecture's labels, once */
-            bool first = column[k] != '-';
-            for (int e = 0; e < k && first; e++) first = column[e] != column[k];
-            if (!first) continue;
-            printf("  %c = ", column[k]);
+            if (!first_of(ids, k)) continue;
+            char name[16];
+            printf("  %s = ", name_of(ids[k], name));
             write_labels(stdout, rows[k].table, answer(&rows[k], c), " ");
             printf("\n");
         }
-        int changes = changes_of(column, n);
-        printf("  %s\n", changes ? "the architecture changes between points (summary.html shows where)"
-                                 : "the same architecture at every point");
+        if (!any) printf("  nothing fits at any point\n");
+        else printf("  %s\n", changes_of(ids, n) ? "the architecture changes between points (summary.html shows where)"
+                                                 : "the same architecture at every point");
     }
-    free(letters);
+    free(ids);
 }

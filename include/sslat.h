@@ -423,7 +423,7 @@ typedef struct sslat_pareto_front sslat_pareto_front;
 SSLAT_API sslat_status sslat_pareto_compute(const sslat_container *latency, const sslat_container *value,
                                             int32_t points, sslat_pareto_front **front, sslat_error *error);
 SSLAT_API void sslat_pareto_free(sslat_pareto_front *front);
-/* Points returned, and points on the whole computed front. */
+/* Points returned, and points on the computed front (thinned, when slack > 0). */
 SSLAT_API int32_t sslat_pareto_size(const sslat_pareto_front *front);
 SSLAT_API int64_t sslat_pareto_front_size(const sslat_pareto_front *front);
 /* 0 when the front is exact; else the latency bound above. */

@@ -407,6 +407,17 @@ TEST_F(Cli, SweepAnswersThePointsFastestAndBestUnderEachBudget)
     r = run("sweep -c mac --budget 1 --value cpu -o " + out);
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("analytic"), std::string::npos) << r.err;
+    r = run("sweep -c mac --budget 300,300.0000001 -o " + out);  // two columns of one name
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--budget: 300 is given twice"), std::string::npos) << r.err;
+    r = run("sweep -c mac --value mac_thop -o " + out);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("give --budget too"), std::string::npos) << r.err;
+    // nothing fits anywhere: said, not "the same architecture at every point"
+    r = run("sweep " + example_path("mobilenet_v2_space.json") + " -c mac --batch 1 --resolution 128 --budget 1 -o " +
+            dir + "/none");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("nothing fits at any point"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, MpirunGathersOneTableEqualToASingleProcessRun)

@@ -2,8 +2,12 @@
 // (The page rendered in a browser and printed to PDF: python/tests/test_report.py.)
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 
+extern "C" {
+#include "base/text.h"
+}
 #include "helpers.h"
 
 namespace {
@@ -110,5 +114,15 @@ TEST(Report, BadInputIsRefusedByName)
     EXPECT_NE(std::string(err.message).find("v.json:1:"), std::string::npos) << err.message;
     EXPECT_EQ(html, nullptr);
     EXPECT_EQ(sslat_report_html(nullptr, nullptr, &html, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    // a long label is cut at a whole character: the page stays UTF-8
+    std::string label;
+    for (int i = 0; i < 40; i++) label += "\xc3\xa9";  // é
+    std::string validation = "{\"architectures\": [{\"label\": \"" + label +
+                             "\", \"predicted_ms\": 1, \"measured_ms\": 1}]}";
+    options.validation_json = validation.c_str();
+    ASSERT_EQ(sslat_report_html(t.thop, &options, &html, &err), SSLAT_OK) << err.message;
+    EXPECT_TRUE(sslat_utf8_valid(html, strlen(html)));
+    EXPECT_NE(std::string(html).find("\xc3\xa9\xc3\xa9"), std::string::npos);
+    sslat_free(html);
     sslat_space_free(other);
 }

@@ -65,3 +65,14 @@ void sslat_csv_field(FILE *out, const char *text)
     }
     fputc('"', out);
 }
+
+void sslat_utf8_cut_whole(char *text)
+{
+    size_t length = strlen(text), start = length;
+    /* back to the lead byte of the last character */
+    while (start > 0 && ((unsigned char)text[start - 1] & 0xC0) == 0x80 && length - start < 3) start--;
+    if (start == 0) return;
+    unsigned char lead = (unsigned char)text[start - 1];
+    size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    if (length - (start - 1) < need) text[start - 1] = '\0';
+}

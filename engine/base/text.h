@@ -20,6 +20,10 @@ bool sslat_utf8_valid_surrogatepass(const char *bytes, size_t length);
  * bytes, NUL-terminated, cut when it does not fit). */
 void sslat_escape_controls(const char *text, char *out, size_t size);
 
+/* Cut text (NUL-terminated, already cut to fit a buffer) back to its last
+ * whole UTF-8 character, so a cut never leaves half a character. */
+void sslat_utf8_cut_whole(char *text);
+
 /* One CSV field: quoted (quotes doubled) when it holds a comma, quote or
  * line break. */
 void sslat_csv_field(FILE *out, const char *text);

@@ -505,11 +505,10 @@ static sslat_status write_pareto(FILE *out, const report_input *in, sslat_error 
     plot_end(out);
     double slack = sslat_pareto_slack(front);
     fprintf(out, "<p class=\"caption\" id=\"pareto-caption\">Red: the Pareto front over all architectures, %lld "
-                 "points (%s); grey: %zu random architectures.%s Below: %d of its points, spread evenly in "
-                 "latency, with their candidates.</p>\n",
+                 "points (%s); grey: %zu random architectures.%s Below: points of the front spread evenly in "
+                 "latency (for each of %d budgets, the best within it), with their candidates.</p>\n",
             (long long)sslat_pareto_front_size(front), slack == 0 ? "exact" : "thinned on a latency grid",
-            samples, in->current_arch ? " Orange: the current architecture." : "",
-            n < PARETO_TABLE_POINTS ? n : PARETO_TABLE_POINTS);
+            samples, in->current_arch ? " Orange: the current architecture." : "", PARETO_TABLE_POINTS);
     if (slack > 0)
         fprintf(out, "<p class=\"caption\">Any architecture is matched by a point of this front with at least its "
                      "value and at most %.3g %s more latency.</p>\n", slack, sslat_container_unit(t));
@@ -538,7 +537,7 @@ static void write_validation(FILE *out, const report_input *in)
     }
     lo *= 0.9, hi *= 1.1;
     sslat_validation_summary s = sslat_validation_summarize(predicted, measured, (size_t)n);
-    const char *unit = sslat_container_unit(in->table);
+    const char *unit = "ms"; /* what sslat validate measures and writes (predicted_ms, measured_ms) */
     char x_label[64], y_label[64];
     snprintf(x_label, sizeof x_label, "measured end to end (%s)", unit);
     const char *runtime = in->validation_runtime ? in->validation_runtime : "(not recorded)";

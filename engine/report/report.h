@@ -10,7 +10,7 @@
 
 /* One architecture measured end to end (`sslat validate --json`). */
 typedef struct report_validation_row {
-    char label[32];
+    char label[64]; /* cut at a whole UTF-8 character */
     double predicted, measured;
 } report_validation_row;
 

@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "base/limits.h"
+#include "base/text.h"
 #include "report/report.h"
 #include "stats/fits.h"
 #include "stats/stats.h"
@@ -49,6 +50,7 @@ static sslat_status parse_validation(const char *text, const char *name, report_
                               strcmp(bad, "measured_ms") ? " >= 0" : " > 0");
         }
         snprintf(out[i].label, sizeof out[i].label, "%s", label ? label : "");
+        sslat_utf8_cut_whole(out[i].label);
         out[i].predicted = json_number_value(p);
         out[i].measured = json_number_value(m);
     }

@@ -41,7 +41,9 @@ void plot_escape(FILE *out, const char *text)
         case '>': fputs("&gt;", out); break;
         case '"': fputs("&quot;", out); break;
         case '\'': fputs("&#39;", out); break;
-        default: fputc(*c, out);
+        default: /* a control byte (from a file's label) is no character XML allows: shown as U+FFFD */
+            if (((unsigned char)*c < 0x20 && *c != '\t' && *c != '\n') || *c == 0x7f) fputs("&#xFFFD;", out);
+            else fputc(*c, out);
         }
     }
 }

@@ -36,7 +36,7 @@ void plot_points(FILE *out, const plot_frame *frame, const double *x, const doub
 /* The current architecture: one larger orange point with its title. */
 void plot_current(FILE *out, const plot_frame *frame, double x, double y);
 
-/* Text with &, <, >, " and ' escaped for XML and HTML. */
+/* Text with &, <, >, " and ' escaped for XML and HTML; a control byte as U+FFFD. */
 void plot_escape(FILE *out, const char *text);
 
 /* A perceptually ordered colour (dark blue → yellow) for t in [0, 1] as "#rrggbb". */

@@ -44,13 +44,6 @@ static int64_t grid_weight(double extra, double step, double room)
     return (int64_t)ceil(extra / step);
 }
 
-/* One kept partial architecture of a cell: the candidate of this block and
- * the rank of its prefix in the cell it came from. */
-typedef struct knapsack_choice {
-    uint8_t candidate;
-    uint16_t parent_rank;
-} knapsack_choice;
-
 typedef struct knapsack {
     int32_t blocks, k;
     size_t columns;
@@ -58,7 +51,11 @@ typedef struct knapsack {
     double *lows;            /* per block: its fastest candidate */
     double *best, *next;     /* columns × k values, best first */
     int32_t *count, *next_count; /* columns: how many of the k are kept */
-    knapsack_choice *choice; /* blocks × columns × k */
+    /* each kept partial architecture of a cell (blocks × columns × k): the
+     * candidate of this block and the rank of its prefix in the cell it came
+     * from (NULL for k = 1: always 0) */
+    uint8_t *candidate;
+    uint16_t *parent_rank;
     int64_t *weight;         /* one block's candidates */
 } knapsack;
 
@@ -69,7 +66,8 @@ static void knapsack_free(knapsack *s)
     free(s->next);
     free(s->count);
     free(s->next_count);
-    free(s->choice);
+    free(s->candidate);
+    free(s->parent_rank);
     free(s->weight);
 }
 
@@ -96,7 +94,9 @@ static sslat_status knapsack_init(knapsack *s, const sslat_container *latency, d
                           budget, sslat_container_unit(latency), s->fastest, sslat_container_unit(latency));
     s->room = budget - s->fastest;
     int64_t width = bins > 0 ? bins : SSLAT_BUDGET_DEFAULT_BINS;
-    double per_column = (double)(n > 0 ? n : 1) * k * sizeof(knapsack_choice);
+    /* a column holds k choices per block and, twice, k values and a count */
+    double per_choice = sizeof(uint8_t) + (k > 1 ? sizeof(uint16_t) : 0);
+    double per_column = (double)(n > 0 ? n : 1) * k * per_choice + 2.0 * k * sizeof(double) + 2 * sizeof(int32_t);
     if ((double)(width + 1) * per_column > SSLAT_MAX_KNAPSACK_BYTES)
         width = (int64_t)(SSLAT_MAX_KNAPSACK_BYTES / per_column) - 1;
     if (width < 1) width = 1;
@@ -108,9 +108,12 @@ static sslat_status knapsack_init(knapsack *s, const sslat_container *latency, d
     s->next = malloc(cells * sizeof *s->next);
     s->count = malloc(s->columns * sizeof *s->count);
     s->next_count = malloc(s->columns * sizeof *s->next_count);
-    s->choice = malloc((size_t)(n > 0 ? n : 1) * cells * sizeof *s->choice);
+    size_t choices = (size_t)(n > 0 ? n : 1) * cells;
+    s->candidate = malloc(choices * sizeof *s->candidate);
+    s->parent_rank = k > 1 ? malloc(choices * sizeof *s->parent_rank) : NULL;
     s->weight = malloc(SSLAT_MAX_CANDIDATES * sizeof *s->weight);
-    if (!s->best || !s->next || !s->count || !s->next_count || !s->choice || !s->weight)
+    if (!s->best || !s->next || !s->count || !s->next_count || !s->candidate || (k > 1 && !s->parent_rank) ||
+        !s->weight)
         return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory for a %zu-column knapsack", s->columns);
     for (size_t w = 0; w < s->columns; w++) { /* before block 0: the empty prefix, worth 0 */
         s->best[w * (size_t)k] = 0;
@@ -127,7 +130,7 @@ static void knapsack_cell(knapsack *s, int32_t b, size_t w, const sslat_entry *v
     int32_t cursor[SSLAT_MAX_CANDIDATES];
     memset(cursor, 0, (size_t)candidates * sizeof cursor[0]);
     double *out = &s->next[w * (size_t)k];
-    knapsack_choice *picks = &s->choice[((size_t)b * s->columns + w) * (size_t)k];
+    size_t first = ((size_t)b * s->columns + w) * (size_t)k;
     while (taken < k) {
         double top = -INFINITY;
         int32_t pick = -1;
@@ -143,8 +146,8 @@ static void knapsack_cell(knapsack *s, int32_t b, size_t w, const sslat_entry *v
         }
         if (pick < 0) break; /* fewer than k partial architectures reach this cell */
         out[taken] = top;
-        picks[taken].candidate = (uint8_t)pick;
-        picks[taken].parent_rank = (uint16_t)cursor[pick];
+        s->candidate[first + (size_t)taken] = (uint8_t)pick;
+        if (s->parent_rank) s->parent_rank[first + (size_t)taken] = (uint16_t)cursor[pick];
         cursor[pick]++;
         taken++;
     }
@@ -196,10 +199,10 @@ sslat_status sslat_budget_top(const sslat_container *latency, const sslat_contai
         size_t w = last;
         int32_t rank = r;
         for (int32_t b = n - 1; b >= 0; b--) {
-            knapsack_choice c = s.choice[((size_t)b * s.columns + w) * (size_t)k + (size_t)rank];
-            arch[b] = c.candidate;
-            w -= (size_t)grid_weight(latency->entries[latency->offset[b] + c.candidate].value - s.lows[b], s.step, s.room);
-            rank = c.parent_rank;
+            size_t at = ((size_t)b * s.columns + w) * (size_t)k + (size_t)rank;
+            arch[b] = s.candidate[at];
+            w -= (size_t)grid_weight(latency->entries[latency->offset[b] + arch[b]].value - s.lows[b], s.step, s.room);
+            rank = s.parent_rank ? s.parent_rank[at] : 0;
         }
         sslat_current_latency(latency, arch, n, &results[r].latency, NULL);
         sslat_current_latency(value, arch, n, &results[r].value, NULL);

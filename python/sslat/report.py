@@ -76,7 +76,7 @@ def report(table: Source, path: Optional[PathLike] = None, *, space: Optional[Se
         options.value = table_pointer(value) if value is not None else None
         _native.call(lib.sslat_report_html, table_pointer(table), ctypes.byref(options), ctypes.byref(html))
     try:
-        page = ctypes.string_at(html.value).decode("utf-8")
+        page = ctypes.string_at(html.value).decode("utf-8", "replace")
     finally:
         lib.sslat_free(html)
     if path is not None:  # whole or not at all: written beside, then renamed over

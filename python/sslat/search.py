@@ -18,9 +18,10 @@ class ArchitecturePoint(NamedTuple):
 
 
 class ParetoFront(NamedTuple):
-    """Points fastest first; front_size counts the whole front (points may be
-    fewer: pareto_front(points=N)); slack is 0.0 when the front is exact, else
-    the latency bound of a front thinned on a grid."""
+    """Points fastest first; front_size counts the computed front (points may
+    be fewer: pareto_front(points=N)); slack is 0.0 when the front is exact,
+    else the latency bound of a front thinned on a grid (front_size then
+    counts the thinned front)."""
     points: List[ArchitecturePoint]
     front_size: int
     slack: float

@@ -154,6 +154,7 @@ def test_a_noisy_table_is_flagged_and_its_noisy_entries_hatched(tmp_path, sslat_
             entry["stddev"] = 0.01 * entry["mean"]
     data["operations_stats"][0][1]["stddev"] = 0.08 * data["operations_stats"][0][1]["mean"]
     data["operations_stats"][1][0]["stddev"] = 0.40 * data["operations_stats"][1][0]["mean"]
+    data["blocks"][0]["candidates"][0] = "k3\x01\x1b[31m"  # control bytes in a label: never raw in the page
     data["metadata"]["quality.verdict"] = "disturbed"
     data["metadata"]["quality.cause"] = "other processes kept 1.9 cores busy"
     edited, noisy = tmp_path / "edited.json", tmp_path / "noisy.sslat"
@@ -163,6 +164,7 @@ def test_a_noisy_table_is_flagged_and_its_noisy_entries_hatched(tmp_path, sslat_
     run(sslat_command, "report", noisy, "-o", page)
     html, _ = check_page(page, tmp_path, ["heatmap", "histogram"])
     assert html.count('fill="url(#noise-some)"') == 1 and html.count('fill="url(#noise-high)"') == 1
+    assert "\x01" not in html and "\x1b" not in html and "k3&#xFFFD;&#xFFFD;[31m" in html
     text = " ".join(pdf_text(page, tmp_path).split())
     assert "Read this table with care" in text and "other processes kept 1.9 cores busy" in text
     # the same page from Python, for the same table
