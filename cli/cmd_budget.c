@@ -159,6 +159,13 @@ int cmd_budget(int argc, char **argv)
                 printf("the %d best by %s within the limit (grid slack %.3g %s):\n", found,
                        sslat_container_latency_type(value), results[0].grid_slack, unit);
                 cli_arch_list_text(stdout, c, value, list, found);
+                /* k lists per cell cost memory: past the limit the grid is coarser than asked */
+                double fastest = 0;
+                int32_t asked = bins ? bins : SSLAT_BUDGET_DEFAULT_BINS;
+                if (found > 0 && sslat_min_latency(c, &fastest, NULL) == SSLAT_OK &&
+                    results[0].grid_slack > 1.001 * blocks * (limit - fastest) / asked)
+                    printf("note: to keep %d per grid cell within memory the grid has fewer than its %d steps; "
+                           "--top with a smaller K (or --top 1) answers on a finer grid\n", top, asked);
             }
         }
     }

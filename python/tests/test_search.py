@@ -114,6 +114,10 @@ def test_cli_front_and_top_agree_with_python_as_text_json_and_csv(tmp_path, ssla
     rows = list(csv.DictReader(io.StringIO(run(sslat_command, "budget", mac, "--limit", limit, "--maximize",
                                                thop, "--top", "4", "--csv").stdout)))
     assert [r["arch"] for r in rows] == [";".join(map(str, p.arch)) for p in top]
+    assert "note:" not in run(sslat_command, "budget", mac, "--limit", limit, "--maximize", thop, "--top", "4").stdout
+    # a thousand per grid cell do not fit the knapsack's memory at 32768 steps: said
+    assert "the grid has fewer than its 32768 steps" in run(sslat_command, "budget", mac, "--limit", limit,
+                                                             "--maximize", thop, "--top", "1000").stdout
     result = run(sslat_command, "budget", mac, "--limit", limit, "--top", "4", expect=2)
     assert "--maximize" in result.stderr
     result = run(sslat_command, "pareto", mac, EXAMPLES / "ofa_mobilenet_v3.json", expect=2)
