@@ -19,6 +19,43 @@ bool cli_set_list_format(cli_list_format *format, cli_list_format wanted, const 
     return true;
 }
 
+void cli_print_labels(FILE *out, const sslat_container *table, const int32_t *arch, const char *separator)
+{
+    for (int32_t b = 0; b < sslat_container_block_count(table); b++) {
+        char title[64];
+        const char *label = sslat_container_candidate_title(table, b, arch[b], title, sizeof title);
+        size_t size = 4 * strlen(label) + 1; /* every byte a control byte: \xNN */
+        char *clean = malloc(size);
+        if (!clean) continue;
+        sslat_escape_controls(label, clean, size);
+        fprintf(out, "%s%s", b ? separator : "", clean);
+        free(clean);
+    }
+}
+
+void cli_csv_arch(FILE *out, const sslat_container *table, const int32_t *arch, bool labels)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *field = open_memstream(&text, &size);
+    if (!field) return;
+    if (arch && labels) cli_print_labels(field, table, arch, ";");
+    else if (arch) cli_print_arch_joined(field, arch, sslat_container_block_count(table), ";");
+    if (fclose(field) == 0) sslat_csv_field(out, text);
+    free(text);
+}
+
+json_t *cli_arch_json(const sslat_container *table, const int32_t *arch, double latency)
+{
+    json_t *indices = json_array(), *labels = json_array();
+    for (int32_t b = 0; b < sslat_container_block_count(table); b++) {
+        char title[64];
+        json_array_append_new(indices, json_integer(arch[b]));
+        json_array_append_new(labels, json_string(sslat_container_candidate_title(table, b, arch[b], title, sizeof title)));
+    }
+    return json_pack("{s:o, s:o, s:o}", "arch", indices, "labels", labels, "latency", cli_json_number(latency));
+}
+
 static int digits_of(double value)
 {
     char text[64];
@@ -45,11 +82,7 @@ void cli_arch_list_text(FILE *out, const sslat_container *latency, const sslat_c
         fprintf(out, "%*d  %*.6g  %*.6g  ", rank_w, i + 1, latency_w, points[i].latency, value_w, points[i].value);
         cli_print_arch(out, points[i].arch, blocks);
         fprintf(out, "\n%*s  ", rank_w + latency_w + value_w + 4, "");
-        for (int32_t b = 0; b < blocks; b++) {
-            char title[64];
-            if (b) fputc(' ', out);
-            cli_print_label(out, sslat_container_candidate_title(latency, b, points[i].arch[b], title, sizeof title));
-        }
+        cli_print_labels(out, latency, points[i].arch, " ");
         fputc('\n', out);
     }
 }
@@ -57,18 +90,10 @@ void cli_arch_list_text(FILE *out, const sslat_container *latency, const sslat_c
 json_t *cli_arch_list_json(const sslat_container *latency, const cli_arch_point *points, int32_t n)
 {
     json_t *list = json_array();
-    int32_t blocks = sslat_container_block_count(latency);
     for (int32_t i = 0; list && i < n; i++) {
-        json_t *arch = json_array(), *labels = json_array();
-        for (int32_t b = 0; b < blocks; b++) {
-            char title[64];
-            json_array_append_new(arch, json_integer(points[i].arch[b]));
-            json_array_append_new(labels, json_string(sslat_container_candidate_title(latency, b, points[i].arch[b],
-                                                                                      title, sizeof title)));
-        }
-        json_array_append_new(list, json_pack("{s:o, s:o, s:o, s:o}", "arch", arch, "labels", labels, "latency",
-                                              cli_json_number(points[i].latency), "value",
-                                              cli_json_number(points[i].value)));
+        json_t *point = cli_arch_json(latency, points[i].arch, points[i].latency);
+        json_object_set_new(point, "value", cli_json_number(points[i].value));
+        json_array_append_new(list, point);
     }
     return list;
 }
@@ -76,7 +101,6 @@ json_t *cli_arch_list_json(const sslat_container *latency, const cli_arch_point 
 void cli_arch_list_csv(FILE *out, const sslat_container *latency, const sslat_container *value,
                        const cli_arch_point *points, int32_t n)
 {
-    int32_t blocks = sslat_container_block_count(latency);
     fprintf(out, "rank,latency_%s,", sslat_container_unit(latency));
     char head[128];
     snprintf(head, sizeof head, "%s_%s", sslat_container_latency_type(value), sslat_container_unit(value));
@@ -84,18 +108,9 @@ void cli_arch_list_csv(FILE *out, const sslat_container *latency, const sslat_co
     fputs(",arch,labels\n", out);
     for (int32_t i = 0; i < n; i++) {
         fprintf(out, "%d,%.17g,%.17g,", i + 1, points[i].latency, points[i].value);
-        for (int32_t b = 0; b < blocks; b++) fprintf(out, "%s%d", b ? ";" : "", points[i].arch[b]);
+        cli_csv_arch(out, latency, points[i].arch, false);
         fputc(',', out);
-        char *joined = NULL;
-        size_t size = 0;
-        FILE *text = open_memstream(&joined, &size);
-        for (int32_t b = 0; text && b < blocks; b++) {
-            char title[64];
-            fputs(b ? ";" : "", text);
-            cli_print_label(text, sslat_container_candidate_title(latency, b, points[i].arch[b], title, sizeof title));
-        }
-        if (text && fclose(text) == 0) sslat_csv_field(out, joined);
-        free(joined);
+        cli_csv_arch(out, latency, points[i].arch, true);
         fputc('\n', out);
     }
 }

@@ -98,12 +98,9 @@ int cli_load_container(const char *path, sslat_container **container);
  * length, or -1 after printing what is wrong. */
 int32_t cli_parse_arch(const char *text, int32_t *arch, int32_t capacity);
 
-/* Print text from a file (a label, a name): each control byte as \xNN, so it
- * never reaches a terminal or a CSV raw. */
-void cli_print_label(FILE *out, const char *text);
-
-/* Print an architecture as "0,3,1". */
+/* Print an architecture as "0,3,1" (or joined by another separator: "0;3;1"). */
 void cli_print_arch(FILE *out, const int32_t *arch, int32_t length);
+void cli_print_arch_joined(FILE *out, const int32_t *arch, int32_t length, const char *separator);
 
 /* The shard of this run: "--shard I/N" when given, else the Slurm job-array
  * variables, else 0/1. Returns an exit code (error printed). */

@@ -175,17 +175,12 @@ int32_t cli_parse_arch(const char *text, int32_t *arch, int32_t capacity)
     return length;
 }
 
-void cli_print_label(FILE *out, const char *text)
+void cli_print_arch_joined(FILE *out, const int32_t *arch, int32_t length, const char *separator)
 {
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
-        if (*p < 0x20 || *p == 0x7f) fprintf(out, "\\x%02x", *p);
-        else fputc(*p, out);
+    for (int32_t b = 0; b < length; b++) fprintf(out, "%s%d", b ? separator : "", arch[b]);
 }
 
-void cli_print_arch(FILE *out, const int32_t *arch, int32_t length)
-{
-    for (int32_t b = 0; b < length; b++) fprintf(out, "%s%d", b ? "," : "", arch[b]);
-}
+void cli_print_arch(FILE *out, const int32_t *arch, int32_t length) { cli_print_arch_joined(out, arch, length, ","); }
 
 int cli_write_text(const char *path, const char *text, const char *verb)
 {

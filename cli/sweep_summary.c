@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "base/text.h"
+#include "cli/arch_list.h"
 #include "cli/cli.h"
 #include "report/svg_plot.h"
-#include "table/container.h"
 #include "table/describe.h"
 
 void point_result_free(point_result *r)
@@ -91,46 +91,6 @@ static bool first_of(const int *ids, int k)
     return first;
 }
 
-/* "0;3;1" and "ir_k3_e3;skip;…" into memory streams. */
-static void write_arch(FILE *out, const int32_t *arch, int32_t blocks, const char *separator)
-{
-    for (int32_t b = 0; b < blocks; b++) fprintf(out, "%s%d", b ? separator : "", arch[b]);
-}
-
-/* Labels come from files: a control byte is written as \xNN, never raw to a terminal or a CSV. */
-static void write_labels(FILE *out, const sslat_container *t, const int32_t *arch, const char *separator)
-{
-    for (int32_t b = 0; b < sslat_container_block_count(t); b++) {
-        char title[64];
-        fputs(b ? separator : "", out);
-        cli_print_label(out, sslat_container_candidate_title(t, b, arch[b], title, sizeof title));
-    }
-}
-
-/* A CSV field made of an architecture's indices or labels. */
-static void csv_arch(FILE *out, const sslat_container *t, const int32_t *arch, bool labels)
-{
-    char *text = NULL;
-    size_t size = 0;
-    FILE *field = open_memstream(&text, &size);
-    if (!field) return;
-    if (arch && labels) write_labels(field, t, arch, ";");
-    else if (arch) write_arch(field, arch, sslat_container_block_count(t), ";");
-    if (fclose(field) == 0) sslat_csv_field(out, text);
-    free(text);
-}
-
-static json_t *json_arch(const sslat_container *t, const int32_t *arch, double latency)
-{
-    json_t *indices = json_array(), *labels = json_array();
-    for (int32_t b = 0; b < sslat_container_block_count(t); b++) {
-        char title[64];
-        json_array_append_new(indices, json_integer(arch[b]));
-        json_array_append_new(labels, json_string(sslat_container_candidate_title(t, b, arch[b], title, sizeof title)));
-    }
-    return json_pack("{s:o, s:o, s:o}", "arch", indices, "labels", labels, "latency", cli_json_number(latency));
-}
-
 static void write_csv(FILE *c, const point_result *rows, int n, const sweep_answers *a)
 {
     fprintf(c, "point,batch,resolution,dtype,unit,figures,min,mean,max,space_arch,argmin_arch,argmin_labels");
@@ -146,16 +106,16 @@ static void write_csv(FILE *c, const point_result *rows, int n, const sweep_answ
         fprintf(c, "%s,%d,%d,%s,%s,", r->name, r->batch, r->resolution, r->dtype, sslat_container_unit(r->table));
         sslat_csv_field(c, figures);
         fprintf(c, ",%.17g,%.17g,%.17g,%s,", r->min, r->mean, r->max, space_arch);
-        csv_arch(c, r->table, r->argmin, false);
+        cli_csv_arch(c, r->table, r->argmin, false);
         fputc(',', c);
-        csv_arch(c, r->table, r->argmin, true);
+        cli_csv_arch(c, r->table, r->argmin, true);
         for (int j = 0; j < a->n_budgets; j++) {
             const int32_t *arch = answer(r, 1 + j);
             if (arch) fprintf(c, ",%.17g,%.17g,", r->budget_latency[j], r->budget_value[j]);
             else fputs(",,,", c);
-            csv_arch(c, r->table, arch, false);
+            cli_csv_arch(c, r->table, arch, false);
             fputc(',', c);
-            csv_arch(c, r->table, arch, true);
+            cli_csv_arch(c, r->table, arch, true);
         }
         fprintf(c, ",%.3f,%d\n", r->wall, r->reused);
     }
@@ -170,7 +130,7 @@ static void write_jsonl(FILE *j, const point_result *rows, int n, const sweep_an
         json_t *budgets = json_array();
         for (int b = 0; b < a->n_budgets; b++) {
             const int32_t *arch = answer(r, 1 + b);
-            json_t *item = arch ? json_arch(r->table, arch, r->budget_latency[b]) : json_object();
+            json_t *item = arch ? cli_arch_json(r->table, arch, r->budget_latency[b]) : json_object();
             json_object_set_new(item, "limit", json_real(a->budgets[b]));
             json_object_set_new(item, "fits", json_boolean(arch != NULL));
             if (arch) json_object_set_new(item, "value", cli_json_number(r->budget_value[b]));
@@ -182,7 +142,7 @@ static void write_jsonl(FILE *j, const point_result *rows, int n, const sweep_an
                                 "min", cli_json_number(r->min), "mean", cli_json_number(r->mean),
                                 "max", cli_json_number(r->max),
                                 "space_arch", r->has_space_arch ? cli_json_number(r->space_arch) : json_null(),
-                                "argmin", json_arch(r->table, r->argmin, r->min),
+                                "argmin", cli_arch_json(r->table, r->argmin, r->min),
                                 "value_type", a->value_type, "budgets", budgets, "wall_s", r->wall,
                                 "reused", r->reused);
         char *line = row ? json_dumps(row, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
@@ -262,9 +222,9 @@ static void write_html(FILE *h, const point_result *rows, int n, const sweep_ans
             size_t size = 0;
             FILE *labels = open_memstream(&text, &size);
             if (labels) {
-                write_labels(labels, rows[k].table, answer(&rows[k], c), " · ");
+                cli_print_labels(labels, rows[k].table, answer(&rows[k], c), " · ");
                 fputs(" (", labels);
-                write_arch(labels, answer(&rows[k], c), rows[k].blocks, ",");
+                cli_print_arch(labels, answer(&rows[k], c), rows[k].blocks);
                 fputs(")", labels);
                 if (fclose(labels) == 0) plot_escape(h, text);
                 free(text);
@@ -329,14 +289,14 @@ void sweep_print_answers(const point_result *rows, int n, const sweep_answers *a
             printf("  %.4g %s", c == 0 ? rows[k].min : rows[k].budget_latency[c - 1], sslat_container_unit(rows[k].table));
             if (c > 0) printf("  %.4g %s %s", rows[k].budget_value[c - 1], sslat_container_unit(rows[k].value), a->value_type);
             printf("  ");
-            write_arch(stdout, arch, rows[k].blocks, ",");
+            cli_print_arch(stdout, arch, rows[k].blocks);
             printf("\n");
         }
         for (int k = 0; k < n; k++) { /* each distinct architecture's labels, once */
             if (!first_of(ids, k)) continue;
             char name[16];
             printf("  %s = ", name_of(ids[k], name));
-            write_labels(stdout, rows[k].table, answer(&rows[k], c), " ");
+            cli_print_labels(stdout, rows[k].table, answer(&rows[k], c), " ");
             printf("\n");
         }
         if (!any) printf("  nothing fits at any point\n");
