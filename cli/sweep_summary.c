@@ -33,9 +33,7 @@ void point_result_free(point_result *r)
 static void figures_of(const point_result *rows, int n, char *out, size_t size)
 {
     const char *unit = n ? sslat_container_unit(rows[0].table) : "";
-    if (n && sslat_container_metadata(rows[0].table, "base_samples"))
-        snprintf(out, size, "%s per sample", unit);
-    else if (!strcmp(unit, "ms"))
+    if (n && sslat_table_per_sample(rows[0].table))
         snprintf(out, size, "%s per sample (each point's batch time divided by its batch)", unit);
     else
         snprintf(out, size, "%s for each point's whole batch", unit);

@@ -30,17 +30,24 @@ void sslat_table_quality_text(const sslat_container *t, char *out, size_t size)
              cause && strcmp(cause, "none") ? ": " : "", cause && strcmp(cause, "none") ? cause : "");
 }
 
+bool sslat_table_per_sample(const sslat_container *t)
+{
+    /* Python's initialize_latency (÷ get_base_samples), a timed table, or an ENOT file's mmac (ENOT's convention) */
+    return sslat_container_metadata(t, "base_samples") || !strcmp(sslat_container_unit(t), "ms") ||
+           !strcmp(sslat_container_latency_type(t), "mmac");
+}
+
 void sslat_table_unit_meaning(const sslat_container *t, char *out, size_t size)
 {
     int32_t shape[4];
     sslat_container_input_shape(t, shape);
     const char *unit = sslat_container_unit(t), *samples = sslat_container_metadata(t, "base_samples");
-    if (samples) /* Python's initialize_latency: the whole batch's figure ÷ get_base_samples */
+    if (samples)
         snprintf(out, size, "%s per sample (the whole batch's figure divided by %s)", unit, samples);
     else if (!strcmp(unit, "ms") && shape[0] > 0)
         snprintf(out, size, "%s per sample (the time of a batch of %d divided by %d)", unit, shape[0], shape[0]);
-    else if (!strcmp(unit, "ms") || !strcmp(sslat_container_latency_type(t), "mmac"))
-        snprintf(out, size, "%s per sample", unit); /* timed, or an ENOT file's mmac (ENOT's convention) */
+    else if (sslat_table_per_sample(t))
+        snprintf(out, size, "%s per sample", unit);
     else if (shape[0] > 0)
         snprintf(out, size, "%s for the whole batch of %d", unit, shape[0]);
     else

@@ -2,6 +2,7 @@
 #ifndef SSLAT_TABLE_DESCRIBE_H
 #define SSLAT_TABLE_DESCRIBE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sslat.h"
@@ -10,6 +11,10 @@
  * ("" when the table does not record them, e.g. an analytic or imported one). */
 void sslat_table_method_text(const sslat_container *table, char *out, size_t size);
 void sslat_table_quality_text(const sslat_container *table, char *out, size_t size);
+
+/* Whether the table's figures are per sample (timed tables, Python's, an
+ * ENOT file's mmac) rather than for the whole input batch (the MAC counters). */
+bool sslat_table_per_sample(const sslat_container *table);
 
 /* What one figure of the table means: "ms per sample (the time of a batch of 8
  * divided by 8)" or "MMAC for the whole batch of 8" (timed tables are per
