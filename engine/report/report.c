@@ -13,6 +13,7 @@
 #include "base/rng.h"
 #include "table/describe.h"
 #include "report/svg_plot.h"
+#include "stats/stats.h"
 #include "stats/validation.h"
 #include "table/container.h"
 
@@ -417,24 +418,26 @@ static sslat_status write_mac_scatter(FILE *out, const report_input *in, sslat_e
 #define PARETO_TABLE_POINTS 12
 
 /* Up to PARETO_TABLE_POINTS points of the front, spread in latency, with their labels. */
-static sslat_status write_pareto_table(FILE *out, const report_input *in, sslat_error *err)
+static sslat_status write_pareto_table(FILE *out, const report_input *in, const sslat_pareto_front *front,
+                                       sslat_error *err)
 {
     const sslat_container *t = in->table, *v = in->value;
-    sslat_pareto_front *few = NULL;
-    sslat_status status = sslat_pareto_compute(t, v, PARETO_TABLE_POINTS, &few, err);
-    if (status != SSLAT_OK) return status;
-    int32_t blocks = sslat_container_block_count(t);
+    int32_t n = sslat_pareto_size(front), blocks = sslat_container_block_count(t);
+    double *latencies = malloc(((size_t)n + 1) * sizeof *latencies);
+    int64_t *chosen = malloc(((size_t)n + 1) * sizeof *chosen);
     int32_t *arch = malloc(((size_t)blocks + 1) * sizeof *arch);
-    if (!arch) {
-        sslat_pareto_free(few);
+    if (!latencies || !chosen || !arch) {
+        free(latencies), free(chosen), free(arch);
         return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     }
+    for (int32_t i = 0; i < n; i++) sslat_pareto_point(front, i, NULL, 0, &latencies[i], NULL, NULL);
+    int64_t rows = sslat_pareto_spread(latencies, n, PARETO_TABLE_POINTS, chosen);
     fprintf(out, "<table class=\"list\" id=\"pareto-points\"><tr><th>latency (%s)</th><th>", sslat_container_unit(t));
     plot_escape(out, sslat_container_latency_type(v));
     fprintf(out, " (%s)</th><th>architecture (candidate of each block)</th></tr>\n", sslat_container_unit(v));
-    for (int32_t i = 0; i < sslat_pareto_size(few); i++) {
+    for (int64_t r = 0; r < rows; r++) {
         double latency, value;
-        sslat_pareto_point(few, i, arch, blocks + 1, &latency, &value, NULL);
+        sslat_pareto_point(front, (int32_t)chosen[r], arch, blocks + 1, &latency, &value, NULL);
         fprintf(out, "<tr><td>%.6g</td><td>%.6g</td><td>", latency, value);
         for (int32_t b = 0; b < blocks; b++) {
             char title[64];
@@ -444,8 +447,7 @@ static sslat_status write_pareto_table(FILE *out, const report_input *in, sslat_
         fputs("</td></tr>\n", out);
     }
     fputs("</table>\n", out);
-    free(arch);
-    sslat_pareto_free(few);
+    free(latencies), free(chosen), free(arch);
     return SSLAT_OK;
 }
 
@@ -513,8 +515,9 @@ static sslat_status write_pareto(FILE *out, const report_input *in, sslat_error 
         fprintf(out, "<p class=\"caption\">Any architecture is matched by a point of this front with at least its "
                      "value and at most %.3g %s more latency.</p>\n", slack, sslat_container_unit(t));
     free(x), free(y), free(arch);
+    status = write_pareto_table(out, in, front, err);
     sslat_pareto_free(front);
-    return write_pareto_table(out, in, err);
+    return status;
 }
 
 /* ---- validation: predicted vs measured ----------------------------------------------------- */

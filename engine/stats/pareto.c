@@ -76,21 +76,18 @@ static double thin_to_grid(front_point *points, int64_t *n, int64_t target)
     return step;
 }
 
-/* The front's points to return: all, or `wanted` spread evenly in latency
- * (for each of `wanted` budgets from fastest to slowest, the best point within
- * it). Writes indices into `chosen`, returns how many. */
-static int32_t choose_points(const front_point *points, int64_t n, int32_t wanted, int64_t *chosen)
+int64_t sslat_pareto_spread(const double *latency, int64_t n, int32_t wanted, int64_t *chosen)
 {
     if (wanted <= 0 || n <= wanted) {
         for (int64_t i = 0; i < n; i++) chosen[i] = i;
-        return (int32_t)n;
+        return n;
     }
-    double low = points[0].latency, high = points[n - 1].latency;
+    double low = latency[0], high = latency[n - 1];
     int32_t count = 0;
     int64_t i = 0;
     for (int32_t j = 0; j < wanted; j++) {
         double budget = j == wanted - 1 ? high : low + (high - low) * j / (wanted - 1);
-        while (i + 1 < n && points[i + 1].latency <= budget) i++;
+        while (i + 1 < n && latency[i + 1] <= budget) i++;
         if (count == 0 || chosen[count - 1] != i) chosen[count++] = i;
     }
     return count;
@@ -121,16 +118,20 @@ static sslat_status build_result(const sslat_container *latency, const sslat_con
 {
     int32_t blocks = latency->n_blocks;
     int64_t *chosen = malloc((size_t)n * sizeof *chosen);
+    double *latencies = malloc((size_t)n * sizeof *latencies);
     sslat_pareto_front *f = calloc(1, sizeof *f);
-    if (!chosen || !f) {
+    if (!chosen || !latencies || !f) {
         free(chosen);
+        free(latencies);
         free(f);
         return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory");
     }
+    for (int64_t i = 0; i < n; i++) latencies[i] = last[i].latency;
     f->blocks = blocks;
     f->front_size = n;
     f->slack = slack;
-    f->size = choose_points(last, n, wanted, chosen);
+    f->size = (int32_t)sslat_pareto_spread(latencies, n, wanted, chosen);
+    free(latencies);
     f->latency = malloc((size_t)f->size * sizeof *f->latency);
     f->value = malloc((size_t)f->size * sizeof *f->value);
     f->arch = malloc(((size_t)f->size * (size_t)blocks + 1) * sizeof *f->arch);

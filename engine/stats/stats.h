@@ -14,4 +14,11 @@
 sslat_status sslat_check_table_pair(const sslat_container *latency, const sslat_container *value,
                                     sslat_error *error);
 
+/* Points of a front (latency ascending, n of them) to show `wanted` of: for
+ * each of `wanted` budgets spread evenly from the fastest to the slowest, the
+ * last point within it (the best-valued), each once; all when wanted is 0 or
+ * n ≤ wanted. Writes indices into chosen (room for min(n, wanted) or n),
+ * returns how many. sslat_pareto_compute's `points` and the report's table. */
+int64_t sslat_pareto_spread(const double *latency, int64_t n, int32_t wanted, int64_t *chosen);
+
 #endif
