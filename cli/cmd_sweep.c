@@ -135,11 +135,13 @@ static point_state check_point(const char *path, const sslat_calculator *calcula
     return POINT_OTHER;
 }
 
-/* Before anything runs: a point whose file holds another run's table is
- * refused (listing each), unless --restart replaces them. */
-static int refuse_other_tables(const cli_space_args *base, const sslat_calculator *calculator,
-                               const sslat_calc_options *options, const char *dir, point_result *rows, int total,
-                               int32_t shard_index, int32_t shard_count)
+/* Before anything runs, what is at each of this shard's points: a table
+ * this run made before is kept (loaded into its row: the point is not
+ * measured again); another run's table is refused (each named) unless
+ * --restart replaces them. */
+static int scan_points(const cli_space_args *base, const sslat_calculator *calculator, const sslat_calc_options *options,
+                       const char *dir, bool restart, point_result *rows, int total, int32_t shard_index,
+                       int32_t shard_count)
 {
     int others = 0, code = CLI_OK;
     for (int k = 0; code == CLI_OK && k < total; k++) {
@@ -150,12 +152,12 @@ static int refuse_other_tables(const cli_space_args *base, const sslat_calculato
         code = open_point(base, calculator, options, &rows[k], &space, &point_options, made_by);
         if (code != CLI_OK) break;
         snprintf(path, sizeof path, "%s/%s.sslat", dir, rows[k].name);
-        sslat_container *table = NULL;
-        if (check_point(path, calculator, space, rows[k].dtype, made_by, &table, why, sizeof why) == POINT_OTHER) {
+        point_state state = check_point(path, calculator, space, rows[k].dtype, made_by, &rows[k].table, why, sizeof why);
+        rows[k].reused = state == POINT_KEEP;
+        if (state == POINT_OTHER && !restart) {
             fprintf(stderr, "sslat sweep: %s: %s\n", path, why);
             others++;
         }
-        sslat_container_free(table);
         sslat_space_free(space);
     }
     if (code == CLI_OK && others) {
@@ -203,21 +205,19 @@ static sslat_status answer_point(const sslat_calculator *value_calculator, const
     return status;
 }
 
-/* Measure one point, or keep its table when this run made it before. */
+/* Measure one point unless the scan kept its table, then answer from it. */
 static int run_point(const cli_space_args *base, const sslat_calculator *calculator, const sslat_calc_options *options,
                      const char *dir, const sweep_answers *answers, const sslat_calculator *value_calculator,
                      point_result *r)
 {
     sslat_space *space = NULL;
     sslat_calc_options point_options;
-    char made_by[24], path[1024], why[1024];
+    char made_by[24], path[1024];
     int code = open_point(base, calculator, options, r, &space, &point_options, made_by);
     if (code != CLI_OK) return code;
     snprintf(path, sizeof path, "%s/%s.sslat", dir, r->name);
     sslat_error err;
     double started = sslat_now_s();
-    /* another run's table is here only with --restart (refused before the first point otherwise) */
-    r->reused = check_point(path, calculator, space, r->dtype, made_by, &r->table, why, sizeof why) == POINT_KEEP;
     sslat_status status = SSLAT_OK;
     if (!r->reused) {
         status = sslat_measure_space(calculator, space, &point_options, NULL, &r->table, &err);
@@ -454,8 +454,9 @@ int cmd_sweep(int argc, char **argv)
         free(rows);
         return code;
     }
-    if (!restart) code = refuse_other_tables(&base, calculator, &options, dir, rows, total, shard_index, shard_count);
-    if (code != CLI_OK) {
+    code = scan_points(&base, calculator, &options, dir, restart, rows, total, shard_index, shard_count);
+    if (code != CLI_OK) { /* refused or failed before the first point: nothing measured */
+        for (int k = 0; k < total; k++) point_result_free(&rows[k]);
         close_folder(&folder);
         free(rows);
         return code;
@@ -464,17 +465,18 @@ int cmd_sweep(int argc, char **argv)
     for (int k = 0; code == CLI_OK && k < total; k++) {
         if (k % shard_count != shard_index) continue;
         point_result *r = &rows[n];
-        *r = rows[k]; /* the shard's points, packed to the front */
+        if (r != &rows[k]) { /* the shard's points, packed to the front; each row owns what it holds */
+            *r = rows[k];
+            point_result moved = {0};
+            rows[k] = moved;
+        }
         /* a Slurm log shows each point begin and end, with the point's own progress between */
         fprintf(stderr, "[sweep] point %d/%d %s: started\n", k + 1, total, r->name);
         code = run_point(&base, calculator, &options, dir, &answers, value_calculator, r);
         if (code == CLI_OK)
             fprintf(stderr, "[sweep] point %d/%d %s: %s in %.1f s\n", k + 1, total, r->name,
                     r->reused ? "kept (its table was there)" : "done", r->wall);
-        if (code != CLI_OK) {
-            point_result_free(r);
-            break;
-        }
+        if (code != CLI_OK) break;
         char best[24] = "-";
         if (r->has_space_arch) snprintf(best, sizeof best, "%.4f", r->space_arch);
         printf("%-22s %10s %12.4f %12.4f %12.4f %12s %8.2f%s\n", r->name, sslat_calculator_unit(calculator), r->min, r->mean,
@@ -486,7 +488,7 @@ int cmd_sweep(int argc, char **argv)
     if (code == CLI_OK) code = sweep_write_summary(dir, suffix, rows, n, &answers);
     if (code == CLI_OK)
         fprintf(stderr, "sslat sweep: %d points in %s (summary%s.csv, .jsonl, .html)\n", n, dir, suffix);
-    for (int k = 0; k < n; k++) point_result_free(&rows[k]);
+    for (int k = 0; k < total; k++) point_result_free(&rows[k]);
     close_folder(&folder);
     free(rows);
     return code;
