@@ -18,10 +18,11 @@ static void pareto_usage(void)
            "faster than and better than. VALUE is a table of the same space: MACs (measure -c mac),\n"
            "or any per-candidate score (sslat import of a JSON export you filled in).\n"
            "Exact; a front past the memory limits (millions of points over all blocks) is thinned\n"
-           "on a latency grid, and then the bound is printed. --points N shows N points spread evenly in latency (for each of N\n"
-           "budgets from the fastest to the best-valued, the best architecture within it);\n"
-           "default: the whole front. Every output says what a figure means: timed tables are\n"
-           "per sample (a batch's time divided by its size), MAC tables count the whole batch.\n");
+           "on a latency grid, and then the bound is printed. --points N shows N points spread\n"
+           "evenly in latency (for each of N budgets from the fastest to the best-valued, the best\n"
+           "architecture within it); default: the whole front. Every output says what a figure\n"
+           "means: timed tables are per sample (a batch's time divided by its size), MAC tables\n"
+           "count the whole batch.\n");
 }
 
 int cmd_pareto(int argc, char **argv)

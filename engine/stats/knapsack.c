@@ -217,7 +217,6 @@ sslat_status sslat_budget_maximize(const sslat_container *latency, const sslat_c
                                    double budget, int32_t bins, int32_t *arch, int32_t capacity,
                                    sslat_budget_result *result, sslat_error *error)
 {
-    int32_t found = 0;
-    if (!result) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
+    int32_t found = 0; /* a NULL result is refused there, as every NULL argument */
     return sslat_budget_top(latency, value, budget, bins, 1, arch, capacity, result, &found, error);
 }
