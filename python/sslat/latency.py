@@ -264,23 +264,30 @@ def _space_of_model(arg):
     return arg
 
 
+def _handle_of(arg):
+    """The handle of a statistic's source: a space or a container."""
+    if isinstance(arg, (SearchSpace, SearchSpaceLatencyContainer)):
+        return arg._handle
+    raise TypeError("expected a SearchSpace or a SearchSpaceLatencyContainer, not %s" % type(arg).__name__)
+
+
+def _latency_pointer(arg, pointer):
+    """The container behind arg, from the pointer its held handle gave."""
+    if isinstance(arg, SearchSpace):
+        table = lib.sslat_space_latency(pointer)
+        if not table:
+            raise ValueError("search space '%s' has no latency attached: call initialize_latency "
+                             "or attach_latency first" % arg.name)
+        return table
+    return pointer
+
+
 @contextlib.contextmanager
 def _table(arg):
     """The container pointer behind arg, held (locked) for the duration of the call."""
     arg = _space_of_model(arg)
-    if isinstance(arg, SearchSpaceLatencyContainer):
-        with arg._handle.use() as pointer:
-            yield pointer
-    elif isinstance(arg, SearchSpace):
-        with arg._handle.use() as space:
-            pointer = lib.sslat_space_latency(space)
-            if not pointer:
-                raise ValueError("search space '%s' has no latency attached: call initialize_latency "
-                                 "or attach_latency first" % arg.name)
-            yield pointer
-    else:
-        raise TypeError("expected a SearchSpace or a SearchSpaceLatencyContainer, not %s"
-                        % type(arg).__name__)
+    with _handle_of(arg).use() as pointer:
+        yield _latency_pointer(arg, pointer)
 
 
 def _scalar(function, arg, *args):
@@ -423,15 +430,10 @@ def count_under_budget(arg: Source, budget: float, bins: int = 0) -> Tuple[float
 def _two_tables(latency, value):
     """The pointers behind a latency and a value source, both held for the call."""
     latency, value = _space_of_model(latency), _space_of_model(value)
-    with contextlib.ExitStack() as stack:
-        held = {}
-        # the one lock order of every call that holds two objects: by their
-        # handles, as _native.using takes them (another order deadlocks
-        # against attach_latency(space, table) in another thread)
-        for arg in sorted({id(latency): latency, id(value): value}.values(),
-                          key=lambda a: id(getattr(a, "_handle", None))):
-            held[id(arg)] = stack.enter_context(_table(arg))
-        yield held[id(latency)], held[id(value)]
+    # in _native.using's one lock order (another order deadlocks against
+    # attach_latency(space, table) in another thread)
+    with _native.using(_handle_of(latency), _handle_of(value)) as (table, values):
+        yield _latency_pointer(latency, table), _latency_pointer(value, values)
 
 
 def budget_maximize(latency: Source, value: Source, budget: float,

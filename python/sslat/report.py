@@ -1,6 +1,5 @@
 """sslat.report: a latency table as one self-contained HTML page, the page
 `sslat report` writes (the C library renders it)."""
-import contextlib
 import ctypes
 import json
 import os
@@ -9,7 +8,7 @@ from typing import Any, Dict, Optional, Sequence, Union
 from . import _native
 from ._native import lib
 from .container import SearchSpaceLatencyContainer
-from .latency import Source, _space_of_model
+from .latency import Source, _latency_pointer, _space_of_model
 from .space import SearchSpace
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -56,29 +55,16 @@ def report(table: Source, path: Optional[PathLike] = None, *, space: Optional[Se
     if space is not None and not isinstance(space, SearchSpace):
         raise TypeError("space: expected a SearchSpace, not %s" % type(space).__name__)
     html = ctypes.c_void_p()
-    objects = {id(o): o for o in (table, space, mac, value) if o is not None}
-    with contextlib.ExitStack() as stack:
-        # each object held once, in the one lock order of every call that holds several
-        held = {key: stack.enter_context(o._handle.use())
-                for key, o in sorted(objects.items(), key=lambda item: id(item[1]._handle))}
-
-        def table_pointer(arg):
-            if isinstance(arg, SearchSpace):
-                pointer = lib.sslat_space_latency(held[id(arg)])
-                if not pointer:
-                    raise ValueError("search space '%s' has no latency attached: call initialize_latency "
-                                     "or attach_latency first" % arg.name)
-                return pointer
-            return held[id(arg)]
-
+    present = [o for o in (table, space, mac, value) if o is not None]
+    # each object held once, in the one lock order of every call that holds several
+    with _native.using(*[o._handle for o in present]) as pointers:
+        held = dict(zip(map(id, present), pointers))
         options.space = held[id(space)] if space is not None else None
-        options.mac = table_pointer(mac) if mac is not None else None
-        options.value = table_pointer(value) if value is not None else None
-        _native.call(lib.sslat_report_html, table_pointer(table), ctypes.byref(options), ctypes.byref(html))
-    try:
-        page = ctypes.string_at(html.value).decode("utf-8", "replace")
-    finally:
-        lib.sslat_free(html)
+        options.mac = _latency_pointer(mac, held[id(mac)]) if mac is not None else None
+        options.value = _latency_pointer(value, held[id(value)]) if value is not None else None
+        _native.call(lib.sslat_report_html, _latency_pointer(table, held[id(table)]), ctypes.byref(options),
+                     ctypes.byref(html))
+    page = _native.take_text(html)
     if path is not None:  # whole or not at all: written beside, then renamed over
         temporary = "%s.%d.tmp" % (os.fspath(path), os.getpid())
         try:
