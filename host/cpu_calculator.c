@@ -21,21 +21,28 @@
 
 static const char *cpu_unavailable(void) { return host_dnnl_load(); }
 
+/* oneDNN's ISA enum has more values than sslat names (and grows), so this is
+ * a lookup table rather than a switch over it. */
 static const char *isa_name(dnnl_cpu_isa_t isa)
 {
-    switch (isa) {
-    case dnnl_cpu_isa_sse41: return "sse41";
-    case dnnl_cpu_isa_avx: return "avx";
-    case dnnl_cpu_isa_avx2: return "avx2";
-    case dnnl_cpu_isa_avx512_mic: return "avx512_mic";
-    case dnnl_cpu_isa_avx512_mic_4ops: return "avx512_mic_4ops";
-    case dnnl_cpu_isa_avx512_core: return "avx512_core";
-    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
-    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
-    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
-    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
-    default: return "other";
-    }
+    static const struct {
+        dnnl_cpu_isa_t isa;
+        const char *name;
+    } NAMES[] = {
+        {dnnl_cpu_isa_sse41, "sse41"},
+        {dnnl_cpu_isa_avx, "avx"},
+        {dnnl_cpu_isa_avx2, "avx2"},
+        {dnnl_cpu_isa_avx512_mic, "avx512_mic"},
+        {dnnl_cpu_isa_avx512_mic_4ops, "avx512_mic_4ops"},
+        {dnnl_cpu_isa_avx512_core, "avx512_core"},
+        {dnnl_cpu_isa_avx512_core_vnni, "avx512_core_vnni"},
+        {dnnl_cpu_isa_avx512_core_bf16, "avx512_core_bf16"},
+        {dnnl_cpu_isa_avx512_core_amx, "avx512_core_amx"},
+        {dnnl_cpu_isa_avx2_vnni, "avx2_vnni"},
+    };
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+        if (NAMES[i].isa == isa) return NAMES[i].name;
+    return "other";
 }
 
 typedef struct cpu_session {

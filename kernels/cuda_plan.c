@@ -128,7 +128,7 @@ sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, cuda_pl
         case SSLAT_OP_UPSAMPLE: *s = step_of(node, i, CUDA_STEP_UPSAMPLE, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_SPACE_TO_DEPTH: *s = step_of(node, i, CUDA_STEP_SPACE_TO_DEPTH, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_INPUT: *s = step_of(node, i, CUDA_STEP_INPUT, CUDA_CALL_NONE); break;
-        default:
+        case SSLAT_OP_COUNT:
             cuda_plan_release(plan);
             return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d: op %s has no cuda lowering", i, sslat_op_name(node->op));
         }
@@ -155,8 +155,10 @@ static const char *kernel_name(cuda_step_kind kind)
     case CUDA_STEP_SLICE: return "sslat_copy_channels(slice)";
     case CUDA_STEP_UPSAMPLE: return "sslat_upsample_nearest";
     case CUDA_STEP_SPACE_TO_DEPTH: return "sslat_space_to_depth";
-    default: return "sslat_kernel";
+    case CUDA_STEP_CONV: case CUDA_STEP_BATCHNORM: case CUDA_STEP_POOL: case CUDA_STEP_LINEAR: case CUDA_STEP_ALIAS:
+    case CUDA_STEP_INPUT: break; /* library calls or no work: call_name names them */
     }
+    return "sslat_kernel";
 }
 
 static const char *call_name(const cuda_step *s)

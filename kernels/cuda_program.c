@@ -290,8 +290,12 @@ static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
         return SSLAT_OK;
     }
     case CUDA_STEP_LINEAR: return linear_params(p, st, s, err);
-    default: return SSLAT_OK;
+    /* own kernels and no-work steps: no descriptors */
+    case CUDA_STEP_ADD: case CUDA_STEP_MUL_CHANNEL: case CUDA_STEP_GLOBAL_AVGPOOL: case CUDA_STEP_SHUFFLE:
+    case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE: case CUDA_STEP_UPSAMPLE:
+    case CUDA_STEP_SPACE_TO_DEPTH: case CUDA_STEP_INPUT: return SSLAT_OK;
     }
+    return SSLAT_OK;
 }
 
 /* ---- the program ---------------------------------------------------------------------------- */

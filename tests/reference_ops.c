@@ -81,8 +81,9 @@ static float activation(sslat_act_kind act, float x)
     case SSLAT_ACT_SILU: return x / (1 + expf(-x));
     case SSLAT_ACT_GELU: return 0.5f * x * (1 + erff(x / sqrtf(2)));
     case SSLAT_ACT_TANH: return tanhf(x);
-    default: return NAN;
+    case SSLAT_ACT_COUNT: break;
     }
+    return NAN;
 }
 
 static void pool(const tensor *x, tensor *y, const sslat_node *node)
@@ -213,7 +214,7 @@ static bool run_node(const sslat_node *node, const tensor *const *inputs, tensor
     case SSLAT_OP_INPUT: /* a layer timed alone: seeded values, as the cpu backend fills it */
         sslat_fill_parameter(y->data, count, seed, global, SSLAT_ROLE_WEIGHTS, 3);
         break;
-    default: return false;
+    case SSLAT_OP_COUNT: return false;
     }
     return true;
 }

@@ -103,11 +103,20 @@ static double pool_area(const sslat_node *node)
     return (double)p->kernel * p->kernel;
 }
 
+/* Every switch below names every op (no default:), so a new op fails to
+ * compile (-Werror=switch-enum) until each rule says what it counts. */
 static double count_plain(sslat_shape in, const sslat_node *node)
 {
-    if (node->op == SSLAT_OP_CONV2D) return conv_macs(in, node);
-    if (node->op == SSLAT_OP_LINEAR) return linear_macs(in, node);
-    return 0.0;
+    switch (node->op) {
+    case SSLAT_OP_CONV2D: return conv_macs(in, node);
+    case SSLAT_OP_LINEAR: return linear_macs(in, node);
+    case SSLAT_OP_BATCHNORM: case SSLAT_OP_ACT: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL:
+    case SSLAT_OP_GLOBAL_AVGPOOL: case SSLAT_OP_MAXPOOL: case SSLAT_OP_AVGPOOL: case SSLAT_OP_FLATTEN:
+    case SSLAT_OP_IDENTITY: case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE:
+    case SSLAT_OP_UPSAMPLE: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: return 0.0;
+    case SSLAT_OP_COUNT: break;
+    }
+    SSLAT_ASSERT(!"unknown op");
 }
 
 /* thop 0.1.1 register_hooks: BN 2·Nin ×2 (affine); AvgPool Nout; AdaptiveAvgPool
@@ -122,8 +131,12 @@ static double count_thop(sslat_shape in, const sslat_node *node)
     case SSLAT_OP_UPSAMPLE: return n_out; /* count_upsample, nearest: output elements */
     case SSLAT_OP_GLOBAL_AVGPOOL: /* only the module has a hook */
         return sslat_node_gap_form(node) == SSLAT_GAP_MODULE ? ((double)in.h * in.w + 1.0) * n_out : 0.0;
-    default: return count_plain(in, node);
+    case SSLAT_OP_CONV2D: case SSLAT_OP_LINEAR: case SSLAT_OP_ACT: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL:
+    case SSLAT_OP_MAXPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY: case SSLAT_OP_CHANNEL_SHUFFLE:
+    case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
+    case SSLAT_OP_COUNT: return count_plain(in, node);
     }
+    return count_plain(in, node);
 }
 
 /* fvcore default handles: aten::batch_norm in eval = Nin·2 with affine;
@@ -136,8 +149,12 @@ static double count_fvcore(sslat_shape in, const sslat_node *node)
     case SSLAT_OP_UPSAMPLE: return (double)sslat_shape_elements(node->shape); /* aten::upsample_nearest2d: Nout */
     case SSLAT_OP_GLOBAL_AVGPOOL: /* aten::adaptive_avg_pool2d; x.mean is aten::mean, not handled */
         return sslat_node_gap_form(node) == SSLAT_GAP_MEAN ? 0.0 : n_in;
-    default: return count_plain(in, node);
+    case SSLAT_OP_CONV2D: case SSLAT_OP_LINEAR: case SSLAT_OP_ACT: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL:
+    case SSLAT_OP_MAXPOOL: case SSLAT_OP_AVGPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY:
+    case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_SPACE_TO_DEPTH:
+    case SSLAT_OP_INPUT: case SSLAT_OP_COUNT: return count_plain(in, node);
     }
+    return count_plain(in, node);
 }
 
 /* pthflops ops_fx: conv M + bias B; nn.ReLU 2·Nout (other activations 0);
@@ -160,8 +177,12 @@ static double count_pthflops(sslat_shape in, const sslat_node *node, bool conv_b
     }
     case SSLAT_OP_ADD:
     case SSLAT_OP_MUL_CHANNEL: return 2.0 * n_out;
-    default: return 0.0;
+    case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY: case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT:
+    case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_UPSAMPLE: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
+        return 0.0;
+    case SSLAT_OP_COUNT: break;
     }
+    SSLAT_ASSERT(!"unknown op");
 }
 
 double sslat_mac_node(const sslat_graph *graph, const sslat_node *node, sslat_mac_rule rule, bool fuse_bn)

@@ -378,7 +378,12 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
     case SSLAT_OP_GLOBAL_AVGPOOL: /* the module form hashes as it always did */
         if (sslat_node_gap_form(node) != SSLAT_GAP_MODULE) sslat_hash_i32(h, sslat_node_gap_form(node));
         break;
-    default: break;
+    /* No parameters. A new op must be named here (no default:): a forgotten
+     * case would hash a parametrised op equal to its siblings and merge
+     * different subgraphs into one table entry. */
+    case SSLAT_OP_BATCHNORM: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL: case SSLAT_OP_FLATTEN:
+    case SSLAT_OP_IDENTITY: case SSLAT_OP_CONCAT: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: break;
+    case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
 }
 
@@ -416,8 +421,13 @@ int64_t sslat_node_param_count(const sslat_graph *graph, const sslat_node *node)
         const sslat_linear_params *l = sslat_node_linear(node);
         return (int64_t)in.c * l->out_features + (l->bias ? l->out_features : 0);
     }
-    default: return 0;
+    case SSLAT_OP_ACT: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL: case SSLAT_OP_GLOBAL_AVGPOOL:
+    case SSLAT_OP_MAXPOOL: case SSLAT_OP_AVGPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY:
+    case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_UPSAMPLE:
+    case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: return 0;
+    case SSLAT_OP_COUNT: break;
     }
+    SSLAT_ASSERT(!"unknown op");
 }
 
 sslat_status sslat_graph_append_wired(sslat_graph *graph, const sslat_graph *next, const int32_t *sources,

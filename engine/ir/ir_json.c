@@ -54,7 +54,9 @@ static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
         json_object_set_new(j, "form", json_string(FORMS[sslat_node_gap_form(node)]));
         break;
     }
-    default: break;
+    case SSLAT_OP_BATCHNORM: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL: case SSLAT_OP_FLATTEN:
+    case SSLAT_OP_IDENTITY: case SSLAT_OP_CONCAT: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: break;
+    case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
     return j;
 }
