@@ -91,11 +91,11 @@ static double calculator_ms(const char *layer, int c, int h, int runs, int repli
     sslat_calc_options o;
     sslat_calc_options_default(&o);
     o.run_iterations = runs;
-    o.replicas = replicas;
+    o.cpu.replicas = replicas;
     o.mode = SSLAT_MODE_EAGER; /* the bare primitive, like the raw loop */
     sslat_container *table = NULL;
     sslat_container_create("cpu", 0, NULL, NULL, 0, &table, &err);
-    if (sslat_calculate_space(&sslat_cpu_calculator, space, &o, table, &err) != SSLAT_OK) {
+    if (sslat_calculate_space(&sslat_cpu_calculator, space, &o, NULL, table, &err) != SSLAT_OK) {
         fprintf(stderr, "%s\n", err.message);
         exit(1);
     }

@@ -128,11 +128,6 @@ int cli_check_paths(const char *verb, const char *const *inputs, size_t n_in, co
 /* Write text to path atomically, or to stdout when path is "-"; returns an exit code. */
 int cli_write_text(const char *path, const char *text, const char *verb);
 
-/* The expanded IR of a space as JSON on stdout (sslat show --ir). */
-void cli_print_ir_json(const sslat_space *space);
-
-struct sslat_graph;
-/* One graph as the IR JSON writes a candidate: {"hash", "input", "nodes"}. */
 
 int cmd_show(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

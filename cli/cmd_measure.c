@@ -204,7 +204,7 @@ int cmd_measure(int argc, char **argv)
     int opt, code = CLI_OK;
     sslat_calc_options options;
     sslat_calc_options_default(&options);
-    options.progress = true;
+    sslat_run_plan plan = {.progress = true};
     int32_t seed = 0;
     const char *shard = NULL;
     bool resume = false, keep_journal = false, restart = false;
@@ -255,7 +255,7 @@ int cmd_measure(int argc, char **argv)
         case OPT_KEEP_JOURNAL: keep_journal = true; break;
         case OPT_RESTART: restart = true; break;
         case OPT_FUSE_BN: options.fuse_bn = true; break;
-        case OPT_KEEP_GOING: options.keep_going = true; break;
+        case OPT_KEEP_GOING: plan.keep_going = true; break;
         case OPT_CONTEXT:
             if (!cli_parse_int(optarg, "--context", 1, 100000, &context_runs)) return CLI_BAD_INPUT;
             break;
@@ -286,7 +286,7 @@ int cmd_measure(int argc, char **argv)
         return CLI_BAD_INPUT;
     }
 
-    code = cli_shard_options(shard, &options.shard_index, &options.shard_count);
+    code = cli_shard_options(shard, &plan.shard_index, &plan.shard_count);
     if (code != CLI_OK) return code;
     int rank = 0, ranks = 1;
     bool mpi = cli_mpi_launched();
@@ -295,20 +295,20 @@ int cmd_measure(int argc, char **argv)
                         "(no --shard, --json, --csv)\n");
         return CLI_BAD_INPUT;
     }
-    if (options.keep_going && (mpi || context_runs)) {
+    if (plan.keep_going && (mpi || context_runs)) {
         fprintf(stderr, "sslat measure: --keep-going writes an incomplete table, which %s refuses: not with %s "
                         "(measure with --keep-going alone, then --resume until complete)\n",
                 mpi ? "the ranks' merge" : "context mode", mpi ? "mpirun" : "--context");
         return CLI_BAD_INPUT;
     }
-    if (context_runs && (mpi || options.shard_count > 1)) {
+    if (context_runs && (mpi || plan.shard_count > 1)) {
         fprintf(stderr, "sslat measure: --context fits a whole table: not with shards or under mpirun "
                         "(merge the parts, then measure the context on one node)\n");
         return CLI_BAD_INPUT;
     }
-    if (!mpi && options.shard_count > 1 && (!output || json || csv)) {
+    if (!mpi && plan.shard_count > 1 && (!output || json || csv)) {
         fprintf(stderr, "sslat measure: shard %d/%d writes a part: give -o PART.sslat (no --json / --csv; "
-                        "export after sslat merge)\n", options.shard_index, options.shard_count);
+                        "export after sslat merge)\n", plan.shard_index, plan.shard_count);
         return CLI_BAD_INPUT;
     }
     const sslat_calculator *calculator = type ? sslat_calculator_find(type) : best_available();
@@ -383,7 +383,7 @@ int cmd_measure(int argc, char **argv)
         free(journal_path);
         return code;
     }
-    if (mpi && !cli_mpi_begin(&options, &rank, &ranks)) {
+    if (mpi && !cli_mpi_begin(&plan, &rank, &ranks)) {
         fprintf(stderr, "sslat measure: MPI_Init failed\n");
         free(journal_path);
         sslat_space_free(space);
@@ -400,7 +400,7 @@ int cmd_measure(int argc, char **argv)
         /* under mpirun each rank keeps its own journal: a rerun resumes every rank */
         sslat_journal_info info;
         sslat_journal_mode mode = resume ? SSLAT_JOURNAL_RESUME : restart ? SSLAT_JOURNAL_RESTART : SSLAT_JOURNAL_NEW;
-        status = sslat_journal_open(journal_path, mode, sslat_run_fingerprint(calculator, space, &options), &journal,
+        status = sslat_journal_open(journal_path, mode, sslat_run_fingerprint(calculator, space, &options, &plan), &journal,
                                     &info, &err);
         if (status == SSLAT_OK && resume) {
             fprintf(stderr, "sslat measure: resuming: %zu units from %s", info.recovered, journal_path);
@@ -411,21 +411,21 @@ int cmd_measure(int argc, char **argv)
             if (info.torn) fprintf(stderr, "; a torn last record was dropped");
             fprintf(stderr, "\n");
         }
-        options.journal = journal;
+        plan.journal = journal;
         /* SIGINT / SIGTERM (Slurm preemption): end the chunk in flight within
          * one sample round, keep the journal, exit 4 */
-        options.stop = cli_catch_stop_signals();
+        plan.stop = cli_catch_stop_signals();
     }
     sslat_container *container = NULL;
     if (status == SSLAT_OK && context_runs && !calculator->measure_architectures)
         status = sslat_fail(&err, SSLAT_ERR_INVALID_ARGUMENT,
                             "--context times whole architectures: the %s calculator cannot", calculator->name);
-    if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &options, ignore, &container, &err);
+    if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &options, &plan, ignore, &container, &err);
     if (status == SSLAT_OK && context_runs) {
         sslat_context_result fit;
         if (reference) status = refine_to_reference(calculator, space, &options, context_runs, reference, container,
                                                     &fit, &err);
-        else status = sslat_context_refine(calculator, space, &options, context_runs, container, &fit, &err);
+        else status = sslat_context_refine(calculator, space, &options, &plan, context_runs, container, &fit, &err);
         if (status == SSLAT_OK)
             fprintf(stderr, "[context] %d architectures end to end in %s: the isolated table was off by %.3g ms RMS "
                             "(bias %+.1f%%), the fitted one by %.3g ms (bias %+.1f%%)\n", context_runs,
@@ -446,7 +446,7 @@ int cmd_measure(int argc, char **argv)
         if (code == CLI_OK && output)
             fprintf(stderr, "sslat measure: wrote %s (%s, space %s, %d blocks, %zu candidates%s)\n", output,
                     calculator->name, space->name, space->n_blocks, sslat_space_total_candidates(space),
-                    options.shard_count > 1 ? "; a shard's part: sslat merge joins the parts" : "");
+                    plan.shard_count > 1 ? "; a shard's part: sslat merge joins the parts" : "");
         if (code == CLI_OK && sslat_container_has_failed_entries(container)) {
             fprintf(stderr, "sslat measure: the table is INCOMPLETE: %s unit(s) failed (said above; quality.failed_entries "
                             "and failed.* in its metadata)%s\n",

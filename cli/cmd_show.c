@@ -1,5 +1,6 @@
 /* sslat show: a torchinfo-like table of a search space. */
 #include <getopt.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "calc/calculator.h"
 #include "calc/mac.h"
 #include "cli/cli.h"
+#include "ir/ir_json.h"
 #include "ir/space.h"
 
 /* Widths of the columns, sized to the longest entry of this space (a long
@@ -216,6 +218,30 @@ static void print_space(const sslat_space *space, const char *source, const show
     }
 }
 
+/* The expanded IR of a space as JSON (show --ir): every layer, candidate and
+ * primitive node with its parameters, learnable parameter count and output
+ * shape, for other tools (python/sslat/_ir_torch.py builds the ops in PyTorch
+ * from it). */
+static void print_ir_json(const sslat_space *space)
+{
+    json_t *layers = json_array();
+    for (int32_t i = 0; i < space->n_layers; i++) {
+        const sslat_layer *layer = &space->layers[i];
+        json_t *candidates = json_array();
+        for (int32_t c = 0; c < layer->n_candidates; c++) {
+            json_t *candidate = sslat_graph_json(&layer->candidates[c].graph);
+            json_object_set_new(candidate, "label", json_string(layer->candidates[c].label));
+            json_array_append_new(candidates, candidate);
+        }
+        json_t *sources = json_array(); /* what the layer reads ("from"): layer indices, -1 the network input */
+        for (int k = 0; k < layer->n_sources; k++) json_array_append_new(sources, json_integer(layer->source[k]));
+        json_array_append_new(layers, json_pack("{s:s, s:i, s:o, s:o}", "name", layer->name, "block", layer->block,
+                                                "sources", sources, "candidates", candidates));
+    }
+    json_t *input = json_pack("[i, i, i, i]", space->input.n, space->input.c, space->input.h, space->input.w);
+    cli_print_json(json_pack("{s:s, s:o, s:o}", "name", space->name, "input", input, "layers", layers));
+}
+
 static void show_usage(void)
 {
     printf("usage: sslat show [SPACE] [options]\n\n"
@@ -285,7 +311,7 @@ int cmd_show(int argc, char **argv)
     sslat_space *space = NULL;
     code = cli_load_space(&args, &space);
     if (code != CLI_OK) return code;
-    if (ir) cli_print_ir_json(space);
+    if (ir) print_ir_json(space);
     else print_space(space, args.path ? args.path : "built-in default", &o);
     sslat_space_free(space);
     return CLI_OK;

@@ -85,6 +85,10 @@ static int parse_budgets(const char *text, double *values)
     }
 }
 
+/* Every point is one whole run (shard 0 of 1: the count is in each table's
+ * fingerprint) that reports its progress. */
+static const sslat_run_plan POINT_PLAN = {.shard_index = 0, .shard_count = 1, .progress = true};
+
 /* What is at a point's path before it runs. */
 typedef enum { POINT_NEW, POINT_KEEP, POINT_OTHER } point_state;
 
@@ -101,9 +105,7 @@ static int open_point(const cli_space_args *base, const sslat_calculator *calcul
     sslat_dtype_parse(r->dtype, &point_options->dtype); /* checked when the points were made */
     /* a table is kept only when it was made by the same calculator, options and
      * machine (--runs 30 does not reuse a --runs 10 table) */
-    point_options->shard_index = 0;
-    point_options->shard_count = 1;
-    snprintf(made_by, 24, "%016" PRIx64, sslat_run_fingerprint(calculator, *space, point_options));
+    snprintf(made_by, 24, "%016" PRIx64, sslat_run_fingerprint(calculator, *space, point_options, &POINT_PLAN));
     return CLI_OK;
 }
 
@@ -191,7 +193,7 @@ static sslat_status answer_point(const sslat_calculator *value_calculator, const
     if (status == SSLAT_OK && answers->n_budgets) {
         sslat_calc_options value_options;
         sslat_calc_options_default(&value_options);
-        status = sslat_measure_space(value_calculator, space, &value_options, NULL, &r->value, err);
+        status = sslat_measure_space(value_calculator, space, &value_options, NULL, NULL, &r->value, err);
     }
     for (int j = 0; status == SSLAT_OK && j < answers->n_budgets; j++) {
         sslat_budget_result best;
@@ -220,7 +222,7 @@ static int run_point(const cli_space_args *base, const sslat_calculator *calcula
     double started = sslat_now_s();
     sslat_status status = SSLAT_OK;
     if (!r->reused) {
-        status = sslat_measure_space(calculator, space, &point_options, NULL, &r->table, &err);
+        status = sslat_measure_space(calculator, space, &point_options, &POINT_PLAN, NULL, &r->table, &err);
         if (status == SSLAT_OK) status = sslat_container_set_metadata(r->table, "sweep.options", made_by, &err);
         if (status == SSLAT_OK) status = sslat_container_save_to_file(r->table, path, &err);
     }
@@ -328,7 +330,6 @@ int cmd_sweep(int argc, char **argv)
     bool restart = false;
     sslat_calc_options options;
     sslat_calc_options_default(&options);
-    options.progress = true;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "c:o:h", LONG, NULL)) != -1) {
         switch (opt) {

@@ -59,7 +59,7 @@ int cmd_validate(int argc, char **argv)
     bool json = false, threads_given = false, channels_last = false;
     sslat_calc_options o;
     sslat_calc_options_default(&o);
-    o.progress = true;
+    sslat_run_plan plan = {.progress = true};
     int opt;
     optind = 1;
     int device_code = CLI_OK;
@@ -158,10 +158,10 @@ int cmd_validate(int argc, char **argv)
     snprintf(runtime, sizeof runtime, "sslat %s (the table's own calculator), %s", type,
              o.cold ? "interleaved" : "back to back");
     /* Ctrl-C or SIGTERM: stop, remove what was made, exit 4 */
-    o.stop = cli_catch_stop_signals();
+    plan.stop = cli_catch_stop_signals();
     if (code == CLI_OK && !strcmp(reference, "sslat")) {
         sslat_error err;
-        sslat_status status = sslat_validate_table(calculator, space, table, &o, k, (uint64_t)seed, &v, &err);
+        sslat_status status = sslat_validate_table(calculator, space, table, &o, &plan, k, (uint64_t)seed, &v, &err);
         if (status != SSLAT_OK) {
             fprintf(stderr, "sslat validate: %s\n", err.message);
             code = cli_exit_code(status);

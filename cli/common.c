@@ -275,7 +275,7 @@ bool cli_device_option(int opt, const char *value, sslat_calc_options *options, 
     *exit_code = CLI_OK;
     switch (opt) {
     case CLI_OPT_DEVICE:
-        if (!sslat_device_parse(value, &options->device)) {
+        if (!sslat_device_parse(value, &options->cuda.device)) {
             fprintf(stderr, "sslat: --device is a GPU index ('0' or 'cuda:1'), got '%s'\n", value);
             *exit_code = CLI_BAD_INPUT;
         }
@@ -300,7 +300,7 @@ bool cli_device_option(int opt, const char *value, sslat_calc_options *options, 
         }
         options->cold = strcmp(value, "cold") == 0;
         return true;
-    case CLI_OPT_PROFILE: options->profile = true; return true;
+    case CLI_OPT_PROFILE: options->cuda.profile = true; return true;
     default: return false;
     }
 }

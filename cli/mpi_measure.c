@@ -15,14 +15,14 @@ bool cli_mpi_launched(void)
     return size && atoi(size) > 1;
 }
 
-bool cli_mpi_begin(sslat_calc_options *options, int *rank, int *size)
+bool cli_mpi_begin(sslat_run_plan *plan, int *rank, int *size)
 {
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS) return false;
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
-    options->shard_index = *rank;
-    options->shard_count = *size;
-    options->progress = options->progress && *rank == 0;
+    plan->shard_index = *rank;
+    plan->shard_count = *size;
+    plan->progress = plan->progress && *rank == 0;
     return true;
 }
 

@@ -11,8 +11,8 @@
  * build has MPI). */
 bool cli_mpi_launched(void);
 
-/* Start MPI; sets the rank's shard in options. Returns false when MPI cannot start. */
-bool cli_mpi_begin(sslat_calc_options *options, int *rank, int *size);
+/* Start MPI; sets the rank's shard in the run's plan. Returns false when MPI cannot start. */
+bool cli_mpi_begin(sslat_run_plan *plan, int *rank, int *size);
 
 /* Gather every rank's part (NULL where the rank failed, with its message) to
  * rank 0, which merges and writes output. Returns the exit code every rank

@@ -5,9 +5,9 @@
 
 bool cli_mpi_launched(void) { return false; }
 
-bool cli_mpi_begin(sslat_calc_options *options, int *rank, int *size)
+bool cli_mpi_begin(sslat_run_plan *plan, int *rank, int *size)
 {
-    (void)options;
+    (void)plan;
     *rank = 0;
     *size = 1;
     return false;

@@ -22,10 +22,12 @@ static sslat_status build_architecture(host_session *session, host_choices *choi
         const sslat_layer *layer = &space->layers[i];
         int32_t pick = layer->block < 0 ? 0 : arch[layer->block];
         const sslat_graph *graph = &layer->candidates[pick].graph;
-        const host_choice *choice = host_choices_find(choices, sslat_graph_hash(graph));
+        uint64_t hash = sslat_graph_hash(graph);
+        const host_choice *choice = host_choices_find(choices, hash);
         if (!choice) { /* decided on one copy of it alone */
             host_program alone;
-            status = host_build_avoiding_reference(session, choices, graph, o->mode, o->seed, 1, &alone, &choice, err);
+            status = host_build_avoiding_reference(session, choices, graph, hash, o->mode, o->seed, 1, &alone, &choice,
+                                                   err);
             if (status == SSLAT_OK) host_program_release(&alone);
         }
         if (status == SSLAT_OK) program->lowering = choice->lowering;
@@ -38,7 +40,8 @@ static sslat_status build_architecture(host_session *session, host_choices *choi
 
 sslat_status host_measure_architectures(host_session *session, host_choices *choices, const sslat_space *space,
                                         const int32_t *const *archs, size_t n, const sslat_calc_options *o,
-                                        host_interference *interference, double *ms, sslat_error *err)
+                                        volatile int *stop, host_interference *interference, double *ms,
+                                        sslat_error *err)
 {
     host_program *programs = calloc(n + 1, sizeof *programs);
     host_program **pointers = calloc(n + 1, sizeof *pointers);
@@ -52,7 +55,7 @@ sslat_status host_measure_architectures(host_session *session, host_choices *cho
         pointers[built] = &programs[built];
         units[built] = space->input.n;
     }
-    if (status == SSLAT_OK) status = host_measure_programs(pointers, units, n, o, interference, entries, err);
+    if (status == SSLAT_OK) status = host_measure_programs(pointers, units, n, o, stop, interference, entries, err);
     for (size_t k = 0; status == SSLAT_OK && k < n; k++) ms[k] = entries[k].value;
     for (size_t k = 0; k < built; k++) host_program_release(&programs[k]);
     free(programs), free(pointers), free(units), free(entries);

@@ -15,6 +15,7 @@
  * was timed in), deciding it now when there is none. */
 sslat_status host_measure_architectures(host_session *session, host_choices *choices, const sslat_space *space,
                                         const int32_t *const *archs, size_t n, const sslat_calc_options *options,
-                                        host_interference *interference, double *ms, sslat_error *err);
+                                        volatile int *stop, host_interference *interference, double *ms,
+                                        sslat_error *err);
 
 #endif

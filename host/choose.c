@@ -134,17 +134,16 @@ static sslat_status brief_ms(host_program *p, const sslat_graph *graph, double *
     o.warmup_iterations = 1;
     o.run_iterations = 2;
     sslat_entry entry;
-    sslat_status status = host_measure_program(p, graph->input.n, &o, NULL, &entry, err);
+    sslat_status status = host_measure_program(p, graph->input.n, &o, NULL, NULL, &entry, err);
     *ms = entry.value;
     return status;
 }
 
 sslat_status host_build_avoiding_reference(host_session *session, host_choices *choices,
-                                           const sslat_graph *graph, sslat_exec_mode mode, uint64_t seed,
-                                           int replicas, host_program *program, const host_choice **choice,
-                                           sslat_error *err)
+                                           const sslat_graph *graph, uint64_t hash, sslat_exec_mode mode,
+                                           uint64_t seed, int replicas, host_program *program,
+                                           const host_choice **choice, sslat_error *err)
 {
-    uint64_t hash = sslat_graph_hash(graph);
     const host_choice *known = host_choices_find(choices, hash);
     int copy_steps = 0;
     if (known && known->lowering.mode == mode) {

@@ -80,9 +80,10 @@ sslat_status host_build_copies(host_session *session, const sslat_graph *graph, 
                                sslat_error *err);
 
 /* The program of `replicas` copies of graph in the lowering decided for it
- * (deciding it now when choices has none), and that decision. */
+ * (deciding it now when choices has none), and that decision; hash is
+ * sslat_graph_hash(graph), as the run already knows it. */
 sslat_status host_build_avoiding_reference(host_session *session, host_choices *choices,
-                                           const sslat_graph *graph, sslat_exec_mode mode, uint64_t seed,
+                                           const sslat_graph *graph, uint64_t hash, sslat_exec_mode mode, uint64_t seed,
                                            int replicas, host_program *program, const host_choice **choice,
                                            sslat_error *err);
 

@@ -49,10 +49,12 @@ typedef struct cpu_session {
     host_session host;
     host_choices choices; /* the lowering of each distinct subgraph */
     host_interference interference; /* also the calibration at the start and the end (drift) */
+    volatile int *stop;   /* the run's stop request (may be NULL) */
+    bool progress;        /* the run speaks on stderr */
 } cpu_session;
 
 static sslat_status cpu_begin(const sslat_calculator *self, const sslat_calc_options *options,
-                              void **session, sslat_error *err)
+                              const sslat_run_plan *plan, void **session, sslat_error *err)
 {
     (void)self;
     const char *why = host_dnnl_load();
@@ -66,7 +68,9 @@ static sslat_status cpu_begin(const sslat_calculator *self, const sslat_calc_opt
         return status;
     }
     host_interference_begin(&s->interference, threads);
-    if (options->progress)
+    s->stop = plan->stop;
+    s->progress = plan->progress;
+    if (s->progress)
         fprintf(stderr, "[cpu] %d worker thread%s (%s), oneDNN on %s\n", threads, threads == 1 ? "" : "s",
                 options->threads > 0 ? "--threads" : "the default: every core, or OMP_NUM_THREADS",
                 isa_name(DNNL(dnnl_get_effective_cpu_isa)()));
@@ -109,29 +113,31 @@ int host_replicas_for(const sslat_graph *graph, int threads)
 
 /* The timing program of one subgraph: R chained copies, in the lowering that
  * avoids oneDNN's reference kernels (host/choose.h). */
-static sslat_status build_program(cpu_session *s, const sslat_graph *graph, const sslat_calc_options *options,
+static sslat_status build_program(cpu_session *s, const sslat_unit *unit, const sslat_calc_options *options,
                                   host_program *program, int32_t *units, sslat_error *err)
 {
+    const sslat_graph *graph = unit->graph;
     /* cold: copies past the L2, so a copy's weights were evicted since its last run */
-    int replicas = options->replicas > 0 ? options->replicas
+    int replicas = options->cpu.replicas > 0 ? options->cpu.replicas
                    : options->cold       ? host_replicas_for(graph, s->host.threads)
                                          : 1;
     const host_choice *choice = NULL;
     /* per sample and per copy: the run time divided by batch × replicas */
     *units = graph->input.n * replicas;
-    return host_build_avoiding_reference(&s->host, &s->choices, graph, options->mode, options->seed, replicas,
-                                         program, &choice, err);
+    return host_build_avoiding_reference(&s->host, &s->choices, graph, unit->hash, options->mode, options->seed,
+                                         replicas, program, &choice, err);
 }
 
-static sslat_status cpu_measure(const sslat_calculator *self, void *session, const sslat_graph *graph,
+static sslat_status cpu_measure(const sslat_calculator *self, void *session, const sslat_unit *unit,
                                 const sslat_calc_options *options, sslat_entry *entry, sslat_error *err)
 {
     (void)self;
+    cpu_session *s = session;
     host_program program;
     int32_t units = 1;
-    sslat_status status = build_program(session, graph, options, &program, &units, err);
+    sslat_status status = build_program(s, unit, options, &program, &units, err);
     if (status != SSLAT_OK) return status;
-    status = host_measure_program(&program, units, options, &((cpu_session *)session)->interference, entry, err);
+    status = host_measure_program(&program, units, options, s->stop, &s->interference, entry, err);
     host_program_release(&program);
     return status;
 }
@@ -140,12 +146,12 @@ static sslat_status cpu_measure(const sslat_calculator *self, void *session, con
  * bounds the group) and their samples interleave in time. */
 enum { GROUP = 48 };
 
-static sslat_status cpu_measure_many(const sslat_calculator *self, void *session,
-                                     const sslat_graph *const *graphs, size_t n,
-                                     const sslat_calc_options *options, sslat_entry *entries,
+static sslat_status cpu_measure_many(const sslat_calculator *self, void *session, const sslat_unit *units_of_run,
+                                     size_t n, const sslat_calc_options *options, sslat_entry *entries,
                                      sslat_error *err)
 {
     (void)self;
+    cpu_session *s = session;
     host_program *programs = calloc(GROUP, sizeof *programs);
     host_program *pointers[GROUP];
     int32_t units[GROUP];
@@ -154,13 +160,13 @@ static sslat_status cpu_measure_many(const sslat_calculator *self, void *session
     for (size_t start = 0; status == SSLAT_OK && start < n; start += GROUP) {
         size_t size = n - start < GROUP ? n - start : GROUP, built = 0;
         while (status == SSLAT_OK && built < size) {
-            status = build_program(session, graphs[start + built], options, &programs[built], &units[built], err);
+            status = build_program(s, &units_of_run[start + built], options, &programs[built], &units[built], err);
             pointers[built] = &programs[built];
             if (status == SSLAT_OK) built++; /* a failed one released itself */
         }
         if (status == SSLAT_OK)
-            status = host_measure_programs(pointers, units, size, options, &((cpu_session *)session)->interference,
-                                           entries + start, err);
+            status = host_measure_programs(pointers, units, size, options, s->stop, &s->interference, entries + start,
+                                           err);
         for (size_t k = 0; k < built; k++) host_program_release(&programs[k]);
     }
     free(programs);
@@ -274,7 +280,7 @@ static void cpu_machine(const sslat_calc_options *options, char *out, size_t siz
              options->cold ? "cold-interleaved" : "hot-passes");
 }
 
-static sslat_status cpu_describe(const sslat_calculator *self, void *session,
+static sslat_status cpu_describe(const sslat_calculator *self, void *session, const sslat_space *space,
                                  const sslat_calc_options *o, sslat_container *c, sslat_error *err)
 {
     (void)self;
@@ -316,8 +322,8 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session,
         sslat_status status = sslat_container_set_metadata(c, pairs[i].key, pairs[i].value, err);
         if (status != SSLAT_OK) return status;
     }
-    sslat_status status = host_describe_quality(&cs->interference, o, c, err);
-    return status == SSLAT_OK ? describe_implementations(cs, o->space, c, err) : status;
+    sslat_status status = host_describe_quality(&cs->interference, cs->progress, c, err);
+    return status == SSLAT_OK ? describe_implementations(cs, space, c, err) : status;
 }
 
 static sslat_status cpu_measure_architectures(const sslat_calculator *self, void *session, const sslat_space *space,
@@ -326,7 +332,8 @@ static sslat_status cpu_measure_architectures(const sslat_calculator *self, void
 {
     (void)self;
     cpu_session *s = session;
-    return host_measure_architectures(&s->host, &s->choices, space, archs, n, options, &s->interference, ms, err);
+    return host_measure_architectures(&s->host, &s->choices, space, archs, n, options, s->stop, &s->interference, ms,
+                                      err);
 }
 
 const sslat_calculator sslat_cpu_calculator = {

@@ -45,9 +45,9 @@ int host_dnnl_set_threads(int threads)
     return sslat_dnnl_api.omp_get_max_threads();
 }
 
-sslat_status host_dnnl_fail(sslat_error *err, const char *call, const char *file, int line,
-                            dnnl_status_t status)
+sslat_status host_dnnl_status(dnnl_status_t status, sslat_error *err, const char *call, const char *file, int line)
 {
+    if (status == dnnl_success) return SSLAT_OK;
     /* "DNNL(dnnl_memory_create)(…)" reads better as "dnnl_memory_create" */
     char name[64] = "";
     const char *start = strstr(call, "dnnl_");

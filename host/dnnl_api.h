@@ -76,18 +76,21 @@ const char *host_dnnl_load(void);
  * build does not say. */
 int host_dnnl_set_threads(int threads);
 
-/* One check for every oneDNN call: on failure fills err with the call, file:line
- * and oneDNN's status name, and jumps to the label `fail`. */
-#define HOST_DNNL_CHECK(err, call)                                                            \
+/* The status of a oneDNN call: SSLAT_OK, or its failure (the call, file:line
+ * and oneDNN's status name) in err. The status is the same whether or not
+ * err is NULL. No control flow: the caller writes what happens next. */
+#define HOST_DNNL(err, call) host_dnnl_status((call), (err), #call, __FILE__, __LINE__)
+
+/* Returns the failure of a oneDNN call from the calling function, for the
+ * functions that hold nothing to free when it fails. The others thread the
+ * status (`if (status == SSLAT_OK) status = HOST_DNNL(err, …);`) and free
+ * what they hold at their end. */
+#define DNNL_RETURN_IF_FAILED(err, call)                                                      \
     do {                                                                                      \
-        dnnl_status_t host_status_ = (call);                                                  \
-        if (host_status_ != dnnl_success) {                                                   \
-            host_dnnl_fail((err), #call, __FILE__, __LINE__, host_status_);                   \
-            goto fail;                                                                        \
-        }                                                                                     \
+        sslat_status host_status_ = HOST_DNNL(err, call);                                     \
+        if (host_status_ != SSLAT_OK) return host_status_;                                    \
     } while (0)
 
-sslat_status host_dnnl_fail(sslat_error *err, const char *call, const char *file, int line,
-                            dnnl_status_t status);
+sslat_status host_dnnl_status(dnnl_status_t status, sslat_error *err, const char *call, const char *file, int line);
 
 #endif

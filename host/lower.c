@@ -9,7 +9,6 @@
 #include "base/error.h"
 #include "host/lower.h"
 
-#define FAIL_STATUS (err ? err->status : SSLAT_ERR_INVALID_ARGUMENT)
 
 typedef struct lowering {
     host_program *p;
@@ -43,7 +42,7 @@ static sslat_status parameter(lowering *L, const dnnl_dims_t dims, int ndims, dn
 {
     sslat_error *err = L->err;
     dnnl_memory_desc_t md;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&md, ndims, dims, dnnl_f32, tag));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_by_tag)(&md, ndims, dims, dnnl_f32, tag));
     sslat_status status = host_program_memory(L->p, &md, out, err);
     if (status != SSLAT_OK) return status;
     void *handle = NULL;
@@ -52,8 +51,6 @@ static sslat_status parameter(lowering *L, const dnnl_dims_t dims, int ndims, dn
     sslat_fill_parameter(handle, count, L->p->seed, global_node(L, node), role, fan_in);
     if (data) *data = handle;
     return SSLAT_OK;
-fail:
-    return FAIL_STATUS;
 }
 
 /* Weights in the layout the primitive wants: reordered once, in the prologue. */
@@ -107,7 +104,7 @@ static sslat_status simple_primitive(lowering *L, const_dnnl_op_desc_t desc, con
     sslat_error *err = L->err;
     dnnl_primitive_desc_t pd = NULL;
     sslat_status status;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_desc_create)(&pd, desc, NULL, L->p->session->engine, NULL));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_primitive_desc_create)(&pd, desc, NULL, L->p->session->engine, NULL));
     status = host_program_tensor(L->p, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_dst_md, 0), NULL,
                                  shape, out, err);
     if (status == SSLAT_OK) {
@@ -120,8 +117,6 @@ static sslat_status simple_primitive(lowering *L, const_dnnl_op_desc_t desc, con
     }
     DNNL(dnnl_primitive_desc_destroy)(pd);
     return status;
-fail:
-    return FAIL_STATUS;
 }
 
 static sslat_status lower_act(lowering *L, int src, sslat_act_kind act, sslat_shape shape, int *out)
@@ -132,15 +127,13 @@ static sslat_status lower_act(lowering *L, int src, sslat_act_kind act, sslat_sh
     int at = src;
     for (int i = 0; i < n; i++) {
         dnnl_eltwise_desc_t d;
-        HOST_DNNL_CHECK(err, DNNL(dnnl_eltwise_forward_desc_init)(&d, dnnl_forward_inference, steps[i].alg,
+        DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_eltwise_forward_desc_init)(&d, dnnl_forward_inference, steps[i].alg,
                                                                   md_of(L, at), steps[i].alpha, steps[i].beta));
         sslat_status status = simple_primitive(L, &d, NULL, 0, at, DNNL_ARG_SRC, shape, &at);
         if (status != SSLAT_OK) return status;
     }
     *out = at;
     return SSLAT_OK;
-fail:
-    return FAIL_STATUS;
 }
 
 /* ---- batch norm --------------------------------------------------------------------- */
@@ -150,7 +143,7 @@ static sslat_status lower_batchnorm(lowering *L, int32_t node, int src, int *out
     sslat_error *err = L->err;
     sslat_shape shape = L->g->nodes[node].shape;
     dnnl_batch_normalization_desc_t d;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_batch_normalization_forward_desc_init)(
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_batch_normalization_forward_desc_init)(
                              &d, dnnl_forward_inference, md_of(L, src), SSLAT_BN_EPSILON,
                              dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift));
     dnnl_dims_t c = {shape.c};
@@ -163,8 +156,6 @@ static sslat_status lower_batchnorm(lowering *L, int32_t node, int src, int *out
     dnnl_exec_arg_t extra[4] = {{DNNL_ARG_SCALE, scale}, {DNNL_ARG_SHIFT, shift},
                                 {DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, variance}};
     return simple_primitive(L, &d, extra, 4, src, DNNL_ARG_SRC, shape, out);
-fail:
-    return FAIL_STATUS;
 }
 
 /* ---- convolution (with the fused run) ------------------------------------------------- */
@@ -222,11 +213,9 @@ static sslat_status append_acts(const lowering *L, dnnl_post_ops_t po, const ssl
         eltwise_step steps[2];
         int k = act_steps(acts[a], steps);
         for (int s = 0; s < k; s++)
-            HOST_DNNL_CHECK(err, DNNL(dnnl_post_ops_append_eltwise)(po, 1.0f, steps[s].alg, steps[s].alpha, steps[s].beta));
+            DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_post_ops_append_eltwise)(po, 1.0f, steps[s].alg, steps[s].alpha, steps[s].beta));
     }
     return SSLAT_OK;
-fail:
-    return FAIL_STATUS;
 }
 
 /* The conv primitive desc for the run: dst_md NULL lets oneDNN pick the layout;
@@ -251,32 +240,32 @@ static sslat_status conv_pd(lowering *L, const conv_run *r, const dnnl_memory_de
     dnnl_dims_t strides = {c->stride, c->stride}, dilates = {c->dilation - 1, c->dilation - 1};
     sslat_pads pads = sslat_conv_pads(c, in);
     dnnl_dims_t padding = {pads.top, pads.left}, padding_end = {pads.bottom, pads.right};
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&src, 4, src_dims, dnnl_f32, dnnl_format_tag_any));
-    if (c->groups > 1)
-        HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&weights, 5, w_dims, dnnl_f32, dnnl_format_tag_any));
-    else
-        HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&weights, 4, w_plain, dnnl_f32, dnnl_format_tag_any));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&bias_md, 1, b_dims, dnnl_f32, dnnl_x));
-    if (dst_md) dst = *dst_md;
-    else HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 4, dst_dims, dnnl_f32, dnnl_format_tag_any));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_dilated_convolution_forward_desc_init)(
-                             &d, dnnl_forward_inference, dnnl_convolution_direct, &src, &weights,
-                             bias ? &bias_md : NULL, &dst, strides, dilates, padding, padding_end));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_attr_create)(&attr));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_post_ops_create)(&po));
-    status = append_acts(L, po, r->acts, r->n_acts);
-    if (status == SSLAT_OK && add_md && L->p->lowering.residual == HOST_RESIDUAL_SUM_POST_OP)
-        HOST_DNNL_CHECK(err, DNNL(dnnl_post_ops_append_sum)(po, 1.0f));
-    else if (status == SSLAT_OK && add_md)
-        HOST_DNNL_CHECK(err, DNNL(dnnl_post_ops_append_binary)(po, dnnl_binary_add, add_md));
-    if (status == SSLAT_OK && add_md) status = append_acts(L, po, r->post_acts, r->n_post_acts);
-    if (status == SSLAT_OK) HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_attr_set_post_ops)(attr, po));
+    status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&src, 4, src_dims, dnnl_f32, dnnl_format_tag_any));
+    if (status == SSLAT_OK && c->groups > 1)
+        status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&weights, 5, w_dims, dnnl_f32, dnnl_format_tag_any));
+    else if (status == SSLAT_OK)
+        status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&weights, 4, w_plain, dnnl_f32, dnnl_format_tag_any));
     if (status == SSLAT_OK)
-        HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_desc_create)(pd, &d, attr, L->p->session->engine, NULL));
-    goto done;
-fail:
-    status = FAIL_STATUS;
-done:
+        status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&bias_md, 1, b_dims, dnnl_f32, dnnl_x));
+    if (dst_md) dst = *dst_md;
+    else if (status == SSLAT_OK)
+        status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 4, dst_dims, dnnl_f32, dnnl_format_tag_any));
+    if (status == SSLAT_OK)
+        status = HOST_DNNL(err, DNNL(dnnl_dilated_convolution_forward_desc_init)(
+                                    &d, dnnl_forward_inference, dnnl_convolution_direct, &src, &weights,
+                                    bias ? &bias_md : NULL, &dst, strides, dilates, padding, padding_end));
+    if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_primitive_attr_create)(&attr));
+    if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_post_ops_create)(&po));
+    if (status == SSLAT_OK) status = append_acts(L, po, r->acts, r->n_acts);
+    if (status == SSLAT_OK && add_md && L->p->lowering.residual == HOST_RESIDUAL_SUM_POST_OP)
+        status = HOST_DNNL(err, DNNL(dnnl_post_ops_append_sum)(po, 1.0f));
+    else if (status == SSLAT_OK && add_md)
+        status = HOST_DNNL(err, DNNL(dnnl_post_ops_append_binary)(po, dnnl_binary_add, add_md));
+    if (status == SSLAT_OK && add_md) status = append_acts(L, po, r->post_acts, r->n_post_acts);
+    if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_primitive_attr_set_post_ops)(attr, po));
+    if (status == SSLAT_OK)
+        status = HOST_DNNL(err, DNNL(dnnl_primitive_desc_create)(pd, &d, attr, L->p->session->engine, NULL));
+    /* what this function made, whether or not it went well */
     if (po) DNNL(dnnl_post_ops_destroy)(po);
     if (attr) DNNL(dnnl_primitive_attr_destroy)(attr);
     return status;
@@ -387,12 +376,10 @@ static sslat_status lower_binary(lowering *L, int32_t node, int *out)
     if (n->op == SSLAT_OP_ADD) status = host_program_layout(L->p, b, md_of(L, a), &b, err);
     if (status != SSLAT_OK) return status;
     dnnl_binary_desc_t d;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_binary_desc_init)(&d, n->op == SSLAT_OP_ADD ? dnnl_binary_add : dnnl_binary_mul,
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_binary_desc_init)(&d, n->op == SSLAT_OP_ADD ? dnnl_binary_add : dnnl_binary_mul,
                                                      md_of(L, a), md_of(L, b), md_of(L, a)));
     dnnl_exec_arg_t extra[1] = {{DNNL_ARG_SRC_1, L->p->tensors[b].memory}};
     return simple_primitive(L, &d, extra, 1, a, DNNL_ARG_SRC_0, n->shape, out);
-fail:
-    return FAIL_STATUS;
 }
 
 static sslat_status lower_pool(lowering *L, int32_t node, int src, int *out)
@@ -414,12 +401,10 @@ static sslat_status lower_pool(lowering *L, int32_t node, int src, int *out)
     dnnl_dims_t dilation = {0, 0}, padding = {pad, pad};
     dnnl_memory_desc_t dst;
     dnnl_pooling_v2_desc_t d;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 4, dst_dims, dnnl_f32, dnnl_format_tag_any));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_pooling_v2_forward_desc_init)(&d, dnnl_forward_inference, alg, md_of(L, src),
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 4, dst_dims, dnnl_f32, dnnl_format_tag_any));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_pooling_v2_forward_desc_init)(&d, dnnl_forward_inference, alg, md_of(L, src),
                                                                  &dst, strides, kernel, dilation, padding, padding));
     return simple_primitive(L, &d, NULL, 0, src, DNNL_ARG_SRC, o, out);
-fail:
-    return FAIL_STATUS;
 }
 
 static sslat_status lower_linear(lowering *L, int32_t node, int src, int *out)
@@ -436,12 +421,12 @@ static sslat_status lower_linear(lowering *L, int32_t node, int src, int *out)
     dnnl_primitive_desc_t pd = NULL;
     dnnl_memory_t user = NULL, w = NULL, b = NULL;
     sslat_status status;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&weights, ndims, w_dims, dnnl_f32, dnnl_format_tag_any));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&bias, 1, b_dims, dnnl_f32, dnnl_x));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 2, dst_dims, dnnl_f32, dnnl_format_tag_any));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_inner_product_forward_desc_init)(&d, dnnl_forward_inference, md_of(L, src),
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_by_tag)(&weights, ndims, w_dims, dnnl_f32, dnnl_format_tag_any));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_by_tag)(&bias, 1, b_dims, dnnl_f32, dnnl_x));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 2, dst_dims, dnnl_f32, dnnl_format_tag_any));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_inner_product_forward_desc_init)(&d, dnnl_forward_inference, md_of(L, src),
                                                                     &weights, l->bias ? &bias : NULL, &dst));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_desc_create)(&pd, &d, NULL, L->p->session->engine, NULL));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_primitive_desc_create)(&pd, &d, NULL, L->p->session->engine, NULL));
     status = parameter(L, w_dims, ndims, ndims == 4 ? dnnl_oihw : dnnl_oi, node, SSLAT_ROLE_WEIGHTS, in.c, &user, NULL);
     if (status == SSLAT_OK) status = weights_for(L, user, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_weights_md, 0), &w);
     if (status == SSLAT_OK && l->bias) status = parameter(L, b_dims, 1, dnnl_x, node, SSLAT_ROLE_BIAS, 0, &b, NULL);
@@ -455,9 +440,6 @@ static sslat_status lower_linear(lowering *L, int32_t node, int src, int *out)
     }
     DNNL(dnnl_primitive_desc_destroy)(pd);
     return status;
-fail:
-    if (pd) DNNL(dnnl_primitive_desc_destroy)(pd);
-    return FAIL_STATUS;
 }
 
 /* Flatten of a 1x1 map is free (same memory); of an HxW map it is a reorder to
@@ -478,12 +460,10 @@ static sslat_status lower_flatten(lowering *L, int32_t node, int src, int *out)
     void *data = NULL;
     dnnl_memory_t view = NULL;
     DNNL(dnnl_memory_get_data_handle)(L->p->tensors[src].memory, &data);
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&view, &flat, L->p->session->engine, data));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_create)(&view, &flat, L->p->session->engine, data));
     status = host_program_own(L->p, view, err);
     if (status == SSLAT_OK) status = host_program_tensor(L->p, &flat, view, n->shape, out, err);
     return status;
-fail:
-    return FAIL_STATUS;
 }
 
 /* A timed reorder between two views of plain buffers: the bytes of tensor src
@@ -496,16 +476,14 @@ static sslat_status reorder_views(lowering *L, int src, int out, const dnnl_memo
     dnnl_memory_t from_memory = NULL, to_memory = NULL;
     void *data = NULL;
     DNNL(dnnl_memory_get_data_handle)(L->p->tensors[src].memory, &data);
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&from_memory, from, L->p->session->engine, data));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_create)(&from_memory, from, L->p->session->engine, data));
     sslat_status status = host_program_own(L->p, from_memory, err);
     DNNL(dnnl_memory_get_data_handle)(L->p->tensors[out].memory, &data);
     if (status == SSLAT_OK)
-        HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&to_memory, to, L->p->session->engine, data));
+        DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_create)(&to_memory, to, L->p->session->engine, data));
     if (status == SSLAT_OK) status = host_program_own(L->p, to_memory, err);
     if (status == SSLAT_OK) status = host_program_reorder(L->p, from_memory, from, to_memory, to, true, err);
     return status;
-fail:
-    return FAIL_STATUS;
 }
 
 /* PyTorch's channel_shuffle as its definition: view C as g x C/g, transpose,
@@ -523,11 +501,9 @@ static sslat_status lower_shuffle_reorder(lowering *L, int32_t node, int src, in
     if (status == SSLAT_OK) status = host_program_layout(L->p, src, &plain, &src, err);
     if (status == SSLAT_OK) status = host_program_tensor(L->p, &plain, NULL, s, out, err);
     if (status != SSLAT_OK) return status;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&from, 5, view, dnnl_f32, dnnl_abcde));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&to, 5, view, dnnl_f32, dnnl_acbde));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_by_tag)(&from, 5, view, dnnl_f32, dnnl_abcde));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_by_tag)(&to, 5, view, dnnl_f32, dnnl_acbde));
     return reorder_views(L, src, *out, &from, &to);
-fail:
-    return FAIL_STATUS;
 }
 
 static sslat_status lower_shuffle(lowering *L, int32_t node, int src, int *out)
@@ -538,11 +514,9 @@ static sslat_status lower_shuffle(lowering *L, int32_t node, int src, int *out)
     /* PyTorch's ChannelShuffle(g) views C as g x C/g and transposes; oneDNN's
      * group_size is the inner extent of that view */
     dnnl_shuffle_desc_t d;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_shuffle_forward_desc_init)(&d, dnnl_forward_inference, md_of(L, src), 1,
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_shuffle_forward_desc_init)(&d, dnnl_forward_inference, md_of(L, src), 1,
                                                               n->shape.c / sslat_node_shuffle_groups(n)));
     return simple_primitive(L, &d, NULL, 0, src, DNNL_ARG_SRC, n->shape, out);
-fail:
-    return FAIL_STATUS;
 }
 
 /* Concat along channels: oneDNN's concat primitive on plain NCHW (with blocked
@@ -562,7 +536,7 @@ static sslat_status lower_concat(lowering *L, int32_t node, int *out)
     if (status == SSLAT_OK) status = host_dims_md(&dst, n->shape, 4, dnnl_nchw, err);
     if (status != SSLAT_OK) return status;
     dnnl_primitive_desc_t pd = NULL;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_concat_primitive_desc_create)(&pd, &dst, count, 1, mds, NULL, L->p->session->engine));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_concat_primitive_desc_create)(&pd, &dst, count, 1, mds, NULL, L->p->session->engine));
     status = host_program_tensor(L->p, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_dst_md, 0), NULL, n->shape,
                                  out, err);
     if (status == SSLAT_OK) {
@@ -573,9 +547,6 @@ static sslat_status lower_concat(lowering *L, int32_t node, int *out)
     }
     DNNL(dnnl_primitive_desc_destroy)(pd);
     return status;
-fail:
-    if (pd) DNNL(dnnl_primitive_desc_destroy)(pd);
-    return FAIL_STATUS;
 }
 
 /* Channels [start, start + length): a reorder from a sub-memory of the plain
@@ -596,15 +567,13 @@ static sslat_status lower_channel_slice(lowering *L, int32_t node, int src, int 
     if (status == SSLAT_OK) status = host_dims_md(&dst, n->shape, 4, dnnl_nchw, err);
     if (status == SSLAT_OK) status = host_program_tensor(L->p, &dst, NULL, n->shape, out, err);
     if (status != SSLAT_OK) return status;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_submemory)(&part, &plain, dims, offsets));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_submemory)(&part, &plain, dims, offsets));
     DNNL(dnnl_memory_get_data_handle)(L->p->tensors[src].memory, &data);
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&view, &part, L->p->session->engine, data));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_create)(&view, &part, L->p->session->engine, data));
     status = host_program_own(L->p, view, err);
     if (status == SSLAT_OK)
         status = host_program_reorder(L->p, view, &part, L->p->tensors[*out].memory, &dst, true, err);
     return status;
-fail:
-    return FAIL_STATUS;
 }
 
 /* YOLOv5's Focus slicing as one reorder between two 6-D views of plain NCHW
@@ -626,11 +595,9 @@ static sslat_status lower_space_to_depth(lowering *L, int32_t node, int src, int
     if (status == SSLAT_OK) status = host_dims_md(&dst, o, 4, dnnl_nchw, err);
     if (status == SSLAT_OK) status = host_program_tensor(L->p, &dst, NULL, o, out, err);
     if (status != SSLAT_OK) return status;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_strides)(&from, 6, view, dnnl_f32, from_strides));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_strides)(&to, 6, view, dnnl_f32, to_strides));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_by_strides)(&from, 6, view, dnnl_f32, from_strides));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_by_strides)(&to, 6, view, dnnl_f32, to_strides));
     return reorder_views(L, src, *out, &from, &to);
-fail:
-    return FAIL_STATUS;
 }
 
 /* Nearest upsampling: oneDNN's resampling with the integer factor on H and W
@@ -644,12 +611,10 @@ static sslat_status lower_upsample(lowering *L, int32_t node, int src, int *out)
     dnnl_dims_t dims = {n->shape.n, n->shape.c, n->shape.h, n->shape.w};
     dnnl_memory_desc_t dst;
     dnnl_resampling_desc_t d;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 4, dims, dnnl_f32, dnnl_format_tag_any));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_resampling_forward_desc_init)(&d, dnnl_forward_inference, dnnl_resampling_nearest,
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 4, dims, dnnl_f32, dnnl_format_tag_any));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_resampling_forward_desc_init)(&d, dnnl_forward_inference, dnnl_resampling_nearest,
                                                                  factors, md_of(L, src), &dst));
     return simple_primitive(L, &d, NULL, 0, src, DNNL_ARG_SRC, n->shape, out);
-fail:
-    return FAIL_STATUS;
 }
 
 /* An input node: the source it is wired to, or (a layer timed alone) a plain
@@ -764,10 +729,4 @@ sslat_status host_program_append_wired(host_program *p, const sslat_graph *graph
     if (status != SSLAT_OK) return status;
     for (int t = first; t < p->n_tensors; t++) host_program_release_tensor(p, t);
     return SSLAT_OK;
-}
-
-void host_program_release_tensor(host_program *p, int tensor)
-{
-    int buffer = p->tensors[tensor].buffer;
-    if (buffer >= 0 && buffer != p->tensors[p->output].buffer) p->buffers[buffer].busy = false;
 }

@@ -21,7 +21,4 @@ sslat_status host_program_append(host_program *program, const sslat_graph *graph
 sslat_status host_program_append_wired(host_program *program, const sslat_graph *graph, const int *sources,
                                        int n_sources, sslat_error *err);
 
-/* The tensor's buffer may be reused (unless pinned or the program's output). */
-void host_program_release_tensor(host_program *program, int tensor);
-
 #endif

@@ -117,14 +117,14 @@ static sslat_status warm_up(const schedule *s, size_t k, int runs, sslat_error *
     return status;
 }
 
-static sslat_status interrupted(const sslat_calc_options *o, sslat_error *err)
+static sslat_status interrupted(volatile int *stop, sslat_error *err)
 {
-    return o->stop && *o->stop ? sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted") : SSLAT_OK;
+    return stop && *stop ? sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted") : SSLAT_OK;
 }
 
 sslat_status host_measure_programs(host_program *const *programs, const int32_t *units, size_t n,
-                                   const sslat_calc_options *o, host_interference *interference,
-                                   sslat_entry *entries, sslat_error *err)
+                                   const sslat_calc_options *o, volatile int *stop,
+                                   host_interference *interference, sslat_entry *entries, sslat_error *err)
 {
     sslat_stop *stops = calloc(n, sizeof *stops);
     sample *batch = calloc(n > HOT_BATCH_SAMPLES ? n : HOT_BATCH_SAMPLES, sizeof *batch);
@@ -145,7 +145,7 @@ sslat_status host_measure_programs(host_program *const *programs, const int32_t 
         for (size_t k = 0; status == SSLAT_OK && k < n; k++)
             if (!stops[k].finished) status = warm_up(&s, k, o->warmup_iterations, err);
         for (size_t active = n; status == SSLAT_OK && active > 0;) {
-            status = interrupted(o, err);
+            status = interrupted(stop, err);
             if (status == SSLAT_OK) status = measured_batch(&s, n, SIZE_MAX, err);
             active = 0;
             for (size_t k = 0; k < n; k++) active += !stops[k].finished;
@@ -162,7 +162,7 @@ sslat_status host_measure_programs(host_program *const *programs, const int32_t 
                 if (stops[k].finished) continue;
                 status = warm_up(&s, k, pass == 0 ? o->warmup_iterations : HOT_REWARM, err);
                 while (status == SSLAT_OK && !stops[k].finished && (last || stops[k].count < until)) {
-                    status = interrupted(o, err);
+                    status = interrupted(stop, err);
                     if (status == SSLAT_OK) status = measured_batch(&s, k, until, err);
                 }
             }
@@ -175,9 +175,9 @@ sslat_status host_measure_programs(host_program *const *programs, const int32_t 
     return status;
 }
 
-sslat_status host_measure_program(host_program *p, int32_t units, const sslat_calc_options *o,
+sslat_status host_measure_program(host_program *p, int32_t units, const sslat_calc_options *o, volatile int *stop,
                                   host_interference *interference, sslat_entry *entry, sslat_error *err)
 {
     host_program *const one[1] = {p};
-    return host_measure_programs(one, &units, 1, o, interference, entry, err);
+    return host_measure_programs(one, &units, 1, o, stop, interference, entry, err);
 }

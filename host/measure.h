@@ -21,15 +21,17 @@ int host_replicas_for(const sslat_graph *graph, int threads);
  *  - cold: every program warmed up, then rounds of one sample per program, so
  *    a program's data were evicted by the others since its last sample, and
  *    slow and fast moments of the machine spread over all of them.
- * The adaptive stop applies per program. With `interference` (may be NULL),
+ * The adaptive stop applies per program; a set *stop (may be NULL) ends the
+ * run between batches. With `interference` (may be NULL),
  * every batch of samples is checked and a disturbed one run again
  * (host/interference.h). */
 sslat_status host_measure_programs(host_program *const *programs, const int32_t *units, size_t n,
-                                   const sslat_calc_options *options, host_interference *interference,
-                                   sslat_entry *entries, sslat_error *err);
+                                   const sslat_calc_options *options, volatile int *stop,
+                                   host_interference *interference, sslat_entry *entries, sslat_error *err);
 
 /* One program (n = 1 above). */
 sslat_status host_measure_program(host_program *program, int32_t units, const sslat_calc_options *options,
-                                  host_interference *interference, sslat_entry *entry, sslat_error *err);
+                                  volatile int *stop, host_interference *interference, sslat_entry *entry,
+                                  sslat_error *err);
 
 #endif

@@ -19,13 +19,11 @@ sslat_status host_session_open(host_session *session, int threads, sslat_error *
 {
     memset(session, 0, sizeof *session);
     session->threads = threads;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_engine_create)(&session->engine, dnnl_cpu, 0));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_stream_create)(&session->stream, session->engine,
-                                                  dnnl_stream_default_flags));
-    return SSLAT_OK;
-fail:
-    host_session_close(session);
-    return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
+    sslat_status status = HOST_DNNL(err, DNNL(dnnl_engine_create)(&session->engine, dnnl_cpu, 0));
+    if (status == SSLAT_OK)
+        status = HOST_DNNL(err, DNNL(dnnl_stream_create)(&session->stream, session->engine, dnnl_stream_default_flags));
+    if (status != SSLAT_OK) host_session_close(session);
+    return status;
 }
 
 void host_session_close(host_session *session)
@@ -63,10 +61,8 @@ sslat_status host_program_memory(host_program *p, const dnnl_memory_desc_t *md,
                                  dnnl_memory_t *out, sslat_error *err)
 {
     *out = NULL;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(out, md, p->session->engine, DNNL_MEMORY_ALLOCATE));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_create)(out, md, p->session->engine, DNNL_MEMORY_ALLOCATE));
     return host_program_own(p, *out, err);
-fail:
-    return err ? err->status : SSLAT_ERR_NOMEM;
 }
 
 /* A free buffer of at least size bytes (the smallest that fits), or a new one. */
@@ -90,6 +86,12 @@ static int acquire_buffer(host_program *p, size_t size)
     return best;
 }
 
+void host_program_release_tensor(host_program *p, int tensor)
+{
+    int buffer = p->tensors[tensor].buffer;
+    if (buffer >= 0 && buffer != p->tensors[p->output].buffer) p->buffers[buffer].busy = false;
+}
+
 sslat_status host_program_tensor(host_program *p, const dnnl_memory_desc_t *md_in,
                                  dnnl_memory_t memory, sslat_shape shape, int *index,
                                  sslat_error *err)
@@ -102,7 +104,7 @@ sslat_status host_program_tensor(host_program *p, const dnnl_memory_desc_t *md_i
     if (!memory) {
         buffer = acquire_buffer(p, DNNL(dnnl_memory_desc_get_size)(md));
         if (buffer < 0) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for an activation");
-        HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&memory, md, p->session->engine, p->buffers[buffer].data));
+        DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_create)(&memory, md, p->session->engine, p->buffers[buffer].data));
         sslat_status status = host_program_own(p, memory, err);
         if (status != SSLAT_OK) return status;
     } else {
@@ -115,8 +117,6 @@ sslat_status host_program_tensor(host_program *p, const dnnl_memory_desc_t *md_i
     p->tensors[p->n_tensors] = (host_tensor){*md, memory, shape, buffer, false};
     *index = p->n_tensors++;
     return SSLAT_OK;
-fail:
-    return err ? err->status : SSLAT_ERR_NOMEM;
 }
 
 sslat_status host_program_step(host_program *p, bool timed, const_dnnl_primitive_desc_t pd,
@@ -127,7 +127,7 @@ sslat_status host_program_step(host_program *p, bool timed, const_dnnl_primitive
     SSLAT_ASSERT(nargs <= 8);
     if (!grow((void **)&list->items, &list->capacity, list->count, sizeof *list->items))
         return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-    HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_create)(&primitive, pd));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_primitive_create)(&primitive, pd));
     host_step *step = &list->items[list->count++];
     memset(step, 0, sizeof *step);
     step->primitive = primitive;
@@ -142,8 +142,6 @@ sslat_status host_program_step(host_program *p, bool timed, const_dnnl_primitive
         snprintf(step->impl, sizeof step->impl, "%s", impl);
     step->reference = strncmp(step->impl, "ref", 3) == 0; /* as host_impl_is_reference */
     return SSLAT_OK;
-fail:
-    return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
 }
 
 sslat_status host_program_reorder(host_program *p, dnnl_memory_t from, const dnnl_memory_desc_t *from_md,
@@ -152,14 +150,12 @@ sslat_status host_program_reorder(host_program *p, dnnl_memory_t from, const dnn
 {
     dnnl_primitive_desc_t pd = NULL;
     sslat_status status;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_reorder_primitive_desc_create)(&pd, from_md, p->session->engine,
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_reorder_primitive_desc_create)(&pd, from_md, p->session->engine,
                                                                   to_md, p->session->engine, NULL));
     dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
     status = host_program_step(p, timed, pd, args, 2, err);
     DNNL(dnnl_primitive_desc_destroy)(pd);
     return status;
-fail:
-    return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
 }
 
 /* The tensor's bytes as a plain N,C,1,1 tensor: a view when it is a plain N,C
@@ -176,12 +172,10 @@ static sslat_status rank4_view(host_program *p, int tensor, int *result, sslat_e
     void *data = NULL;
     dnnl_memory_t view = NULL;
     DNNL(dnnl_memory_get_data_handle)(p->tensors[tensor].memory, &data);
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&view, &plain4, p->session->engine, data));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_create)(&view, &plain4, p->session->engine, data));
     status = host_program_own(p, view, err);
     if (status == SSLAT_OK) status = host_program_tensor(p, &plain4, view, shape, result, err);
     return status;
-fail:
-    return err ? err->status : SSLAT_ERR_NOMEM;
 }
 
 sslat_status host_program_layout(host_program *p, int tensor, const dnnl_memory_desc_t *wanted_in,
@@ -239,10 +233,8 @@ sslat_status host_dims_md(dnnl_memory_desc_t *md, sslat_shape s, int ndims, dnnl
                           sslat_error *err)
 {
     dnnl_dims_t dims = {s.n, s.c, s.h, s.w};
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_desc_init_by_tag)(md, ndims, dims, dnnl_f32, tag));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_by_tag)(md, ndims, dims, dnnl_f32, tag));
     return SSLAT_OK;
-fail:
-    return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
 }
 
 sslat_status host_program_new_input(host_program *p, sslat_shape shape, int replica, sslat_error *err)
@@ -277,13 +269,11 @@ static sslat_status run_list(host_program *p, const host_step_list *list, sslat_
 {
     for (int i = 0; i < list->count; i++) {
         if (list == &p->body) p->session->reference_runs += list->items[i].reference; /* what choose.c looks at */
-        HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_execute)(list->items[i].primitive, p->session->stream,
+        DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_primitive_execute)(list->items[i].primitive, p->session->stream,
                                                           list->items[i].nargs, list->items[i].args));
     }
-    HOST_DNNL_CHECK(err, DNNL(dnnl_stream_wait)(p->session->stream));
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_stream_wait)(p->session->stream));
     return SSLAT_OK;
-fail:
-    return err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
 }
 
 sslat_status host_program_run(host_program *p, sslat_error *err)
@@ -306,19 +296,17 @@ sslat_status host_program_read_output(host_program *p, float *out, sslat_error *
     dnnl_primitive_t primitive = NULL;
     sslat_status status = host_dims_md(&plain, t->shape, ndims, ndims == 2 ? dnnl_nc : dnnl_nchw, err);
     if (status != SSLAT_OK) return status;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_memory_create)(&user, &plain, p->session->engine, out));
+    status = HOST_DNNL(err, DNNL(dnnl_memory_create)(&user, &plain, p->session->engine, out));
     reorder_target = user;
-    HOST_DNNL_CHECK(err, DNNL(dnnl_reorder_primitive_desc_create)(&pd, &t->md, p->session->engine,
-                                                                  &plain, p->session->engine, NULL));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_create)(&primitive, pd));
+    if (status == SSLAT_OK)
+        status = HOST_DNNL(err, DNNL(dnnl_reorder_primitive_desc_create)(&pd, &t->md, p->session->engine, &plain,
+                                                                         p->session->engine, NULL));
+    if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_primitive_create)(&primitive, pd));
     dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, t->memory}, {DNNL_ARG_TO, reorder_target}};
-    HOST_DNNL_CHECK(err, DNNL(dnnl_primitive_execute)(primitive, p->session->stream, 2, args));
-    HOST_DNNL_CHECK(err, DNNL(dnnl_stream_wait)(p->session->stream));
-    status = SSLAT_OK;
-    goto done;
-fail:
-    status = err ? err->status : SSLAT_ERR_INVALID_ARGUMENT;
-done:
+    if (status == SSLAT_OK)
+        status = HOST_DNNL(err, DNNL(dnnl_primitive_execute)(primitive, p->session->stream, 2, args));
+    if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_stream_wait)(p->session->stream));
+    /* what this function made, whether or not it went well */
     if (primitive) DNNL(dnnl_primitive_destroy)(primitive);
     if (pd) DNNL(dnnl_primitive_desc_destroy)(pd);
     if (user) DNNL(dnnl_memory_destroy)(user);

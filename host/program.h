@@ -120,6 +120,9 @@ sslat_status host_program_memory(host_program *p, const dnnl_memory_desc_t *md,
 sslat_status host_program_tensor(host_program *p, const dnnl_memory_desc_t *md,
                                  dnnl_memory_t memory, sslat_shape shape, int *index,
                                  sslat_error *err);
+/* The tensor's buffer may be reused (unless pinned or the program's output):
+ * host/lower.c and host/wiring.c release a tensor after its last reader. */
+void host_program_release_tensor(host_program *program, int tensor);
 /* Append a primitive to the body (timed) or the prologue. */
 sslat_status host_program_step(host_program *p, bool timed, const_dnnl_primitive_desc_t pd,
                                const dnnl_exec_arg_t *args, int nargs, sslat_error *err);

@@ -19,7 +19,7 @@ static void entry_name(const sslat_container *c, long index, char *out, size_t s
         }
 }
 
-sslat_status host_describe_quality(const host_interference *q, const sslat_calc_options *o, sslat_container *c,
+sslat_status host_describe_quality(const host_interference *q, bool progress, sslat_container *c,
                                    sslat_error *err)
 {
     double drift = host_interference_drift(q);
@@ -74,7 +74,7 @@ sslat_status host_describe_quality(const host_interference *q, const sslat_calc_
                         "when it is quiet, or with fewer --threads than free cores (metadata quality.*)\n", cause);
     else if (verdict == SSLAT_QUALITY_NOISY)
         fprintf(stderr, "sslat: quality noisy: %s (%s)\n", cause, text);
-    else if (o->progress)
+    else if (progress)
         fprintf(stderr, "sslat: quality ok: %s\n", text);
     return SSLAT_OK;
 }

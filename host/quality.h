@@ -9,7 +9,7 @@
 #include "host/interference.h"
 #include "table/container.h"
 
-sslat_status host_describe_quality(const host_interference *interference, const sslat_calc_options *options,
+sslat_status host_describe_quality(const host_interference *interference, bool progress,
                                    sslat_container *table, sslat_error *err);
 
 #endif

@@ -23,9 +23,9 @@ static __global__ void block_kernel(const volatile int32_t *release, int32_t *ti
     }
 }
 
-extern "C" int sslat_cuda_block_stream(const volatile int32_t *release, int32_t *timed_out, uint64_t timeout_ns,
+extern "C" cudaError_t sslat_cuda_block_stream(const volatile int32_t *release, int32_t *timed_out, uint64_t timeout_ns,
                                        void *stream)
 {
     block_kernel<<<1, 1, 0, (cudaStream_t)stream>>>(release, timed_out, timeout_ns);
-    return (int)cudaGetLastError();
+    return cudaGetLastError();
 }

@@ -111,20 +111,20 @@ static void launch_shuffle(int elem, int nhwc, const void *x, void *y, size_t co
 #undef LAUNCH
 }
 
-extern "C" int sslat_cuda_mul_channel(int elem, int nhwc, const void *x, const void *s, void *y, int n, int c,
+extern "C" cudaError_t sslat_cuda_mul_channel(int elem, int nhwc, const void *x, const void *s, void *y, int n, int c,
                                       int hw, void *stream)
 {
     size_t count = (size_t)n * c * hw;
-    if (count == 0) return 0;
+    if (count == 0) return cudaSuccess;
     if (sslat_fits_32(count)) launch_mul_channel<uint32_t>(elem, nhwc, x, s, y, count, (size_t)c, (size_t)hw, (cudaStream_t)stream);
     else launch_mul_channel<size_t>(elem, nhwc, x, s, y, count, (size_t)c, (size_t)hw, (cudaStream_t)stream);
-    return (int)cudaGetLastError();
+    return cudaGetLastError();
 }
 
-extern "C" int sslat_cuda_global_avgpool(int elem, int nhwc, const void *x, void *y, int n, int c, int hw,
+extern "C" cudaError_t sslat_cuda_global_avgpool(int elem, int nhwc, const void *x, void *y, int n, int c, int hw,
                                          void *stream)
 {
-    if ((size_t)n * c * hw == 0) return 0;
+    if ((size_t)n * c * hw == 0) return cudaSuccess;
     cudaStream_t s = (cudaStream_t)stream;
     if (nhwc) {
         dim3 grid((unsigned)sslat_grid_for((size_t)c, SSLAT_CUDA_BLOCK),
@@ -138,17 +138,17 @@ extern "C" int sslat_cuda_global_avgpool(int elem, int nhwc, const void *x, void
         SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
     }
-    return (int)cudaGetLastError();
+    return cudaGetLastError();
 }
 
-extern "C" int sslat_cuda_channel_shuffle(int elem, int nhwc, const void *x, void *y, int n, int c, int hw,
+extern "C" cudaError_t sslat_cuda_channel_shuffle(int elem, int nhwc, const void *x, void *y, int n, int c, int hw,
                                           int groups, void *stream)
 {
     size_t count = (size_t)n * c * hw;
-    if (count == 0 || groups < 1 || c % groups) return count == 0 ? 0 : (int)cudaErrorInvalidValue;
+    if (count == 0 || groups < 1 || c % groups) return count == 0 ? cudaSuccess : cudaErrorInvalidValue;
     if (sslat_fits_32(count))
         launch_shuffle<uint32_t>(elem, nhwc, x, y, count, (size_t)c, (size_t)hw, (size_t)groups, (cudaStream_t)stream);
     else
         launch_shuffle<size_t>(elem, nhwc, x, y, count, (size_t)c, (size_t)hw, (size_t)groups, (cudaStream_t)stream);
-    return (int)cudaGetLastError();
+    return cudaGetLastError();
 }

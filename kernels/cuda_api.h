@@ -2,7 +2,7 @@
  * cuBLAS and NVML are loaded with dlopen, so sslat runs on machines without
  * them and says which one is missing. Call them as CUDNN(cudnnCreate)(…),
  * CUBLAS(cublasCreate_v2)(…) after cuda_api_load() succeeded. Every call goes
- * through CUDA_CHECK, which names the call, file:line and the library's own
+ * through CUDA_RETURN_IF_FAILED, which names the call, file:line and the library's own
  * error string. */
 #ifndef SSLAT_CUDA_API_H
 #define SSLAT_CUDA_API_H
@@ -97,18 +97,20 @@ const char *cuda_api_load(void);
  * and driver work, count > 0). */
 int cuda_device_count(void);
 
-/* The checks behind CUDA_CHECK: SSLAT_OK, or a status with "CALL failed at
+/* The checks behind CUDA_RETURN_IF_FAILED: SSLAT_OK, or a status with "CALL failed at
  * FILE:LINE: the library's message". Out of memory gives SSLAT_ERR_NOMEM. */
 sslat_status cuda_check_runtime(cudaError_t code, const char *call, const char *file, int line, sslat_error *err);
 sslat_status cuda_check_cudnn(cudnnStatus_t code, const char *call, const char *file, int line, sslat_error *err);
 sslat_status cuda_check_cublas(cublasStatus_t code, const char *call, const char *file, int line, sslat_error *err);
 
-/* CUDA_CHECK(err, runtime | cudnn | cublas, call): return the failure from the
- * enclosing function. */
-#define CUDA_CHECK(err, library, call)                                                      \
-    do {                                                                                    \
+/* CUDA_RETURN_IF_FAILED(err, runtime | cudnn | cublas, call): returns the
+ * call's failure from the calling function (zstd's FORWARD_IF_ERROR), for
+ * code written so that an early return leaks nothing (what it made is owned
+ * by the program or session, which its release frees). */
+#define CUDA_RETURN_IF_FAILED(err, library, call)                                                  \
+    do {                                                                                           \
         sslat_status check_status_ = cuda_check_##library((call), #call, __FILE__, __LINE__, err); \
-        if (check_status_ != SSLAT_OK) return check_status_;                                \
+        if (check_status_ != SSLAT_OK) return check_status_;                                       \
     } while (0)
 
 #endif

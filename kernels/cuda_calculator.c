@@ -28,10 +28,11 @@ static const char *cuda_unavailable(void)
     return count > 0 ? NULL : "no CUDA device is present";
 }
 
-static sslat_status cuda_begin(const sslat_calculator *self, const sslat_calc_options *o, void **session,
-                               sslat_error *err)
+static sslat_status cuda_begin(const sslat_calculator *self, const sslat_calc_options *o, const sslat_run_plan *plan,
+                               void **session, sslat_error *err)
 {
     (void)self;
+    (void)plan; /* a unit is one graph replay: nothing to stop between, nothing said on stderr */
     cuda_session *s = calloc(1, sizeof *s);
     if (!s) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     sslat_status status = cuda_session_open(s, o, err);
@@ -44,21 +45,12 @@ static sslat_status cuda_begin(const sslat_calculator *self, const sslat_calc_op
     return SSLAT_OK;
 }
 
-/* Where a unit comes from: "blk07:ir_k5_e6" and its candidate index, or the
- * fixed layer. Not '/': ncu's --nvtx-include reads '/' as the step between
- * nested push/pop ranges. */
-static void unit_label(const sslat_calc_options *o, const sslat_graph *graph, char *label, size_t capacity,
-                       uint32_t *category, int64_t *payload)
+/* Where a unit comes from, as its NVTX range names it: "blk07:ir_k5_e6" with
+ * the candidate index as payload. Not '/': ncu's --nvtx-include reads '/' as
+ * the step between nested push/pop ranges. */
+static void unit_label(const sslat_unit *unit, char *label, size_t capacity)
 {
-    snprintf(label, capacity, "subgraph");
-    *category = CUDA_NVTX_BLOCK;
-    *payload = -1;
-    int32_t i, c;
-    if (!sslat_space_find_graph(o->space, graph, &i, &c)) return;
-    const sslat_layer *layer = &o->space->layers[i];
-    snprintf(label, capacity, "%s:%s", layer->name, layer->candidates[c].label);
-    *category = layer->block < 0 ? CUDA_NVTX_CONSTANT : CUDA_NVTX_BLOCK;
-    *payload = c;
+    snprintf(label, capacity, "%s:%s", unit->layer_name, unit->label);
 }
 
 static sslat_status remember(cuda_session *s, const char *label, const cuda_program *p, sslat_error *err)
@@ -76,15 +68,16 @@ static sslat_status remember(cuda_session *s, const char *label, const cuda_prog
     return SSLAT_OK;
 }
 
-static sslat_status cuda_measure(const sslat_calculator *self, void *session, const sslat_graph *graph,
+static sslat_status cuda_measure(const sslat_calculator *self, void *session, const sslat_unit *unit,
                                  const sslat_calc_options *o, sslat_entry *entry, sslat_error *err)
 {
     (void)self;
     cuda_session *s = session;
+    const sslat_graph *graph = unit->graph;
     char label[128];
-    uint32_t category;
-    int64_t payload;
-    unit_label(o, graph, label, sizeof label, &category, &payload);
+    unit_label(unit, label, sizeof label);
+    uint32_t category = unit->fixed ? CUDA_NVTX_CONSTANT : CUDA_NVTX_BLOCK;
+    int64_t payload = unit->candidate;
     if (graph->count == 0) { /* skip: nothing runs */
         *entry = sslat_entry_of_value(0.0);
         return SSLAT_OK;
@@ -100,10 +93,11 @@ static sslat_status cuda_measure(const sslat_calculator *self, void *session, co
     return status;
 }
 
-static sslat_status cuda_describe(const sslat_calculator *self, void *session, const sslat_calc_options *o,
-                                  sslat_container *c, sslat_error *err)
+static sslat_status cuda_describe(const sslat_calculator *self, void *session, const sslat_space *space,
+                                  const sslat_calc_options *o, sslat_container *c, sslat_error *err)
 {
     (void)self;
+    (void)space; /* each unit's plan was noted as it was measured */
     return cuda_session_describe(session, o, c, err);
 }
 
@@ -150,7 +144,7 @@ static void cuda_machine(const sslat_calc_options *o, char *out, size_t size)
     sslat_device_choice choice;
     struct cudaDeviceProp props;
     snprintf(out, size, "unknown GPU");
-    if (sslat_choose_device(o->device, cuda_device_count(), &choice, NULL) == SSLAT_OK &&
+    if (sslat_choose_device(o->cuda.device, cuda_device_count(), &choice, NULL) == SSLAT_OK &&
         cudaGetDeviceProperties(&props, choice.device) == cudaSuccess)
         snprintf(out, size, "%s, sm_%d%d", props.name, props.major, props.minor);
 }

@@ -8,6 +8,7 @@
 #define SSLAT_CUDA_CALCULATOR_IDENTITY                                                       \
     .api_version = SSLAT_CALCULATOR_API_VERSION, .name = "cuda", .kind = SSLAT_CALC_TIMED,   \
     .summary = "cuDNN / cuBLAS / own kernels timed with CUDA graphs and events",             \
-    .dtypes = SSLAT_DTYPES_ALL
+    .dtypes = SSLAT_DTYPES_ALL,                                                              \
+    .options_read = SSLAT_READS_COLD | SSLAT_READS_LAYOUT | SSLAT_READS_DEVICE | SSLAT_READS_PROFILE
 
 #endif

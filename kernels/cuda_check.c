@@ -1,5 +1,5 @@
 /* The cuda backend's checks of what the CUDA runtime, cuDNN and cuBLAS return
- * (CUDA_CHECK), and whether a device is there. Apart from the loader
+ * (CUDA_RETURN_IF_FAILED), and whether a device is there. Apart from the loader
  * (kernels/cuda_api.c): the stand-in device of the tests (tests/standin/) fills
  * the call table itself and links these as they are. */
 #include "kernels/cuda_api.h"

@@ -34,7 +34,7 @@ static sslat_status capture_in(cuda_program *p, int32_t copies, enum cudaStreamC
 {
     memset(out, 0, sizeof *out);
     cudaStream_t stream = p->session->stream;
-    CUDA_CHECK(err, runtime, cudaStreamBeginCapture(stream, mode));
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaStreamBeginCapture(stream, mode));
     sslat_status status = SSLAT_OK;
     for (int32_t copy = 0; status == SSLAT_OK && copy < copies; copy++) status = cuda_program_enqueue(p, copy, err);
     cudaError_t ended = cudaStreamEndCapture(stream, &out->graph);
@@ -46,7 +46,7 @@ static sslat_status capture_in(cuda_program *p, int32_t copies, enum cudaStreamC
         captured_release(out);
         return cuda_check_runtime(ended, "cudaStreamEndCapture", __FILE__, __LINE__, err);
     }
-    CUDA_CHECK(err, runtime, cudaGraphInstantiate(&out->exec, out->graph, 0));
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaGraphInstantiate(&out->exec, out->graph, 0));
     return SSLAT_OK;
 }
 
@@ -75,11 +75,11 @@ static sslat_status capture(cuda_program *p, int32_t copies, captured *out, ssla
 static sslat_status replay(cuda_session *s, const captured *c, bool cold, double *ms, sslat_error *err)
 {
     bool block = !cold && s->block_flags;
-    if (cold) CUDA_CHECK(err, runtime, cudaMemsetAsync(s->flush, 0, (size_t)s->props.l2CacheSize * 2, s->stream));
+    if (cold) CUDA_RETURN_IF_FAILED(err, runtime, cudaMemsetAsync(s->flush, 0, (size_t)s->props.l2CacheSize * 2, s->stream));
     if (block) {
         volatile int32_t *flags = s->block_flags;
         flags[0] = 0, flags[1] = 0;
-        CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_block_stream(s->block_flags_device, s->block_flags_device + 1,
+        CUDA_RETURN_IF_FAILED(err, runtime, sslat_cuda_block_stream(s->block_flags_device, s->block_flags_device + 1,
                                                                        BLOCK_TIMEOUT_NS, s->stream));
     }
     cudaError_t queued = cudaEventRecord(s->start, s->stream);
@@ -88,14 +88,14 @@ static sslat_status replay(cuda_session *s, const captured *c, bool cold, double
     if (block) {
         __atomic_store_n(&s->block_flags[0], 1, __ATOMIC_SEQ_CST); /* release the stream, whatever happened */
     }
-    CUDA_CHECK(err, runtime, queued);
-    CUDA_CHECK(err, runtime, cudaEventSynchronize(s->stop));
+    CUDA_RETURN_IF_FAILED(err, runtime, queued);
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaEventSynchronize(s->stop));
     if (block) {
         if (__atomic_load_n(&s->block_flags[1], __ATOMIC_SEQ_CST)) s->unblocked_samples++;
         else s->blocked_samples++;
     }
     float elapsed = 0;
-    CUDA_CHECK(err, runtime, cudaEventElapsedTime(&elapsed, s->start, s->stop));
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaEventElapsedTime(&elapsed, s->start, s->stop));
     *ms = elapsed;
     return SSLAT_OK;
 }
@@ -175,7 +175,7 @@ sslat_status cuda_measure_program(cuda_program *p, int32_t batch, const sslat_ca
         if (cv > 0.025) s->noisy_units++; /* trtexec's threshold */
         if (cv > s->worst_noise) s->worst_noise = cv;
     }
-    if (status == SSLAT_OK && o->profile) {
+    if (status == SSLAT_OK && o->cuda.profile) {
         /* one more replay of a single copy, alone in the profiler's capture range */
         captured one;
         status = capture(p, 1, &one, err);

@@ -1,5 +1,6 @@
-/* A cuda program: one subgraph's plan turned into cuDNN descriptors, seeded
- * parameters and device buffers (in `copies` copies), launched on one stream. */
+/* A cuda program built: one subgraph's plan turned into cuDNN descriptors,
+ * seeded parameters and device buffers (in `copies` copies), and described.
+ * Choosing its algorithms and launching it: kernels/cuda_launch.c. */
 #include "kernels/cuda_backend.h"
 
 #include <math.h>
@@ -9,47 +10,11 @@
 
 #include "base/error.h"
 #include "kernels/cuda_layout.h"
-#include "kernels/cuda_select.h"
+#include "kernels/cuda_values.h"
 #include "kernels/ops.h"
 #include "measure/fill.h"
 #include "measure/half.h"
 #include "measure/parameters.h"
-
-/* ---- types and layouts ------------------------------------------------------------- */
-
-static cudnnDataType_t cudnn_type(sslat_dtype d)
-{
-    return d == SSLAT_DTYPE_FP16 ? CUDNN_DATA_HALF : d == SSLAT_DTYPE_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
-}
-
-static cudaDataType_t cublas_type(sslat_dtype d)
-{
-    return d == SSLAT_DTYPE_FP16 ? CUDA_R_16F : d == SSLAT_DTYPE_BF16 ? CUDA_R_16BF : CUDA_R_32F;
-}
-
-static cudnnMathType_t math_of(sslat_dtype d)
-{
-    /* fp32: FMA only (no TF32); tf32: cuDNN may use TF32 tensor cores */
-    return d == SSLAT_DTYPE_FP32 ? CUDNN_FMA_MATH : d == SSLAT_DTYPE_TF32 ? CUDNN_DEFAULT_MATH : CUDNN_TENSOR_OP_MATH;
-}
-
-static sslat_shape shape_of(const cuda_program *p, int32_t value)
-{
-    return sslat_graph_shape_of(p->graph, value - 1);
-}
-
-static int32_t value_of(int32_t node) { return node + 1; } /* SSLAT_GRAPH_INPUT (-1) → 0 */
-
-/* The buffer a value lives in (aliases resolved). */
-static void *buffer_of(const cuda_program *p, int32_t copy, int32_t value)
-{
-    return p->values[(size_t)copy * (size_t)p->n_values + (size_t)p->value_alias[value]];
-}
-
-static void *param_of(const cuda_program *p, int32_t copy, int32_t param)
-{
-    return param < 0 ? NULL : p->param_buffers[(size_t)copy * (size_t)p->n_params + (size_t)param];
-}
 
 /* Host float values → the element type, in place into a new buffer. */
 static void *convert(const float *values, size_t count, int elem, size_t *bytes)
@@ -97,8 +62,8 @@ static int32_t add_converted(cuda_program *p, const float *values, size_t count,
 
 static sslat_status tensor_desc(cudnnTensorDescriptor_t *d, const cuda_program *p, sslat_shape s, sslat_error *err)
 {
-    CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateTensorDescriptor)(d));
-    CUDA_CHECK(err, cudnn, CUDNN(cudnnSetTensor4dDescriptor)(*d, p->nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+    CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnCreateTensorDescriptor)(d));
+    CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetTensor4dDescriptor)(*d, p->nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
                                                               cudnn_type(p->dtype), s.n, s.c, s.h, s.w));
     return SSLAT_OK;
 }
@@ -225,8 +190,8 @@ static sslat_status act_desc(cudnnActivationDescriptor_t *d, int32_t act, sslat_
                                  : act == SSLAT_ACT_SIGMOID ? CUDNN_ACTIVATION_SIGMOID
                                  : act == SSLAT_ACT_TANH    ? CUDNN_ACTIVATION_TANH
                                                             : CUDNN_ACTIVATION_RELU;
-    CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateActivationDescriptor)(d));
-    CUDA_CHECK(err, cudnn, CUDNN(cudnnSetActivationDescriptor)(*d, mode, CUDNN_NOT_PROPAGATE_NAN, 6.0));
+    CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnCreateActivationDescriptor)(d));
+    CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetActivationDescriptor)(*d, mode, CUDNN_NOT_PROPAGATE_NAN, 6.0));
     return SSLAT_OK;
 }
 
@@ -243,23 +208,23 @@ static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
         const sslat_conv_params *c = sslat_node_conv(node);
         status = io_descs(st, p, in, out, err);
         if (status != SSLAT_OK) return status;
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateFilterDescriptor)(&st->w));
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetFilter4dDescriptor)(st->w, cudnn_type(p->dtype),
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnCreateFilterDescriptor)(&st->w));
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetFilter4dDescriptor)(st->w, cudnn_type(p->dtype),
                                                                   p->nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
                                                                   c->out_channels, in.c / c->groups, c->kernel, c->kernel));
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateConvolutionDescriptor)(&st->conv));
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnCreateConvolutionDescriptor)(&st->conv));
         int32_t pad = sslat_conv_pads(c, in).top; /* symmetric: the plan refuses the rest */
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolution2dDescriptor)(st->conv, pad, pad, c->stride, c->stride,
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetConvolution2dDescriptor)(st->conv, pad, pad, c->stride, c->stride,
                                                                        c->dilation, c->dilation, CUDNN_CROSS_CORRELATION,
                                                                        CUDNN_DATA_FLOAT));
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolutionGroupCount)(st->conv, c->groups));
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetConvolutionGroupCount)(st->conv, c->groups));
         st->math = math_of(p->dtype);
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math));
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math));
         st->algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
         if (s->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT) {
             sslat_shape bias = {1, out.c, 1, 1};
-            CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateTensorDescriptor)(&st->bias));
-            CUDA_CHECK(err, cudnn, CUDNN(cudnnSetTensor4dDescriptor)(st->bias, CUDNN_TENSOR_NCHW, cudnn_type(p->dtype),
+            CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnCreateTensorDescriptor)(&st->bias));
+            CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetTensor4dDescriptor)(st->bias, CUDNN_TENSOR_NCHW, cudnn_type(p->dtype),
                                                                       bias.n, bias.c, bias.h, bias.w));
             status = act_desc(&st->act, s->act, err);
         }
@@ -269,8 +234,8 @@ static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
     case CUDA_STEP_BATCHNORM:
         status = io_descs(st, p, in, out, err);
         if (status != SSLAT_OK) return status;
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnCreateTensorDescriptor)(&st->bn));
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetTensor4dDescriptor)(st->bn, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, out.c, 1, 1));
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnCreateTensorDescriptor)(&st->bn));
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetTensor4dDescriptor)(st->bn, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, out.c, 1, 1));
         return bn_params(p, st, s, err);
     case CUDA_STEP_ACT:
         if (s->call != CUDA_CALL_CUDNN_ACT) return SSLAT_OK;
@@ -281,8 +246,8 @@ static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
         const sslat_pool_params *pool = sslat_node_pool(node);
         status = io_descs(st, p, in, out, err);
         if (status != SSLAT_OK) return status;
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnCreatePoolingDescriptor)(&st->pool));
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetPooling2dDescriptor)(
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnCreatePoolingDescriptor)(&st->pool));
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetPooling2dDescriptor)(
                                    st->pool, node->op == SSLAT_OP_MAXPOOL ? CUDNN_POOLING_MAX
                                                                           : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
                                    CUDNN_NOT_PROPAGATE_NAN, pool->kernel, pool->kernel, pool->padding, pool->padding,
@@ -397,7 +362,7 @@ sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error 
         void **row = p->values + (size_t)copy * (size_t)p->n_values, **prow = p->param_buffers + (size_t)copy * (size_t)p->n_params;
         p->slabs[copy] = NULL;
         p->copies = copy + 1; /* release frees what is allocated so far */
-        CUDA_CHECK(err, runtime, cudaMalloc(&p->slabs[copy], p->copy_bytes + 1));
+        CUDA_RETURN_IF_FAILED(err, runtime, cudaMalloc(&p->slabs[copy], p->copy_bytes + 1));
         uint8_t *at = p->slabs[copy];
         for (int32_t v = 0; v < p->n_values; v++) {
             row[v] = p->value_bytes[v] ? at : NULL;
@@ -409,19 +374,19 @@ sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error 
         for (int32_t i = 0; i < p->n_params; i++) {
             prow[i] = at;
             if (copy == 0)
-                CUDA_CHECK(err, runtime, cudaMemcpyAsync(at, p->params[i].host, p->params[i].bytes, cudaMemcpyHostToDevice, stream));
+                CUDA_RETURN_IF_FAILED(err, runtime, cudaMemcpyAsync(at, p->params[i].host, p->params[i].bytes, cudaMemcpyHostToDevice, stream));
             at += aligned(p->params[i].bytes);
         }
         if (copy > 0 && param_part)
-            CUDA_CHECK(err, runtime, cudaMemcpyAsync(first_params, p->param_buffers[0], param_part, cudaMemcpyDeviceToDevice,
+            CUDA_RETURN_IF_FAILED(err, runtime, cudaMemcpyAsync(first_params, p->param_buffers[0], param_part, cudaMemcpyDeviceToDevice,
                                                      stream));
         /* the input: node -1, role = the copy, in [-1, 1] (never zeros), each
          * element the value of its logical NCHW index in either layout */
         sslat_shape in = p->graph->input;
-        int code = sslat_cuda_fill_tensor(p->elem, p->nhwc, row[0], (size_t)sslat_shape_elements(in), (size_t)in.c,
+        cudaError_t code = sslat_cuda_fill_tensor(p->elem, p->nhwc, row[0], (size_t)sslat_shape_elements(in), (size_t)in.c,
                                           (size_t)in.h * (size_t)in.w, sslat_fill_stream(p->seed, -1, copy), -1.0f,
                                           1.0f, stream);
-        CUDA_CHECK(err, runtime, (cudaError_t)code);
+        CUDA_RETURN_IF_FAILED(err, runtime, code);
         /* a layer's other sources (input nodes): the same, with their node's stream */
         for (int32_t k = 0; k < p->plan.count; k++) {
             const cuda_step *step = &p->plan.steps[k];
@@ -430,299 +395,15 @@ sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error 
             code = sslat_cuda_fill_tensor(p->elem, p->nhwc, row[value_of(step->node)], (size_t)sslat_shape_elements(s),
                                           (size_t)s.c, (size_t)s.h * (size_t)s.w,
                                           sslat_fill_stream(p->seed, step->node, copy), -1.0f, 1.0f, stream);
-            CUDA_CHECK(err, runtime, (cudaError_t)code);
+            CUDA_RETURN_IF_FAILED(err, runtime, code);
         }
     }
-    CUDA_CHECK(err, runtime, cudaStreamSynchronize(stream));
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaStreamSynchronize(stream));
     return SSLAT_OK;
 }
 
 static const char *const ALGO_NAMES[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT",
                                          "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
-
-/* A trial of cuDNN's fused call with Find's result k (cuda_pick_algorithm). */
-typedef struct fused_trial {
-    cuda_program *p;
-    int32_t step;
-    const cudnnConvolutionFwdAlgoPerf_t *results;
-} fused_trial;
-
-static sslat_status launch_fused(cuda_program *p, int32_t k, int32_t copy, sslat_error *err);
-
-static bool try_fused(void *context, int k)
-{
-    fused_trial *t = context;
-    cuda_step_state *st = &t->p->states[t->step];
-    cudnnConvolutionFwdAlgo_t algo = st->algo;
-    size_t workspace = st->workspace;
-    st->algo = t->results[k].algo;
-    st->workspace = t->results[k].memory;
-    /* the trial runs the (algorithm, math) pair that will run: the math Find
-     * reported for it, FMA for fp32 */
-    cudnnMathType_t math = t->p->dtype == SSLAT_DTYPE_FP32 ? CUDNN_FMA_MATH : t->results[k].mathType;
-    sslat_error ignored;
-    bool works = CUDNN(cudnnSetConvolutionMathType)(st->conv, math) == CUDNN_STATUS_SUCCESS &&
-                 launch_fused(t->p, t->step, 0, &ignored) == SSLAT_OK &&
-                 cudaStreamSynchronize(t->p->session->stream) == cudaSuccess;
-    cudaGetLastError(); /* a refused trial leaves nothing behind */
-    if (!works) { /* back to the math Find ran with (setting a valid math type cannot fail) */
-        st->algo = algo, st->workspace = workspace;
-        CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math);
-    }
-    return works;
-}
-
-/* Find for step k on copy 0, the choice (cuda_pick_algorithm), and the workspace it needs. */
-static sslat_status find_algorithm(cuda_program *p, int32_t k, cuda_conv_choice *choice, sslat_error *err)
-{
-    cuda_session *s = p->session;
-    const cuda_step *step = &p->plan.steps[k];
-    cuda_step_state *st = &p->states[k];
-    /* the workspace cuDNN may try: a quarter of what was free, at most 1 GiB */
-    size_t limit = s->free_at_start / 4 < (1u << 30) ? s->free_at_start / 4 : (1u << 30);
-    void *workspace = NULL;
-    sslat_status status = cuda_session_workspace(s, limit, &workspace, err);
-    if (status != SSLAT_OK) return status;
-    cudnnConvolutionFwdAlgoPerf_t results[16];
-    int returned = 0;
-    CUDA_CHECK(err, cudnn, CUDNN(cudnnFindConvolutionForwardAlgorithmEx)(
-                               s->cudnn, st->x, buffer_of(p, 0, value_of(p->graph->nodes[step->main_node].input[0])), st->w,
-                               param_of(p, 0, st->params[0]), st->conv, st->y, buffer_of(p, 0, value_of(step->node)), 16,
-                               &returned, results, workspace, limit));
-    cuda_algo_result seen[16];
-    choice->reported_maths = 0;
-    for (int r = 0; r < returned; r++) {
-        seen[r] = (cuda_algo_result){(int)results[r].algo, results[r].status == CUDNN_STATUS_SUCCESS,
-                                     results[r].mathType == CUDNN_FMA_MATH, results[r].memory};
-        if (seen[r].succeeded && (unsigned)results[r].mathType < 8) choice->reported_maths |= 1 << results[r].mathType;
-    }
-    bool fp32 = p->dtype == SSLAT_DTYPE_FP32, fused = step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT;
-    /* fp32 keeps FMA results only, unless Find reported none (then Find's order, FMA set) */
-    bool fma_only = fp32 && cuda_any_fma_result(seen, returned);
-    fused_trial trial = {p, k, results};
-    int tried = 0, chosen = cuda_pick_algorithm(seen, returned, fma_only, fused ? try_fused : NULL, &trial, &tried);
-    choice->fallback = false;
-    if (chosen < 0 && fused) { /* no algorithm takes the fused call: the plain one, then the own epilogue */
-        choice->fallback = true;
-        chosen = cuda_pick_algorithm(seen, returned, fma_only, NULL, NULL, &tried);
-    }
-    choice->fma_forced = fp32 && chosen >= 0 && !seen[chosen].fma_math;
-    if (chosen < 0)
-        return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "cuDNN offers no algorithm%s for node %d (%s)",
-                          fma_only ? " with FMA math (fp32 without TF32)" : "", step->main_node,
-                          p->graph->nodes[step->main_node].name);
-    choice->algo = (int)results[chosen].algo;
-    choice->workspace = results[chosen].memory;
-    /* fp32 stays FMA whatever Find reported; the others use the math Find timed */
-    choice->math = fp32 ? (int)CUDNN_FMA_MATH : (int)results[chosen].mathType;
-    if (choice->fma_forced) { /* Find measured the workspace under another math: ask again under FMA */
-        size_t need = 0;
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, CUDNN_FMA_MATH));
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnGetConvolutionForwardWorkspaceSize)(s->cudnn, st->x, st->w, st->conv, st->y,
-                                                                            results[chosen].algo, &need));
-        if (need > choice->workspace) choice->workspace = need;
-    }
-    return SSLAT_OK;
-}
-
-sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
-{
-    if (p->algorithms_chosen) return SSLAT_OK;
-    sslat_status status = cuda_program_allocate(p, 1, err);
-    if (status != SSLAT_OK) return status;
-    cuda_session *s = p->session;
-    for (int32_t k = 0; k < p->plan.count; k++) {
-        const cuda_step *step = &p->plan.steps[k];
-        cuda_step_state *st = &p->states[k];
-        if (step->kind != CUDA_STEP_CONV) continue;
-        const sslat_node *node = &p->graph->nodes[step->main_node];
-        cuda_conv_key key = cuda_conv_key_of(sslat_graph_shape_of(p->graph, node->input[0]), node->shape,
-                                             sslat_node_conv(node), (int)p->dtype, p->nhwc, (int)math_of(p->dtype),
-                                             step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT);
-        const cuda_conv_choice *known = cuda_find_cache_get(&s->find_cache, &key);
-        cuda_conv_choice choice = {.key = key};
-        if (known) choice = *known;
-        else {
-            status = find_algorithm(p, k, &choice, err);
-            if (status == SSLAT_OK) status = cuda_find_cache_put(&s->find_cache, &choice, err);
-            if (status == SSLAT_OK && choice.fallback) s->fused_fallbacks++;
-            if (status == SSLAT_OK && choice.fma_forced) s->fma_forced++;
-        }
-        if (status != SSLAT_OK) return status;
-        st->algo = (cudnnConvolutionFwdAlgo_t)choice.algo;
-        st->workspace = choice.workspace;
-        st->math = (cudnnMathType_t)choice.math;
-        st->fallback = choice.fallback;
-        st->fma_forced = choice.fma_forced;
-        st->reported_maths = choice.reported_maths;
-        CUDA_CHECK(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math));
-        /* the shared workspace holds what every chosen algorithm needs */
-        void *workspace = NULL;
-        status = cuda_session_workspace(s, st->workspace, &workspace, err);
-        if (status != SSLAT_OK) return status;
-    }
-    p->algorithms_chosen = true;
-    return SSLAT_OK;
-}
-
-/* cuDNN's fused call for conv step k: y = act(conv(x) + bias (+ z)). */
-static sslat_status launch_fused(cuda_program *p, int32_t k, int32_t copy, sslat_error *err)
-{
-    cuda_session *s = p->session;
-    const cuda_step *step = &p->plan.steps[k];
-    const cuda_step_state *st = &p->states[k];
-    const float one = 1.0f;
-    void *x = buffer_of(p, copy, value_of(step->input[0])), *y = buffer_of(p, copy, value_of(step->node));
-    void *z = step->residual != SSLAT_NO_INPUT ? buffer_of(p, copy, value_of(step->residual)) : y;
-    float alpha2 = step->residual != SSLAT_NO_INPUT ? 1.0f : 0.0f;
-    CUDA_CHECK(err, cudnn, CUDNN(cudnnConvolutionBiasActivationForward)(
-                               s->cudnn, &one, st->x, x, st->w, param_of(p, copy, st->params[0]), st->conv, st->algo,
-                               s->workspace, st->workspace, &alpha2, st->y, z, st->bias, param_of(p, copy, st->params[1]),
-                               st->act, st->y, y));
-    return SSLAT_OK;
-}
-
-sslat_status cuda_program_enqueue(cuda_program *p, int32_t copy, sslat_error *err)
-{
-    cuda_session *s = p->session;
-    const float one = 1.0f, zero = 0.0f;
-    for (int32_t k = 0; k < p->plan.count; k++) {
-        const cuda_step *step = &p->plan.steps[k];
-        const cuda_step_state *st = &p->states[k];
-        const sslat_node *node = &p->graph->nodes[step->main_node];
-        void *x = step->input[0] == SSLAT_NO_INPUT ? NULL : buffer_of(p, copy, value_of(step->input[0]));
-        void *y = buffer_of(p, copy, value_of(step->node));
-        sslat_shape out = p->graph->nodes[step->node].shape;
-        int hw = out.h * out.w;
-        size_t count = (size_t)sslat_shape_elements(out);
-        switch (step->kind) {
-        case CUDA_STEP_CONV:
-            if (step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT && !st->fallback) {
-                sslat_status status = launch_fused(p, k, copy, err);
-                if (status != SSLAT_OK) return status;
-            } else {
-                CUDA_CHECK(err, cudnn, CUDNN(cudnnConvolutionForward)(s->cudnn, &one, st->x, x, st->w,
-                                                                       param_of(p, copy, st->params[0]), st->conv, st->algo,
-                                                                       s->workspace, st->workspace, &zero, st->y, y));
-                if (step->epilogue || st->fallback) {
-                    const void *residual = step->residual != SSLAT_NO_INPUT ? buffer_of(p, copy, value_of(step->residual)) : NULL;
-                    CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_epilogue(p->elem, p->nhwc, y, param_of(p, copy, st->params[2]), residual,
-                                                          step->act, out.n, out.c, hw, s->stream));
-                }
-            }
-            break;
-        case CUDA_STEP_BATCHNORM:
-            CUDA_CHECK(err, cudnn, CUDNN(cudnnBatchNormalizationForwardInference)(
-                                       s->cudnn, CUDNN_BATCHNORM_SPATIAL, &one, &zero, st->x, x, st->y, y, st->bn,
-                                       param_of(p, copy, st->params[0]), param_of(p, copy, st->params[1]),
-                                       param_of(p, copy, st->params[2]), param_of(p, copy, st->params[3]),
-                                       (double)SSLAT_BN_EPSILON));
-            break;
-        case CUDA_STEP_ACT:
-            if (step->call == CUDA_CALL_CUDNN_ACT)
-                CUDA_CHECK(err, cudnn, CUDNN(cudnnActivationForward)(s->cudnn, st->act, &one, st->x, x, &zero, st->y, y));
-            else
-                CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_act(p->elem, step->act, x, y, count, s->stream));
-            break;
-        case CUDA_STEP_ADD:
-            CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_add(p->elem, step->act, x, buffer_of(p, copy, value_of(step->input[1])), y, count,
-                                             s->stream));
-            break;
-        case CUDA_STEP_MUL_CHANNEL:
-            CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_mul_channel(p->elem, p->nhwc, x, buffer_of(p, copy, value_of(step->input[1])), y,
-                                                     out.n, out.c, hw, s->stream));
-            break;
-        case CUDA_STEP_GLOBAL_AVGPOOL: {
-            sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]);
-            CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_global_avgpool(p->elem, p->nhwc, x, y, in.n, in.c, in.h * in.w, s->stream));
-            break;
-        }
-        case CUDA_STEP_POOL:
-            CUDA_CHECK(err, cudnn, CUDNN(cudnnPoolingForward)(s->cudnn, st->pool, &one, st->x, x, &zero, st->y, y));
-            break;
-        case CUDA_STEP_LINEAR: {
-            sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]);
-            int m = node->shape.c, n = in.n, kdim = in.c * in.h * in.w;
-            cublasComputeType_t compute = p->dtype == SSLAT_DTYPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-            /* column-major: Y (m×n) = Wᵀ (m×k, W stored k×m) · X (k×n) */
-            CUDA_CHECK(err, cublas, CUBLAS(cublasGemmEx)(s->cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, kdim, &one,
-                                                         param_of(p, copy, st->params[0]), cublas_type(p->dtype), kdim, x,
-                                                         cublas_type(p->dtype), kdim, &zero, y, cublas_type(p->dtype), m,
-                                                         compute, CUBLAS_GEMM_DEFAULT));
-            if (step->epilogue)
-                CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_epilogue(p->elem, 1, y, param_of(p, copy, st->params[1]), NULL, step->act, n, m,
-                                                      1, s->stream));
-            break;
-        }
-        case CUDA_STEP_SHUFFLE:
-            CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_channel_shuffle(p->elem, p->nhwc, x, y, out.n, out.c, hw,
-                                                         sslat_node_shuffle_groups(node), s->stream));
-            break;
-        case CUDA_STEP_CONCAT: {
-            int to = 0; /* each input's channels after the ones before it */
-            for (int i = 0; i < sslat_node_input_count(node); i++) {
-                sslat_shape in = sslat_graph_shape_of(p->graph, node->input[i]);
-                CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_copy_channels(
-                                             p->elem, p->nhwc, buffer_of(p, copy, value_of(node->input[i])), y, out.n,
-                                             in.c, out.c, out.h, out.w, 0, to, in.c, s->stream));
-                to += in.c;
-            }
-            break;
-        }
-        case CUDA_STEP_SLICE: {
-            sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]);
-            const sslat_slice_params *slice = sslat_node_slice(node);
-            CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_copy_channels(p->elem, p->nhwc, x, y, out.n, in.c, out.c, out.h,
-                                                                            out.w, slice->start, 0, slice->length, s->stream));
-            break;
-        }
-        case CUDA_STEP_UPSAMPLE: {
-            sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]);
-            CUDA_CHECK(err, runtime, (cudaError_t)sslat_cuda_upsample_nearest(p->elem, p->nhwc, x, y, in.n, in.c, in.h, in.w,
-                                                                               sslat_node_upsample_scale(node), s->stream));
-            break;
-        }
-        case CUDA_STEP_SPACE_TO_DEPTH: {
-            sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]);
-            CUDA_CHECK(err, runtime,
-                       (cudaError_t)sslat_cuda_space_to_depth(p->elem, p->nhwc, x, y, in.n, in.c, in.h, in.w, s->stream));
-            break;
-        }
-        case CUDA_STEP_INPUT: /* written once by cuda_program_allocate */
-        case CUDA_STEP_ALIAS: break;
-        }
-    }
-    return SSLAT_OK;
-}
-
-sslat_status cuda_program_read_output(cuda_program *p, float *out, sslat_error *err)
-{
-    int32_t v = value_of(p->plan.output);
-    sslat_shape shape = shape_of(p, v);
-    size_t count = (size_t)sslat_shape_elements(shape), hw = (size_t)shape.h * (size_t)shape.w;
-    uint8_t *raw = malloc(count * p->elem_size + 1);
-    if (!raw) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-    /* on the session's stream (non-blocking: the legacy stream would not wait for it), then wait */
-    cudaError_t code = cudaMemcpyAsync(raw, buffer_of(p, 0, v), count * p->elem_size, cudaMemcpyDeviceToHost,
-                                       p->session->stream);
-    if (code == cudaSuccess) code = cudaStreamSynchronize(p->session->stream);
-    if (code != cudaSuccess) {
-        free(raw);
-        return cuda_check_runtime(code, "cudaMemcpyAsync(output)", __FILE__, __LINE__, err);
-    }
-    for (size_t i = 0; i < count; i++) {
-        float value;
-        if (p->elem == SSLAT_ELEM_F32) memcpy(&value, raw + 4 * i, 4);
-        else {
-            uint16_t h;
-            memcpy(&h, raw + 2 * i, 2);
-            value = p->elem == SSLAT_ELEM_F16 ? sslat_fp16_to_float(h) : sslat_bf16_to_float(h);
-        }
-        out[p->nhwc ? sslat_nhwc_to_nchw(i, (size_t)shape.c, hw) : i] = value;
-    }
-    free(raw);
-    return SSLAT_OK;
-}
 
 static const char *math_name(int math)
 {

@@ -26,30 +26,30 @@ sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, ssl
     memset(s, 0, sizeof *s);
     const char *why = cuda_api_load();
     if (why) return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "%s", why);
-    sslat_status status = sslat_choose_device(o->device, cuda_device_count(), &s->choice, err);
+    sslat_status status = sslat_choose_device(o->cuda.device, cuda_device_count(), &s->choice, err);
     if (status != SSLAT_OK) return status;
-    CUDA_CHECK(err, runtime, cudaSetDevice(s->choice.device));
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaSetDevice(s->choice.device));
     /* spin while waiting for the GPU, as trtexec does: no wake-up latency in samples */
     cudaError_t flags = cudaSetDeviceFlags(cudaDeviceScheduleSpin);
-    if (flags != cudaSuccess && flags != cudaErrorSetOnActiveProcess) CUDA_CHECK(err, runtime, flags);
+    if (flags != cudaSuccess && flags != cudaErrorSetOnActiveProcess) CUDA_RETURN_IF_FAILED(err, runtime, flags);
     cudaGetLastError();
-    CUDA_CHECK(err, runtime, cudaGetDeviceProperties(&s->props, s->choice.device));
-    CUDA_CHECK(err, runtime, cudaMemGetInfo(&s->free_at_start, &s->total_memory));
-    CUDA_CHECK(err, runtime, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-    CUDA_CHECK(err, runtime, cudaEventCreate(&s->start));
-    CUDA_CHECK(err, runtime, cudaEventCreate(&s->stop));
-    CUDA_CHECK(err, cudnn, CUDNN(cudnnCreate)(&s->cudnn));
-    CUDA_CHECK(err, cudnn, CUDNN(cudnnSetStream)(s->cudnn, s->stream));
-    CUDA_CHECK(err, cublas, CUBLAS(cublasCreate_v2)(&s->cublas));
-    CUDA_CHECK(err, cublas, CUBLAS(cublasSetStream_v2)(s->cublas, s->stream));
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaGetDeviceProperties(&s->props, s->choice.device));
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaMemGetInfo(&s->free_at_start, &s->total_memory));
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaEventCreate(&s->start));
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaEventCreate(&s->stop));
+    CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnCreate)(&s->cudnn));
+    CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetStream)(s->cudnn, s->stream));
+    CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasCreate_v2)(&s->cublas));
+    CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasSetStream_v2)(s->cublas, s->stream));
     /* a fixed cuBLAS workspace: no allocation inside graph capture */
     const size_t cublas_workspace = 32u << 20;
-    CUDA_CHECK(err, runtime, cudaMalloc(&s->cublas_workspace, cublas_workspace));
-    CUDA_CHECK(err, cublas, CUBLAS(cublasSetWorkspace_v2)(s->cublas, s->cublas_workspace, cublas_workspace));
-    if (o->cold) CUDA_CHECK(err, runtime, cudaMalloc(&s->flush, (size_t)s->props.l2CacheSize * 2));
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaMalloc(&s->cublas_workspace, cublas_workspace));
+    CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasSetWorkspace_v2)(s->cublas, s->cublas_workspace, cublas_workspace));
+    if (o->cold) CUDA_RETURN_IF_FAILED(err, runtime, cudaMalloc(&s->flush, (size_t)s->props.l2CacheSize * 2));
     /* the blocking kernel's flags (hot replays): host-mapped, read by the GPU while the host writes */
-    CUDA_CHECK(err, runtime, cudaHostAlloc((void **)&s->block_flags, 2 * sizeof(int32_t), cudaHostAllocMapped));
-    CUDA_CHECK(err, runtime, cudaHostGetDevicePointer((void **)&s->block_flags_device, s->block_flags, 0));
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaHostAlloc((void **)&s->block_flags, 2 * sizeof(int32_t), cudaHostAllocMapped));
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaHostGetDevicePointer((void **)&s->block_flags_device, s->block_flags, 0));
     if (sslat_cuda_api.nvml.init) {
         char bus[32];
         if (cudaDeviceGetPCIBusId(bus, sizeof bus, s->choice.device) == cudaSuccess &&
@@ -60,15 +60,15 @@ sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, ssl
      * trtexec warm up too; a cold GPU idles at a few hundred MHz) */
     void *warm = NULL;
     const size_t warm_count = 16u << 20;
-    CUDA_CHECK(err, runtime, cudaMalloc(&warm, warm_count * sizeof(float)));
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaMalloc(&warm, warm_count * sizeof(float)));
     double until = sslat_now_s() + 0.2;
     cudaError_t code = cudaSuccess;
     for (int i = 0; code == cudaSuccess && sslat_now_s() < until; i++) {
-        code = (cudaError_t)sslat_cuda_fill(SSLAT_ELEM_F32, warm, warm_count, (uint64_t)i, -1.0f, 1.0f, s->stream);
+        code = sslat_cuda_fill(SSLAT_ELEM_F32, warm, warm_count, (uint64_t)i, -1.0f, 1.0f, s->stream);
         if (code == cudaSuccess) code = cudaStreamSynchronize(s->stream);
     }
     cudaFree(warm);
-    CUDA_CHECK(err, runtime, code);
+    CUDA_RETURN_IF_FAILED(err, runtime, code);
     read_clocks(s, &s->sm_clock_start, &s->memory_clock_start, &s->temperature_start);
     s->nvtx = nvtxDomainCreateA("sslat");
     nvtxDomainNameCategoryA(s->nvtx, CUDA_NVTX_CONSTANT, "constant part");
@@ -98,11 +98,11 @@ void cuda_session_close(cuda_session *s)
 sslat_status cuda_session_workspace(cuda_session *s, size_t bytes, void **out, sslat_error *err)
 {
     if (bytes > s->workspace_size) {
-        CUDA_CHECK(err, runtime, cudaStreamSynchronize(s->stream));
+        CUDA_RETURN_IF_FAILED(err, runtime, cudaStreamSynchronize(s->stream));
         cudaFree(s->workspace);
         s->workspace = NULL;
         s->workspace_size = 0;
-        CUDA_CHECK(err, runtime, cudaMalloc(&s->workspace, bytes));
+        CUDA_RETURN_IF_FAILED(err, runtime, cudaMalloc(&s->workspace, bytes));
         s->workspace_size = bytes;
     }
     *out = s->workspace;

@@ -83,30 +83,30 @@ static void launch_epilogue(int elem, int nhwc, void *y, const float *bias, cons
     }
 }
 
-extern "C" int sslat_cuda_act(int elem, int act, const void *x, void *y, size_t count, void *stream)
+extern "C" cudaError_t sslat_cuda_act(int elem, int act, const void *x, void *y, size_t count, void *stream)
 {
-    if (count == 0) return 0;
+    if (count == 0) return cudaSuccess;
     if (sslat_fits_32(count)) launch_act<uint32_t>(elem, act, x, y, count, (cudaStream_t)stream);
     else launch_act<size_t>(elem, act, x, y, count, (cudaStream_t)stream);
-    return (int)cudaGetLastError();
+    return cudaGetLastError();
 }
 
-extern "C" int sslat_cuda_add(int elem, int act, const void *a, const void *b, void *y, size_t count, void *stream)
+extern "C" cudaError_t sslat_cuda_add(int elem, int act, const void *a, const void *b, void *y, size_t count, void *stream)
 {
-    if (count == 0) return 0;
+    if (count == 0) return cudaSuccess;
     if (sslat_fits_32(count)) launch_add<uint32_t>(elem, act, a, b, y, count, (cudaStream_t)stream);
     else launch_add<size_t>(elem, act, a, b, y, count, (cudaStream_t)stream);
-    return (int)cudaGetLastError();
+    return cudaGetLastError();
 }
 
-extern "C" int sslat_cuda_epilogue(int elem, int nhwc, void *y, const float *bias, const void *residual, int act,
+extern "C" cudaError_t sslat_cuda_epilogue(int elem, int nhwc, void *y, const float *bias, const void *residual, int act,
                                    int n, int c, int hw, void *stream)
 {
     size_t count = (size_t)n * c * hw;
-    if (count == 0) return 0;
+    if (count == 0) return cudaSuccess;
     if (sslat_fits_32(count))
         launch_epilogue<uint32_t>(elem, nhwc, y, bias, residual, act, (size_t)n, (size_t)c, (size_t)hw, (cudaStream_t)stream);
     else
         launch_epilogue<size_t>(elem, nhwc, y, bias, residual, act, (size_t)n, (size_t)c, (size_t)hw, (cudaStream_t)stream);
-    return (int)cudaGetLastError();
+    return cudaGetLastError();
 }

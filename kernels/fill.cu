@@ -13,18 +13,18 @@ static __global__ void fill_kernel(T *data, size_t count, uint64_t seed, int nhw
         sslat_store(data, i, sslat_fill_tensor_at(seed, i, nhwc, c, hw, lo, hi));
 }
 
-extern "C" int sslat_cuda_fill_tensor(int elem, int nhwc, void *data, size_t count, size_t c, size_t hw, uint64_t seed,
+extern "C" cudaError_t sslat_cuda_fill_tensor(int elem, int nhwc, void *data, size_t count, size_t c, size_t hw, uint64_t seed,
                                       float lo, float hi, void *stream)
 {
-    if (count == 0) return 0;
-    if (nhwc && (c == 0 || hw == 0 || count % (c * hw))) return (int)cudaErrorInvalidValue;
+    if (count == 0) return cudaSuccess;
+    if (nhwc && (c == 0 || hw == 0 || count % (c * hw))) return cudaErrorInvalidValue;
 #define LAUNCH(T) SSLAT_LAUNCH(sslat_grid_for(count, SSLAT_CUDA_BLOCK), SSLAT_CUDA_BLOCK, (cudaStream_t)stream, fill_kernel<T>)((T *)data, count, seed, nhwc, c, hw, lo, hi)
     SSLAT_DISPATCH(elem, LAUNCH);
 #undef LAUNCH
-    return (int)cudaGetLastError();
+    return cudaGetLastError();
 }
 
-extern "C" int sslat_cuda_fill(int elem, void *data, size_t count, uint64_t seed, float lo, float hi, void *stream)
+extern "C" cudaError_t sslat_cuda_fill(int elem, void *data, size_t count, uint64_t seed, float lo, float hi, void *stream)
 {
     return sslat_cuda_fill_tensor(elem, 0, data, count, 1, 1, seed, lo, hi, stream);
 }

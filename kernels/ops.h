@@ -1,11 +1,14 @@
 /* Own CUDA kernels of the cuda backend, C-callable: each launcher takes a
- * cudaStream_t (as void *) and returns 0 or the cudaError_t of its launch.
- * Tensors are NCHW or NHWC (nhwc = 1) of one element type; math is in float. */
-#ifndef SSLAT_KERNELS_OPS_H
-#define SSLAT_KERNELS_OPS_H
+ * cudaStream_t (as void *) and returns cudaSuccess or the cudaError_t of its
+ * launch. Tensors are NCHW or NHWC (nhwc = 1) of one element type; math is in
+ * float. */
+#ifndef SSLAT_CUDA_OPS_H
+#define SSLAT_CUDA_OPS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <driver_types.h> /* cudaError_t: a plain C header of the toolkit */
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,56 +20,56 @@ enum { SSLAT_ELEM_F32 = 0, SSLAT_ELEM_F16 = 1, SSLAT_ELEM_BF16 = 2 };
 /* act: an sslat_act_kind (ir/op.h), or -1 for none. */
 
 /* y = act(x), count elements (in place allowed). */
-int sslat_cuda_act(int elem, int act, const void *x, void *y, size_t count, void *stream);
+cudaError_t sslat_cuda_act(int elem, int act, const void *x, void *y, size_t count, void *stream);
 
 /* y = act(a + b) (in place allowed). */
-int sslat_cuda_add(int elem, int act, const void *a, const void *b, void *y, size_t count, void *stream);
+cudaError_t sslat_cuda_add(int elem, int act, const void *a, const void *b, void *y, size_t count, void *stream);
 
 /* The epilogue after a convolution or a matrix product, in place:
  * y = act(y + bias[c] + residual), bias (float, c entries) and residual may be NULL. */
-int sslat_cuda_epilogue(int elem, int nhwc, void *y, const float *bias, const void *residual, int act,
+cudaError_t sslat_cuda_epilogue(int elem, int nhwc, void *y, const float *bias, const void *residual, int act,
                         int n, int c, int hw, void *stream);
 
 /* Squeeze-excitation scaling: y[n, c, p] = x[n, c, p] · s[n, c]. */
-int sslat_cuda_mul_channel(int elem, int nhwc, const void *x, const void *s, void *y, int n, int c,
+cudaError_t sslat_cuda_mul_channel(int elem, int nhwc, const void *x, const void *s, void *y, int n, int c,
                            int hw, void *stream);
 
 /* Global average pooling to N×C (×1×1). */
-int sslat_cuda_global_avgpool(int elem, int nhwc, const void *x, void *y, int n, int c, int hw,
+cudaError_t sslat_cuda_global_avgpool(int elem, int nhwc, const void *x, void *y, int n, int c, int hw,
                               void *stream);
 
 /* ShuffleNet's channel shuffle: channel g·(c/groups)+k goes to k·groups+g. */
-int sslat_cuda_channel_shuffle(int elem, int nhwc, const void *x, void *y, int n, int c, int hw,
+cudaError_t sslat_cuda_channel_shuffle(int elem, int nhwc, const void *x, void *y, int n, int c, int hw,
                                int groups, void *stream);
 
 /* Channels [from, from + length) of x (c_in channels) into channels
  * [to, to + length) of y (c_out channels), same N, H, W: a concat is one call
  * per input, a channel slice one call. */
-int sslat_cuda_copy_channels(int elem, int nhwc, const void *x, void *y, int n, int c_in, int c_out, int h, int w,
+cudaError_t sslat_cuda_copy_channels(int elem, int nhwc, const void *x, void *y, int n, int c_in, int c_out, int h, int w,
                              int from, int to, int length, void *stream);
 
 /* Nearest upsampling of an N×C×H×W tensor by an integer scale (PyTorch's nearest). */
-int sslat_cuda_upsample_nearest(int elem, int nhwc, const void *x, void *y, int n, int c, int h, int w, int scale,
+cudaError_t sslat_cuda_upsample_nearest(int elem, int nhwc, const void *x, void *y, int n, int c, int h, int w, int scale,
                                 void *stream);
 
 /* YOLOv5's Focus slicing: N×C×H×W (H, W even) to N×4C×H/2×W/2, channel group g
  * holding pixel phase (g % 2, g / 2) in (row, column). */
-int sslat_cuda_space_to_depth(int elem, int nhwc, const void *x, void *y, int n, int c, int h, int w, void *stream);
+cudaError_t sslat_cuda_space_to_depth(int elem, int nhwc, const void *x, void *y, int n, int c, int h, int w, void *stream);
 
 /* Seeded uniform values in [lo, hi) (measure/fill.h's formula, then rounded to
  * the element type), element i of the buffer getting the value of its index. */
-int sslat_cuda_fill(int elem, void *data, size_t count, uint64_t seed, float lo, float hi, void *stream);
+cudaError_t sslat_cuda_fill(int elem, void *data, size_t count, uint64_t seed, float lo, float hi, void *stream);
 
 /* The same for an N×C×H×W tensor in NCHW or NHWC (c channels, hw pixels):
  * each element gets the value of its logical NCHW index (kernels/cuda_layout.h). */
-int sslat_cuda_fill_tensor(int elem, int nhwc, void *data, size_t count, size_t c, size_t hw, uint64_t seed,
+cudaError_t sslat_cuda_fill_tensor(int elem, int nhwc, void *data, size_t count, size_t c, size_t hw, uint64_t seed,
                            float lo, float hi, void *stream);
 
 /* nvbench's blocking kernel: holds the stream until *release (host-mapped
  * memory) is non-zero, so the launches queued behind it (start event, graph,
  * stop event) start back to back with no host latency inside the timing. It
  * gives up after timeout_ns of GPU time and sets *timed_out. */
-int sslat_cuda_block_stream(const volatile int32_t *release, int32_t *timed_out, uint64_t timeout_ns, void *stream);
+cudaError_t sslat_cuda_block_stream(const volatile int32_t *release, int32_t *timed_out, uint64_t timeout_ns, void *stream);
 
 #ifdef __cplusplus
 }

@@ -75,44 +75,44 @@ static __global__ void space_to_depth_kernel(int nhwc, const T *x, T *y, I count
     }
 }
 
-extern "C" int sslat_cuda_copy_channels(int elem, int nhwc, const void *x, void *y, int n, int c_in, int c_out, int h,
+extern "C" cudaError_t sslat_cuda_copy_channels(int elem, int nhwc, const void *x, void *y, int n, int c_in, int c_out, int h,
                                         int w, int from, int to, int length, void *stream)
 {
     size_t count = (size_t)n * length * h * w, largest = (size_t)n * (c_in > c_out ? c_in : c_out) * h * w;
-    if (count == 0) return 0;
-    if (from < 0 || to < 0 || from + length > c_in || to + length > c_out) return (int)cudaErrorInvalidValue;
+    if (count == 0) return cudaSuccess;
+    if (from < 0 || to < 0 || from + length > c_in || to + length > c_out) return cudaErrorInvalidValue;
     cudaStream_t s = (cudaStream_t)stream;
     int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
 #define LAUNCH(I, T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, s, copy_channels_kernel<T, I>)(nhwc, (const T *)x, (T *)y, (I)n, (I)c_in, (I)c_out, (I)h, (I)w, (I)from, (I)to, (I)length)
     DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(largest), LAUNCH);
 #undef LAUNCH
-    return (int)cudaGetLastError();
+    return cudaGetLastError();
 }
 
-extern "C" int sslat_cuda_upsample_nearest(int elem, int nhwc, const void *x, void *y, int n, int c, int h, int w,
+extern "C" cudaError_t sslat_cuda_upsample_nearest(int elem, int nhwc, const void *x, void *y, int n, int c, int h, int w,
                                            int scale, void *stream)
 {
     size_t count = (size_t)n * c * h * w * scale * scale;
-    if (count == 0) return 0;
-    if (scale < 1) return (int)cudaErrorInvalidValue;
+    if (count == 0) return cudaSuccess;
+    if (scale < 1) return cudaErrorInvalidValue;
     cudaStream_t s = (cudaStream_t)stream;
     int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
 #define LAUNCH(I, T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, s, upsample_kernel<T, I>)(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)h, (I)w, (I)scale)
     DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
 #undef LAUNCH
-    return (int)cudaGetLastError();
+    return cudaGetLastError();
 }
 
-extern "C" int sslat_cuda_space_to_depth(int elem, int nhwc, const void *x, void *y, int n, int c, int h, int w,
+extern "C" cudaError_t sslat_cuda_space_to_depth(int elem, int nhwc, const void *x, void *y, int n, int c, int h, int w,
                                          void *stream)
 {
     size_t count = (size_t)n * c * h * w;
-    if (count == 0) return 0;
-    if (h % 2 || w % 2) return (int)cudaErrorInvalidValue;
+    if (count == 0) return cudaSuccess;
+    if (h % 2 || w % 2) return cudaErrorInvalidValue;
     cudaStream_t s = (cudaStream_t)stream;
     int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
 #define LAUNCH(I, T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, s, space_to_depth_kernel<T, I>)(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)h, (I)w)
     DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
 #undef LAUNCH
-    return (int)cudaGetLastError();
+    return cudaGetLastError();
 }

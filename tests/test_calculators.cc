@@ -70,7 +70,7 @@ TEST(Calculators, AvailableOnesAreListedBestLastAndOthersSayWhy)
         sslat_container *table = nullptr;
         sslat_error err;
         ASSERT_EQ(sslat_container_create(type, 0, nullptr, nullptr, 0, &table, &err), SSLAT_OK);
-        EXPECT_EQ(sslat_calculate_space(c, space, &options, table, &err), SSLAT_ERR_UNSUPPORTED);
+        EXPECT_EQ(sslat_calculate_space(c, space, &options, nullptr, table, &err), SSLAT_ERR_UNSUPPORTED);
         EXPECT_NE(std::string(err.message).find(std::string("calculator '") + type + "' cannot run"),
                   std::string::npos)
             << err.message;

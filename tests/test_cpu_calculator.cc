@@ -132,11 +132,11 @@ TEST(CpuCalculator, FollowsTheStoppingRule)
     sslat_calc_options_default(&o);
     o.run_iterations = 5;
     sslat_entry e;
-    ASSERT_EQ(host_measure_program(&p, 1, &o, nullptr, &e, &err), SSLAT_OK);  // not adaptive: the runs asked for
+    ASSERT_EQ(host_measure_program(&p, 1, &o, nullptr, nullptr, &e, &err), SSLAT_OK);  // not adaptive: the runs asked for
     EXPECT_EQ(e.samples, 5u);
     o.target_noise = 1e-12;  // unreachable, but the time cap is passed by the first sample
     o.max_seconds = 1e-9;
-    ASSERT_EQ(host_measure_program(&p, 1, &o, nullptr, &e, &err), SSLAT_OK);
+    ASSERT_EQ(host_measure_program(&p, 1, &o, nullptr, nullptr, &e, &err), SSLAT_OK);
     EXPECT_EQ(e.samples, 5u);  // run_iterations are always kept
     EXPECT_GT(e.median, 0.0);
     host_program_release(&p);
@@ -158,7 +158,7 @@ TEST(CpuCalculator, FollowsTheStoppingRule)
     o.warmup_iterations = 1;
     for (bool cold : {false, true}) {
         o.cold = cold;
-        ASSERT_EQ(host_measure_programs(both, units, 2, &o, nullptr, entries, &err), SSLAT_OK);
+        ASSERT_EQ(host_measure_programs(both, units, 2, &o, nullptr, nullptr, entries, &err), SSLAT_OK);
         EXPECT_EQ(entries[0].samples, 12000u) << "cold " << cold;
         EXPECT_EQ(entries[1].samples, 12000u) << "cold " << cold;
     }
@@ -234,7 +234,7 @@ TEST(CpuInterference, AStalledBatchIsRunAgainWithinItsBudgetAndCounted)
         sslat_entry e;
         {
             StallHook stall;
-            ASSERT_EQ(host_measure_program(&p, 1, &o, &q, &e, &err), SSLAT_OK);
+            ASSERT_EQ(host_measure_program(&p, 1, &o, nullptr, &q, &e, &err), SSLAT_OK);
         }
         EXPECT_EQ(e.samples, 4u) << "cold " << cold;  // the samples asked for, from the last attempt
         EXPECT_EQ(q.disturbed, q.batches) << "cold " << cold;  // every batch saw the stall
@@ -248,7 +248,7 @@ TEST(CpuInterference, AStalledBatchIsRunAgainWithinItsBudgetAndCounted)
         host_interference after = {};
         after.threads = 1;
         after.remeasure_budget = 64;
-        ASSERT_EQ(host_measure_program(&p, 1, &o, &after, &e, &err), SSLAT_OK);
+        ASSERT_EQ(host_measure_program(&p, 1, &o, nullptr, &after, &e, &err), SSLAT_OK);
         EXPECT_GE(after.batches, 1);
     }
     host_program_release(&p);

@@ -162,7 +162,7 @@ TEST(CpuLowering, AReferenceKernelOfTheDefaultIsAvoidedAndTheChoiceRemembered)
     host_choices choices = {};
     host_program chosen;
     const host_choice *choice = nullptr;
-    ASSERT_EQ(host_build_avoiding_reference(&session, &choices, graph, SSLAT_MODE_FUSED, 1, 2, &chosen, &choice, &err),
+    ASSERT_EQ(host_build_avoiding_reference(&session, &choices, graph, sslat_graph_hash(graph), SSLAT_MODE_FUSED, 1, 2, &chosen, &choice, &err),
               SSLAT_OK) << err.message;
     EXPECT_EQ(host_program_reference_step(&chosen, 0), -1) << choice->implementations;
     EXPECT_FALSE(choice->reference);
@@ -179,7 +179,7 @@ TEST(CpuLowering, AReferenceKernelOfTheDefaultIsAvoidedAndTheChoiceRemembered)
     host_program_release(&chosen);
     // decided once: the same graph again builds the remembered lowering
     host_lowering first = choice->lowering;
-    ASSERT_EQ(host_build_avoiding_reference(&session, &choices, graph, SSLAT_MODE_FUSED, 1, 1, &chosen, &choice, &err),
+    ASSERT_EQ(host_build_avoiding_reference(&session, &choices, graph, sslat_graph_hash(graph), SSLAT_MODE_FUSED, 1, 1, &chosen, &choice, &err),
               SSLAT_OK);
     EXPECT_EQ(choices.count, 1);
     EXPECT_EQ(memcmp(&choice->lowering, &first, sizeof first), 0);

@@ -29,13 +29,14 @@ namespace {
 
 // The mac calculator, except that any subgraph holding a 5x5 convolution fails
 // (as a device refusing one candidate would).
-sslat_status fail_on_k5(const sslat_calculator *self, void *session, const sslat_graph *graph,
+sslat_status fail_on_k5(const sslat_calculator *self, void *session, const sslat_unit *unit,
                         const sslat_calc_options *options, sslat_entry *entry, sslat_error *err)
 {
+    const sslat_graph *graph = unit->graph;
     for (int32_t i = 0; i < graph->count; i++)
         if (graph->nodes[i].op == SSLAT_OP_CONV2D && sslat_node_conv(&graph->nodes[i])->kernel == 5)
             return sslat_fail(err, SSLAT_ERR_DEVICE, "refused a 5x5 convolution");
-    return sslat_mac_calculator.measure_graph(self, session, graph, options, entry, err);
+    return sslat_mac_calculator.measure_graph(self, session, unit, options, entry, err);
 }
 
 sslat_calculator failing_mac()
@@ -67,27 +68,28 @@ class KeepGoing : public testing::Test {
     {
         sslat_container *c = nullptr;
         sslat_error err;
-        EXPECT_EQ(sslat_measure_space(&calculator, space, &options, nullptr, &c, &err), expected) << err.message;
+        EXPECT_EQ(sslat_measure_space(&calculator, space, &options, &plan, nullptr, &c, &err), expected) << err.message;
         if (expected != SSLAT_OK) EXPECT_NE(std::string(err.message).find("refused a 5x5"), std::string::npos) << err.message;
         return c;
     }
     sslat_space *space = nullptr;
     sslat_calculator calculator;
     sslat_calc_options options;
+    sslat_run_plan plan = {};
 };
 
 TEST_F(KeepGoing, WithoutItTheFirstFailureEndsTheRunNamingTheCandidate)
 {
     sslat_container *c = nullptr;
     sslat_error err;
-    EXPECT_EQ(sslat_measure_space(&calculator, space, &options, nullptr, &c, &err), SSLAT_ERR_DEVICE);
+    EXPECT_EQ(sslat_measure_space(&calculator, space, &options, &plan, nullptr, &c, &err), SSLAT_ERR_DEVICE);
     EXPECT_NE(std::string(err.message).find("layer 'b0' candidate 1 'conv_k5_c8'"), std::string::npos) << err.message;
     EXPECT_EQ(c, nullptr);
 }
 
 TEST_F(KeepGoing, FailedUnitsAreMarkedAndTheOthersMeasured)
 {
-    options.keep_going = true;
+    plan.keep_going = true;
     sslat_container *c = measure(SSLAT_OK);
     ASSERT_NE(c, nullptr);
     // one distinct failing subgraph (conv_k5_c8 on 8 channels in both blocks)
@@ -113,10 +115,10 @@ TEST_F(KeepGoing, AFailedFixedLayerLeavesTheConstantPartMarkedNotSummed)
         "{\"name\": \"b0\", \"choice\": [\"conv_k3_c8\", \"skip\"], \"c\": 8},"
         "{\"name\": \"head\", \"op\": \"conv\", \"c\": 8, \"k\": 5}"));
     ASSERT_NE(with_head, nullptr);
-    options.keep_going = true;
+    plan.keep_going = true;
     sslat_container *c = nullptr;
     sslat_error err;
-    ASSERT_EQ(sslat_measure_space(&calculator, with_head, &options, nullptr, &c, &err), SSLAT_OK) << err.message;
+    ASSERT_EQ(sslat_measure_space(&calculator, with_head, &options, &plan, nullptr, &c, &err), SSLAT_OK) << err.message;
     EXPECT_STREQ(sslat_container_metadata(c, "quality.failed_entries"), "constant");
     EXPECT_TRUE(sslat_container_entry_failed(c, -1, 0));
     std::string key = std::string("failed.head:") + with_head->layers[2].candidates[0].label;
@@ -126,7 +128,7 @@ TEST_F(KeepGoing, AFailedFixedLayerLeavesTheConstantPartMarkedNotSummed)
     sslat_space *stem = load_text(space_json("{\"name\": \"stem\", \"op\": \"conv\", \"c\": 8, \"k\": 3, \"s\": 2},"
                                              "{\"name\": \"b0\", \"choice\": [\"conv_k3_c8\", \"skip\"], \"c\": 8}"));
     ASSERT_NE(stem, nullptr);
-    ASSERT_EQ(sslat_measure_space(&sslat_mac_calculator, stem, &options, nullptr, &stem_only, &err), SSLAT_OK);
+    ASSERT_EQ(sslat_measure_space(&sslat_mac_calculator, stem, &options, &plan, nullptr, &stem_only, &err), SSLAT_OK);
     EXPECT_EQ(sslat_container_constant_entry(c).value, sslat_container_constant_entry(stem_only).value);
     double latency;
     EXPECT_EQ(sslat_min_latency(c, &latency, &err), SSLAT_ERR_INVALID_ARGUMENT);
@@ -147,9 +149,9 @@ TEST_F(KeepGoing, AnUnsupportedCandidateIsRecordedInsteadOfEndingTheRun)
     calculator.supports_op = no_k5;
     sslat_container *c = nullptr;
     sslat_error err;
-    EXPECT_EQ(sslat_measure_space(&calculator, space, &options, nullptr, &c, &err), SSLAT_ERR_UNSUPPORTED);
-    options.keep_going = true;
-    ASSERT_EQ(sslat_measure_space(&calculator, space, &options, nullptr, &c, &err), SSLAT_OK) << err.message;
+    EXPECT_EQ(sslat_measure_space(&calculator, space, &options, &plan, nullptr, &c, &err), SSLAT_ERR_UNSUPPORTED);
+    plan.keep_going = true;
+    ASSERT_EQ(sslat_measure_space(&calculator, space, &options, &plan, nullptr, &c, &err), SSLAT_OK) << err.message;
     EXPECT_STREQ(sslat_container_metadata(c, "quality.failed_entries"), "0:1,1:0");
     const char *why = sslat_container_metadata(c, "failed.b1:conv_k5_c8");
     ASSERT_NE(why, nullptr);
@@ -160,7 +162,7 @@ TEST_F(KeepGoing, AnUnsupportedCandidateIsRecordedInsteadOfEndingTheRun)
 
 TEST_F(KeepGoing, AnIncompleteTableIsRefusedByStatisticsValidationAndMerge)
 {
-    options.keep_going = true;
+    plan.keep_going = true;
     sslat_container *c = measure(SSLAT_OK);
     ASSERT_NE(c, nullptr);
     sslat_error err;
@@ -170,16 +172,16 @@ TEST_F(KeepGoing, AnIncompleteTableIsRefusedByStatisticsValidationAndMerge)
     EXPECT_NE(std::string(err.message).find("--resume"), std::string::npos) << err.message;
     EXPECT_EQ(sslat_attach_latency(space, c, &err), SSLAT_ERR_INVALID_ARGUMENT) << "the reference API's attach";
     EXPECT_NE(std::string(err.message).find("incomplete"), std::string::npos) << err.message;
-    sslat_validation plan;
-    EXPECT_EQ(sslat_validation_plan(space, c, 4, 1, &plan, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    sslat_validation validation;
+    EXPECT_EQ(sslat_validation_plan(space, c, 4, 1, &validation, &err), SSLAT_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(err.message).find("incomplete"), std::string::npos) << err.message;
-    sslat_validation_release(&plan);
+    sslat_validation_release(&validation);
 
     // a shard's part that failed cannot be merged into a table that looks whole
-    options.shard_count = 2;
+    plan.shard_count = 2;
     sslat_container *parts[2] = {nullptr, nullptr};
     for (int32_t i = 0; i < 2; i++) {
-        options.shard_index = i;
+        plan.shard_index = i;
         parts[i] = measure(SSLAT_OK);
         ASSERT_NE(parts[i], nullptr);
     }
@@ -195,7 +197,7 @@ TEST_F(KeepGoing, AnIncompleteTableIsRefusedByStatisticsValidationAndMerge)
 
 TEST_F(KeepGoing, ExportsShowFailedEntriesAsNotMeasuredAndTheMarkSurvivesSaving)
 {
-    options.keep_going = true;
+    plan.keep_going = true;
     sslat_container *c = measure(SSLAT_OK);
     ASSERT_NE(c, nullptr);
     char *csv = nullptr;
@@ -224,14 +226,14 @@ TEST_F(KeepGoing, FailuresAreNotJournaledSoResumeMeasuresOnlyThem)
     char dir[] = "/tmp/sslat_keep_going_XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     std::string path = std::string(dir) + "/t.sslat.journal";
-    uint64_t fingerprint = sslat_run_fingerprint(&calculator, space, &options);
+    uint64_t fingerprint = sslat_run_fingerprint(&calculator, space, &options, &plan);
     sslat_journal *journal = nullptr;
     sslat_journal_info info;
     sslat_error err;
     ASSERT_EQ(sslat_journal_open(path.c_str(), SSLAT_JOURNAL_NEW, fingerprint, &journal, &info, &err), SSLAT_OK)
         << err.message;
-    options.keep_going = true;
-    options.journal = journal;
+    plan.keep_going = true;
+    plan.journal = journal;
     sslat_container *incomplete = measure(SSLAT_OK);
     ASSERT_NE(incomplete, nullptr);
     // units: the stem, conv_k3_c8, skip, conv_k5_c8 (failed)
@@ -241,13 +243,13 @@ TEST_F(KeepGoing, FailuresAreNotJournaledSoResumeMeasuresOnlyThem)
     // the cause fixed (the plain mac calculator, same name and fingerprint):
     // --resume re-uses the 3 and measures the 1
     const sslat_calculator fixed = sslat_mac_calculator;
-    ASSERT_EQ(sslat_run_fingerprint(&fixed, space, &options), fingerprint);
+    ASSERT_EQ(sslat_run_fingerprint(&fixed, space, &options, &plan), fingerprint);
     ASSERT_EQ(sslat_journal_open(path.c_str(), SSLAT_JOURNAL_RESUME, fingerprint, &journal, &info, &err), SSLAT_OK)
         << err.message;
     EXPECT_EQ(info.recovered, 3u);
-    options.journal = journal;
+    plan.journal = journal;
     sslat_container *complete = nullptr;
-    ASSERT_EQ(sslat_measure_space(&fixed, space, &options, nullptr, &complete, &err), SSLAT_OK) << err.message;
+    ASSERT_EQ(sslat_measure_space(&fixed, space, &options, &plan, nullptr, &complete, &err), SSLAT_OK) << err.message;
     EXPECT_EQ(sslat_journal_count(journal), 4u);
     sslat_journal_close(journal, true);
     EXPECT_FALSE(sslat_container_has_failed_entries(complete));
@@ -272,10 +274,11 @@ TEST_F(KeepGoingCli, TheCommandRefusesAnIncompleteTableAndMarksItsCsv)
     sslat_calculator calculator = failing_mac();
     sslat_calc_options options;
     sslat_calc_options_default(&options);
-    options.keep_going = true;
+    sslat_run_plan plan = {};
+    plan.keep_going = true;
     sslat_container *table = nullptr;
     sslat_error err;
-    ASSERT_EQ(sslat_measure_space(&calculator, space, &options, nullptr, &table, &err), SSLAT_OK) << err.message;
+    ASSERT_EQ(sslat_measure_space(&calculator, space, &options, &plan, nullptr, &table, &err), SSLAT_OK) << err.message;
     std::string file = path("incomplete.sslat"), space_file = write("space.json", kSpace);
     ASSERT_EQ(sslat_container_save_to_file(table, file.c_str(), &err), SSLAT_OK) << err.message;
     sslat_container_free(table);

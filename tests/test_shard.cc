@@ -24,11 +24,12 @@ sslat_container *measure(const sslat_space *space, const char *type, int32_t ind
 {
     sslat_calc_options o;
     sslat_calc_options_default(&o);
-    o.shard_index = index;
-    o.shard_count = count;
+    sslat_run_plan plan = {};
+    plan.shard_index = index;
+    plan.shard_count = count;
     sslat_container *c = nullptr;
     sslat_error err;
-    EXPECT_EQ(sslat_measure_space(sslat_calculator_find(type), space, &o, nullptr, &c, &err), SSLAT_OK) << err.message;
+    EXPECT_EQ(sslat_measure_space(sslat_calculator_find(type), space, &o, &plan, nullptr, &c, &err), SSLAT_OK) << err.message;
     return c;
 }
 

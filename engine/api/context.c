@@ -45,6 +45,7 @@ static void sample_architectures(const sslat_container *table, int32_t runs, uin
 typedef struct calculator_timer {
     const sslat_calculator *calculator;
     const sslat_calc_options *options;
+    const sslat_run_plan *plan;
 } calculator_timer;
 
 static sslat_status time_with_calculator(void *context, const sslat_space *space, const int32_t *const *archs,
@@ -53,13 +54,14 @@ static sslat_status time_with_calculator(void *context, const sslat_space *space
     const calculator_timer *t = context;
     const sslat_calculator *calculator = t->calculator;
     const sslat_calc_options *options = t->options;
+    const sslat_run_plan *plan = t->plan;
     void *session = NULL;
-    sslat_status status = calculator->begin ? calculator->begin(calculator, options, &session, err) : SSLAT_OK;
+    sslat_status status = calculator->begin ? calculator->begin(calculator, options, plan, &session, err) : SSLAT_OK;
     if (status != SSLAT_OK) return status;
     sslat_progress progress;
-    sslat_progress_begin(&progress, options->progress, "[context]", "architectures", runs);
+    sslat_progress_begin(&progress, plan->progress, "[context]", "architectures", runs);
     for (size_t first = 0; status == SSLAT_OK && first < runs; first += CONTEXT_GROUP) {
-        if (options->stop && *options->stop) {
+        if (plan->stop && *plan->stop) {
             status = sslat_fail(err, SSLAT_ERR_INTERRUPTED, "interrupted while timing the context architectures");
             break;
         }
@@ -96,14 +98,15 @@ static sslat_status note(sslat_container *table, const char *key, double value, 
 }
 
 sslat_status sslat_context_refine(const sslat_calculator *calculator, const sslat_space *space,
-                                  const sslat_calc_options *options, int32_t runs, sslat_container *table,
-                                  sslat_context_result *result, sslat_error *err)
+                                  const sslat_calc_options *options, const sslat_run_plan *plan, int32_t runs,
+                                  sslat_container *table, sslat_context_result *result, sslat_error *err)
 {
+    const sslat_run_plan quiet = {0};
     memset(result, 0, sizeof *result);
     if (!calculator->measure_architectures)
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
                           "context mode times whole architectures: calculator '%s' cannot", calculator->name);
-    calculator_timer timer = {calculator, options};
+    calculator_timer timer = {calculator, options, plan ? plan : &quiet};
     sslat_context_target target = {time_with_calculator, &timer, NULL, false};
     return sslat_context_refine_to(space, options->seed, runs, &target, table, result, err);
 }

@@ -13,7 +13,8 @@
  * and writes the fitted values back with metadata (`context.*`). The table must
  * be whole and of this space. */
 sslat_status sslat_context_refine(const sslat_calculator *calculator, const sslat_space *space,
-                                  const sslat_calc_options *options, int32_t runs, sslat_container *table,
+                                  const sslat_calc_options *options, const sslat_run_plan *plan, int32_t runs,
+                                  sslat_container *table,
                                   sslat_context_result *result, sslat_error *err);
 
 /* Whole architectures timed by anything (a runtime the table did not come

@@ -22,30 +22,16 @@ void sslat_space_free(sslat_space *space)
 }
 
 sslat_status sslat_measure_space(const sslat_calculator *calculator, const sslat_space *space,
-                                 const sslat_calc_options *options, const char *ignore_text,
-                                 sslat_container **out, sslat_error *err)
+                                 const sslat_calc_options *options, const sslat_run_plan *plan,
+                                 const char *ignore_text, sslat_container **out, sslat_error *err)
 {
     *out = NULL;
-    if (options->fuse_bn && calculator->kind != SSLAT_CALC_ANALYTIC)
-        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
-                          "fuse_bn counts MACs as the network runs folded; the %s calculator times it "
-                          "(its fused mode already folds BN into the conv)", calculator->name);
-    if ((options->ignore.ops || options->ignore.acts || (ignore_text && *ignore_text)) &&
-        calculator->kind != SSLAT_CALC_ANALYTIC)
-        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "ignore leaves op kinds out of an analytic count; the %s "
-                          "calculator times whole subgraphs and cannot leave a part out", calculator->name);
-    /* options only the cuda backend reads are refused elsewhere, not ignored:
+    /* an option the calculator does not read is refused, not ignored:
      * device='cuda:0' on the cpu calculator is a mistake the user must see */
-    bool cuda = !strcmp(calculator->name, "cuda");
-    if (!cuda && options->profile)
-        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "profile (a cudaProfilerStart/Stop range per unit) applies "
-                          "to the cuda calculator only, not %s", calculator->name);
-    if (!cuda && (options->device >= 0 || options->layout != SSLAT_LAYOUT_DEFAULT))
-        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "%s applies to the cuda calculator only, not %s",
-                          options->device >= 0 ? "a device" : "a layout", calculator->name);
-    if (options->cold && calculator->kind != SSLAT_CALC_TIMED)
-        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "cold (the cache mode) applies to timed calculators "
-                          "(cpu, cuda), not %s", calculator->name);
+    sslat_calc_options asked = *options;
+    if (ignore_text && *ignore_text) asked.ignore.ops |= 1u; /* text that named no kind still asked for one */
+    sslat_status checked = sslat_calculator_check_options(calculator, &asked, err);
+    if (checked != SSLAT_OK) return checked;
     int32_t *counts = calloc((size_t)space->n_blocks + 1, sizeof *counts);
     if (!counts) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     for (int32_t b = 0; b < space->n_blocks; b++)
@@ -54,7 +40,7 @@ sslat_status sslat_measure_space(const sslat_calculator *calculator, const sslat
     sslat_status status = sslat_container_new(calculator->name, counts, space->n_blocks, &c, err);
     free(counts);
     if (status == SSLAT_OK) status = sslat_container_bind_space(c, space, err);
-    if (status == SSLAT_OK) status = sslat_calculate_space(calculator, space, options, c, err);
+    if (status == SSLAT_OK) status = sslat_calculate_space(calculator, space, options, plan, c, err);
     if (status == SSLAT_OK && calculator->kind == SSLAT_CALC_ANALYTIC)
         status = sslat_container_set_metadata(c, "calculator.ignore", ignore_text ? ignore_text : "", err);
     if (status == SSLAT_OK && calculator->kind == SSLAT_CALC_ANALYTIC && options->fuse_bn)
@@ -119,16 +105,16 @@ sslat_status sslat_initialize_latency(const char *latency_type, sslat_space *spa
                               options->dtype);
         if (options->layout && !sslat_layout_parse(options->layout, &calc.layout))
             return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "unknown layout '%s' (nchw, nhwc)", options->layout);
-        if (options->device && !sslat_device_parse(options->device, &calc.device))
+        if (options->device && !sslat_device_parse(options->device, &calc.cuda.device))
             return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
                               "device '%s' is not a device index ('0', 'cuda:1')", options->device);
     }
     sslat_status status = sslat_ignore_parse(ignore, &calc.ignore, error);
     sslat_container *c = NULL;
-    if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &calc, ignore, &c, error);
+    if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &calc, NULL, ignore, &c, error);
     if (status == SSLAT_OK && options && options->context_architectures) {
         sslat_context_result fit;
-        status = sslat_context_refine(calculator, space, &calc, options->context_architectures, c, &fit, error);
+        status = sslat_context_refine(calculator, space, &calc, NULL, options->context_architectures, c, &fit, error);
         if (status != SSLAT_OK) sslat_container_free(c);
     }
     if (status != SSLAT_OK) return status;
@@ -223,7 +209,7 @@ sslat_status sslat_mac_count(const sslat_space *space, const char *latency_type,
     sslat_calc_options_default(&options);
     sslat_status status = sslat_ignore_parse(ignore, &options.ignore, error);
     sslat_container *table = NULL;
-    if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &options, ignore, &table, error);
+    if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &options, NULL, ignore, &table, error);
     if (status == SSLAT_OK) {
         *constant = sslat_container_constant_latency(table);
         size_t at = 0;

@@ -12,6 +12,7 @@
  * has no whole-architecture runner (the analytic counters). */
 sslat_status sslat_validate_table(const sslat_calculator *calculator, const sslat_space *space,
                                   const sslat_container *table, const sslat_calc_options *options,
-                                  int k, uint64_t seed, sslat_validation *out, sslat_error *err);
+                                  const sslat_run_plan *plan, int k, uint64_t seed, sslat_validation *out,
+                                  sslat_error *err);
 
 #endif

@@ -1,9 +1,11 @@
 /* The registry of calculators. */
 #include "calc/calculator.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/assert.h"
+#include "base/error.h"
 #include "table/latency_type.h"
 
 /* best last: `sslat measure` without -c takes the last available one */
@@ -55,4 +57,54 @@ int32_t sslat_available_calculators(const char *const **names)
         if (!sslat_calculator_unavailable(CALCULATORS[i])) available[count++] = CALCULATORS[i]->name;
     if (names) *names = available;
     return count;
+}
+
+/* Who reads an option, from the registry: "the cuda calculator only",
+ * "timed calculators (cpu, cuda)" (every one of a kind), or a list. */
+static void readers_of(unsigned bit, char *out, size_t size)
+{
+    char names[128] = "";
+    int count = 0, of_kind[2] = {0, 0}, kind_total[2] = {0, 0};
+    for (int i = 0; i < sslat_calculator_count(); i++) {
+        kind_total[CALCULATORS[i]->kind]++;
+        if (!(CALCULATORS[i]->options_read & bit)) continue;
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s", count ? ", " : "", CALCULATORS[i]->name);
+        count++;
+        of_kind[CALCULATORS[i]->kind]++;
+    }
+    for (int kind = 0; count > 1 && kind < 2; kind++)
+        if (of_kind[kind] == count && count == kind_total[kind]) {
+            snprintf(out, size, "%s calculators (%s)", sslat_calc_kind_name((sslat_calc_kind)kind), names);
+            return;
+        }
+    if (count == 1) snprintf(out, size, "the %s calculator only", names);
+    else snprintf(out, size, "the calculators %s", names);
+}
+
+sslat_status sslat_calculator_check_options(const sslat_calculator *calculator, const sslat_calc_options *o,
+                                            sslat_error *err)
+{
+    /* each option a backend may not read, as it is named to a user, and whether it is set */
+    const struct {
+        unsigned bit;
+        bool set;
+        const char *what;
+    } OPTIONS[] = {
+        {SSLAT_READS_IGNORE, o->ignore.ops || o->ignore.acts, "ignore leaves op kinds out of an analytic count"},
+        {SSLAT_READS_FUSE_BN, o->fuse_bn, "fuse_bn counts MACs as the network runs folded"},
+        {SSLAT_READS_COLD, o->cold, "cold (the cache mode)"},
+        {SSLAT_READS_LAYOUT, o->layout != SSLAT_LAYOUT_DEFAULT, "a layout"},
+        {SSLAT_READS_DEVICE, o->cuda.device >= 0, "a device"},
+        {SSLAT_READS_PROFILE, o->cuda.profile, "profile (a cudaProfilerStart/Stop range per unit)"},
+        {SSLAT_READS_REPLICAS, o->cpu.replicas > 0, "replicas (copies per cpu timing program)"},
+    };
+    for (size_t i = 0; i < sizeof OPTIONS / sizeof OPTIONS[0]; i++) {
+        if (!OPTIONS[i].set || (calculator->options_read & OPTIONS[i].bit)) continue;
+        char readers[192];
+        readers_of(OPTIONS[i].bit, readers, sizeof readers);
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "%s: it applies to %s, not %s", OPTIONS[i].what, readers,
+                          calculator->name);
+    }
+    return SSLAT_OK;
 }

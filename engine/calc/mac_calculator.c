@@ -3,13 +3,13 @@
 #include "calc/calculator.h"
 #include "table/container.h"
 
-static sslat_status measure_mac(const sslat_calculator *self, void *session, const sslat_graph *graph,
+static sslat_status measure_mac(const sslat_calculator *self, void *session, const sslat_unit *unit,
                                 const sslat_calc_options *options, sslat_entry *entry, sslat_error *err)
 {
     (void)session;
     (void)err;
     const sslat_mac_rule *rule = self->context;
-    *entry = sslat_entry_of_value(sslat_mac_graph(graph, *rule, &options->ignore, options->fuse_bn) / 1e6);
+    *entry = sslat_entry_of_value(sslat_mac_graph(unit->graph, *rule, &options->ignore, options->fuse_bn) / 1e6);
     return SSLAT_OK;
 }
 
@@ -20,7 +20,7 @@ static const sslat_mac_rule PLAIN = SSLAT_MAC_PLAIN, THOP = SSLAT_MAC_THOP, FVCO
     {                                                                                        \
         .api_version = SSLAT_CALCULATOR_API_VERSION, .name = NAME, .kind = SSLAT_CALC_ANALYTIC, \
         .summary = SUMMARY, .dtypes = SSLAT_DTYPES_ALL, .context = &RULE,                     \
-        .measure_graph = measure_mac,                                                        \
+        .options_read = SSLAT_READS_IGNORE | SSLAT_READS_FUSE_BN, .measure_graph = measure_mac,                                                        \
     }
 
 const sslat_calculator sslat_mac_calculator =

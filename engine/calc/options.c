@@ -19,7 +19,7 @@ void sslat_calc_options_default(sslat_calc_options *o)
     o->seed = SSLAT_DEFAULT_SEED;
     o->dtype = SSLAT_DTYPE_FP32;
     o->layout = SSLAT_LAYOUT_DEFAULT;
-    o->device = -1;
+    o->cuda.device = -1;
 }
 
 static const char *const DTYPE_NAMES[SSLAT_DTYPE_COUNT] = {"fp32", "tf32", "fp16", "bf16"};

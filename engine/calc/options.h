@@ -1,6 +1,5 @@
-/* What a calculator run is asked to do: the element type, layout and mode of a
- * timed run, its sampling, its device, and the run's plan (shard, journal,
- * stop request, progress). */
+/* What a calculator is asked to measure: the element type, layout and mode of
+ * a timed run, its sampling, and the options one backend alone reads. */
 #ifndef SSLAT_CALC_OPTIONS_H
 #define SSLAT_CALC_OPTIONS_H
 
@@ -41,39 +40,67 @@ const char *sslat_layout_name(sslat_layout layout);
 /* "3" or "cuda:3" → 3 (at most SSLAT_MAX_DEVICE_INDEX); false for anything else. */
 bool sslat_device_parse(const char *text, int32_t *device);
 
-struct sslat_journal;
-struct sslat_space;
-
 /* Defaults of a timed run (sslat_calc_options_default). */
 #define SSLAT_DEFAULT_WARMUP 10
 #define SSLAT_DEFAULT_RUNS 10
 #define SSLAT_DEFAULT_MAX_SECONDS 2.0
 
+/* What a measurement is: every field can change a value, so each one is in
+ * the run's fingerprint (calc/run.c) and the backends read these and nothing
+ * else. How the run goes (shards, journal, stop, progress) is apart, in
+ * sslat_run_plan (calc/run.h). */
 typedef struct sslat_calc_options {
-    sslat_ignore_set ignore;   /* analytic: op kinds left out */
-    bool fuse_bn;              /* analytic: count with every BN folded into its conv */
-    sslat_exec_mode mode;      /* timed: fused (default) or eager */
-    int32_t threads;           /* timed: worker threads, 0 = every core */
-    int32_t warmup_iterations; /* timed: runs before timing */
-    int32_t run_iterations;    /* timed: timed runs (the minimum when adaptive) */
+    /* the analytic counters */
+    sslat_ignore_set ignore;   /* op kinds left out */
+    bool fuse_bn;              /* count with every BN folded into its conv */
+    /* every timed backend */
+    sslat_exec_mode mode;      /* fused (default) or eager */
+    int32_t threads;           /* worker threads, 0 = every core */
+    int32_t warmup_iterations; /* runs before timing */
+    int32_t run_iterations;    /* timed runs (the minimum when adaptive) */
     double target_noise;       /* adaptive stop: 95% CI half-width of the median / median (0 = off) */
     double max_seconds;        /* adaptive stop: sampled time per unit (measure/stop.h) */
-    uint64_t seed;             /* timed: random inputs and weights */
-    sslat_dtype dtype;         /* timed: element type (default fp32) */
-    sslat_layout layout;       /* timed: activation layout (default: by dtype) */
-    int32_t device;            /* cuda: device index, -1 = from LOCAL_RANK & co. (default) */
-    bool cold;                 /* cuda: L2 flushed before each sample (default: hot) */
-    bool profile;              /* cuda: each unit once more between cudaProfilerStart / Stop */
-    const struct sslat_space *space; /* set by sslat_calculate_space: names units in progress and NVTX */
-    int32_t replicas;          /* cpu: copies per timing program, 0 = enough to exceed 2x L2 */
-    int32_t shard_index;       /* measure only shard shard_index of shard_count (count ≤ 1: all) */
-    int32_t shard_count;
-    struct sslat_journal *journal;  /* records finished units, re-uses recorded ones (may be NULL) */
-    volatile int *stop;             /* set by a signal handler: stop after the current units (may be NULL) */
-    bool keep_going;           /* a unit that fails gets an empty entry, marked failed in the table's
-                                  metadata (table/failed_entries.c), and the run goes on */
-    bool progress;             /* progress on stderr (only when it is a terminal) */
+    uint64_t seed;             /* random inputs and weights */
+    sslat_dtype dtype;         /* element type (default fp32) */
+    sslat_layout layout;       /* activation layout (default: by dtype) */
+    bool cold;                 /* cache mode: cold (evicted before each sample) or hot (default) */
+    /* read by one backend only; each backend's table says which it reads
+     * (sslat_calculator.options_read), and the others refuse them */
+    struct {
+        int32_t replicas;      /* copies per timing program, 0 = enough to exceed 2x L2 */
+    } cpu;
+    struct {
+        int32_t device;        /* device index, -1 = from LOCAL_RANK & co. (default) */
+        bool profile;          /* each unit once more between cudaProfilerStart / Stop */
+    } cuda;
 } sslat_calc_options;
+
+/* The options a backend may read beyond the common ones: a calculator's
+ * options_read mask. An option set for a calculator whose mask lacks it is
+ * refused by name (engine/api/latency.c), never silently ignored. */
+enum {
+    SSLAT_READS_IGNORE = 1u << 0,  /* ignore */
+    SSLAT_READS_FUSE_BN = 1u << 1, /* fuse_bn */
+    SSLAT_READS_COLD = 1u << 2,    /* cold */
+    SSLAT_READS_LAYOUT = 1u << 3,  /* layout */
+    SSLAT_READS_DEVICE = 1u << 4,  /* cuda.device */
+    SSLAT_READS_PROFILE = 1u << 5, /* cuda.profile */
+    SSLAT_READS_REPLICAS = 1u << 6 /* cpu.replicas */
+};
+
+struct sslat_journal;
+
+/* How a run goes, apart from what it measures (sslat_calc_options): none of
+ * this changes a value, so none of it is in the fingerprint. */
+typedef struct sslat_run_plan {
+    int32_t shard_index;           /* measure only shard shard_index of shard_count (count <= 1: all) */
+    int32_t shard_count;
+    struct sslat_journal *journal; /* records finished units, re-uses recorded ones (may be NULL) */
+    volatile int *stop;            /* set by a signal handler: stop after the current units (may be NULL) */
+    bool keep_going;               /* a unit that fails gets an empty entry, marked failed in the table's
+                                      metadata (table/failed_entries.c), and the run goes on */
+    bool progress;                 /* progress on stderr (only when it is a terminal) */
+} sslat_run_plan;
 
 /* The defaults above. */
 void sslat_calc_options_default(sslat_calc_options *options);

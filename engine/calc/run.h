@@ -4,19 +4,21 @@
 
 #include "calc/calculator.h"
 
+
 /* Run a calculator over a space into a container of the space's shape: the
  * constant part (fixed layers combined) and every candidate's entry, plus the
  * calculator's metadata. Identical subgraphs (same canonical hash, which
- * covers the input shape) are measured once. Fails with SSLAT_ERR_UNSUPPORTED
- * naming the calculator when it cannot run here. */
+ * covers the input shape) are measured once. plan may be NULL (one shard, no
+ * journal, quiet). Fails with SSLAT_ERR_UNSUPPORTED naming the calculator when
+ * it cannot run here. */
 sslat_status sslat_calculate_space(const sslat_calculator *calculator, const sslat_space *space,
-                                   const sslat_calc_options *options, sslat_container *container,
-                                   sslat_error *err);
+                                   const sslat_calc_options *options, const sslat_run_plan *plan,
+                                   sslat_container *container, sslat_error *err);
 
-/* Fingerprint of a run: space, calculator and every option that changes a
- * value (a journal from another run is refused). */
+/* Fingerprint of a run: space, calculator, every option (each can change a
+ * value) and the shard (a journal from another run is refused). */
 uint64_t sslat_run_fingerprint(const sslat_calculator *calculator, const sslat_space *space,
-                               const sslat_calc_options *options);
+                               const sslat_calc_options *options, const sslat_run_plan *plan);
 
 /* Balance work units over shards: longest cost first onto the least loaded
  * shard (ties: the lower index); deterministic. shard_of[k] receives unit k's shard. */

@@ -570,9 +570,9 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 // The stream waits for the host's release; on the host the wait cannot
 // happen, so the flag is read when the stream gets there: not set means the
 // host waited for the stream before releasing it (the GPU would time out).
-int sslat_cuda_block_stream(const volatile int32_t *release, int32_t *timed_out, uint64_t, void *stream)
+cudaError_t sslat_cuda_block_stream(const volatile int32_t *release, int32_t *timed_out, uint64_t, void *stream)
 {
-    return (int)standin_submit((cudaStream_t)stream, "block_stream", [=]() {
+    return standin_submit((cudaStream_t)stream, "block_stream", [=]() {
         if (!*release) *timed_out = 1;
     });
 }

@@ -1,0 +1,371 @@
+/* A built cuda program (kernels/cuda_program.c) chosen and launched: each
+ * convolution's algorithm (Find, tried in the fused call, cached per session:
+ * kernels/cuda_select.c), the steps of one copy enqueued on the session's
+ * stream, one step family per function, and the output read back. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/assert.h"
+#include "base/error.h"
+#include "kernels/cuda_layout.h"
+#include "kernels/cuda_select.h"
+#include "kernels/cuda_values.h"
+#include "kernels/ops.h"
+#include "measure/half.h"
+#include "measure/parameters.h"
+
+/* A trial of cuDNN's fused call with Find's result k (cuda_pick_algorithm). */
+typedef struct fused_trial {
+    cuda_program *p;
+    int32_t step;
+    const cudnnConvolutionFwdAlgoPerf_t *results;
+} fused_trial;
+
+static sslat_status launch_fused(cuda_program *p, int32_t k, int32_t copy, sslat_error *err);
+
+static bool try_fused(void *context, int k)
+{
+    fused_trial *t = context;
+    cuda_step_state *st = &t->p->states[t->step];
+    cudnnConvolutionFwdAlgo_t algo = st->algo;
+    size_t workspace = st->workspace;
+    st->algo = t->results[k].algo;
+    st->workspace = t->results[k].memory;
+    /* the trial runs the (algorithm, math) pair that will run: the math Find
+     * reported for it, FMA for fp32 */
+    cudnnMathType_t math = t->p->dtype == SSLAT_DTYPE_FP32 ? CUDNN_FMA_MATH : t->results[k].mathType;
+    sslat_error ignored;
+    bool works = CUDNN(cudnnSetConvolutionMathType)(st->conv, math) == CUDNN_STATUS_SUCCESS &&
+                 launch_fused(t->p, t->step, 0, &ignored) == SSLAT_OK &&
+                 cudaStreamSynchronize(t->p->session->stream) == cudaSuccess;
+    cudaGetLastError(); /* a refused trial leaves nothing behind */
+    if (!works) { /* back to the math Find ran with (setting a valid math type cannot fail) */
+        st->algo = algo, st->workspace = workspace;
+        CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math);
+    }
+    return works;
+}
+
+/* Find for step k on copy 0, the choice (cuda_pick_algorithm), and the workspace it needs. */
+static sslat_status find_algorithm(cuda_program *p, int32_t k, cuda_conv_choice *choice, sslat_error *err)
+{
+    cuda_session *s = p->session;
+    const cuda_step *step = &p->plan.steps[k];
+    cuda_step_state *st = &p->states[k];
+    /* the workspace cuDNN may try: a quarter of what was free, at most 1 GiB */
+    size_t limit = s->free_at_start / 4 < (1u << 30) ? s->free_at_start / 4 : (1u << 30);
+    void *workspace = NULL;
+    sslat_status status = cuda_session_workspace(s, limit, &workspace, err);
+    if (status != SSLAT_OK) return status;
+    cudnnConvolutionFwdAlgoPerf_t results[16];
+    int returned = 0;
+    CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnFindConvolutionForwardAlgorithmEx)(
+                               s->cudnn, st->x, buffer_of(p, 0, value_of(p->graph->nodes[step->main_node].input[0])), st->w,
+                               param_of(p, 0, st->params[0]), st->conv, st->y, buffer_of(p, 0, value_of(step->node)), 16,
+                               &returned, results, workspace, limit));
+    cuda_algo_result seen[16];
+    choice->reported_maths = 0;
+    for (int r = 0; r < returned; r++) {
+        seen[r] = (cuda_algo_result){(int)results[r].algo, results[r].status == CUDNN_STATUS_SUCCESS,
+                                     results[r].mathType == CUDNN_FMA_MATH, results[r].memory};
+        if (seen[r].succeeded && (unsigned)results[r].mathType < 8) choice->reported_maths |= 1 << results[r].mathType;
+    }
+    bool fp32 = p->dtype == SSLAT_DTYPE_FP32, fused = step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT;
+    /* fp32 keeps FMA results only, unless Find reported none (then Find's order, FMA set) */
+    bool fma_only = fp32 && cuda_any_fma_result(seen, returned);
+    fused_trial trial = {p, k, results};
+    int tried = 0, chosen = cuda_pick_algorithm(seen, returned, fma_only, fused ? try_fused : NULL, &trial, &tried);
+    choice->fallback = false;
+    if (chosen < 0 && fused) { /* no algorithm takes the fused call: the plain one, then the own epilogue */
+        choice->fallback = true;
+        chosen = cuda_pick_algorithm(seen, returned, fma_only, NULL, NULL, &tried);
+    }
+    choice->fma_forced = fp32 && chosen >= 0 && !seen[chosen].fma_math;
+    if (chosen < 0)
+        return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "cuDNN offers no algorithm%s for node %d (%s)",
+                          fma_only ? " with FMA math (fp32 without TF32)" : "", step->main_node,
+                          p->graph->nodes[step->main_node].name);
+    choice->algo = (int)results[chosen].algo;
+    choice->workspace = results[chosen].memory;
+    /* fp32 stays FMA whatever Find reported; the others use the math Find timed */
+    choice->math = fp32 ? (int)CUDNN_FMA_MATH : (int)results[chosen].mathType;
+    if (choice->fma_forced) { /* Find measured the workspace under another math: ask again under FMA */
+        size_t need = 0;
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, CUDNN_FMA_MATH));
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnGetConvolutionForwardWorkspaceSize)(s->cudnn, st->x, st->w, st->conv, st->y,
+                                                                            results[chosen].algo, &need));
+        if (need > choice->workspace) choice->workspace = need;
+    }
+    return SSLAT_OK;
+}
+
+sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
+{
+    if (p->algorithms_chosen) return SSLAT_OK;
+    sslat_status status = cuda_program_allocate(p, 1, err);
+    if (status != SSLAT_OK) return status;
+    cuda_session *s = p->session;
+    for (int32_t k = 0; k < p->plan.count; k++) {
+        const cuda_step *step = &p->plan.steps[k];
+        cuda_step_state *st = &p->states[k];
+        if (step->kind != CUDA_STEP_CONV) continue;
+        const sslat_node *node = &p->graph->nodes[step->main_node];
+        cuda_conv_key key = cuda_conv_key_of(sslat_graph_shape_of(p->graph, node->input[0]), node->shape,
+                                             sslat_node_conv(node), (int)p->dtype, p->nhwc, (int)math_of(p->dtype),
+                                             step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT);
+        const cuda_conv_choice *known = cuda_find_cache_get(&s->find_cache, &key);
+        cuda_conv_choice choice = {.key = key};
+        if (known) choice = *known;
+        else {
+            status = find_algorithm(p, k, &choice, err);
+            if (status == SSLAT_OK) status = cuda_find_cache_put(&s->find_cache, &choice, err);
+            if (status == SSLAT_OK && choice.fallback) s->fused_fallbacks++;
+            if (status == SSLAT_OK && choice.fma_forced) s->fma_forced++;
+        }
+        if (status != SSLAT_OK) return status;
+        st->algo = (cudnnConvolutionFwdAlgo_t)choice.algo;
+        st->workspace = choice.workspace;
+        st->math = (cudnnMathType_t)choice.math;
+        st->fallback = choice.fallback;
+        st->fma_forced = choice.fma_forced;
+        st->reported_maths = choice.reported_maths;
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math));
+        /* the shared workspace holds what every chosen algorithm needs */
+        void *workspace = NULL;
+        status = cuda_session_workspace(s, st->workspace, &workspace, err);
+        if (status != SSLAT_OK) return status;
+    }
+    p->algorithms_chosen = true;
+    return SSLAT_OK;
+}
+
+/* cuDNN's fused call for conv step k: y = act(conv(x) + bias (+ z)). */
+static sslat_status launch_fused(cuda_program *p, int32_t k, int32_t copy, sslat_error *err)
+{
+    cuda_session *s = p->session;
+    const cuda_step *step = &p->plan.steps[k];
+    const cuda_step_state *st = &p->states[k];
+    const float one = 1.0f;
+    void *x = buffer_of(p, copy, value_of(step->input[0])), *y = buffer_of(p, copy, value_of(step->node));
+    void *z = step->residual != SSLAT_NO_INPUT ? buffer_of(p, copy, value_of(step->residual)) : y;
+    float alpha2 = step->residual != SSLAT_NO_INPUT ? 1.0f : 0.0f;
+    CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnConvolutionBiasActivationForward)(
+                               s->cudnn, &one, st->x, x, st->w, param_of(p, copy, st->params[0]), st->conv, st->algo,
+                               s->workspace, st->workspace, &alpha2, st->y, z, st->bias, param_of(p, copy, st->params[1]),
+                               st->act, st->y, y));
+    return SSLAT_OK;
+}
+
+/* One step of one copy, as each family of steps reads it. */
+typedef struct step_launch {
+    cuda_program *p;
+    cuda_session *s;
+    int32_t k, copy;
+    const cuda_step *step;
+    const cuda_step_state *st;
+    const sslat_node *node; /* the step's main node */
+    void *x, *y;            /* its first input and its output */
+    sslat_shape in, out;    /* the main node's first input and the step's output */
+} step_launch;
+
+static const float ONE = 1.0f, ZERO = 0.0f;
+
+/* cuDNN's convolution: the fused call, or the plain one with the own epilogue
+ * (bias, residual, activation) after it. */
+static sslat_status enqueue_conv(const step_launch *l, sslat_error *err)
+{
+    const cuda_step *step = l->step;
+    const cuda_step_state *st = l->st;
+    if (step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT && !st->fallback) return launch_fused(l->p, l->k, l->copy, err);
+    CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnConvolutionForward)(
+                                          l->s->cudnn, &ONE, st->x, l->x, st->w, param_of(l->p, l->copy, st->params[0]),
+                                          st->conv, st->algo, l->s->workspace, st->workspace, &ZERO, st->y, l->y));
+    if (!step->epilogue && !st->fallback) return SSLAT_OK;
+    const void *residual = step->residual != SSLAT_NO_INPUT ? buffer_of(l->p, l->copy, value_of(step->residual)) : NULL;
+    CUDA_RETURN_IF_FAILED(err, runtime, sslat_cuda_epilogue(l->p->elem, l->p->nhwc, l->y,
+                                                            param_of(l->p, l->copy, st->params[2]), residual, step->act,
+                                                            l->out.n, l->out.c, l->out.h * l->out.w, l->s->stream));
+    return SSLAT_OK;
+}
+
+/* The other library calls: cuDNN's batch norm, pooling and activation. */
+static sslat_status enqueue_cudnn(const step_launch *l, sslat_error *err)
+{
+    const cuda_step_state *st = l->st;
+    cudnnHandle_t cudnn = l->s->cudnn;
+    switch (l->step->kind) {
+    case CUDA_STEP_BATCHNORM:
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnBatchNormalizationForwardInference)(
+                                              cudnn, CUDNN_BATCHNORM_SPATIAL, &ONE, &ZERO, st->x, l->x, st->y, l->y,
+                                              st->bn, param_of(l->p, l->copy, st->params[0]),
+                                              param_of(l->p, l->copy, st->params[1]),
+                                              param_of(l->p, l->copy, st->params[2]),
+                                              param_of(l->p, l->copy, st->params[3]), (double)SSLAT_BN_EPSILON));
+        return SSLAT_OK;
+    case CUDA_STEP_POOL:
+        CUDA_RETURN_IF_FAILED(err, cudnn,
+                              CUDNN(cudnnPoolingForward)(cudnn, st->pool, &ONE, st->x, l->x, &ZERO, st->y, l->y));
+        return SSLAT_OK;
+    case CUDA_STEP_ACT:
+        CUDA_RETURN_IF_FAILED(err, cudnn,
+                              CUDNN(cudnnActivationForward)(cudnn, st->act, &ONE, st->x, l->x, &ZERO, st->y, l->y));
+        return SSLAT_OK;
+    case CUDA_STEP_CONV: case CUDA_STEP_ADD: case CUDA_STEP_MUL_CHANNEL: case CUDA_STEP_GLOBAL_AVGPOOL:
+    case CUDA_STEP_LINEAR: case CUDA_STEP_SHUFFLE: case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE:
+    case CUDA_STEP_UPSAMPLE: case CUDA_STEP_SPACE_TO_DEPTH: case CUDA_STEP_INPUT: break;
+    }
+    SSLAT_ASSERT(!"not a cuDNN step");
+}
+
+/* cuBLAS's matrix product, then the own epilogue for bias and activation. */
+static sslat_status enqueue_linear(const step_launch *l, sslat_error *err)
+{
+    const cuda_program *p = l->p;
+    int m = l->node->shape.c, n = l->in.n, kdim = l->in.c * l->in.h * l->in.w;
+    cublasComputeType_t compute = p->dtype == SSLAT_DTYPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    cudaDataType_t type = cublas_type(p->dtype);
+    /* column-major: Y (m×n) = Wᵀ (m×k, W stored k×m) · X (k×n) */
+    CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasGemmEx)(l->s->cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, kdim, &ONE,
+                                                            param_of(p, l->copy, l->st->params[0]), type, kdim, l->x,
+                                                            type, kdim, &ZERO, l->y, type, m, compute,
+                                                            CUBLAS_GEMM_DEFAULT));
+    if (l->step->epilogue)
+        CUDA_RETURN_IF_FAILED(err, runtime, sslat_cuda_epilogue(p->elem, 1, l->y, param_of(p, l->copy, l->st->params[1]),
+                                                                NULL, l->step->act, n, m, 1, l->s->stream));
+    return SSLAT_OK;
+}
+
+/* Own kernels that compute: an activation cuDNN lacks, add, SE scaling, global average pooling. */
+static cudaError_t enqueue_arithmetic(const step_launch *l)
+{
+    const cuda_program *p = l->p;
+    size_t count = (size_t)sslat_shape_elements(l->out);
+    switch (l->step->kind) {
+    case CUDA_STEP_ACT: return sslat_cuda_act(p->elem, l->step->act, l->x, l->y, count, l->s->stream);
+    case CUDA_STEP_ADD:
+        return sslat_cuda_add(p->elem, l->step->act, l->x, buffer_of(p, l->copy, value_of(l->step->input[1])), l->y,
+                              count, l->s->stream);
+    case CUDA_STEP_MUL_CHANNEL:
+        return sslat_cuda_mul_channel(p->elem, p->nhwc, l->x, buffer_of(p, l->copy, value_of(l->step->input[1])), l->y, l->out.n, l->out.c, l->out.h * l->out.w,
+                                      l->s->stream);
+    case CUDA_STEP_GLOBAL_AVGPOOL:
+        return sslat_cuda_global_avgpool(p->elem, p->nhwc, l->x, l->y, l->in.n, l->in.c, l->in.h * l->in.w,
+                                         l->s->stream);
+    case CUDA_STEP_CONV: case CUDA_STEP_BATCHNORM: case CUDA_STEP_POOL: case CUDA_STEP_LINEAR: case CUDA_STEP_SHUFFLE:
+    case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE: case CUDA_STEP_UPSAMPLE:
+    case CUDA_STEP_SPACE_TO_DEPTH: case CUDA_STEP_INPUT: break;
+    }
+    SSLAT_ASSERT(!"not an arithmetic step");
+}
+
+/* Own kernels that move elements: shuffle, concat, slice, upsample, space to depth. */
+static cudaError_t enqueue_movement(const step_launch *l)
+{
+    const cuda_program *p = l->p;
+    const sslat_node *node = l->node;
+    sslat_shape in = l->in, out = l->out;
+    cudaStream_t stream = l->s->stream;
+    switch (l->step->kind) {
+    case CUDA_STEP_SHUFFLE:
+        return sslat_cuda_channel_shuffle(p->elem, p->nhwc, l->x, l->y, out.n, out.c, out.h * out.w,
+                                          sslat_node_shuffle_groups(node), stream);
+    case CUDA_STEP_CONCAT: {
+        int to = 0; /* each input's channels after the ones before it */
+        cudaError_t code = cudaSuccess;
+        for (int i = 0; code == cudaSuccess && i < sslat_node_input_count(node); i++) {
+            sslat_shape part = sslat_graph_shape_of(p->graph, node->input[i]);
+            code = sslat_cuda_copy_channels(p->elem, p->nhwc, buffer_of(p, l->copy, value_of(node->input[i])), l->y,
+                                            out.n, part.c, out.c, out.h, out.w, 0, to, part.c, stream);
+            to += part.c;
+        }
+        return code;
+    }
+    case CUDA_STEP_SLICE: {
+        const sslat_slice_params *slice = sslat_node_slice(node);
+        return sslat_cuda_copy_channels(p->elem, p->nhwc, l->x, l->y, out.n, in.c, out.c, out.h, out.w, slice->start,
+                                        0, slice->length, stream);
+    }
+    case CUDA_STEP_UPSAMPLE:
+        return sslat_cuda_upsample_nearest(p->elem, p->nhwc, l->x, l->y, in.n, in.c, in.h, in.w,
+                                           sslat_node_upsample_scale(node), stream);
+    case CUDA_STEP_SPACE_TO_DEPTH:
+        return sslat_cuda_space_to_depth(p->elem, p->nhwc, l->x, l->y, in.n, in.c, in.h, in.w, stream);
+    case CUDA_STEP_CONV: case CUDA_STEP_BATCHNORM: case CUDA_STEP_ACT: case CUDA_STEP_ADD: case CUDA_STEP_MUL_CHANNEL:
+    case CUDA_STEP_GLOBAL_AVGPOOL: case CUDA_STEP_POOL: case CUDA_STEP_LINEAR: case CUDA_STEP_ALIAS:
+    case CUDA_STEP_INPUT: break;
+    }
+    SSLAT_ASSERT(!"not a movement step");
+}
+
+static sslat_status enqueue_step(const step_launch *l, sslat_error *err)
+{
+    switch (l->step->kind) {
+    case CUDA_STEP_CONV: return enqueue_conv(l, err);
+    case CUDA_STEP_ACT:
+        if (l->step->call == CUDA_CALL_CUDNN_ACT) return enqueue_cudnn(l, err);
+        CUDA_RETURN_IF_FAILED(err, runtime, enqueue_arithmetic(l));
+        return SSLAT_OK;
+    case CUDA_STEP_BATCHNORM:
+    case CUDA_STEP_POOL: return enqueue_cudnn(l, err);
+    case CUDA_STEP_LINEAR: return enqueue_linear(l, err);
+    case CUDA_STEP_ADD:
+    case CUDA_STEP_MUL_CHANNEL:
+    case CUDA_STEP_GLOBAL_AVGPOOL: CUDA_RETURN_IF_FAILED(err, runtime, enqueue_arithmetic(l)); return SSLAT_OK;
+    case CUDA_STEP_SHUFFLE:
+    case CUDA_STEP_CONCAT:
+    case CUDA_STEP_SLICE:
+    case CUDA_STEP_UPSAMPLE:
+    case CUDA_STEP_SPACE_TO_DEPTH: CUDA_RETURN_IF_FAILED(err, runtime, enqueue_movement(l)); return SSLAT_OK;
+    case CUDA_STEP_INPUT: /* written once by cuda_program_allocate */
+    case CUDA_STEP_ALIAS: return SSLAT_OK;
+    }
+    SSLAT_ASSERT(!"unknown cuda step");
+}
+
+sslat_status cuda_program_enqueue(cuda_program *p, int32_t copy, sslat_error *err)
+{
+    for (int32_t k = 0; k < p->plan.count; k++) {
+        const cuda_step *step = &p->plan.steps[k];
+        const sslat_node *node = &p->graph->nodes[step->main_node];
+        step_launch l = {
+            .p = p, .s = p->session, .k = k, .copy = copy, .step = step, .st = &p->states[k], .node = node,
+            .x = step->input[0] == SSLAT_NO_INPUT ? NULL : buffer_of(p, copy, value_of(step->input[0])),
+            .y = buffer_of(p, copy, value_of(step->node)),
+            .in = node->input[0] == SSLAT_NO_INPUT ? node->shape : sslat_graph_shape_of(p->graph, node->input[0]),
+            .out = p->graph->nodes[step->node].shape,
+        };
+        sslat_status status = enqueue_step(&l, err);
+        if (status != SSLAT_OK) return status;
+    }
+    return SSLAT_OK;
+}
+
+sslat_status cuda_program_read_output(cuda_program *p, float *out, sslat_error *err)
+{
+    int32_t v = value_of(p->plan.output);
+    sslat_shape shape = shape_of(p, v);
+    size_t count = (size_t)sslat_shape_elements(shape), hw = (size_t)shape.h * (size_t)shape.w;
+    uint8_t *raw = malloc(count * p->elem_size + 1);
+    if (!raw) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    /* on the session's stream (non-blocking: the legacy stream would not wait for it), then wait */
+    cudaError_t code = cudaMemcpyAsync(raw, buffer_of(p, 0, v), count * p->elem_size, cudaMemcpyDeviceToHost,
+                                       p->session->stream);
+    if (code == cudaSuccess) code = cudaStreamSynchronize(p->session->stream);
+    if (code != cudaSuccess) {
+        free(raw);
+        return cuda_check_runtime(code, "cudaMemcpyAsync(output)", __FILE__, __LINE__, err);
+    }
+    for (size_t i = 0; i < count; i++) {
+        float value;
+        if (p->elem == SSLAT_ELEM_F32) memcpy(&value, raw + 4 * i, 4);
+        else {
+            uint16_t h;
+            memcpy(&h, raw + 2 * i, 2);
+            value = p->elem == SSLAT_ELEM_F16 ? sslat_fp16_to_float(h) : sslat_bf16_to_float(h);
+        }
+        out[p->nhwc ? sslat_nhwc_to_nchw(i, (size_t)shape.c, hw) : i] = value;
+    }
+    free(raw);
+    return SSLAT_OK;
+}
+
