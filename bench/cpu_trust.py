@@ -22,6 +22,7 @@ build/python-venv has it after scripts/test.sh); ONNX Runtime is found by sslat.
 """
 import argparse
 import datetime
+import importlib.util
 import json
 import os
 import platform
@@ -86,8 +87,11 @@ def torch_loop(space_path, sslat):
         import torch
     except ImportError:
         return None, "torch is not installed for %s" % sys.executable
-    sys.path.insert(0, os.path.join(ROOT, "cli"))
-    import reference_runner
+    # the one IR -> PyTorch interpreter, by path (the sslat package would load libsslat)
+    spec = importlib.util.spec_from_file_location("sslat_ir_torch", os.path.join(ROOT, "python", "sslat", "_ir_torch.py"))
+    ir_torch = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ir_torch)
+    Architecture = ir_torch.interpreter(torch)
     torch.set_num_threads(1)
     ir = json.loads(run([sslat, "show", space_path, "--ir"]).stdout)
     started = time.perf_counter()
@@ -97,7 +101,7 @@ def torch_loop(space_path, sslat):
             for candidate in layer["candidates"]:
                 if not candidate["nodes"]:
                     continue
-                module = reference_runner.torch_module(torch, candidate).eval()
+                module = Architecture(candidate).eval()
                 x = torch.rand(*candidate["input"])
                 for _ in range(10):
                     module(x)

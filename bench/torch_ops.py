@@ -17,6 +17,7 @@ the next, where sslat gives each copy its own buffers.
 """
 import argparse
 import copy
+import importlib.util
 import csv
 import json
 import math
@@ -27,10 +28,18 @@ import sys
 import torch
 import torch.nn as nn
 
-# The IR -> torch module builder of `sslat validate --reference torch`: one
-# definition of what each IR op is in PyTorch.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
-from reference_runner import fold_batchnorm, torch_module  # noqa: E402
+# The one IR -> PyTorch interpreter (python/sslat/_ir_torch.py, what
+# sslat.torch.to_module and `validate --reference torch` use), loaded by path:
+# it imports nothing, and the sslat package would load libsslat.
+_spec = importlib.util.spec_from_file_location(
+    "sslat_ir_torch", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "sslat", "_ir_torch.py"))
+_ir_torch = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_ir_torch)
+fold_batchnorm = _ir_torch.fold_batchnorm
+
+
+def torch_module(torch, graph):
+    return _ir_torch.interpreter(torch)(graph)
 
 
 def copies_for(one_ms, copy_bytes, l2_bytes, free_bytes, min_replay_ms=0.2, max_copies=1024):

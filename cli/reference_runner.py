@@ -21,6 +21,11 @@ over the models of R/5 runs each (warmed up again each pass), so the machine's
 drift spreads over all of them. It prints {"runtime": "...", "ms": [median per sample of each model]} on
 stdout. Exit 3: the runtime is not installed (what to install is said); exit 1:
 the runtime failed (its message is passed on).
+
+The torch runtime builds each network with `interpreter` and `fold_batchnorm`
+of python/sslat/_ir_torch.py (the interpreter sslat.torch.to_module uses):
+the command embeds that file ahead of this one (CMakeLists.txt), so they are
+defined above when this runs.
 """
 import json
 import statistics
@@ -142,96 +147,6 @@ def onnxruntime_runners(manifest):
     return name, runners, None
 
 
-def torch_module(torch, graph):
-    """The architecture's IR (nodes reading earlier values, -1 = input) as a torch module."""
-    nn = torch.nn
-    functional = torch.nn.functional
-    acts = {"relu": nn.ReLU, "relu6": nn.ReLU6, "hswish": nn.Hardswish, "hsigmoid": nn.Hardsigmoid,
-            "sigmoid": nn.Sigmoid, "silu": nn.SiLU, "gelu": nn.GELU, "tanh": nn.Tanh}
-
-    class Architecture(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.nodes = graph["nodes"]
-            self.layers = nn.ModuleList()
-            for node in self.nodes:
-                shape = graph["input"] if node["input"][0] == -1 else self.nodes[node["input"][0]]["shape"]
-                op = node["op"]
-                if op == "conv2d":
-                    c = node["conv"]
-                    top = c["pads"][0] if len(set(c["pads"])) == 1 else 0  # lopsided 'same': padded in forward
-                    layer = nn.Conv2d(shape[1], c["out_channels"], c["kernel"], c["stride"], top,
-                                      c["dilation"], c["groups"], bias=c["bias"])
-                elif op == "batchnorm":
-                    layer = nn.BatchNorm2d(shape[1])
-                elif op == "act":
-                    layer = acts[node["act"]]()
-                elif op == "maxpool":
-                    p = node["pool"]
-                    layer = nn.MaxPool2d(p["kernel"], p["stride"], p["padding"])
-                elif op == "avgpool":
-                    p = node["pool"]
-                    layer = nn.AvgPool2d(p["kernel"], p["stride"], p["padding"])
-                elif op == "linear":
-                    layer = nn.Linear(shape[1] * shape[2] * shape[3], node["linear"]["out_features"],
-                                      bias=node["linear"]["bias"])
-                else:
-                    layer = nn.Identity()
-                self.layers.append(layer)
-
-        def forward(self, x):
-            values = []
-            for node, layer in zip(self.nodes, self.layers):
-                a = x if node["input"][0] == -1 else values[node["input"][0]]
-                second = node["input"][1]
-                b = None if second == -2 else (x if second == -1 else values[second])
-                op = node["op"]
-                if op == "conv2d" and len(set(node["conv"]["pads"])) > 1:
-                    top, left, bottom, right = node["conv"]["pads"]
-                    y = layer(functional.pad(a, (left, right, top, bottom)))
-                elif op == "add":
-                    y = a + b
-                elif op == "mul_channel":
-                    y = a * b
-                elif op == "global_avgpool":
-                    y = functional.adaptive_avg_pool2d(a, 1)
-                elif op == "linear":
-                    y = layer(torch.flatten(a, 1)).view(a.shape[0], -1, 1, 1)
-                elif op == "flatten":
-                    y = a.reshape(a.shape[0], -1, 1, 1)
-                elif op == "channel_shuffle":
-                    n, c, h, w = a.shape
-                    g = node["groups"]
-                    y = a.view(n, g, c // g, h, w).transpose(1, 2).reshape(n, c, h, w)
-                elif op == "concat":
-                    y = torch.cat([x if i == -1 else values[i] for i in node["input"] if i != -2], 1)
-                elif op == "upsample":
-                    y = functional.interpolate(a, scale_factor=node["scale"], mode="nearest")
-                elif op == "space_to_depth":
-                    y = torch.cat([a[..., ::2, ::2], a[..., 1::2, ::2], a[..., ::2, 1::2], a[..., 1::2, 1::2]], 1)
-                elif op == "channel_slice":
-                    s = node["slice"]
-                    y = a[:, s["start"]:s["start"] + s["length"]]
-                else:
-                    y = layer(a)
-                values.append(y)
-            return values[-1] if values else x
-
-    return Architecture()
-
-
-def fold_batchnorm(torch, module):
-    """conv -> bn (the bn the conv's only reader) as one conv, as sslat's fused mode."""
-    nodes = module.nodes
-    for i, node in enumerate(nodes[:-1]):
-        following = nodes[i + 1]
-        readers = sum(n["input"].count(i) for n in nodes)
-        if node["op"] == "conv2d" and following["op"] == "batchnorm" and following["input"][0] == i and readers == 1:
-            module.layers[i] = torch.nn.utils.fusion.fuse_conv_bn_eval(module.layers[i].eval(), module.layers[i + 1].eval())
-            module.layers[i + 1] = torch.nn.Identity()
-    return module
-
-
 def cuda_graph_runner(torch, module, x):
     """The whole network captured once as a CUDA graph (after eager runs, so
     cuDNN's algorithms are chosen outside the capture); each run is one replay
@@ -277,9 +192,9 @@ def torch_runners(manifest):
         with open(model["graph"]) as file:
             graph = json.load(file)
         try:
-            module = torch_module(torch, graph).eval()
+            module = interpreter(torch)(graph).eval()  # noqa: F821 (python/sslat/_ir_torch.py, embedded ahead)
             if fold:
-                module = fold_batchnorm(torch, module)
+                module = fold_batchnorm(torch, module)  # noqa: F821 (as above)
             module = module.to(device=device, dtype=dtype, memory_format=layout)
         except Exception as error:
             fail(1, "PyTorch cannot build %s: %s" % (model["graph"], error))

@@ -1,0 +1,150 @@
+"""The one IR -> PyTorch interpreter: an architecture's IR graph (as
+`sslat show --ir` and SearchSpace.architecture_graph write it: nodes reading
+earlier values, -1 = the graph input, -2 = no input) as an nn.Module, op by op.
+
+Used by sslat.torch.to_module (with the calculators' seeded weights), by the
+check after tracing (sslat.torch._check), and by `sslat validate --reference
+torch`: the command embeds this file ahead of cli/reference_runner.py. So it
+imports nothing, not even torch: the caller passes its torch module, and the
+runner can explain a missing torch instead of failing at import.
+"""
+
+ACTIVATIONS = ("relu", "relu6", "hswish", "hsigmoid", "sigmoid", "silu", "gelu", "tanh")
+BN_EPSILON = 1e-5  # SSLAT_BN_EPSILON (engine/measure/parameters.h)
+
+
+def interpreter(torch):
+    """The Architecture class on this torch.
+
+    Architecture(graph, parameters=None): parameters(node, role, fan_in,
+    shape) gives a parameter's values as a tensor (role: "weight", "bias",
+    "gamma", "beta", "mean", "variance"); None keeps PyTorch's initial values.
+    run(x) gives every node's value, forward(x) the last one (N×C for a
+    network ending in a linear layer or a flatten, as PyTorch's do)."""
+    nn = torch.nn
+    functional = torch.nn.functional
+    activations = dict(zip(ACTIVATIONS, (nn.ReLU, nn.ReLU6, nn.Hardswish, nn.Hardsigmoid, nn.Sigmoid, nn.SiLU,
+                                         nn.GELU, nn.Tanh)))
+
+    def conv_layer(node, shape, index, parameters):
+        c = node["conv"]
+        top, left, bottom, right = c["pads"]
+        symmetric = top == left == bottom == right  # a lopsided 'same' is padded in run()
+        layer = nn.Conv2d(shape[1], c["out_channels"], c["kernel"], c["stride"], top if symmetric else 0,
+                          c["dilation"], c["groups"], bias=c["bias"])
+        if parameters:
+            fan_in = shape[1] // c["groups"] * c["kernel"] ** 2
+            layer.weight.copy_(parameters(index, "weight", fan_in, tuple(layer.weight.shape)))
+            if c["bias"]:
+                layer.bias.copy_(parameters(index, "bias", 0, (c["out_channels"],)))
+        return layer
+
+    def batchnorm_layer(shape, index, parameters):
+        layer = nn.BatchNorm2d(shape[1], eps=BN_EPSILON)
+        if parameters:
+            for name, role in (("weight", "gamma"), ("bias", "beta"), ("running_mean", "mean"),
+                               ("running_var", "variance")):
+                getattr(layer, name).copy_(parameters(index, role, 0, (shape[1],)))
+        return layer
+
+    def linear_layer(node, shape, index, parameters):
+        features = shape[1] * shape[2] * shape[3]
+        out_features, bias = node["linear"]["out_features"], node["linear"]["bias"]
+        layer = nn.Linear(features, out_features, bias=bias)
+        if parameters:
+            layer.weight.copy_(parameters(index, "weight", features, tuple(layer.weight.shape)))
+            if bias:
+                layer.bias.copy_(parameters(index, "bias", 0, (out_features,)))
+        return layer
+
+    class Architecture(nn.Module):
+        def __init__(self, graph, parameters=None):
+            super().__init__()
+            self.nodes, self.input_shape = graph["nodes"], graph["input"]
+            self.layers = nn.ModuleList()
+            with torch.no_grad():
+                for index, node in enumerate(self.nodes):
+                    self.layers.append(self._layer(index, node, parameters))
+
+        def _layer(self, index, node, parameters):
+            """The module of a node that has one; nn.Identity for the ops that
+            are functions of their inputs (run() computes them)."""
+            op = node["op"]
+            shape = self.input_shape if node["input"][0] == -1 else self.nodes[node["input"][0]]["shape"]
+            if op == "conv2d":
+                return conv_layer(node, shape, index, parameters)
+            if op == "batchnorm":
+                return batchnorm_layer(shape, index, parameters)
+            if op == "act":
+                return activations[node["act"]]()
+            if op in ("maxpool", "avgpool"):
+                p = node["pool"]
+                return (nn.MaxPool2d if op == "maxpool" else nn.AvgPool2d)(p["kernel"], p["stride"], p["padding"])
+            if op == "linear":
+                return linear_layer(node, shape, index, parameters)
+            if op == "global_avgpool" and node.get("form", "module") == "module":
+                return nn.AdaptiveAvgPool2d(1)  # as the model wrote it: thop and pthflops count only the module
+            if op == "input":
+                raise ValueError("node %d is a layer's own input: architectures have none" % index)
+            return nn.Identity()
+
+        def forward(self, x):
+            values = self.run(x)
+            y = values[-1] if values else x
+            # vectors are N×C×1×1 in the IR; a network ending in a linear layer gives N×C, as PyTorch's do
+            return y.flatten(1) if self.nodes and self.nodes[-1]["op"] in ("linear", "flatten") else y
+
+        def run(self, x):
+            """Every node's value, in node order."""
+            values = []
+            for node, layer in zip(self.nodes, self.layers):
+                inputs = [x if j == -1 else values[j] for j in node["input"] if j != -2]
+                values.append(apply(node, layer, inputs))
+            return values
+
+    def apply(node, layer, inputs):
+        a, op = inputs[0], node["op"]
+        if op == "add":
+            return a + inputs[1]
+        if op == "mul_channel":
+            return a * inputs[1]
+        if op == "global_avgpool" and node.get("form") == "functional":
+            return functional.adaptive_avg_pool2d(a, 1)
+        if op == "global_avgpool" and node.get("form") == "mean":
+            return a.mean((2, 3), keepdim=True)
+        if op == "conv2d" and len(set(node["conv"]["pads"])) > 1:  # 'same', one side more: pad first
+            top, left, bottom, right = node["conv"]["pads"]
+            return layer(functional.pad(a, (left, right, top, bottom)))
+        if op == "linear":
+            return layer(torch.flatten(a, 1)).view(a.shape[0], -1, 1, 1)
+        if op == "flatten":
+            return a.reshape(a.shape[0], -1, 1, 1)
+        if op == "channel_shuffle":
+            n, c, h, w = a.shape
+            g = node["groups"]
+            return a.view(n, g, c // g, h, w).transpose(1, 2).reshape(n, c, h, w)
+        if op == "concat":
+            return torch.cat(inputs, 1)
+        if op == "channel_slice":
+            return a[:, node["slice"]["start"]:node["slice"]["start"] + node["slice"]["length"]]
+        if op == "upsample":
+            return functional.interpolate(a, scale_factor=node["scale"], mode="nearest")
+        if op == "space_to_depth":
+            return torch.cat([a[..., ::2, ::2], a[..., 1::2, ::2], a[..., ::2, 1::2], a[..., 1::2, 1::2]], 1)
+        return layer(a)  # conv2d, batchnorm, act, pools, identity: their module
+
+    return Architecture
+
+
+def fold_batchnorm(torch, module):
+    """conv -> bn (the bn the conv's only reader) as one conv, as sslat's fused
+    mode runs it; module is an Architecture in eval mode."""
+    nodes = module.nodes
+    for i, node in enumerate(nodes[:-1]):
+        following = nodes[i + 1]
+        readers = sum(n["input"].count(i) for n in nodes)
+        if node["op"] == "conv2d" and following["op"] == "batchnorm" and following["input"][0] == i and readers == 1:
+            module.layers[i] = torch.nn.utils.fusion.fuse_conv_bn_eval(module.layers[i].eval(),
+                                                                       module.layers[i + 1].eval())
+            module.layers[i + 1] = torch.nn.Identity()
+    return module
