@@ -52,7 +52,8 @@ typedef enum sslat_status {
     SSLAT_ERR_DEVICE = 10           /* the GPU or its library (CUDA, cuDNN, cuBLAS) reported an error */
 } sslat_status;
 
-/* A one-line description of a status ("invalid search space"). Never NULL. */
+/* A one-line description of a status ("search space invalid or not the
+ * table's" for SSLAT_ERR_SPACE). Never NULL. */
 SSLAT_API const char *sslat_status_string(sslat_status status);
 
 /* Error details, filled by any function that takes one (it may be NULL).
@@ -65,7 +66,10 @@ typedef struct sslat_error {
 /* ---- Search spaces -------------------------------------------------------- */
 
 /* A loaded search space: fixed layers (the constant part) and NAS blocks of
- * candidate subgraphs, all expanded into primitive operations. Immutable. */
+ * candidate subgraphs, all expanded into primitive operations. Its layers
+ * never change after loading; the one thing that does is the latency table
+ * attached to it (sslat_initialize_latency, attach, reset), which is why those
+ * take a non-const space. */
 typedef struct sslat_space sslat_space;
 
 /* Overrides applied while loading (batch and resolution sweeps). Zero fields
@@ -125,10 +129,20 @@ SSLAT_API sslat_status sslat_space_param_count(const sslat_space *space, const i
 SSLAT_API sslat_status sslat_space_architecture_json(const sslat_space *space, const int32_t *arch, int32_t length,
                                                      char **json, sslat_error *error);
 
+/* The parameters of a node, as sslat_parameter_values numbers them. Pinned:
+ * part of the ABI (the Python package passes them as integers). */
+typedef enum sslat_parameter_role {
+    SSLAT_ROLE_WEIGHTS = 0,  /* uniform in ±sqrt(3 / fan_in) */
+    SSLAT_ROLE_BIAS = 1,     /* ±0.1 */
+    SSLAT_ROLE_GAMMA = 2,    /* BN gamma, [0.5, 1.5] */
+    SSLAT_ROLE_BETA = 3,     /* BN beta, ±0.5 */
+    SSLAT_ROLE_MEAN = 4,     /* BN running mean, ±0.2 */
+    SSLAT_ROLE_VARIANCE = 5  /* BN running variance, [0.5, 1.5] */
+} sslat_parameter_role;
+
 /* The seeded values the calculators give a node's parameter (the same on the
- * host, the device and in ONNX exports): role 0 weights (uniform ±sqrt(3 /
- * fan_in)), 1 bias (±0.1), 2 BN gamma [0.5, 1.5], 3 beta ±0.5, 4 running mean
- * ±0.2, 5 running variance [0.5, 1.5]. seed 0 means the default seed. */
+ * host, the device and in ONNX exports); role is an sslat_parameter_role.
+ * seed 0 means the default seed. */
 SSLAT_API void sslat_parameter_values(uint64_t seed, int32_t node, int32_t role, int64_t fan_in, float *out,
                                       size_t count);
 /* The file's "arch": copies up to capacity indices; returns its length
@@ -181,7 +195,7 @@ typedef struct sslat_entry {
     uint32_t samples;
 } sslat_entry;
 
-/* The seed's constructor: latency_type ("mac", "cuda", …), the constant part,
+/* enot.latency's constructor: latency_type ("mac", "cuda", …), the constant part,
  * and block_count blocks of candidate_counts[b] values each, flattened block
  * after block in operations_latencies. The unit follows the type. */
 SSLAT_API sslat_status sslat_container_create(const char *latency_type, double constant_latency,
@@ -263,23 +277,31 @@ SSLAT_API sslat_status sslat_container_metadata_at(const sslat_container *contai
 /* NULL when absent. */
 SSLAT_API const char *sslat_container_metadata(const sslat_container *container, const char *key);
 
-/* Setters, used by calculators and importers. */
-SSLAT_API sslat_status sslat_container_set_entry(sslat_container *container, int32_t block,
-                                       int32_t candidate, const sslat_entry *entry,
-                                       sslat_error *error);
-SSLAT_API sslat_status sslat_container_set_constant_entry(sslat_container *container,
-                                                const sslat_entry *entry, sslat_error *error);
-/* Keys must not be latency_type or unit (fixed at creation). */
+/* A note of the caller's in the table's metadata (kept by every format).
+ * Keys must not be latency_type or unit (fixed at creation). */
 SSLAT_API sslat_status sslat_container_set_metadata(sslat_container *container, const char *key,
-                                          const char *value, sslat_error *error);
+                                                    const char *value, sslat_error *error);
+
+#ifdef SSLAT_STATIC_LINKING_ONLY
+/* ---- Unstable: for calculators and importers -------------------------------
+ * What sslat's own backends and importers fill a table with. These may change
+ * between any two versions: use them only against the sslat.h your library
+ * was built with (as zstd's ZSTD_STATIC_LINKING_ONLY). A table built with
+ * sslat_container_create and read back needs none of them. */
+SSLAT_API sslat_status sslat_container_set_entry(sslat_container *container, int32_t block,
+                                                 int32_t candidate, const sslat_entry *entry,
+                                                 sslat_error *error);
+SSLAT_API sslat_status sslat_container_set_constant_entry(sslat_container *container,
+                                                          const sslat_entry *entry, sslat_error *error);
 /* Record the space: name, hash, input shape, block names and candidate labels.
  * Fails when the space's blocks do not match the table's shape. */
 SSLAT_API sslat_status sslat_container_bind_space(sslat_container *container, const sslat_space *space,
-                                        sslat_error *error);
+                                                  sslat_error *error);
+#endif
 
 /* A shard's part (sslat measure --shard I/N): returns 1 and its index and count,
  * or 0 for a whole table. Statistics and exports refuse parts. */
-SSLAT_API int sslat_container_shard(const sslat_container *container, int32_t *index, int32_t *count);
+SSLAT_API int32_t sslat_container_shard(const sslat_container *container, int32_t *index, int32_t *count);
 
 /* One whole table from the n parts of a sharded run. Checks that every part
  * comes from the same space, latency type and calculator options, that the
@@ -290,12 +312,19 @@ SSLAT_API sslat_status sslat_container_merge(const sslat_container *const *parts
 
 /* ---- The reference API: latency attached to a space --------------------------- */
 
-/* Options of sslat_initialize_latency; zero fields take the defaults, so
- * `sslat_latency_options o = {0};` is the reference's behaviour. */
-/* warmup_iterations of sslat_latency_options: no warmup run at all (0 means the default). */
+/* warmup_iterations of sslat_latency_options: no warmup runs asked for (0
+ * means the default 10). Each timed backend still runs a unit before timing
+ * it: the cpu backend once, the cuda backend for at least 5 ms of GPU time
+ * (a first run pays for lazy initialisation, never a figure to keep). */
 #define SSLAT_NO_WARMUP (-1)
 
+/* Options of sslat_initialize_latency; zero fields take the defaults, so
+ * `sslat_latency_options o = {0};` is the reference's behaviour. size makes
+ * the struct versioned: 0 or sizeof(sslat_latency_options) as the caller
+ * compiled it; a library of another layout refuses a size it does not know
+ * (INVALID_ARGUMENT) instead of reading past the caller's struct. */
 typedef struct sslat_latency_options {
+    uint32_t size;             /* 0 = this header's sizeof(sslat_latency_options) */
     const char *ignore;        /* analytic: op kinds left out ("batchnorm,act") */
     int32_t warmup_iterations; /* timed: runs before timing (0 = the default 10; SSLAT_NO_WARMUP = none) */
     int32_t run_iterations;    /* timed: timed runs (default 10) */
@@ -325,8 +354,9 @@ SSLAT_API sslat_status sslat_initialize_latency(const char *latency_type, sslat_
 /* Attach a copy of a container (e.g. loaded from a file): its space hash must match. */
 SSLAT_API sslat_status sslat_attach_latency(sslat_space *space, const sslat_container *container,
                                   sslat_error *error);
-/* The attached container, or NULL. */
-SSLAT_API sslat_container *sslat_space_latency(const sslat_space *space);
+/* The attached container, or NULL; owned by the space (change it through the
+ * space: initialize, attach, reset). */
+SSLAT_API const sslat_container *sslat_space_latency(const sslat_space *space);
 /* Drop the attached container. */
 SSLAT_API void sslat_reset_latency(sslat_space *space);
 
@@ -343,7 +373,7 @@ SSLAT_API sslat_status sslat_mean_latency(const sslat_container *container, doub
  * uniformly and independently), reproducible from seed. */
 SSLAT_API sslat_status sslat_sample_latencies(const sslat_container *container, size_t n, uint64_t seed,
                                     double *latencies, sslat_error *error);
-/* Median of sample_latencies(n, seed) (the seed's median_latency). */
+/* Median of sample_latencies(n, seed) (enot.latency's median_latency). */
 SSLAT_API sslat_status sslat_median_latency(const sslat_container *container, size_t n, uint64_t seed,
                                   double *latency, sslat_error *error);
 /* Latency of one architecture (length must equal the block count). */
@@ -443,6 +473,7 @@ SSLAT_API sslat_status sslat_pareto_point(const sslat_pareto_front *front, int32
  * distribution over the space, MACs against latency, the Pareto front, and
  * predicted against measured with labelled points. Every field may be 0/NULL. */
 typedef struct sslat_report_options {
+    uint32_t size;                 /* versioned as sslat_latency_options: 0 = this header's sizeof */
     const char *table_name;        /* shown as the table's name (NULL: not shown) */
     const sslat_space *space;      /* the table's space: exact count, its "arch" */
     const sslat_container *mac;    /* a MAC table of the same space: MACs vs latency */
@@ -458,6 +489,11 @@ typedef struct sslat_report_options {
 /* *html is NUL-terminated; the caller frees it with sslat_free. */
 SSLAT_API sslat_status sslat_report_html(const sslat_container *table, const sslat_report_options *options,
                                          char **html, sslat_error *error);
+
+/* sizeof of a public struct as this library was built ("sslat_entry",
+ * "sslat_latency_options", …), 0 for a name it does not know: a binding that
+ * mirrors the structs (the Python package) checks its copies against it. */
+SSLAT_API size_t sslat_struct_size(const char *name);
 
 #ifdef __cplusplus
 }

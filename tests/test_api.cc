@@ -68,6 +68,15 @@ TEST(Api, ErrorsNameTheProblem)
     bad.ignore = "softmax";
     EXPECT_EQ(sslat_initialize_latency("mac", space, nullptr, &bad, &c, &err), SSLAT_ERR_INVALID_ARGUMENT);
     EXPECT_NE(sslat_space_latency(space), nullptr);  // the earlier table stays
+    // the options are versioned: 0 or this header's size, anything else refused by name
+    sslat_latency_options sized = {};
+    sized.size = sizeof sized;
+    EXPECT_EQ(sslat_initialize_latency("mac", space, nullptr, &sized, &c, &err), SSLAT_OK) << err.message;
+    sized.size = sizeof sized + 8;  // a caller built against a later, longer struct
+    EXPECT_EQ(sslat_initialize_latency("mac", space, nullptr, &sized, &c, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(err.message).find("sslat_latency_options.size"), std::string::npos) << err.message;
+    EXPECT_EQ(sslat_struct_size("sslat_latency_options"), sizeof(sslat_latency_options));
+    EXPECT_EQ(sslat_struct_size("sslat_no_such_struct"), 0u);
 
     // a table of another space is refused
     sslat_space *other_space = load_example("proxylessnas.json");

@@ -114,6 +114,11 @@ TEST(Report, BadInputIsRefusedByName)
     EXPECT_NE(std::string(err.message).find("v.json:1:"), std::string::npos) << err.message;
     EXPECT_EQ(html, nullptr);
     EXPECT_EQ(sslat_report_html(nullptr, nullptr, &html, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    options = {};
+    options.size = 3;  // not this library's layout
+    EXPECT_EQ(sslat_report_html(t.thop, &options, &html, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(err.message).find("sslat_report_options.size"), std::string::npos) << err.message;
+    options = {};
     // a long label is cut at a whole character: the page stays UTF-8
     std::string label;
     for (int i = 0; i < 40; i++) label += "\xc3\xa9";  // é

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/abi.h"
 #include "base/error.h"
 #include "calc/run.h"
 #include "ir/space.h"
@@ -70,6 +71,10 @@ sslat_status sslat_initialize_latency(const char *latency_type, sslat_space *spa
     sslat_error_clear(error);
     if (!space || !out) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "space and out are required");
     *out = NULL;
+    if (options) {
+        sslat_status sized = sslat_check_struct_size(options->size, sizeof *options, "sslat_latency_options", error);
+        if (sized != SSLAT_OK) return sized;
+    }
     const sslat_calculator *calculator = sslat_calculator_find(latency_type);
     if (!calculator)
         return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
@@ -140,7 +145,7 @@ sslat_status sslat_attach_latency(sslat_space *space, const sslat_container *con
     return SSLAT_OK;
 }
 
-sslat_container *sslat_space_latency(const sslat_space *space)
+const sslat_container *sslat_space_latency(const sslat_space *space)
 {
     return space ? space->latency : NULL;
 }

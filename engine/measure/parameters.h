@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sslat.h" /* sslat_parameter_role */
+
 /* The seed of the inputs and weights when none is given: tables, validation
  * runs and ONNX exports of one space agree on every value. */
 #define SSLAT_DEFAULT_SEED 0x5eed
@@ -13,9 +15,8 @@
 /* BN epsilon of every batchnorm, as PyTorch's default. */
 #define SSLAT_BN_EPSILON 1e-5f
 
-/* Fill roles of a node's parameters (engine/fill.h streams). */
-enum { SSLAT_ROLE_WEIGHTS, SSLAT_ROLE_BIAS, SSLAT_ROLE_GAMMA, SSLAT_ROLE_BETA, SSLAT_ROLE_MEAN,
-       SSLAT_ROLE_VARIANCE };
+/* The roles of a node's parameters (each its own measure/fill.h stream) are
+ * the public sslat_parameter_role (sslat.h). */
 
 /* The seeded values of one parameter tensor: weights uniform in ±sqrt(3 / fan_in)
  * (unit variance through a layer), bias ±0.1, gamma [0.5, 1.5], beta ±0.5, mean

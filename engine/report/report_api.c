@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/abi.h"
 #include "base/error.h"
 #include "base/limits.h"
 #include "base/text.h"
@@ -83,6 +84,8 @@ sslat_status sslat_report_html(const sslat_container *table, const sslat_report_
     *html = NULL;
     sslat_report_options none = {0};
     const sslat_report_options *o = options ? options : &none;
+    sslat_status sized = sslat_check_struct_size(o->size, sizeof *o, "sslat_report_options", error);
+    if (sized != SSLAT_OK) return sized;
     sslat_status status = sslat_container_require_complete(table, error);
     if (status == SSLAT_OK && o->space) status = sslat_table_fits_space(table, o->space, error);
     if (status == SSLAT_OK && o->mac) status = check_second_table(table, o->mac, "MAC", error);

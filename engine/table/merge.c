@@ -8,7 +8,7 @@
 #include "base/limits.h"
 #include "table/container.h"
 
-int sslat_container_shard(const sslat_container *c, int32_t *index, int32_t *count)
+int32_t sslat_container_shard(const sslat_container *c, int32_t *index, int32_t *count)
 {
     if (!c || !c->shard) return 0;
     if (index) *index = c->shard->index;

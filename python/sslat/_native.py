@@ -59,7 +59,7 @@ class Entry(ctypes.Structure):
 
 
 class LatencyOptions(ctypes.Structure):
-    _fields_ = [("ignore", ctypes.c_char_p), ("warmup_iterations", ctypes.c_int32),
+    _fields_ = [("size", ctypes.c_uint32), ("ignore", ctypes.c_char_p), ("warmup_iterations", ctypes.c_int32),
                 ("run_iterations", ctypes.c_int32), ("threads", ctypes.c_int32),
                 ("eager", ctypes.c_int32), ("target_noise", ctypes.c_double),
                 ("max_seconds", ctypes.c_double), ("seed", ctypes.c_uint64),
@@ -77,7 +77,7 @@ class DistributionOptions(ctypes.Structure):
 
 
 class ReportOptions(ctypes.Structure):
-    _fields_ = [("table_name", ctypes.c_char_p), ("space", ctypes.c_void_p), ("mac", ctypes.c_void_p),
+    _fields_ = [("size", ctypes.c_uint32), ("table_name", ctypes.c_char_p), ("space", ctypes.c_void_p), ("mac", ctypes.c_void_p),
                 ("value", ctypes.c_void_p), ("arch", ctypes.POINTER(ctypes.c_int32)),
                 ("arch_length", ctypes.c_int32), ("validation_json", ctypes.c_char_p),
                 ("validation_name", ctypes.c_char_p), ("samples", ctypes.c_int32), ("seed", ctypes.c_uint64)]
@@ -187,12 +187,32 @@ _PROTOTYPES = {
     "sslat_pareto_front_size": (ctypes.c_int64, [P]),
     "sslat_pareto_slack": (DBL, [P]),
     "sslat_pareto_point": (ST, [P, I32, I32P, I32, DBLP, DBLP, ERR]),
+    "sslat_struct_size": (SIZE, [STR]),
 }
 
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():
     _function = getattr(lib, _name)
     _function.restype = _restype
     _function.argtypes = _argtypes
+
+# The structs above copy sslat.h's by hand: the library says how it laid them
+# out, and a library of another layout is refused here, not misread later.
+MIRRORS = {"sslat_error": Error, "sslat_space_options": SpaceOptions, "sslat_entry": Entry,
+           "sslat_onnx_options": OnnxOptions, "sslat_latency_options": LatencyOptions,
+           "sslat_distribution_options": DistributionOptions, "sslat_budget_result": BudgetResult,
+           "sslat_report_options": ReportOptions}
+
+
+def struct_mismatches(mirrors=MIRRORS):
+    """(name, Python's size, the library's size) of every mirror that differs."""
+    return [(name, ctypes.sizeof(mirror), lib.sslat_struct_size(name.encode()))
+            for name, mirror in mirrors.items() if ctypes.sizeof(mirror) != lib.sslat_struct_size(name.encode())]
+
+
+if struct_mismatches():
+    raise ImportError("sslat: %s was built with other struct layouts than this package (%s): install the "
+                      "package and the library from one checkout" % (library_path, ", ".join(
+                          "%s %d vs %d bytes" % m for m in struct_mismatches())))
 
 
 def call(function, *args):

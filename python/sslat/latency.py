@@ -77,7 +77,7 @@ def _ignore_text(value):
 
 
 def _latency_options(kwargs):
-    options = _native.LatencyOptions()
+    options = _native.LatencyOptions(size=ctypes.sizeof(_native.LatencyOptions))
     keep = []  # the encoded strings must outlive the call
     kwargs = dict(kwargs)
     if "warmup_iterations" in kwargs:

@@ -38,7 +38,7 @@ def report(table: Source, path: Optional[PathLike] = None, *, space: Optional[Se
     if space is None and isinstance(table, SearchSpace):
         space = table
     text, source = _validation_text(validation)
-    options = _native.ReportOptions()
+    options = _native.ReportOptions(size=ctypes.sizeof(_native.ReportOptions))
     options.table_name = _native.encode(name, "name")
     options.validation_json = _native.encode(text, "validation")
     options.validation_name = _native.encode(source, "validation")

@@ -1,5 +1,6 @@
 """How the package is installed, how it finds the library, and what it says
 when it cannot."""
+import ctypes
 import importlib.metadata
 import os
 import pathlib
@@ -51,8 +52,24 @@ def test_a_wrong_sslat_library_is_a_clear_import_error(tmp_path):
     assert "nowhere/libsslat.so" in result.stderr
 
 
+def test_every_struct_copied_from_sslat_h_has_the_librarys_layout():
+    from sslat import _native
+    assert _native.struct_mismatches() == []
+    assert set(_native.MIRRORS) == {line.split("typedef struct ")[1].split()[0]
+                                    for line in _header_lines() if line.startswith("typedef struct ")
+                                    and "{" in line}, "every public struct with fields is mirrored"
+
+    class Shorter(ctypes.Structure):  # a copy that lost a field is caught
+        _fields_ = _native.LatencyOptions._fields_[:-1]
+    assert _native.struct_mismatches({"sslat_latency_options": Shorter})[0][0] == "sslat_latency_options"
+
+
+def _header_lines():
+    header = pathlib.Path(__file__).resolve().parents[2] / "include" / "sslat.h"
+    return header.read_text().splitlines()
+
+
 def test_version_matches_the_library_and_the_package_metadata():
-    assert sslat.__version__ == sslat._lib.sslat_version().decode()
     assert sslat._lib.sslat_version_number() == (
         lambda major, minor, patch: major * 10000 + minor * 100 + patch)(*map(int, sslat.__version__.split(".")))
     try:
