@@ -2,6 +2,7 @@
 #ifndef SSLAT_CLI_H
 #define SSLAT_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,37 @@ enum {
 };
 
 int cli_exit_code(sslat_status status);
+
+/* ---- one parser for every verb --------------------------------------------------
+ * Each verb reads as parse -> check -> run -> write. Parsing is the same for
+ * all: a verb describes its command line in a cli_verb and hands its options,
+ * one at a time, to its own option function; cli_parse does the rest. */
+
+/* cli_parse's answer after printing a verb's --help: the verb returns CLI_OK. */
+#define CLI_HELP (-1)
+
+typedef struct cli_verb {
+    const char *name;              /* "merge": messages read "sslat merge: ..." */
+    const char *short_options;     /* getopt's letters, "c:o:h" (h: the help) */
+    const struct option *options;  /* getopt_long's table, {"help", ..., 'h'} in it, {NULL} last */
+    void (*usage)(void);           /* --help on stdout */
+    /* One option (never 'h'): CLI_OK, or an exit code after saying what is wrong. */
+    int (*option)(int opt, const char *value, void *args);
+    int min_args, max_args;        /* positional arguments (max_args -1: any number) */
+    /* What the verb takes, said when the count is wrong: "sslat NAME: expects
+     * HINT". NULL: the first extra argument is named instead. */
+    const char *expects;
+} cli_verb;
+
+/* Parse argv (argv[0] the verb) into args through verb->option: CLI_OK with
+ * *first the index of the first positional argument, CLI_HELP after printing
+ * the usage, or an exit code after saying what is wrong (getopt names an
+ * unknown option). */
+int cli_parse(const cli_verb *verb, int argc, char **argv, void *args, int *first);
+
+/* "sslat NAME: expects HINT" on stderr; returns CLI_BAD_INPUT (a verb whose
+ * required option is missing says the same as a wrong argument count). */
+int cli_expects(const cli_verb *verb);
 
 /* *slot = value for an option given at most once: a second -c or -o is
  * refused (naming it), not silently the one that wins. */

@@ -1,5 +1,4 @@
 /* sslat arch: one architecture's latency with its per-block breakdown. */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,30 +14,31 @@ static void arch_usage(void)
            "Prints the constant part, each block's chosen candidate and value, and the total.\n");
 }
 
+static int arch_option(int opt, const char *value, void *args)
+{
+    (void)value;
+    if (opt != 'j') return CLI_BAD_INPUT;
+    *(bool *)args = true; /* --json */
+    return CLI_OK;
+}
+
+static const struct option ARCH_OPTIONS[] = {{"json", no_argument, NULL, 'j'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+static const cli_verb ARCH = {"arch", "h", ARCH_OPTIONS, arch_usage, arch_option, 2, 2,
+                              "a container file and an architecture (sslat arch --help)"};
+
 int cmd_arch(int argc, char **argv)
 {
-    static const struct option LONG[] = {{"json", no_argument, NULL, 'j'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
     bool json = false;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
-        if (opt == 'j') json = true;
-        else if (opt == 'h') {
-            arch_usage();
-            return CLI_OK;
-        } else return CLI_BAD_INPUT;
-    }
-    if (optind + 2 != argc) {
-        fprintf(stderr, "sslat arch: expects a container file and an architecture (sslat arch --help)\n");
-        return CLI_BAD_INPUT;
-    }
+    int first, parsed = cli_parse(&ARCH, argc, argv, &json, &first);
+    if (parsed != CLI_OK) return parsed == CLI_HELP ? CLI_OK : parsed;
+    const char *table_path = argv[first], *arch_text = argv[first + 1];
     static int32_t arch[SSLAT_MAX_LAYERS];
-    int32_t length = cli_parse_arch(argv[optind + 1], arch, SSLAT_MAX_LAYERS);
+    int32_t length = cli_parse_arch(arch_text, arch, SSLAT_MAX_LAYERS);
     if (length < 0) return CLI_BAD_INPUT;
     sslat_container *c = NULL;
-    int code = cli_load_container(argv[optind], &c);
+    int code = cli_load_container(table_path, &c);
     if (code != CLI_OK) return code;
     double total = 0;
     sslat_error err;

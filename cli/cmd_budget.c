@@ -1,6 +1,5 @@
 /* sslat budget: how many architectures fit a latency budget, and the one (or
  * the k) that maximise a second table (e.g. MACs) within it. */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -35,60 +34,71 @@ static void print_count(double limit, const char *unit, double low, double high)
         printf("architectures  more than a double holds fit (the count overflows)\n");
 }
 
+enum { OPT_LIMIT = 2001, OPT_MAXIMIZE, OPT_BINS, OPT_JSON, OPT_CSV, OPT_TOP };
+
+typedef struct budget_args {
+    const char *maximize;
+    double limit; /* NAN until given */
+    int32_t bins, top;
+    cli_list_format format;
+} budget_args;
+
+static int budget_option(int opt, const char *value, void *args)
+{
+    budget_args *a = args;
+    char *end = NULL;
+    switch (opt) {
+    case OPT_LIMIT:
+        if (!isnan(a->limit)) {
+            fprintf(stderr, "sslat budget: --limit is given twice\n");
+            return CLI_BAD_INPUT;
+        }
+        a->limit = strtod(value, &end);
+        if (end == value || *end || !isfinite(a->limit)) {
+            fprintf(stderr, "sslat budget: --limit needs a number, got '%s'\n", value);
+            return CLI_BAD_INPUT;
+        }
+        return CLI_OK;
+    case OPT_MAXIMIZE: return cli_set_once(&a->maximize, value, "budget", "--maximize") ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_BINS:
+    case OPT_TOP:
+        if (opt == OPT_BINS ? a->bins != 0 : a->top != 0) {
+            fprintf(stderr, "sslat budget: %s is given twice\n", opt == OPT_BINS ? "--bins" : "--top");
+            return CLI_BAD_INPUT;
+        }
+        if (opt == OPT_BINS ? !cli_parse_int(value, "--bins", 16, 1 << 22, &a->bins)
+                            : !cli_parse_int(value, "--top", 1, SSLAT_MAX_BUDGET_TOP, &a->top))
+            return CLI_BAD_INPUT;
+        return CLI_OK;
+    case OPT_JSON:
+    case OPT_CSV:
+        return cli_set_list_format(&a->format, opt == OPT_JSON ? CLI_LIST_JSON : CLI_LIST_CSV, "budget") ? CLI_OK
+                                                                                                         : CLI_BAD_INPUT;
+    default: return CLI_BAD_INPUT;
+    }
+}
+
+static const struct option BUDGET_OPTIONS[] = {{"limit", required_argument, NULL, OPT_LIMIT},
+                                               {"maximize", required_argument, NULL, OPT_MAXIMIZE},
+                                               {"bins", required_argument, NULL, OPT_BINS},
+                                               {"top", required_argument, NULL, OPT_TOP},
+                                               {"json", no_argument, NULL, OPT_JSON},
+                                               {"csv", no_argument, NULL, OPT_CSV},
+                                               {"help", no_argument, NULL, 'h'},
+                                               {NULL, 0, NULL, 0}};
+static const cli_verb BUDGET = {"budget", "h", BUDGET_OPTIONS, budget_usage, budget_option, 1, 1,
+                                "a container file and --limit L"};
+
 int cmd_budget(int argc, char **argv)
 {
-    enum { OPT_LIMIT = 2001, OPT_MAXIMIZE, OPT_BINS, OPT_JSON, OPT_CSV, OPT_TOP };
-    static const struct option LONG[] = {{"limit", required_argument, NULL, OPT_LIMIT},
-                                         {"maximize", required_argument, NULL, OPT_MAXIMIZE},
-                                         {"bins", required_argument, NULL, OPT_BINS},
-                                         {"top", required_argument, NULL, OPT_TOP},
-                                         {"json", no_argument, NULL, OPT_JSON},
-                                         {"csv", no_argument, NULL, OPT_CSV},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const char *maximize = NULL;
-    double limit = NAN;
-    int32_t bins = 0, top = 0;
-    cli_list_format format = CLI_LIST_TEXT;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
-        char *end = NULL;
-        switch (opt) {
-        case OPT_LIMIT:
-            if (!isnan(limit)) {
-                fprintf(stderr, "sslat budget: --limit is given twice\n");
-                return CLI_BAD_INPUT;
-            }
-            limit = strtod(optarg, &end);
-            if (end == optarg || *end || !isfinite(limit)) {
-                fprintf(stderr, "sslat budget: --limit needs a number, got '%s'\n", optarg);
-                return CLI_BAD_INPUT;
-            }
-            break;
-        case OPT_MAXIMIZE: if (!cli_set_once(&maximize, optarg, "budget", "--maximize")) return CLI_BAD_INPUT; break;
-        case OPT_BINS:
-        case OPT_TOP:
-            if (opt == OPT_BINS ? bins != 0 : top != 0) {
-                fprintf(stderr, "sslat budget: %s is given twice\n", opt == OPT_BINS ? "--bins" : "--top");
-                return CLI_BAD_INPUT;
-            }
-            if (opt == OPT_BINS ? !cli_parse_int(optarg, "--bins", 16, 1 << 22, &bins)
-                                : !cli_parse_int(optarg, "--top", 1, SSLAT_MAX_BUDGET_TOP, &top))
-                return CLI_BAD_INPUT;
-            break;
-        case OPT_JSON:
-        case OPT_CSV:
-            if (!cli_set_list_format(&format, opt == OPT_JSON ? CLI_LIST_JSON : CLI_LIST_CSV, "budget")) return CLI_BAD_INPUT;
-            break;
-        case 'h': budget_usage(); return CLI_OK;
-        default: return CLI_BAD_INPUT;
-        }
-    }
-    if (optind + 1 != argc || isnan(limit)) {
-        fprintf(stderr, "sslat budget: expects a container file and --limit L\n");
-        return CLI_BAD_INPUT;
-    }
+    budget_args a = {.limit = NAN, .format = CLI_LIST_TEXT};
+    int first, parsed = cli_parse(&BUDGET, argc, argv, &a, &first);
+    if (parsed != CLI_OK) return parsed == CLI_HELP ? CLI_OK : parsed;
+    if (isnan(a.limit)) return cli_expects(&BUDGET);
+    const char *maximize = a.maximize, *table_path = argv[first];
+    double limit = a.limit;
+    int32_t bins = a.bins, top = a.top;
+    cli_list_format format = a.format;
     if ((top || format == CLI_LIST_CSV) && !maximize) {
         fprintf(stderr, "sslat budget: %s lists architectures by a second table: give --maximize VALUE.sslat\n",
                 top ? "--top" : "--csv");
@@ -96,7 +106,7 @@ int cmd_budget(int argc, char **argv)
     }
     int32_t wanted = top ? top : 1;
     sslat_container *c = NULL, *value = NULL;
-    int code = cli_load_container(argv[optind], &c);
+    int code = cli_load_container(table_path, &c);
     if (code == CLI_OK && maximize) code = cli_load_container(maximize, &value);
     int32_t blocks = c ? sslat_container_block_count(c) : 0, found = 0;
     int32_t *archs = calloc((size_t)wanted * (size_t)(blocks + 1), sizeof *archs);

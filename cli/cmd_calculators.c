@@ -1,26 +1,27 @@
-#include <getopt.h>
 #include <stdio.h>
 
 #include "calc/calculator.h"
 #include "cli/cli.h"
 
+static void calculators_usage(void)
+{
+    printf("usage: sslat calculators\n\n"
+           "Lists every latency type with its kind, unit and whether it can run here.\n");
+}
+
+static int no_option(int opt, const char *value, void *args)
+{
+    (void)opt, (void)value, (void)args;
+    return CLI_BAD_INPUT;
+}
+
+static const struct option CALCULATORS_OPTIONS[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+static const cli_verb CALCULATORS = {"calculators", "h", CALCULATORS_OPTIONS, calculators_usage, no_option, 0, 0, NULL};
+
 int cmd_calculators(int argc, char **argv)
 {
-    static const struct option LONG[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
-        if (opt == 'h') {
-            printf("usage: sslat calculators\n\n"
-                   "Lists every latency type with its kind, unit and whether it can run here.\n");
-            return CLI_OK;
-        }
-        return CLI_BAD_INPUT;
-    }
-    if (optind < argc) {
-        fprintf(stderr, "sslat calculators: unexpected argument '%s'\n", argv[optind]);
-        return CLI_BAD_INPUT;
-    }
+    int first, code = cli_parse(&CALCULATORS, argc, argv, NULL, &first);
+    if (code != CLI_OK) return code == CLI_HELP ? CLI_OK : code;
     printf("%-13s %-9s %-5s %-10s %s\n", "name", "kind", "unit", "status", "what it gives");
     for (int i = 0; i < sslat_calculator_count(); i++) {
         const sslat_calculator *c = sslat_calculator_at(i);

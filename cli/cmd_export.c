@@ -1,5 +1,4 @@
 /* sslat export: a container as JSON, CSV or an ENOT pickle. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,50 +6,61 @@
 #include "base/file_io.h"
 #include "cli/cli.h"
 
+enum { OPT_JSON = 2001, OPT_CSV, OPT_ENOT };
+
+typedef struct export_args {
+    int format; /* OPT_JSON, OPT_CSV or OPT_ENOT */
+    const char *output; /* standard output when not given */
+} export_args;
+
+static void export_usage(void)
+{
+    printf("usage: sslat export FILE --json|--csv|--enot [-o OUT]\n\n"
+           "JSON holds every field (doubles with 17 digits: sslat import rebuilds the same\n"
+           "container); CSV has one row per block x candidate; --enot writes ENOT's pickle\n"
+           "(latency_type, constant_latency, operations_latencies; plain floats) and needs -o.\n"
+           "OUT defaults to stdout.\n");
+}
+
+static int export_option(int opt, const char *value, void *args)
+{
+    export_args *a = args;
+    switch (opt) {
+    case OPT_JSON:
+    case OPT_CSV:
+    case OPT_ENOT:
+        if (a->format && a->format != opt) { /* one file, one format */
+            fprintf(stderr, "sslat export: one of --json, --csv, --enot (export twice for two formats)\n");
+            return CLI_BAD_INPUT;
+        }
+        a->format = opt;
+        return CLI_OK;
+    case 'o': return cli_set_once(&a->output, value, "export", "-o") ? CLI_OK : CLI_BAD_INPUT;
+    default: return CLI_BAD_INPUT;
+    }
+}
+
+static const struct option EXPORT_OPTIONS[] = {{"json", no_argument, NULL, OPT_JSON},
+                                               {"csv", no_argument, NULL, OPT_CSV},
+                                               {"enot", no_argument, NULL, OPT_ENOT},
+                                               {"output", required_argument, NULL, 'o'},
+                                               {"help", no_argument, NULL, 'h'},
+                                               {NULL, 0, NULL, 0}};
+static const cli_verb EXPORT = {"export", "o:h", EXPORT_OPTIONS, export_usage, export_option, 1, 1,
+                                "a container file and --json, --csv or --enot -o OUT.pkl"};
+
 int cmd_export(int argc, char **argv)
 {
-    enum { OPT_JSON = 2001, OPT_CSV, OPT_ENOT };
-    static const struct option LONG[] = {{"json", no_argument, NULL, OPT_JSON},
-                                         {"csv", no_argument, NULL, OPT_CSV},
-                                         {"enot", no_argument, NULL, OPT_ENOT},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    int format = 0, opt;
-    const char *output = NULL; /* standard output when not given */
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", LONG, NULL)) != -1) {
-        switch (opt) {
-        case OPT_JSON:
-        case OPT_CSV:
-        case OPT_ENOT:
-            if (format && format != opt) { /* one file, one format */
-                fprintf(stderr, "sslat export: one of --json, --csv, --enot (export twice for two formats)\n");
-                return CLI_BAD_INPUT;
-            }
-            format = opt;
-            break;
-        case 'o': if (!cli_set_once(&output, optarg, "export", "-o")) return CLI_BAD_INPUT; break;
-        case 'h':
-            printf("usage: sslat export FILE --json|--csv|--enot [-o OUT]\n\n"
-                   "JSON holds every field (doubles with 17 digits: sslat import rebuilds the same\n"
-                   "container); CSV has one row per block x candidate; --enot writes ENOT's pickle\n"
-                   "(latency_type, constant_latency, operations_latencies; plain floats) and needs -o.\n"
-                   "OUT defaults to stdout.\n");
-            return CLI_OK;
-        default: return CLI_BAD_INPUT;
-        }
-    }
-    if (!output) output = "-";
-    if (optind + 1 != argc || !format || (format == OPT_ENOT && !strcmp(output, "-"))) {
-        fprintf(stderr, "sslat export: expects a container file and --json, --csv or --enot -o OUT.pkl\n");
-        return CLI_BAD_INPUT;
-    }
+    export_args a = {0};
+    int first, code = cli_parse(&EXPORT, argc, argv, &a, &first);
+    if (code != CLI_OK) return code == CLI_HELP ? CLI_OK : code;
+    int format = a.format;
+    const char *output = a.output ? a.output : "-", *input = argv[first];
+    if (!format || (format == OPT_ENOT && !strcmp(output, "-"))) return cli_expects(&EXPORT);
     sslat_container *c = NULL;
-    const char *input = argv[optind];
-    int code = cli_check_paths("export", &input, 1, &output, 1);
+    code = cli_check_paths("export", &input, 1, &output, 1);
     if (code != CLI_OK) return code;
-    code = cli_load_container(argv[optind], &c);
+    code = cli_load_container(input, &c);
     if (code != CLI_OK) return code;
     if (format == OPT_ENOT) {
         uint8_t *bytes = NULL;

@@ -1,5 +1,4 @@
 /* sslat export-onnx: one architecture of a space as an ONNX model. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,38 +18,46 @@ static void export_onnx_usage(void)
            "  --seed S           seed of the weights (default: the calculators' seed)\n");
 }
 
+enum { OPT_ARCH = 2001, OPT_SEED };
+
+typedef struct export_onnx_args {
+    cli_space_args space;
+    const char *arch_text, *output;
+    int32_t seed;
+} export_onnx_args;
+
+static int export_onnx_option(int opt, const char *value, void *args)
+{
+    export_onnx_args *a = args;
+    int code = CLI_OK;
+    if (cli_space_option(opt, value, &a->space, &code)) return code;
+    switch (opt) {
+    case OPT_ARCH: return cli_set_once(&a->arch_text, value, "export-onnx", "--arch") ? CLI_OK : CLI_BAD_INPUT;
+    case 'o': return cli_set_once(&a->output, value, "export-onnx", "-o") ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_SEED: return cli_parse_int(value, "--seed", 1, INT32_MAX, &a->seed) ? CLI_OK : CLI_BAD_INPUT;
+    default: return CLI_BAD_INPUT;
+    }
+}
+
+static const struct option EXPORT_ONNX_OPTIONS[] = {{"arch", required_argument, NULL, OPT_ARCH},
+                                                    {"output", required_argument, NULL, 'o'},
+                                                    {"seed", required_argument, NULL, OPT_SEED},
+                                                    {"help", no_argument, NULL, 'h'},
+                                                    CLI_SPACE_LONG_OPTIONS,
+                                                    {NULL, 0, NULL, 0}};
+static const cli_verb EXPORT_ONNX = {"export-onnx", "o:h", EXPORT_ONNX_OPTIONS, export_onnx_usage, export_onnx_option,
+                                     0, 1, "at most one space file and -o FILE.onnx (sslat export-onnx --help)"};
+
 int cmd_export_onnx(int argc, char **argv)
 {
-    enum { OPT_ARCH = 2001, OPT_SEED };
-    static const struct option LONG[] = {{"arch", required_argument, NULL, OPT_ARCH},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {"seed", required_argument, NULL, OPT_SEED},
-                                         {"help", no_argument, NULL, 'h'},
-                                         CLI_SPACE_LONG_OPTIONS,
-                                         {NULL, 0, NULL, 0}};
-    cli_space_args space_args = {NULL, {0, 0, 0}};
-    const char *arch_text = NULL, *output = NULL;
-    int32_t seed = 0;
-    int opt, code = CLI_OK;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", LONG, NULL)) != -1) {
-        if (cli_space_option(opt, optarg, &space_args, &code)) {
-            if (code) return code;
-            continue;
-        }
-        switch (opt) {
-        case OPT_ARCH: if (!cli_set_once(&arch_text, optarg, "export-onnx", "--arch")) return CLI_BAD_INPUT; break;
-        case 'o': if (!cli_set_once(&output, optarg, "export-onnx", "-o")) return CLI_BAD_INPUT; break;
-        case OPT_SEED: if (!cli_parse_int(optarg, "--seed", 1, INT32_MAX, &seed)) return CLI_BAD_INPUT; break;
-        case 'h': export_onnx_usage(); return CLI_OK;
-        default: return CLI_BAD_INPUT;
-        }
-    }
-    if (optind < argc) space_args.path = argv[optind++];
-    if (optind != argc || !output) {
-        fprintf(stderr, "sslat export-onnx: expects at most one space file and -o FILE.onnx (sslat export-onnx --help)\n");
-        return CLI_BAD_INPUT;
-    }
+    export_onnx_args a = {0};
+    int first, code = cli_parse(&EXPORT_ONNX, argc, argv, &a, &first);
+    if (code != CLI_OK) return code == CLI_HELP ? CLI_OK : code;
+    if (!a.output) return cli_expects(&EXPORT_ONNX);
+    cli_space_args space_args = a.space;
+    if (first < argc) space_args.path = argv[first];
+    const char *arch_text = a.arch_text, *output = a.output;
+    int32_t seed = a.seed;
     code = cli_check_paths("export-onnx", &space_args.path, 1, &output, 1);
     if (code != CLI_OK) return code;
     sslat_space *space = NULL;

@@ -1,5 +1,4 @@
 /* sslat measure: run a calculator over a space and write the container. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -169,303 +168,369 @@ static char *journal_name(const char *output, bool mpi, int rank)
     return path;
 }
 
-int cmd_measure(int argc, char **argv)
-{
-    enum { OPT_IGNORE = 2001, OPT_JSON, OPT_CSV, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS,
-           OPT_ADAPTIVE, OPT_MAX_SECONDS, OPT_SEED, OPT_SHARD, OPT_RESUME, OPT_KEEP_JOURNAL, OPT_RESTART,
-           OPT_FUSE_BN, OPT_CONTEXT, OPT_KEEP_GOING, OPT_REFERENCE, OPT_STRICT };
-    static const struct option LONG[] = {{"calculator", required_argument, NULL, 'c'},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {"json", required_argument, NULL, OPT_JSON},
-                                         {"csv", required_argument, NULL, OPT_CSV},
-                                         {"ignore", required_argument, NULL, OPT_IGNORE},
-                                         {"mode", required_argument, NULL, OPT_MODE},
-                                         {"threads", required_argument, NULL, OPT_THREADS},
-                                         {"warmup", required_argument, NULL, OPT_WARMUP},
-                                         {"runs", required_argument, NULL, OPT_RUNS},
-                                         {"adaptive", required_argument, NULL, OPT_ADAPTIVE},
-                                         {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
-                                         {"seed", required_argument, NULL, OPT_SEED},
-                                         {"shard", required_argument, NULL, OPT_SHARD},
-                                         {"resume", no_argument, NULL, OPT_RESUME},
-                                         {"keep-journal", no_argument, NULL, OPT_KEEP_JOURNAL},
-                                         {"restart", no_argument, NULL, OPT_RESTART},
-                                         {"fuse-bn", no_argument, NULL, OPT_FUSE_BN},
-                                         {"context", required_argument, NULL, OPT_CONTEXT},
-                                         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
-                                         {"reference", required_argument, NULL, OPT_REFERENCE},
-                                         {"strict", no_argument, NULL, OPT_STRICT},
-                                         {"help", no_argument, NULL, 'h'},
-                                         CLI_SPACE_LONG_OPTIONS,
-                                         CLI_DEVICE_LONG_OPTIONS,
-                                         {NULL, 0, NULL, 0}};
-    cli_space_args args = {0};
-    const char *type = NULL, *output = NULL, *ignore = NULL, *json = NULL, *csv = NULL;
-    int opt, code = CLI_OK;
+/* ---- parse ------------------------------------------------------------------------ */
+
+enum { OPT_IGNORE = 2001, OPT_JSON, OPT_CSV, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS,
+       OPT_ADAPTIVE, OPT_MAX_SECONDS, OPT_SEED, OPT_SHARD, OPT_RESUME, OPT_KEEP_JOURNAL, OPT_RESTART,
+       OPT_FUSE_BN, OPT_CONTEXT, OPT_KEEP_GOING, OPT_REFERENCE, OPT_STRICT };
+
+/* What the command line asked for. */
+typedef struct measure_args {
+    cli_space_args space;
+    const char *type, *output, *ignore, *json, *csv;
     sslat_calc_options options;
-    sslat_calc_options_default(&options);
-    sslat_run_plan plan = {.progress = true};
-    int32_t seed = 0;
-    const char *shard = NULL;
-    bool resume = false, keep_journal = false, restart = false;
-    int32_t context_runs = 0; /* --context N: refit to N whole architectures */
-    const char *reference = NULL; /* --reference R: ... timed in that runtime */
-    bool strict = false;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "c:o:h", LONG, NULL)) != -1) {
-        if (cli_space_option(opt, optarg, &args, &code) || cli_device_option(opt, optarg, &options, &code)) {
-            if (code) return code;
-            continue;
+    sslat_run_plan plan;
+    const char *shard;
+    bool resume, keep_journal, restart, strict;
+    int32_t context_runs;  /* --context N: refit to N whole architectures */
+    const char *reference; /* --reference R: ... timed in that runtime */
+} measure_args;
+
+static int measure_option(int opt, const char *value, void *args)
+{
+    measure_args *a = args;
+    sslat_calc_options *o = &a->options;
+    int code = CLI_OK;
+    if (cli_space_option(opt, value, &a->space, &code) || cli_device_option(opt, value, o, &code)) return code;
+    switch (opt) {
+    case 'c': return cli_set_once(&a->type, value, "measure", "-c") ? CLI_OK : CLI_BAD_INPUT;
+    case 'o': return cli_set_once(&a->output, value, "measure", "-o") ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_JSON: return cli_set_once(&a->json, value, "measure", "--json") ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_CSV: return cli_set_once(&a->csv, value, "measure", "--csv") ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_IGNORE: a->ignore = value; return CLI_OK;
+    case OPT_MODE:
+        if (strcmp(value, "fused") && strcmp(value, "eager")) {
+            fprintf(stderr, "sslat measure: --mode is fused or eager, got '%s'\n", value);
+            return CLI_BAD_INPUT;
         }
-        switch (opt) {
-        case 'c': if (!cli_set_once(&type, optarg, "measure", "-c")) return CLI_BAD_INPUT; break;
-        case 'o': if (!cli_set_once(&output, optarg, "measure", "-o")) return CLI_BAD_INPUT; break;
-        case OPT_JSON: if (!cli_set_once(&json, optarg, "measure", "--json")) return CLI_BAD_INPUT; break;
-        case OPT_CSV: if (!cli_set_once(&csv, optarg, "measure", "--csv")) return CLI_BAD_INPUT; break;
-        case OPT_IGNORE: ignore = optarg; break;
-        case OPT_MODE:
-            if (strcmp(optarg, "fused") && strcmp(optarg, "eager")) {
-                fprintf(stderr, "sslat measure: --mode is fused or eager, got '%s'\n", optarg);
-                return CLI_BAD_INPUT;
-            }
-            options.mode = strcmp(optarg, "fused") == 0 ? SSLAT_MODE_FUSED : SSLAT_MODE_EAGER;
-            break;
-        case OPT_THREADS: if (!cli_parse_int(optarg, "--threads", 0, sslat_max_threads(), &options.threads)) return CLI_BAD_INPUT; break;
-        case OPT_WARMUP: if (!cli_parse_int(optarg, "--warmup", 0, 1000000, &options.warmup_iterations)) return CLI_BAD_INPUT; break;
-        case OPT_RUNS: if (!cli_parse_int(optarg, "--runs", 1, 1000000, &options.run_iterations)) return CLI_BAD_INPUT; break;
-        case OPT_SEED:
-            if (!cli_parse_int(optarg, "--seed", 0, INT32_MAX, &seed)) return CLI_BAD_INPUT;
-            options.seed = (uint64_t)seed;
-            break;
-        case OPT_ADAPTIVE:
-        case OPT_MAX_SECONDS: {
-            char *end = NULL;
-            double v = strtod(optarg, &end);
-            if (end == optarg || *end || !(v > 0) || v > 3600) {
-                fprintf(stderr, "sslat measure: --%s needs a positive number, got '%s'\n",
-                        opt == OPT_ADAPTIVE ? "adaptive" : "max-seconds", optarg);
-                return CLI_BAD_INPUT;
-            }
-            if (opt == OPT_ADAPTIVE) options.target_noise = v;
-            else options.max_seconds = v;
-            break;
-        }
-        case OPT_SHARD: shard = optarg; break;
-        case OPT_RESUME: resume = true; break;
-        case OPT_KEEP_JOURNAL: keep_journal = true; break;
-        case OPT_RESTART: restart = true; break;
-        case OPT_FUSE_BN: options.fuse_bn = true; break;
-        case OPT_KEEP_GOING: plan.keep_going = true; break;
-        case OPT_CONTEXT:
-            if (!cli_parse_int(optarg, "--context", 1, 100000, &context_runs)) return CLI_BAD_INPUT;
-            break;
-        case OPT_REFERENCE:
-            if (!cli_reference_known(optarg)) {
-                fprintf(stderr, "sslat measure: --reference is onnxruntime or torch, got '%s'\n", optarg);
-                return CLI_BAD_INPUT;
-            }
-            reference = optarg;
-            break;
-        case OPT_STRICT: strict = true; break;
-        case 'h': measure_usage(); return CLI_OK;
-        default: return CLI_BAD_INPUT;
-        }
+        o->mode = strcmp(value, "fused") == 0 ? SSLAT_MODE_FUSED : SSLAT_MODE_EAGER;
+        return CLI_OK;
+    case OPT_THREADS:
+        return cli_parse_int(value, "--threads", 0, sslat_max_threads(), &o->threads) ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_WARMUP:
+        return cli_parse_int(value, "--warmup", 0, 1000000, &o->warmup_iterations) ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_RUNS: return cli_parse_int(value, "--runs", 1, 1000000, &o->run_iterations) ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_SEED: {
+        int32_t seed = 0;
+        if (!cli_parse_int(value, "--seed", 0, INT32_MAX, &seed)) return CLI_BAD_INPUT;
+        o->seed = (uint64_t)seed;
+        return CLI_OK;
     }
-    if (optind < argc) args.path = argv[optind++];
-    if (reference && !context_runs) {
+    case OPT_ADAPTIVE:
+    case OPT_MAX_SECONDS: {
+        char *end = NULL;
+        double v = strtod(value, &end);
+        if (end == value || *end || !(v > 0) || v > 3600) {
+            fprintf(stderr, "sslat measure: --%s needs a positive number, got '%s'\n",
+                    opt == OPT_ADAPTIVE ? "adaptive" : "max-seconds", value);
+            return CLI_BAD_INPUT;
+        }
+        if (opt == OPT_ADAPTIVE) o->target_noise = v;
+        else o->max_seconds = v;
+        return CLI_OK;
+    }
+    case OPT_SHARD: a->shard = value; return CLI_OK;
+    case OPT_RESUME: a->resume = true; return CLI_OK;
+    case OPT_KEEP_JOURNAL: a->keep_journal = true; return CLI_OK;
+    case OPT_RESTART: a->restart = true; return CLI_OK;
+    case OPT_FUSE_BN: o->fuse_bn = true; return CLI_OK;
+    case OPT_KEEP_GOING: a->plan.keep_going = true; return CLI_OK;
+    case OPT_CONTEXT: return cli_parse_int(value, "--context", 1, 100000, &a->context_runs) ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_REFERENCE:
+        if (!cli_reference_known(value)) {
+            fprintf(stderr, "sslat measure: --reference is onnxruntime or torch, got '%s'\n", value);
+            return CLI_BAD_INPUT;
+        }
+        a->reference = value;
+        return CLI_OK;
+    case OPT_STRICT: a->strict = true; return CLI_OK;
+    default: return CLI_BAD_INPUT;
+    }
+}
+
+static const struct option MEASURE_OPTIONS[] = {{"calculator", required_argument, NULL, 'c'},
+                                                {"output", required_argument, NULL, 'o'},
+                                                {"json", required_argument, NULL, OPT_JSON},
+                                                {"csv", required_argument, NULL, OPT_CSV},
+                                                {"ignore", required_argument, NULL, OPT_IGNORE},
+                                                {"mode", required_argument, NULL, OPT_MODE},
+                                                {"threads", required_argument, NULL, OPT_THREADS},
+                                                {"warmup", required_argument, NULL, OPT_WARMUP},
+                                                {"runs", required_argument, NULL, OPT_RUNS},
+                                                {"adaptive", required_argument, NULL, OPT_ADAPTIVE},
+                                                {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
+                                                {"seed", required_argument, NULL, OPT_SEED},
+                                                {"shard", required_argument, NULL, OPT_SHARD},
+                                                {"resume", no_argument, NULL, OPT_RESUME},
+                                                {"keep-journal", no_argument, NULL, OPT_KEEP_JOURNAL},
+                                                {"restart", no_argument, NULL, OPT_RESTART},
+                                                {"fuse-bn", no_argument, NULL, OPT_FUSE_BN},
+                                                {"context", required_argument, NULL, OPT_CONTEXT},
+                                                {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+                                                {"reference", required_argument, NULL, OPT_REFERENCE},
+                                                {"strict", no_argument, NULL, OPT_STRICT},
+                                                {"help", no_argument, NULL, 'h'},
+                                                CLI_SPACE_LONG_OPTIONS,
+                                                CLI_DEVICE_LONG_OPTIONS,
+                                                {NULL, 0, NULL, 0}};
+static const cli_verb MEASURE = {"measure", "c:o:h", MEASURE_OPTIONS, measure_usage, measure_option, 0, 1, NULL};
+
+/* ---- check ------------------------------------------------------------------------ */
+
+/* Options that cannot go together, before anything is loaded. */
+static int check_combinations(measure_args *a, bool mpi)
+{
+    if (a->reference && !a->context_runs) {
         fprintf(stderr, "sslat measure: --reference %s times the --context architectures: give --context N too\n",
-                reference);
+                a->reference);
         return CLI_BAD_INPUT;
     }
-    if (optind < argc) {
-        fprintf(stderr, "sslat measure: unexpected argument '%s'\n", argv[optind]);
-        return CLI_BAD_INPUT;
-    }
-    if (json && csv && !strcmp(json, "-") && !strcmp(csv, "-")) {
+    if (a->json && a->csv && !strcmp(a->json, "-") && !strcmp(a->csv, "-")) {
         fprintf(stderr, "sslat measure: --json - and --csv - would mix two formats on standard output: one of them\n");
         return CLI_BAD_INPUT;
     }
-
-    code = cli_shard_options(shard, &plan.shard_index, &plan.shard_count);
+    int code = cli_shard_options(a->shard, &a->plan.shard_index, &a->plan.shard_count);
     if (code != CLI_OK) return code;
-    int rank = 0, ranks = 1;
-    bool mpi = cli_mpi_launched();
-    if (mpi && (shard || !output || json || csv)) {
+    if (mpi && (a->shard || !a->output || a->json || a->csv)) {
         fprintf(stderr, "sslat measure: under mpirun every rank takes its own shard and rank 0 writes -o OUT "
                         "(no --shard, --json, --csv)\n");
         return CLI_BAD_INPUT;
     }
-    if (plan.keep_going && (mpi || context_runs)) {
+    if (a->plan.keep_going && (mpi || a->context_runs)) {
         fprintf(stderr, "sslat measure: --keep-going writes an incomplete table, which %s refuses: not with %s "
                         "(measure with --keep-going alone, then --resume until complete)\n",
                 mpi ? "the ranks' merge" : "context mode", mpi ? "mpirun" : "--context");
         return CLI_BAD_INPUT;
     }
-    if (context_runs && (mpi || plan.shard_count > 1)) {
+    if (a->context_runs && (mpi || a->plan.shard_count > 1)) {
         fprintf(stderr, "sslat measure: --context fits a whole table: not with shards or under mpirun "
                         "(merge the parts, then measure the context on one node)\n");
         return CLI_BAD_INPUT;
     }
-    if (!mpi && plan.shard_count > 1 && (!output || json || csv)) {
+    if (!mpi && a->plan.shard_count > 1 && (!a->output || a->json || a->csv)) {
         fprintf(stderr, "sslat measure: shard %d/%d writes a part: give -o PART.sslat (no --json / --csv; "
-                        "export after sslat merge)\n", plan.shard_index, plan.shard_count);
+                        "export after sslat merge)\n", a->plan.shard_index, a->plan.shard_count);
         return CLI_BAD_INPUT;
     }
-    const sslat_calculator *calculator = type ? sslat_calculator_find(type) : best_available();
-    if (!calculator) {
+    return CLI_OK;
+}
+
+/* The calculator, and whether it can run what was asked, here. */
+static int check_calculator(measure_args *a, bool mpi, const sslat_calculator **calculator)
+{
+    *calculator = a->type ? sslat_calculator_find(a->type) : best_available();
+    const sslat_calculator *c = *calculator;
+    if (!c) {
         fprintf(stderr, "sslat measure: unknown calculator '%s' (sslat calculators lists them)\n",
-                type ? type : "");
+                a->type ? a->type : "");
         return CLI_BAD_INPUT;
     }
-    if (reference && (code = cli_reference_available(reference)) != CLI_OK) return code; /* before the table, not after */
-    if (strict && (strcmp(calculator->name, "cpu") || mpi)) {
+    int code = CLI_OK;
+    if (a->reference && (code = cli_reference_available(a->reference)) != CLI_OK) return code; /* before the table */
+    if (a->strict && (strcmp(c->name, "cpu") || mpi)) {
         fprintf(stderr, "sslat measure: --strict reads the cpu calculator's quality verdict%s; not %s\n",
-                mpi ? " of one process" : "", mpi ? "under mpirun" : calculator->name);
+                mpi ? " of one process" : "", mpi ? "under mpirun" : c->name);
         return CLI_BAD_INPUT;
     }
-    if (!type)
+    if (!a->type)
         fprintf(stderr, "sslat measure: calculator %s (the best available here; sslat calculators "
-                        "says why others are not)\n", calculator->name);
+                        "says why others are not)\n", c->name);
     sslat_error err;
-    if (sslat_ignore_parse(ignore, &options.ignore, &err) != SSLAT_OK) {
+    if (sslat_ignore_parse(a->ignore, &a->options.ignore, &err) != SSLAT_OK) {
         fprintf(stderr, "sslat measure: %s\n", err.message);
         return CLI_BAD_INPUT;
     }
-    if (resume && restart) {
+    if (a->resume && a->restart) {
         fprintf(stderr, "sslat measure: --resume continues a journal, --restart discards it: not both\n");
         return CLI_BAD_INPUT;
     }
-    if ((resume || restart) && !output) {
-        fprintf(stderr, "sslat measure: --%s needs -o (the journal is OUT.journal)\n", resume ? "resume" : "restart");
+    if ((a->resume || a->restart) && !a->output) {
+        fprintf(stderr, "sslat measure: --%s needs -o (the journal is OUT.journal)\n", a->resume ? "resume" : "restart");
         return CLI_BAD_INPUT;
     }
     /* a refused run writes nothing, not even a journal: check what can be checked first */
-    const char *why = sslat_calculator_unavailable(calculator);
+    const char *why = sslat_calculator_unavailable(c);
     if (why) {
-        fprintf(stderr, "sslat measure: calculator '%s' cannot run: %s\n", calculator->name, why);
+        fprintf(stderr, "sslat measure: calculator '%s' cannot run: %s\n", c->name, why);
         return CLI_UNAVAILABLE;
     }
-    if (!(calculator->dtypes & SSLAT_DTYPE_BIT(options.dtype))) {
-        fprintf(stderr, "sslat measure: calculator '%s' does not measure %s\n", calculator->name,
-                sslat_dtype_name(options.dtype));
+    if (!(c->dtypes & SSLAT_DTYPE_BIT(a->options.dtype))) {
+        fprintf(stderr, "sslat measure: calculator '%s' does not measure %s\n", c->name,
+                sslat_dtype_name(a->options.dtype));
         return CLI_UNAVAILABLE;
     }
+    return CLI_OK;
+}
+
+/* -o is a file that can hold a journal beside it, or written in place (a FIFO,
+ * /dev/stdout: no journal); every output is writable and none is an input.
+ * *journal_path: OUT.journal, or NULL. */
+static int check_outputs(const measure_args *a, bool *direct_output, char **journal_path)
+{
+    const char *output = a->output;
+    *direct_output = false;
+    *journal_path = NULL;
     struct stat output_stat;
     if (output && (!*output || (stat(output, &output_stat) == 0 && S_ISDIR(output_stat.st_mode)))) {
         fprintf(stderr, "sslat measure: -o '%s' is %s: give a file name\n", output, *output ? "a directory" : "empty");
         return CLI_BAD_INPUT;
     }
-    /* a FIFO or a device (-o /dev/stdout) is written in place: no journal
-     * beside it (that would be a file in /dev), so nothing to resume */
-    bool direct_output = false;
-    if (output) sslat_check_writable(output, &direct_output, NULL); /* its refusal is cli_check_paths's */
-    if (direct_output && (resume || restart || keep_journal)) {
+    if (output) sslat_check_writable(output, direct_output, NULL); /* its refusal is cli_check_paths's */
+    if (*direct_output && (a->resume || a->restart || a->keep_journal)) {
         fprintf(stderr, "sslat measure: -o %s is not a regular file, so the run keeps no journal: --%s needs a file "
-                        "-o\n", output, resume ? "resume" : restart ? "restart" : "keep-journal");
+                        "-o\n", output, a->resume ? "resume" : a->restart ? "restart" : "keep-journal");
         return CLI_BAD_INPUT;
     }
-    char *journal_path = output && !direct_output ? journal_name(output, false, 0) : NULL;
-    const char *outputs[] = {output, json, csv, journal_path};
-    if (output && !direct_output && !journal_path) return CLI_BAD_INPUT;
-    code = cli_check_paths("measure", &args.path, 1, outputs, 4);
-    sslat_space *space = NULL;
-    if (code == CLI_OK) code = cli_load_space(&args, &space);
-    int32_t most = 0; /* --context must hold every candidate of the largest block */
-    for (int32_t b = 0; space && b < space->n_blocks; b++)
+    *journal_path = output && !*direct_output ? journal_name(output, false, 0) : NULL;
+    if (output && !*direct_output && !*journal_path) return CLI_BAD_INPUT;
+    const char *outputs[] = {output, a->json, a->csv, *journal_path};
+    return cli_check_paths("measure", &a->space.path, 1, outputs, 4);
+}
+
+/* --context must time every candidate of the largest block at least once. */
+static int check_context(const measure_args *a, const sslat_space *space)
+{
+    int32_t most = 0;
+    for (int32_t b = 0; b < space->n_blocks; b++)
         if (sslat_space_block_layer(space, b)->n_candidates > most) most = sslat_space_block_layer(space, b)->n_candidates;
-    if (code == CLI_OK && context_runs && context_runs < most) {
-        fprintf(stderr, "sslat measure: --context %d: context mode needs at least %d architectures (every candidate "
-                        "of the largest block once)\n", context_runs, most);
-        code = CLI_BAD_INPUT;
+    if (!a->context_runs || a->context_runs >= most) return CLI_OK;
+    fprintf(stderr, "sslat measure: --context %d: context mode needs at least %d architectures (every candidate "
+                    "of the largest block once)\n", a->context_runs, most);
+    return CLI_BAD_INPUT;
+}
+
+/* ---- run ------------------------------------------------------------------------ */
+
+/* The journal of this run (each rank its own under mpirun), opened new, resumed or restarted. */
+static sslat_status open_journal(measure_args *a, const sslat_calculator *calculator, const sslat_space *space,
+                                 const char *journal_path, sslat_journal **journal, sslat_error *err)
+{
+    sslat_journal_info info;
+    sslat_journal_mode mode = a->resume ? SSLAT_JOURNAL_RESUME : a->restart ? SSLAT_JOURNAL_RESTART : SSLAT_JOURNAL_NEW;
+    sslat_status status = sslat_journal_open(journal_path, mode,
+                                             sslat_run_fingerprint(calculator, space, &a->options, &a->plan), journal,
+                                             &info, err);
+    if (status == SSLAT_OK && a->resume) {
+        fprintf(stderr, "sslat measure: resuming: %zu units from %s", info.recovered, journal_path);
+        if (info.damaged)
+            fprintf(stderr, "; %zu damaged record%s skipped (the first is unit record %ld): measured again",
+                    info.damaged, info.damaged == 1 ? "" : "s", info.first_damaged);
+        if (info.foreign) fprintf(stderr, "; %zu records of another run skipped", info.foreign);
+        if (info.torn) fprintf(stderr, "; a torn last record was dropped");
+        fprintf(stderr, "\n");
+    }
+    a->plan.journal = *journal;
+    /* SIGINT / SIGTERM (Slurm preemption): end the chunk in flight within one
+     * sample round, keep the journal, exit 4 */
+    a->plan.stop = cli_catch_stop_signals();
+    return status;
+}
+
+/* The table: the calculator over the space, then (--context) refitted to whole architectures. */
+static sslat_status run(const measure_args *a, const sslat_calculator *calculator, const sslat_space *space,
+                        sslat_container **container, sslat_error *err)
+{
+    if (a->context_runs && !calculator->measure_architectures)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                          "--context times whole architectures: the %s calculator cannot", calculator->name);
+    sslat_status status = sslat_measure_space(calculator, space, &a->options, &a->plan, a->ignore, container, err);
+    if (status != SSLAT_OK || !a->context_runs) return status;
+    sslat_context_result fit;
+    if (a->reference)
+        status = refine_to_reference(calculator, space, &a->options, a->context_runs, a->reference, *container, &fit,
+                                     err);
+    else status = sslat_context_refine(calculator, space, &a->options, &a->plan, a->context_runs, *container, &fit, err);
+    if (status == SSLAT_OK)
+        fprintf(stderr, "[context] %d architectures end to end in %s: the isolated table was off by %.3g ms RMS "
+                        "(bias %+.1f%%), the fitted one by %.3g ms (bias %+.1f%%)\n", a->context_runs,
+                a->reference ? a->reference : "sslat", fit.rms_before, 100 * fit.bias_before, fit.rms_after,
+                100 * fit.bias_after);
+    return status;
+}
+
+/* ---- write ------------------------------------------------------------------------ */
+
+/* The outputs of a finished run and what the exit status says of the table:
+ * incomplete (--keep-going), disturbed (--strict). */
+static int write_table(const measure_args *a, const sslat_calculator *calculator, const sslat_space *space,
+                       const sslat_container *container, const char *journal_path)
+{
+    int code = write_outputs(container, a->output, a->json, a->csv);
+    if (code == CLI_OK && a->output)
+        fprintf(stderr, "sslat measure: wrote %s (%s, space %s, %d blocks, %zu candidates%s)\n", a->output,
+                calculator->name, space->name, space->n_blocks, sslat_space_total_candidates(space),
+                a->plan.shard_count > 1 ? "; a shard's part: sslat merge joins the parts" : "");
+    if (code == CLI_OK && sslat_container_has_failed_entries(container)) {
+        fprintf(stderr, "sslat measure: the table is INCOMPLETE: %s unit(s) failed (said above; quality.failed_entries "
+                        "and failed.* in its metadata)%s\n",
+                sslat_container_failed_units(container),
+                journal_path ? ": fix the cause and run the same command with --resume to measure only them" : "");
+        code = CLI_INCOMPLETE;
+    }
+    const char *verdict = sslat_container_metadata(container, "quality.verdict");
+    if (code == CLI_OK && a->strict && verdict && !strcmp(verdict, "disturbed")) {
+        fprintf(stderr, "sslat measure: --strict: the table was written, but its quality verdict is disturbed "
+                        "(said above; quality.cause in its metadata)\n");
+        code = CLI_DISTURBED;
+    }
+    return code;
+}
+
+int cmd_measure(int argc, char **argv)
+{
+    measure_args a = {.plan = {.progress = true}};
+    sslat_calc_options_default(&a.options);
+    int first, code = cli_parse(&MEASURE, argc, argv, &a, &first);
+    if (code != CLI_OK) return code == CLI_HELP ? CLI_OK : code;
+    if (first < argc) a.space.path = argv[first];
+    bool mpi = cli_mpi_launched();
+    const sslat_calculator *calculator = NULL;
+    code = check_combinations(&a, mpi);
+    if (code == CLI_OK) code = check_calculator(&a, mpi, &calculator);
+    if (code != CLI_OK) return code;
+    bool direct_output = false;
+    char *journal_path = NULL;
+    code = check_outputs(&a, &direct_output, &journal_path);
+    sslat_space *space = NULL;
+    if (code == CLI_OK) code = cli_load_space(&a.space, &space);
+    if (code == CLI_OK) code = check_context(&a, space);
+    int rank = 0, ranks = 1;
+    if (code == CLI_OK && mpi && !cli_mpi_begin(&a.plan, &rank, &ranks)) {
+        fprintf(stderr, "sslat measure: MPI_Init failed\n");
+        code = CLI_FAILURE;
     }
     if (code != CLI_OK) {
         sslat_space_free(space);
         free(journal_path);
         return code;
     }
-    if (mpi && !cli_mpi_begin(&plan, &rank, &ranks)) {
-        fprintf(stderr, "sslat measure: MPI_Init failed\n");
-        free(journal_path);
-        sslat_space_free(space);
-        return CLI_FAILURE;
-    }
     sslat_journal *journal = NULL;
+    sslat_container *container = NULL;
+    sslat_error err;
     sslat_status status = SSLAT_OK;
-    if (output && !direct_output && mpi) { /* each rank its own journal */
+    if (a.output && !direct_output && mpi) { /* under mpirun each rank keeps its own journal */
         free(journal_path);
-        journal_path = journal_name(output, true, rank);
+        journal_path = journal_name(a.output, true, rank);
         if (!journal_path) status = sslat_fail(&err, SSLAT_ERR_INVALID_ARGUMENT, "no journal name for rank %d", rank);
     }
-    if (journal_path && status == SSLAT_OK) {
-        /* under mpirun each rank keeps its own journal: a rerun resumes every rank */
-        sslat_journal_info info;
-        sslat_journal_mode mode = resume ? SSLAT_JOURNAL_RESUME : restart ? SSLAT_JOURNAL_RESTART : SSLAT_JOURNAL_NEW;
-        status = sslat_journal_open(journal_path, mode, sslat_run_fingerprint(calculator, space, &options, &plan), &journal,
-                                    &info, &err);
-        if (status == SSLAT_OK && resume) {
-            fprintf(stderr, "sslat measure: resuming: %zu units from %s", info.recovered, journal_path);
-            if (info.damaged)
-                fprintf(stderr, "; %zu damaged record%s skipped (the first is unit record %ld): measured again",
-                        info.damaged, info.damaged == 1 ? "" : "s", info.first_damaged);
-            if (info.foreign) fprintf(stderr, "; %zu records of another run skipped", info.foreign);
-            if (info.torn) fprintf(stderr, "; a torn last record was dropped");
-            fprintf(stderr, "\n");
-        }
-        plan.journal = journal;
-        /* SIGINT / SIGTERM (Slurm preemption): end the chunk in flight within
-         * one sample round, keep the journal, exit 4 */
-        plan.stop = cli_catch_stop_signals();
-    }
-    sslat_container *container = NULL;
-    if (status == SSLAT_OK && context_runs && !calculator->measure_architectures)
-        status = sslat_fail(&err, SSLAT_ERR_INVALID_ARGUMENT,
-                            "--context times whole architectures: the %s calculator cannot", calculator->name);
-    if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &options, &plan, ignore, &container, &err);
-    if (status == SSLAT_OK && context_runs) {
-        sslat_context_result fit;
-        if (reference) status = refine_to_reference(calculator, space, &options, context_runs, reference, container,
-                                                    &fit, &err);
-        else status = sslat_context_refine(calculator, space, &options, &plan, context_runs, container, &fit, &err);
-        if (status == SSLAT_OK)
-            fprintf(stderr, "[context] %d architectures end to end in %s: the isolated table was off by %.3g ms RMS "
-                            "(bias %+.1f%%), the fitted one by %.3g ms (bias %+.1f%%)\n", context_runs,
-                    reference ? reference : "sslat", fit.rms_before, 100 * fit.bias_before, fit.rms_after,
-                    100 * fit.bias_after);
-    }
+    if (journal_path && status == SSLAT_OK) status = open_journal(&a, calculator, space, journal_path, &journal, &err);
+    if (status == SSLAT_OK) status = run(&a, calculator, space, &container, &err);
     if (status == SSLAT_ERR_INTERRUPTED) {
         fprintf(stderr, "sslat measure: %s; the finished ones are in %s: run the same command with --resume to finish\n",
-                err.message, journal_path);
+                err.message, journal_path ? journal_path : "no journal (-o keeps one)");
         code = CLI_INTERRUPTED;
     } else if (status != SSLAT_OK) {
         fprintf(stderr, "sslat measure: %s%s\n", mpi ? "rank: " : "", err.message);
         code = cli_exit_code(status);
-    } else if (mpi) {
-        code = CLI_OK; /* rank 0 gathers and writes, below */
-    } else {
-        code = write_outputs(container, output, json, csv);
-        if (code == CLI_OK && output)
-            fprintf(stderr, "sslat measure: wrote %s (%s, space %s, %d blocks, %zu candidates%s)\n", output,
-                    calculator->name, space->name, space->n_blocks, sslat_space_total_candidates(space),
-                    plan.shard_count > 1 ? "; a shard's part: sslat merge joins the parts" : "");
-        if (code == CLI_OK && sslat_container_has_failed_entries(container)) {
-            fprintf(stderr, "sslat measure: the table is INCOMPLETE: %s unit(s) failed (said above; quality.failed_entries "
-                            "and failed.* in its metadata)%s\n",
-                    sslat_container_failed_units(container),
-                    journal_path ? ": fix the cause and run the same command with --resume to measure only them" : "");
-            code = CLI_INCOMPLETE;
-        }
-        const char *verdict = sslat_container_metadata(container, "quality.verdict");
-        if (code == CLI_OK && strict && verdict && !strcmp(verdict, "disturbed")) {
-            fprintf(stderr, "sslat measure: --strict: the table was written, but its quality verdict is disturbed "
-                            "(said above; quality.cause in its metadata)\n");
-            code = CLI_DISTURBED;
-        }
+    } else if (!mpi) { /* under mpirun rank 0 gathers and writes, below */
+        code = write_table(&a, calculator, space, container, journal_path);
     }
-    if (mpi) code = cli_mpi_finish(code == CLI_OK ? container : NULL, code, status == SSLAT_OK ? NULL : err.message, output);
+    if (mpi)
+        code = cli_mpi_finish(code == CLI_OK ? container : NULL, code, status == SSLAT_OK ? NULL : err.message, a.output);
     /* the journal goes once the table is safely written; kept on a failure
      * that leaves work in it (a run refused before its first unit leaves none)
      * and for an incomplete table (--resume measures only its failed units) */
-    sslat_journal_close(journal, (code == CLI_OK && !keep_journal) ||
+    sslat_journal_close(journal, (code == CLI_OK && !a.keep_journal) ||
                                      (code != CLI_OK && code != CLI_INTERRUPTED && sslat_journal_count(journal) == 0));
     free(journal_path);
     sslat_container_free(container);

@@ -1,6 +1,5 @@
 /* sslat pareto: the architectures no other beats on both latency and a second
  * table (MACs, parameters, an accuracy predictor's additive scores). */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,48 +24,56 @@ static void pareto_usage(void)
            "count the whole batch.\n");
 }
 
+enum { OPT_POINTS = 2101, OPT_JSON, OPT_CSV };
+
+typedef struct pareto_args {
+    int32_t points; /* 0: the whole front */
+    bool points_given;
+    cli_list_format format;
+} pareto_args;
+
+static int pareto_option(int opt, const char *value, void *args)
+{
+    pareto_args *a = args;
+    switch (opt) {
+    case OPT_POINTS:
+        if (a->points_given) {
+            fprintf(stderr, "sslat pareto: --points given twice\n");
+            return CLI_BAD_INPUT;
+        }
+        a->points_given = true;
+        return cli_parse_int(value, "--points", 2, 1000000, &a->points) ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_JSON:
+    case OPT_CSV:
+        return cli_set_list_format(&a->format, opt == OPT_JSON ? CLI_LIST_JSON : CLI_LIST_CSV, "pareto") ? CLI_OK
+                                                                                                         : CLI_BAD_INPUT;
+    default: return CLI_BAD_INPUT;
+    }
+}
+
+static const struct option PARETO_OPTIONS[] = {{"points", required_argument, NULL, OPT_POINTS},
+                                               {"json", no_argument, NULL, OPT_JSON},
+                                               {"csv", no_argument, NULL, OPT_CSV},
+                                               {"help", no_argument, NULL, 'h'},
+                                               {NULL, 0, NULL, 0}};
+static const cli_verb PARETO = {"pareto", "h", PARETO_OPTIONS, pareto_usage, pareto_option, 2, 2,
+                                "a latency table and a value table (sslat pareto --help)"};
+
 int cmd_pareto(int argc, char **argv)
 {
-    enum { OPT_POINTS = 2101, OPT_JSON, OPT_CSV };
-    static const struct option LONG[] = {{"points", required_argument, NULL, OPT_POINTS},
-                                         {"json", no_argument, NULL, OPT_JSON},
-                                         {"csv", no_argument, NULL, OPT_CSV},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    int32_t points = 0;
-    bool points_given = false;
-    cli_list_format format = CLI_LIST_TEXT;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", LONG, NULL)) != -1) {
-        switch (opt) {
-        case OPT_POINTS:
-            if (points_given) {
-                fprintf(stderr, "sslat pareto: --points given twice\n");
-                return CLI_BAD_INPUT;
-            }
-            if (!cli_parse_int(optarg, "--points", 2, 1000000, &points)) return CLI_BAD_INPUT;
-            points_given = true;
-            break;
-        case OPT_JSON:
-        case OPT_CSV:
-            if (!cli_set_list_format(&format, opt == OPT_JSON ? CLI_LIST_JSON : CLI_LIST_CSV, "pareto")) return CLI_BAD_INPUT;
-            break;
-        case 'h': pareto_usage(); return CLI_OK;
-        default: return CLI_BAD_INPUT;
-        }
-    }
-    if (optind + 2 != argc) {
-        fprintf(stderr, "sslat pareto: expects a latency table and a value table (sslat pareto --help)\n");
-        return CLI_BAD_INPUT;
-    }
+    pareto_args a = {.format = CLI_LIST_TEXT};
+    int first, code = cli_parse(&PARETO, argc, argv, &a, &first);
+    if (code != CLI_OK) return code == CLI_HELP ? CLI_OK : code;
+    const char *latency_path = argv[first], *value_path = argv[first + 1];
+    int32_t points = a.points;
+    cli_list_format format = a.format;
     sslat_container *latency = NULL, *value = NULL;
-    int code = cli_load_container(argv[optind], &latency);
-    if (code == CLI_OK) code = cli_load_container(argv[optind + 1], &value);
+    code = cli_load_container(latency_path, &latency);
+    if (code == CLI_OK) code = cli_load_container(value_path, &value);
     sslat_pareto_front *front = NULL;
     sslat_error err;
     if (code == CLI_OK && sslat_pareto_compute(latency, value, points, &front, &err) != SSLAT_OK) {
-        fprintf(stderr, "sslat pareto: %s and %s: %s\n", argv[optind], argv[optind + 1], err.message);
+        fprintf(stderr, "sslat pareto: %s and %s: %s\n", latency_path, value_path, err.message);
         code = cli_exit_code(err.status);
     }
     int32_t n = front ? sslat_pareto_size(front) : 0, blocks = latency ? sslat_container_block_count(latency) : 0;

@@ -1,5 +1,4 @@
 /* sslat report: a latency table as one self-contained HTML page. */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -43,50 +42,60 @@ static int load_second_table(const char *path, const char *option, const sslat_c
     return code;
 }
 
+enum { OPT_SPACE = 3001, OPT_MAC, OPT_VALUE, OPT_VALIDATION, OPT_ARCH, OPT_SAMPLES, OPT_SEED };
+
+typedef struct report_args {
+    cli_space_args space_options; /* --batch / --resolution of --space */
+    const char *space_path, *mac_path, *value_path, *validation_path, *arch_text, *output;
+    int32_t samples, seed;
+} report_args;
+
+static int report_option(int opt, const char *value, void *args)
+{
+    report_args *a = args;
+    int code = CLI_OK;
+    if (cli_space_option(opt, value, &a->space_options, &code)) return code;
+    const char **slot = opt == OPT_SPACE        ? &a->space_path
+                        : opt == OPT_MAC        ? &a->mac_path
+                        : opt == OPT_VALUE      ? &a->value_path
+                        : opt == OPT_VALIDATION ? &a->validation_path
+                        : opt == OPT_ARCH       ? &a->arch_text
+                        : opt == 'o'            ? &a->output
+                                                : NULL;
+    static const char *const NAMES[] = {"--space", "--mac", "--value", "--validation", "--arch"};
+    if (slot)
+        return cli_set_once(slot, value, "report", opt == 'o' ? "-o" : NAMES[opt - OPT_SPACE]) ? CLI_OK : CLI_BAD_INPUT;
+    if (opt == OPT_SAMPLES) return cli_parse_int(value, "--samples", 10, 10000000, &a->samples) ? CLI_OK : CLI_BAD_INPUT;
+    if (opt == OPT_SEED) return cli_parse_int(value, "--seed", 0, INT32_MAX, &a->seed) ? CLI_OK : CLI_BAD_INPUT;
+    return CLI_BAD_INPUT;
+}
+
+static const struct option REPORT_OPTIONS[] = {
+    {"space", required_argument, NULL, OPT_SPACE},     {"mac", required_argument, NULL, OPT_MAC},
+    {"value", required_argument, NULL, OPT_VALUE},
+    {"validation", required_argument, NULL, OPT_VALIDATION}, {"arch", required_argument, NULL, OPT_ARCH},
+    {"samples", required_argument, NULL, OPT_SAMPLES}, {"seed", required_argument, NULL, OPT_SEED},
+    {"output", required_argument, NULL, 'o'},          {"help", no_argument, NULL, 'h'},
+    CLI_SPACE_LONG_OPTIONS,                             {NULL, 0, NULL, 0}};
+static const cli_verb REPORT = {"report", "o:h", REPORT_OPTIONS, report_usage, report_option, 1, 1,
+                                "one table and -o report.html (sslat report --help)"};
+
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_SPACE = 3001, OPT_MAC, OPT_VALUE, OPT_VALIDATION, OPT_ARCH, OPT_SAMPLES, OPT_SEED };
-    static const struct option LONG[] = {
-        {"space", required_argument, NULL, OPT_SPACE},     {"mac", required_argument, NULL, OPT_MAC},
-        {"value", required_argument, NULL, OPT_VALUE},
-        {"validation", required_argument, NULL, OPT_VALIDATION}, {"arch", required_argument, NULL, OPT_ARCH},
-        {"samples", required_argument, NULL, OPT_SAMPLES}, {"seed", required_argument, NULL, OPT_SEED},
-        {"output", required_argument, NULL, 'o'},          {"help", no_argument, NULL, 'h'},
-        CLI_SPACE_LONG_OPTIONS,                             {NULL, 0, NULL, 0}};
-    cli_space_args space_options = {0};
-    int option_code = CLI_OK;
-    const char *space_path = NULL, *mac_path = NULL, *value_path = NULL, *validation_path = NULL,
-               *arch_text = NULL, *output = NULL;
-    int32_t samples = 20000, seed = 1;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:h", LONG, NULL)) != -1) {
-        if (cli_space_option(opt, optarg, &space_options, &option_code)) {
-            if (option_code) return option_code;
-            continue;
-        }
-        switch (opt) {
-        case OPT_SPACE: if (!cli_set_once(&space_path, optarg, "report", "--space")) return CLI_BAD_INPUT; break;
-        case OPT_MAC: if (!cli_set_once(&mac_path, optarg, "report", "--mac")) return CLI_BAD_INPUT; break;
-        case OPT_VALUE: if (!cli_set_once(&value_path, optarg, "report", "--value")) return CLI_BAD_INPUT; break;
-        case OPT_VALIDATION: if (!cli_set_once(&validation_path, optarg, "report", "--validation")) return CLI_BAD_INPUT; break;
-        case OPT_ARCH: if (!cli_set_once(&arch_text, optarg, "report", "--arch")) return CLI_BAD_INPUT; break;
-        case OPT_SAMPLES: if (!cli_parse_int(optarg, "--samples", 10, 10000000, &samples)) return CLI_BAD_INPUT; break;
-        case OPT_SEED: if (!cli_parse_int(optarg, "--seed", 0, INT32_MAX, &seed)) return CLI_BAD_INPUT; break;
-        case 'o': if (!cli_set_once(&output, optarg, "report", "-o")) return CLI_BAD_INPUT; break;
-        case 'h': report_usage(); return CLI_OK;
-        default: return CLI_BAD_INPUT;
-        }
-    }
-    if (optind + 1 != argc || !output) {
-        fprintf(stderr, "sslat report: expects one table and -o report.html (sslat report --help)\n");
-        return CLI_BAD_INPUT;
-    }
-    const char *inputs[] = {argv[optind], space_path, mac_path, value_path, validation_path};
-    int code = cli_check_paths("report", inputs, 5, &output, 1);
+    report_args a = {.samples = 20000, .seed = 1};
+    int first, code = cli_parse(&REPORT, argc, argv, &a, &first);
+    if (code != CLI_OK) return code == CLI_HELP ? CLI_OK : code;
+    if (!a.output) return cli_expects(&REPORT);
+    const char *table_path = argv[first], *space_path = a.space_path, *mac_path = a.mac_path,
+               *value_path = a.value_path, *validation_path = a.validation_path, *arch_text = a.arch_text,
+               *output = a.output;
+    cli_space_args space_options = a.space_options;
+    int32_t samples = a.samples, seed = a.seed;
+    const char *inputs[] = {table_path, space_path, mac_path, value_path, validation_path};
+    code = cli_check_paths("report", inputs, 5, &output, 1);
     if (code != CLI_OK) return code;
     sslat_report_options options = {0};
-    options.table_name = argv[optind];
+    options.table_name = table_path;
     options.samples = samples;
     options.seed = (uint64_t)seed;
     sslat_container *table = NULL, *mac = NULL, *value = NULL;
@@ -94,12 +103,12 @@ int cmd_report(int argc, char **argv)
     char *validation = NULL;
     int32_t *arch = NULL;
     sslat_error err;
-    code = cli_load_container(argv[optind], &table);
+    code = cli_load_container(table_path, &table);
     if (code == CLI_OK && space_path) {
         cli_space_args args = {space_path, space_options.options};
         code = cli_load_space(&args, &space);
         if (code == CLI_OK && sslat_table_fits_space(table, space, &err) != SSLAT_OK) {
-            fprintf(stderr, "sslat report: %s and %s: %s\n", space_path, argv[optind], err.message);
+            fprintf(stderr, "sslat report: %s and %s: %s\n", space_path, table_path, err.message);
             code = CLI_BAD_INPUT;
         }
     }
@@ -129,7 +138,7 @@ int cmd_report(int argc, char **argv)
         options.validation_json = validation, options.validation_name = validation_path;
         char *html = NULL;
         if (sslat_report_html(table, &options, &html, &err) != SSLAT_OK) {
-            fprintf(stderr, "sslat report: %s: %s\n", argv[optind], err.message);
+            fprintf(stderr, "sslat report: %s: %s\n", table_path, err.message);
             code = cli_exit_code(err.status);
         } else {
             code = cli_write_text(output, html, "report");

@@ -1,5 +1,4 @@
 /* sslat show: a torchinfo-like table of a search space. */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -259,55 +258,61 @@ static void show_usage(void)
            "  -h, --help         this help\n");
 }
 
+enum { OPT_IGNORE = 2001, OPT_OPS, OPT_IR, OPT_FUSE_BN };
+
+typedef struct show_args {
+    cli_space_args space;
+    show_options table;
+    bool ir;
+} show_args;
+
+static int show_option(int opt, const char *value, void *args)
+{
+    show_args *a = args;
+    int code = CLI_OK;
+    if (cli_space_option(opt, value, &a->space, &code)) return code;
+    switch (opt) {
+    case 'c': {
+        int rule = sslat_mac_rule_from_name(value);
+        if (rule < 0) {
+            fprintf(stderr, "sslat show: -c takes a MAC rule (mac, mac_thop, mac_fvcore, "
+                            "mac_pthflops), got '%s'\n", value);
+            return CLI_BAD_INPUT;
+        }
+        a->table.rule = (sslat_mac_rule)rule;
+        return CLI_OK;
+    }
+    case OPT_IGNORE: {
+        sslat_error err;
+        if (sslat_ignore_parse(value, &a->table.ignore, &err) != SSLAT_OK) {
+            fprintf(stderr, "sslat show: %s\n", err.message);
+            return CLI_BAD_INPUT;
+        }
+        return CLI_OK;
+    }
+    case OPT_OPS: a->table.ops = true; return CLI_OK;
+    case OPT_FUSE_BN: a->table.fuse_bn = true; return CLI_OK;
+    case OPT_IR: a->ir = true; return CLI_OK;
+    default: return CLI_BAD_INPUT;
+    }
+}
+
+static const struct option SHOW_OPTIONS[] = {
+    {"calculator", required_argument, NULL, 'c'}, {"ignore", required_argument, NULL, OPT_IGNORE},
+    {"ops", no_argument, NULL, OPT_OPS},           {"help", no_argument, NULL, 'h'},
+    {"ir", no_argument, NULL, OPT_IR},             {"fuse-bn", no_argument, NULL, OPT_FUSE_BN},
+    CLI_SPACE_LONG_OPTIONS,                        {NULL, 0, NULL, 0}};
+static const cli_verb SHOW = {"show", "c:h", SHOW_OPTIONS, show_usage, show_option, 0, 1, NULL};
+
 int cmd_show(int argc, char **argv)
 {
-    enum { OPT_IGNORE = 2001, OPT_OPS, OPT_IR, OPT_FUSE_BN };
-    static const struct option LONG[] = {
-        {"calculator", required_argument, NULL, 'c'}, {"ignore", required_argument, NULL, OPT_IGNORE},
-        {"ops", no_argument, NULL, OPT_OPS},           {"help", no_argument, NULL, 'h'},
-        {"ir", no_argument, NULL, OPT_IR},             {"fuse-bn", no_argument, NULL, OPT_FUSE_BN},
-        CLI_SPACE_LONG_OPTIONS,                        {NULL, 0, NULL, 0}};
-    cli_space_args args = {0};
-    show_options o = {SSLAT_MAC_PLAIN, {0, 0}, false, false, {0, 0, 0, 0}};
-    int opt, code = CLI_OK;
-    bool ir = false;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "c:h", LONG, NULL)) != -1) {
-        if (cli_space_option(opt, optarg, &args, &code)) {
-            if (code) return code;
-            continue;
-        }
-        switch (opt) {
-        case 'c': {
-            int rule = sslat_mac_rule_from_name(optarg);
-            if (rule < 0) {
-                fprintf(stderr, "sslat show: -c takes a MAC rule (mac, mac_thop, mac_fvcore, "
-                                "mac_pthflops), got '%s'\n", optarg);
-                return CLI_BAD_INPUT;
-            }
-            o.rule = (sslat_mac_rule)rule;
-            break;
-        }
-        case OPT_IGNORE: {
-            sslat_error err;
-            if (sslat_ignore_parse(optarg, &o.ignore, &err) != SSLAT_OK) {
-                fprintf(stderr, "sslat show: %s\n", err.message);
-                return CLI_BAD_INPUT;
-            }
-            break;
-        }
-        case OPT_OPS: o.ops = true; break;
-        case OPT_FUSE_BN: o.fuse_bn = true; break;
-        case OPT_IR: ir = true; break;
-        case 'h': show_usage(); return CLI_OK;
-        default: return CLI_BAD_INPUT;
-        }
-    }
-    if (optind < argc) args.path = argv[optind++];
-    if (optind < argc) {
-        fprintf(stderr, "sslat show: unexpected argument '%s'\n", argv[optind]);
-        return CLI_BAD_INPUT;
-    }
+    show_args a = {.table = {SSLAT_MAC_PLAIN, {0, 0}, false, false, {0, 0, 0, 0}}};
+    int first, code = cli_parse(&SHOW, argc, argv, &a, &first);
+    if (code != CLI_OK) return code == CLI_HELP ? CLI_OK : code;
+    cli_space_args args = a.space;
+    if (first < argc) args.path = argv[first];
+    show_options o = a.table;
+    bool ir = a.ir;
     sslat_space *space = NULL;
     code = cli_load_space(&args, &space);
     if (code != CLI_OK) return code;

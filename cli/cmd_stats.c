@@ -1,5 +1,4 @@
 /* sslat stats: every statistic of a container over its search space. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <jansson.h>
@@ -169,42 +168,48 @@ static void stats_usage(void)
            "  --json          machine-readable output\n", SSLAT_DISTRIBUTION_DEFAULT_BINS);
 }
 
+enum { OPT_SPACE = 2001, OPT_SEED, OPT_BINS, OPT_JSON };
+
+typedef struct stats_args {
+    cli_space_args space;
+    int32_t n, bins, seed;
+    bool json;
+} stats_args;
+
+static int stats_option(int opt, const char *value, void *args)
+{
+    stats_args *a = args;
+    int code = CLI_OK;
+    if (cli_space_option(opt, value, &a->space, &code)) return code;
+    switch (opt) {
+    case OPT_SPACE: a->space.path = value; return CLI_OK;
+    case 'n': return cli_parse_int(value, "-n", 1, 100000000, &a->n) ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_SEED: return cli_parse_int(value, "--seed", 0, INT32_MAX, &a->seed) ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_BINS: return cli_parse_int(value, "--bins", 16, 1 << 22, &a->bins) ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_JSON: a->json = true; return CLI_OK;
+    default: return CLI_BAD_INPUT;
+    }
+}
+
+static const struct option STATS_OPTIONS[] = {
+    {"space", required_argument, NULL, OPT_SPACE}, {"seed", required_argument, NULL, OPT_SEED},
+    {"bins", required_argument, NULL, OPT_BINS},   {"json", no_argument, NULL, OPT_JSON},
+    {"help", no_argument, NULL, 'h'},              CLI_SPACE_LONG_OPTIONS,
+    {NULL, 0, NULL, 0}};
+static const cli_verb STATS = {"stats", "n:h", STATS_OPTIONS, stats_usage, stats_option, 1, 1,
+                               "one container file (sslat stats --help)"};
+
 int cmd_stats(int argc, char **argv)
 {
-    enum { OPT_SPACE = 2001, OPT_SEED, OPT_BINS, OPT_JSON };
-    static const struct option LONG[] = {
-        {"space", required_argument, NULL, OPT_SPACE}, {"seed", required_argument, NULL, OPT_SEED},
-        {"bins", required_argument, NULL, OPT_BINS},   {"json", no_argument, NULL, OPT_JSON},
-        {"help", no_argument, NULL, 'h'},              CLI_SPACE_LONG_OPTIONS,
-        {NULL, 0, NULL, 0}};
-    cli_space_args space_args = {0};
-    int32_t n = 1000, bins = 0, seed32 = 0;
-    bool json = false;
-    int opt;
-    optind = 1;
-    int code = CLI_OK;
-    while ((opt = getopt_long(argc, argv, "n:h", LONG, NULL)) != -1) {
-        if (cli_space_option(opt, optarg, &space_args, &code)) {
-            if (code) return code;
-            continue;
-        }
-        switch (opt) {
-        case OPT_SPACE: space_args.path = optarg; break;
-        case 'n': if (!cli_parse_int(optarg, "-n", 1, 100000000, &n)) return CLI_BAD_INPUT; break;
-        case OPT_SEED: if (!cli_parse_int(optarg, "--seed", 0, INT32_MAX, &seed32)) return CLI_BAD_INPUT; break;
-        case OPT_BINS: if (!cli_parse_int(optarg, "--bins", 16, 1 << 22, &bins)) return CLI_BAD_INPUT; break;
-        case OPT_JSON: json = true; break;
-        case 'h': stats_usage(); return CLI_OK;
-        default: return CLI_BAD_INPUT;
-        }
-    }
-    if (optind + 1 != argc) {
-        fprintf(stderr, "sslat stats: expects one container file (sslat stats --help)\n");
-        return CLI_BAD_INPUT;
-    }
+    stats_args a = {.n = 1000};
+    int first, code = cli_parse(&STATS, argc, argv, &a, &first);
+    if (code != CLI_OK) return code == CLI_HELP ? CLI_OK : code;
+    cli_space_args space_args = a.space;
+    int32_t n = a.n, bins = a.bins, seed32 = a.seed;
+    bool json = a.json;
     sslat_container *c = NULL;
     sslat_space *space = NULL;
-    code = cli_load_container(argv[optind], &c);
+    code = cli_load_container(argv[first], &c);
     if (code == CLI_OK && space_args.path) code = cli_load_space(&space_args, &space);
     stats_report *report = calloc(1, sizeof *report);
     if (code == CLI_OK && !report) code = CLI_FAILURE;

@@ -3,7 +3,6 @@
  * (--shard I/N takes every N-th point). */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -308,117 +307,104 @@ static int open_folder(const char *dir, const char *suffix, const point_result *
     return code;
 }
 
-int cmd_sweep(int argc, char **argv)
-{
-    enum { OPT_BATCH = 3001, OPT_RESOLUTION, OPT_DTYPE, OPT_SHARD, OPT_RUNS, OPT_WARMUP, OPT_THREADS, OPT_CACHE,
-           OPT_BUDGET, OPT_VALUE, OPT_RESTART };
-    static const struct option LONG[] = {
-        {"calculator", required_argument, NULL, 'c'}, {"output", required_argument, NULL, 'o'},
-        {"batch", required_argument, NULL, OPT_BATCH}, {"resolution", required_argument, NULL, OPT_RESOLUTION},
-        {"dtype", required_argument, NULL, OPT_DTYPE}, {"shard", required_argument, NULL, OPT_SHARD},
-        {"runs", required_argument, NULL, OPT_RUNS},   {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"threads", required_argument, NULL, OPT_THREADS}, {"help", no_argument, NULL, 'h'},
-        {"cache", required_argument, NULL, OPT_CACHE}, {"budget", required_argument, NULL, OPT_BUDGET},
-        {"value", required_argument, NULL, OPT_VALUE}, {"restart", no_argument, NULL, OPT_RESTART},
-        {NULL, 0, NULL, 0}};
-    const char *type = NULL, *dir = NULL, *dtypes = "fp32", *shard = NULL;
-    int32_t batches[SSLAT_MAX_SWEEP_VALUES] = {1}, resolutions[SSLAT_MAX_SWEEP_VALUES] = {224};
-    int n_batch = 1, n_res = 1, opt;
+/* ---- parse ------------------------------------------------------------------------ */
+
+enum { OPT_BATCH = 3001, OPT_RESOLUTION, OPT_DTYPE, OPT_SHARD, OPT_RUNS, OPT_WARMUP, OPT_THREADS, OPT_CACHE,
+       OPT_BUDGET, OPT_VALUE, OPT_RESTART };
+
+typedef struct sweep_args {
+    const char *type, *dir, *dtypes /* NULL: fp32 */, *shard, *value_type;
+    int32_t batches[SSLAT_MAX_SWEEP_VALUES], resolutions[SSLAT_MAX_SWEEP_VALUES];
+    int n_batch, n_res;
     double budgets[SSLAT_MAX_SWEEP_VALUES];
-    sweep_answers answers = {budgets, 0, "mac"};
-    const char *value_type = NULL, *dtype_option = NULL;
-    bool restart = false;
+    int n_budgets;
+    bool restart;
     sslat_calc_options options;
-    sslat_calc_options_default(&options);
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "c:o:h", LONG, NULL)) != -1) {
-        switch (opt) {
-        case 'c': if (!cli_set_once(&type, optarg, "sweep", "-c")) return CLI_BAD_INPUT; break;
-        case 'o': if (!cli_set_once(&dir, optarg, "sweep", "-o")) return CLI_BAD_INPUT; break;
-        case OPT_BATCH: if ((n_batch = parse_list(optarg, "--batch", batches)) < 1) return CLI_BAD_INPUT; break;
-        case OPT_RESOLUTION: if ((n_res = parse_list(optarg, "--resolution", resolutions)) < 1) return CLI_BAD_INPUT; break;
-        case OPT_DTYPE: if (!cli_set_once(&dtype_option, optarg, "sweep", "--dtype")) return CLI_BAD_INPUT; break;
-        case OPT_SHARD: if (!cli_set_once(&shard, optarg, "sweep", "--shard")) return CLI_BAD_INPUT; break;
-        case OPT_RUNS: if (!cli_parse_int(optarg, "--runs", 1, 1000000, &options.run_iterations)) return CLI_BAD_INPUT; break;
-        case OPT_WARMUP: if (!cli_parse_int(optarg, "--warmup", 0, 1000000, &options.warmup_iterations)) return CLI_BAD_INPUT; break;
-        case OPT_THREADS: if (!cli_parse_int(optarg, "--threads", 0, sslat_max_threads(), &options.threads)) return CLI_BAD_INPUT; break;
-        case OPT_CACHE: {
-            int bad = CLI_OK;
-            cli_device_option(CLI_OPT_CACHE, optarg, &options, &bad); /* hot | cold, as measure */
-            if (bad) return bad;
-            break;
+} sweep_args;
+
+static void sweep_usage(void)
+{
+    printf("usage: sslat sweep [SPACE] -c TYPE --batch 1,8,32 --resolution 160,224 [--dtype fp32]\n"
+           "                   -o DIR [--budget B1,B2 [--value mac]] [--restart] [--shard I/N]\n"
+           "                   [--runs N --warmup N --threads N --cache hot|cold]\n\n"
+           "Writes DIR/b<batch>_r<res>_<dtype>.sslat per point, and DIR/summary.csv, summary.jsonl\n"
+           "and summary.html: per point min / mean / max, the latency of the space's \"arch\", the\n"
+           "fastest architecture and, for each --budget B (in the table's unit: per sample for a\n"
+           "timed table), the architecture with the most --value (an analytic table made at the\n"
+           "point's input: mac, mac_thop, mac_fvcore, mac_pthflops; default mac) within B. The page\n"
+           "shows where these architectures change from point to point.\n"
+           "A point whose table this run made before is kept (resume). One made by another run\n"
+           "(other options, calculator or machine) is never replaced silently: the sweep stops\n"
+           "before measuring, naming it; --restart replaces them. --shard I/N (or the Slurm\n"
+           "array variables) takes every N-th point.\n");
+}
+
+static int sweep_option(int opt, const char *value, void *args)
+{
+    sweep_args *a = args;
+    sslat_calc_options *o = &a->options;
+    switch (opt) {
+    case 'c': return cli_set_once(&a->type, value, "sweep", "-c") ? CLI_OK : CLI_BAD_INPUT;
+    case 'o': return cli_set_once(&a->dir, value, "sweep", "-o") ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_BATCH: return (a->n_batch = parse_list(value, "--batch", a->batches)) < 1 ? CLI_BAD_INPUT : CLI_OK;
+    case OPT_RESOLUTION:
+        return (a->n_res = parse_list(value, "--resolution", a->resolutions)) < 1 ? CLI_BAD_INPUT : CLI_OK;
+    case OPT_DTYPE: return cli_set_once(&a->dtypes, value, "sweep", "--dtype") ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_SHARD: return cli_set_once(&a->shard, value, "sweep", "--shard") ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_RUNS: return cli_parse_int(value, "--runs", 1, 1000000, &o->run_iterations) ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_WARMUP:
+        return cli_parse_int(value, "--warmup", 0, 1000000, &o->warmup_iterations) ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_THREADS:
+        return cli_parse_int(value, "--threads", 0, sslat_max_threads(), &o->threads) ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_CACHE: {
+        int code = CLI_OK;
+        cli_device_option(CLI_OPT_CACHE, value, o, &code); /* hot | cold, as measure */
+        return code;
+    }
+    case OPT_BUDGET:
+        if (a->n_budgets) {
+            fprintf(stderr, "sslat sweep: --budget is given twice (one list: --budget 1.5,2,3)\n");
+            return CLI_BAD_INPUT;
         }
-        case OPT_BUDGET:
-            if (answers.n_budgets) {
-                fprintf(stderr, "sslat sweep: --budget is given twice (one list: --budget 1.5,2,3)\n");
-                return CLI_BAD_INPUT;
-            }
-            if ((answers.n_budgets = parse_budgets(optarg, budgets)) < 1) return CLI_BAD_INPUT;
-            break;
-        case OPT_VALUE: if (!cli_set_once(&value_type, optarg, "sweep", "--value")) return CLI_BAD_INPUT; break;
-        case OPT_RESTART: restart = true; break;
-        case 'h':
-            printf("usage: sslat sweep [SPACE] -c TYPE --batch 1,8,32 --resolution 160,224 [--dtype fp32]\n"
-                   "                   -o DIR [--budget B1,B2 [--value mac]] [--restart] [--shard I/N]\n"
-                   "                   [--runs N --warmup N --threads N --cache hot|cold]\n\n"
-                   "Writes DIR/b<batch>_r<res>_<dtype>.sslat per point, and DIR/summary.csv, summary.jsonl\n"
-                   "and summary.html: per point min / mean / max, the latency of the space's \"arch\", the\n"
-                   "fastest architecture and, for each --budget B (in the table's unit: per sample for a\n"
-                   "timed table), the architecture with the most --value (an analytic table made at the\n"
-                   "point's input: mac, mac_thop, mac_fvcore, mac_pthflops; default mac) within B. The page\n"
-                   "shows where these architectures change from point to point.\n"
-                   "A point whose table this run made before is kept (resume). One made by another run\n"
-                   "(other options, calculator or machine) is never replaced silently: the sweep stops\n"
-                   "before measuring, naming it; --restart replaces them. --shard I/N (or the Slurm\n"
-                   "array variables) takes every N-th point.\n");
-            return CLI_OK;
-        default: return CLI_BAD_INPUT;
-        }
+        return (a->n_budgets = parse_budgets(value, a->budgets)) < 1 ? CLI_BAD_INPUT : CLI_OK;
+    case OPT_VALUE: return cli_set_once(&a->value_type, value, "sweep", "--value") ? CLI_OK : CLI_BAD_INPUT;
+    case OPT_RESTART: a->restart = true; return CLI_OK;
+    default: return CLI_BAD_INPUT;
     }
-    if (dtype_option) dtypes = dtype_option;
-    cli_space_args base = {optind < argc ? argv[optind] : NULL, {0, 0, 0}};
-    if (optind + (base.path ? 1 : 0) != argc || !dir) {
-        fprintf(stderr, "sslat sweep: expects [SPACE] and -o DIR (sslat sweep --help)\n");
-        return CLI_BAD_INPUT;
-    }
-    const char *const *names = NULL;
-    int32_t available = sslat_available_calculators(&names);
-    const sslat_calculator *calculator = sslat_calculator_find(type ? type : names[available - 1]);
-    if (!calculator) {
-        fprintf(stderr, "sslat sweep: unknown calculator '%s'\n", type);
-        return CLI_BAD_INPUT;
-    }
-    if (value_type && !answers.n_budgets) {
-        fprintf(stderr, "sslat sweep: --value names the table each --budget maximises: give --budget too\n");
-        return CLI_BAD_INPUT;
-    }
-    if (value_type) answers.value_type = value_type;
-    const sslat_calculator *value_calculator = sslat_calculator_find(answers.value_type);
-    if (!value_calculator || value_calculator->kind != SSLAT_CALC_ANALYTIC) {
-        fprintf(stderr, "sslat sweep: --value '%s': the budgets maximise an analytic table made at each point "
-                        "(mac, mac_thop, mac_fvcore, mac_pthflops)\n", answers.value_type);
-        return CLI_BAD_INPUT;
-    }
-    int32_t shard_index, shard_count;
-    int code = cli_shard_options(shard, &shard_index, &shard_count);
-    if (code != CLI_OK) return code;
-    /* each dtype once: fp32, tf32, fp16, bf16 */
-    const char *dtype_list[SSLAT_DTYPE_COUNT];
-    int n_dtype = 0;
-    char dtype_copy[64];
-    if (strlen(dtypes) >= sizeof dtype_copy) {
+}
+
+static const struct option SWEEP_OPTIONS[] = {
+    {"calculator", required_argument, NULL, 'c'}, {"output", required_argument, NULL, 'o'},
+    {"batch", required_argument, NULL, OPT_BATCH}, {"resolution", required_argument, NULL, OPT_RESOLUTION},
+    {"dtype", required_argument, NULL, OPT_DTYPE}, {"shard", required_argument, NULL, OPT_SHARD},
+    {"runs", required_argument, NULL, OPT_RUNS},   {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"threads", required_argument, NULL, OPT_THREADS}, {"help", no_argument, NULL, 'h'},
+    {"cache", required_argument, NULL, OPT_CACHE}, {"budget", required_argument, NULL, OPT_BUDGET},
+    {"value", required_argument, NULL, OPT_VALUE}, {"restart", no_argument, NULL, OPT_RESTART},
+    {NULL, 0, NULL, 0}};
+static const cli_verb SWEEP = {"sweep", "c:o:h", SWEEP_OPTIONS, sweep_usage, sweep_option, 0, 1,
+                               "[SPACE] and -o DIR (sslat sweep --help)"};
+
+/* ---- check ------------------------------------------------------------------------ */
+
+/* The dtypes of --dtype, each once and each one the calculator measures. */
+static int parse_dtypes(const char *dtypes, const sslat_calculator *calculator, char copy[64],
+                        const char *list[SSLAT_DTYPE_COUNT], int *count)
+{
+    if (strlen(dtypes) >= 64) {
         fprintf(stderr, "sslat sweep: --dtype takes up to four of fp32, tf32, fp16, bf16, got '%.80s'\n", dtypes);
         return CLI_BAD_INPUT;
     }
-    snprintf(dtype_copy, sizeof dtype_copy, "%s", dtypes);
-    size_t dtype_length = strlen(dtype_copy);
-    if (!dtype_length || dtype_copy[0] == ',' || dtype_copy[dtype_length - 1] == ',' || strstr(dtype_copy, ",,")) {
-        fprintf(stderr, "sslat sweep: --dtype takes comma-separated names (fp32,fp16), got '%s'\n", dtype_copy);
+    snprintf(copy, 64, "%s", dtypes);
+    size_t length = strlen(copy);
+    if (!length || copy[0] == ',' || copy[length - 1] == ',' || strstr(copy, ",,")) {
+        fprintf(stderr, "sslat sweep: --dtype takes comma-separated names (fp32,fp16), got '%s'\n", copy);
         return CLI_BAD_INPUT;
     }
     char *save = NULL;
     unsigned seen = 0;
-    for (char *d = strtok_r(dtype_copy, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
+    *count = 0;
+    for (char *d = strtok_r(copy, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
         sslat_dtype dtype;
         if (!sslat_dtype_parse(d, &dtype) || (seen & SSLAT_DTYPE_BIT(dtype))) {
             fprintf(stderr, "sslat sweep: --dtype: '%s' is %s (fp32, tf32, fp16, bf16, each once)\n", d,
@@ -430,38 +416,43 @@ int cmd_sweep(int argc, char **argv)
             fprintf(stderr, "sslat sweep: the %s calculator does not measure %s\n", calculator->name, d);
             return CLI_UNAVAILABLE;
         }
-        dtype_list[n_dtype++] = d;
+        list[(*count)++] = d;
     }
-    if (strlen(dir) > 900) { /* its files are DIR/b<batch>_r<res>_<dtype>.sslat and DIR/summary*.csv */
-        fprintf(stderr, "sslat sweep: -o DIR: a folder path of %zu bytes leaves no room for the points' file names "
-                        "(at most 900)\n", strlen(dir));
+    return CLI_OK;
+}
+
+/* The calculators (the one swept, the one budgets maximise) and the folder's name. */
+static int check_args(sweep_args *a, const sslat_calculator **calculator, const sslat_calculator **value_calculator)
+{
+    const char *const *names = NULL;
+    int32_t available = sslat_available_calculators(&names);
+    *calculator = sslat_calculator_find(a->type ? a->type : names[available - 1]);
+    if (!*calculator) {
+        fprintf(stderr, "sslat sweep: unknown calculator '%s'\n", a->type);
         return CLI_BAD_INPUT;
     }
-    int total = n_batch * n_res * n_dtype, n = 0;
-    point_result *rows = calloc((size_t)total, sizeof *rows);
-    if (!rows) return CLI_FAILURE;
-    for (int k = 0; k < total; k++) {
-        point_result *r = &rows[k];
-        r->batch = batches[k / (n_res * n_dtype)];
-        r->resolution = resolutions[(k / n_dtype) % n_res];
-        r->dtype = dtype_list[k % n_dtype];
-        snprintf(r->name, sizeof r->name, "b%d_r%d_%s", r->batch, r->resolution, r->dtype);
+    if (a->value_type && !a->n_budgets) {
+        fprintf(stderr, "sslat sweep: --value names the table each --budget maximises: give --budget too\n");
+        return CLI_BAD_INPUT;
     }
-    char suffix[48] = "";
-    if (shard_count > 1) snprintf(suffix, sizeof suffix, "-%d-of-%d", shard_index, shard_count);
-    sweep_folder folder;
-    code = open_folder(dir, suffix, rows, total, base.path, &folder);
-    if (code != CLI_OK) {
-        free(rows);
-        return code;
+    if (!a->value_type) a->value_type = "mac";
+    *value_calculator = sslat_calculator_find(a->value_type);
+    if (!*value_calculator || (*value_calculator)->kind != SSLAT_CALC_ANALYTIC) {
+        fprintf(stderr, "sslat sweep: --value '%s': the budgets maximise an analytic table made at each point "
+                        "(mac, mac_thop, mac_fvcore, mac_pthflops)\n", a->value_type);
+        return CLI_BAD_INPUT;
     }
-    code = scan_points(&base, calculator, &options, dir, restart, rows, total, shard_index, shard_count);
-    if (code != CLI_OK) { /* refused or failed before the first point: nothing measured */
-        for (int k = 0; k < total; k++) point_result_free(&rows[k]);
-        close_folder(&folder);
-        free(rows);
-        return code;
-    }
+    return CLI_OK;
+}
+
+/* ---- run ------------------------------------------------------------------------ */
+
+/* This shard's points, one after the other, each printed as it ends; rows[0..*done) are the measured ones. */
+static int run_points(const cli_space_args *base, const sslat_calculator *calculator, const sweep_args *a,
+                      const sweep_answers *answers, const sslat_calculator *value_calculator, point_result *rows,
+                      int total, int32_t shard_index, int32_t shard_count, int *done)
+{
+    int code = CLI_OK, n = 0;
     printf("%-22s %10s %12s %12s %12s %12s %8s\n", "point", "", "min", "mean", "max", "space arch", "wall s");
     for (int k = 0; code == CLI_OK && k < total; k++) {
         if (k % shard_count != shard_index) continue;
@@ -473,18 +464,72 @@ int cmd_sweep(int argc, char **argv)
         }
         /* a Slurm log shows each point begin and end, with the point's own progress between */
         fprintf(stderr, "[sweep] point %d/%d %s: started\n", k + 1, total, r->name);
-        code = run_point(&base, calculator, &options, dir, &answers, value_calculator, r);
+        code = run_point(base, calculator, &a->options, a->dir, answers, value_calculator, r);
         if (code == CLI_OK)
             fprintf(stderr, "[sweep] point %d/%d %s: %s in %.1f s\n", k + 1, total, r->name,
                     r->reused ? "kept (its table was there)" : "done", r->wall);
         if (code != CLI_OK) break;
         char best[24] = "-";
         if (r->has_space_arch) snprintf(best, sizeof best, "%.4f", r->space_arch);
-        printf("%-22s %10s %12.4f %12.4f %12.4f %12s %8.2f%s\n", r->name, sslat_calculator_unit(calculator), r->min, r->mean,
-               r->max, best, r->wall, r->reused ? "  (kept)" : "");
+        printf("%-22s %10s %12.4f %12.4f %12.4f %12s %8.2f%s\n", r->name, sslat_calculator_unit(calculator), r->min,
+               r->mean, r->max, best, r->wall, r->reused ? "  (kept)" : "");
         fflush(stdout);
         n++;
     }
+    *done = n;
+    return code;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    sweep_args a = {.batches = {1}, .resolutions = {224}, .n_batch = 1, .n_res = 1};
+    sslat_calc_options_default(&a.options);
+    int first, code = cli_parse(&SWEEP, argc, argv, &a, &first);
+    if (code != CLI_OK) return code == CLI_HELP ? CLI_OK : code;
+    if (!a.dir) return cli_expects(&SWEEP);
+    cli_space_args base = {first < argc ? argv[first] : NULL, {0, 0, 0}};
+    const sslat_calculator *calculator = NULL, *value_calculator = NULL;
+    code = check_args(&a, &calculator, &value_calculator);
+    if (code != CLI_OK) return code;
+    sweep_answers answers = {a.budgets, a.n_budgets, a.value_type};
+    int32_t shard_index, shard_count;
+    code = cli_shard_options(a.shard, &shard_index, &shard_count);
+    if (code != CLI_OK) return code;
+    /* each dtype once: fp32, tf32, fp16, bf16 */
+    const char *dtype_list[SSLAT_DTYPE_COUNT];
+    int n_dtype = 0;
+    char dtype_copy[64];
+    code = parse_dtypes(a.dtypes ? a.dtypes : "fp32", calculator, dtype_copy, dtype_list, &n_dtype);
+    if (code != CLI_OK) return code;
+    const char *dir = a.dir;
+    if (strlen(dir) > 900) { /* its files are DIR/b<batch>_r<res>_<dtype>.sslat and DIR/summary*.csv */
+        fprintf(stderr, "sslat sweep: -o DIR: a folder path of %zu bytes leaves no room for the points' file names "
+                        "(at most 900)\n", strlen(dir));
+        return CLI_BAD_INPUT;
+    }
+    int total = a.n_batch * a.n_res * n_dtype, n = 0;
+    point_result *rows = calloc((size_t)total, sizeof *rows);
+    if (!rows) return CLI_FAILURE;
+    for (int k = 0; k < total; k++) {
+        point_result *r = &rows[k];
+        r->batch = a.batches[k / (a.n_res * n_dtype)];
+        r->resolution = a.resolutions[(k / n_dtype) % a.n_res];
+        r->dtype = dtype_list[k % n_dtype];
+        snprintf(r->name, sizeof r->name, "b%d_r%d_%s", r->batch, r->resolution, r->dtype);
+    }
+    char suffix[48] = "";
+    if (shard_count > 1) snprintf(suffix, sizeof suffix, "-%d-of-%d", shard_index, shard_count);
+    sweep_folder folder;
+    code = open_folder(dir, suffix, rows, total, base.path, &folder);
+    if (code != CLI_OK) {
+        free(rows);
+        return code;
+    }
+    /* refused or failed before the first point: nothing measured */
+    code = scan_points(&base, calculator, &a.options, dir, a.restart, rows, total, shard_index, shard_count);
+    if (code == CLI_OK)
+        code = run_points(&base, calculator, &a, &answers, value_calculator, rows, total, shard_index, shard_count, &n);
+    /* ---- write */
     if (code == CLI_OK) sweep_print_answers(rows, n, &answers);
     if (code == CLI_OK) code = sweep_write_summary(dir, suffix, rows, n, &answers);
     if (code == CLI_OK)

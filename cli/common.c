@@ -19,6 +19,35 @@ bool cli_set_once(const char **slot, const char *value, const char *verb, const 
     return true;
 }
 
+int cli_parse(const cli_verb *verb, int argc, char **argv, void *args, int *first)
+{
+    int opt;
+    optind = 1; /* getopt's state is global: every verb starts afresh */
+    while ((opt = getopt_long(argc, argv, verb->short_options, verb->options, NULL)) != -1) {
+        if (opt == 'h') {
+            verb->usage();
+            return CLI_HELP;
+        }
+        if (opt == '?' || opt == ':') return CLI_BAD_INPUT; /* getopt said which option */
+        int code = verb->option(opt, optarg, args);
+        if (code != CLI_OK) return code;
+    }
+    int n = argc - optind;
+    if (n >= verb->min_args && (verb->max_args < 0 || n <= verb->max_args)) {
+        *first = optind;
+        return CLI_OK;
+    }
+    if (verb->expects) return cli_expects(verb);
+    fprintf(stderr, "sslat %s: unexpected argument '%s'\n", verb->name, argv[optind + verb->max_args]);
+    return CLI_BAD_INPUT;
+}
+
+int cli_expects(const cli_verb *verb)
+{
+    fprintf(stderr, "sslat %s: expects %s\n", verb->name, verb->expects);
+    return CLI_BAD_INPUT;
+}
+
 static volatile int stop_flag = 0;
 
 static void request_stop(int signal_number)

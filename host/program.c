@@ -291,18 +291,17 @@ sslat_status host_program_read_output(host_program *p, float *out, sslat_error *
     const host_tensor *t = &p->tensors[p->output];
     int ndims = t->md.ndims;
     dnnl_memory_desc_t plain;
-    dnnl_memory_t user = NULL, reorder_target = NULL;
+    dnnl_memory_t user = NULL;
     dnnl_primitive_desc_t pd = NULL;
     dnnl_primitive_t primitive = NULL;
     sslat_status status = host_dims_md(&plain, t->shape, ndims, ndims == 2 ? dnnl_nc : dnnl_nchw, err);
     if (status != SSLAT_OK) return status;
     status = HOST_DNNL(err, DNNL(dnnl_memory_create)(&user, &plain, p->session->engine, out));
-    reorder_target = user;
     if (status == SSLAT_OK)
         status = HOST_DNNL(err, DNNL(dnnl_reorder_primitive_desc_create)(&pd, &t->md, p->session->engine, &plain,
                                                                          p->session->engine, NULL));
     if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_primitive_create)(&primitive, pd));
-    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, t->memory}, {DNNL_ARG_TO, reorder_target}};
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, t->memory}, {DNNL_ARG_TO, user}};
     if (status == SSLAT_OK)
         status = HOST_DNNL(err, DNNL(dnnl_primitive_execute)(primitive, p->session->stream, 2, args));
     if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_stream_wait)(p->session->stream));

@@ -24,15 +24,16 @@ extern "C" {
 #endif
 
 /* The one place the version is written: CMake and the Python package read it
- * from these lines. */
+ * from these lines. While MAJOR is 0 every MINOR is its own ABI (the SONAME
+ * is libsslat.so.0.MINOR): 0.2 added the leading size of the option structs. */
 #define SSLAT_VERSION_MAJOR 0
-#define SSLAT_VERSION_MINOR 1
+#define SSLAT_VERSION_MINOR 2
 #define SSLAT_VERSION_PATCH 0
-#define SSLAT_VERSION_STRING "0.1.0"
-/* MAJOR·10000 + MINOR·100 + PATCH, for comparisons: 0.1.0 is 100. */
+#define SSLAT_VERSION_STRING "0.2.0"
+/* MAJOR·10000 + MINOR·100 + PATCH, for comparisons: 0.2.0 is 200. */
 #define SSLAT_VERSION_NUMBER (SSLAT_VERSION_MAJOR * 10000 + SSLAT_VERSION_MINOR * 100 + SSLAT_VERSION_PATCH)
 
-/* The library's version at run time ("0.1.0"), and as a number; compare with
+/* The library's version at run time ("0.2.0"), and as a number; compare with
  * the macros to tell the header from the library actually loaded. */
 SSLAT_API const char *sslat_version(void);
 SSLAT_API int32_t sslat_version_number(void);
@@ -334,7 +335,7 @@ typedef struct sslat_latency_options {
     double max_seconds;        /* timed: adaptive time cap per subgraph (default 2) */
     uint64_t seed;             /* timed: random inputs and weights (0 = the default seed) */
     const char *dtype;         /* timed: "fp32" (default), "tf32", "fp16", "bf16" */
-    const char *layout;        /* timed: "nchw" or "nhwc" (default: nhwc for fp16/bf16) */
+    const char *layout;        /* cuda: "nchw" or "nhwc" (default: nhwc for fp16/bf16) */
     const char *device;        /* cuda: "0", "cuda:1" (default: LOCAL_RANK & co. modulo the count, else 0) */
     int32_t cold;              /* timed: 1 = cold cache (cuda: L2 flushed before each sample; cpu: units
                                   interleaved, copies past 2x L2); default 0 = hot (back to back) */

@@ -21,6 +21,10 @@
 #define SSLAT_CUDA_BLOCK 256
 #define SSLAT_CUDA_MAX_GRID 65535
 
+/* Every activation is named below (no default:): a new one fails this
+ * assertion until it has its case here. -1 is "none". */
+static_assert(SSLAT_ACT_COUNT == 8, "sslat_apply_act names every activation");
+
 static __device__ __forceinline__ float sslat_apply_act(int act, float x)
 {
     switch (act) {
@@ -32,7 +36,8 @@ static __device__ __forceinline__ float sslat_apply_act(int act, float x)
     case SSLAT_ACT_SILU: return x / (1.f + __expf(-x));                          /* silu */
     case SSLAT_ACT_GELU: return 0.5f * x * (1.f + erff(x * 0.70710678f));        /* gelu (erf) */
     case SSLAT_ACT_TANH: return tanhf(x);                                        /* tanh */
-    default: return x;
+    case -1: return x;                                                           /* none */
+    default: return x; /* unreachable: the plan only holds the values above */
     }
 }
 

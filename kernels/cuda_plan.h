@@ -1,7 +1,7 @@
 /* The cuda backend's lowering plan: which library call computes which IR
  * nodes of a subgraph. Pure host code (no GPU needed), so the fusion rules are
- * unit-tested anywhere; engine/cuda_program.c turns a plan into descriptors,
- * buffers and launches. */
+ * unit-tested anywhere; kernels/cuda_program.c turns a plan into descriptors
+ * and buffers, kernels/cuda_launch.c launches it. */
 #ifndef SSLAT_CUDA_PLAN_H
 #define SSLAT_CUDA_PLAN_H
 

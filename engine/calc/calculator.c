@@ -85,26 +85,30 @@ static void readers_of(unsigned bit, char *out, size_t size)
 sslat_status sslat_calculator_check_options(const sslat_calculator *calculator, const sslat_calc_options *o,
                                             sslat_error *err)
 {
-    /* each option a backend may not read, as it is named to a user, and whether it is set */
+    /* each option a backend may not read, as it is named to a user, whether
+     * it is set, and (for a timed calculator) why it cannot apply */
     const struct {
         unsigned bit;
         bool set;
-        const char *what;
+        const char *what, *why_not_timed;
     } OPTIONS[] = {
-        {SSLAT_READS_IGNORE, o->ignore.ops || o->ignore.acts, "ignore leaves op kinds out of an analytic count"},
-        {SSLAT_READS_FUSE_BN, o->fuse_bn, "fuse_bn counts MACs as the network runs folded"},
-        {SSLAT_READS_COLD, o->cold, "cold (the cache mode)"},
-        {SSLAT_READS_LAYOUT, o->layout != SSLAT_LAYOUT_DEFAULT, "a layout"},
-        {SSLAT_READS_DEVICE, o->cuda.device >= 0, "a device"},
-        {SSLAT_READS_PROFILE, o->cuda.profile, "profile (a cudaProfilerStart/Stop range per unit)"},
-        {SSLAT_READS_REPLICAS, o->cpu.replicas > 0, "replicas (copies per cpu timing program)"},
+        {SSLAT_READS_IGNORE, o->ignore.ops || o->ignore.acts, "ignore leaves op kinds out of an analytic count",
+         "it times whole subgraphs and cannot leave a part out"},
+        {SSLAT_READS_FUSE_BN, o->fuse_bn, "fuse_bn counts MACs as the network runs folded",
+         "it times it (its fused mode already folds BN into the conv)"},
+        {SSLAT_READS_COLD, o->cold, "cold (the cache mode)", NULL},
+        {SSLAT_READS_DEVICE, o->cuda.device >= 0, "a device", NULL},
+        {SSLAT_READS_LAYOUT, o->layout != SSLAT_LAYOUT_DEFAULT, "a layout", NULL},
+        {SSLAT_READS_PROFILE, o->cuda.profile, "profile (a cudaProfilerStart/Stop range per unit)", NULL},
+        {SSLAT_READS_REPLICAS, o->cpu.replicas > 0, "replicas (copies per cpu timing program)", NULL},
     };
     for (size_t i = 0; i < sizeof OPTIONS / sizeof OPTIONS[0]; i++) {
         if (!OPTIONS[i].set || (calculator->options_read & OPTIONS[i].bit)) continue;
         char readers[192];
         readers_of(OPTIONS[i].bit, readers, sizeof readers);
-        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "%s: it applies to %s, not %s", OPTIONS[i].what, readers,
-                          calculator->name);
+        const char *why = calculator->kind == SSLAT_CALC_TIMED ? OPTIONS[i].why_not_timed : NULL;
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "%s: it applies to %s, not %s%s%s", OPTIONS[i].what,
+                          readers, calculator->name, why ? ": " : "", why ? why : "");
     }
     return SSLAT_OK;
 }

@@ -45,10 +45,11 @@ bool sslat_device_parse(const char *text, int32_t *device);
 #define SSLAT_DEFAULT_RUNS 10
 #define SSLAT_DEFAULT_MAX_SECONDS 2.0
 
-/* What a measurement is: every field can change a value, so each one is in
- * the run's fingerprint (calc/run.c) and the backends read these and nothing
- * else. How the run goes (shards, journal, stop, progress) is apart, in
- * sslat_run_plan (calc/run.h). */
+/* What a measurement is: the backends read these and nothing else. Every
+ * field that can change a value is in the run's fingerprint (calc/run.c):
+ * all but cuda.device (the machine's fingerprint names the GPU instead) and
+ * cuda.profile (one more run, not a figure). How the run goes is apart, in
+ * sslat_run_plan below. */
 typedef struct sslat_calc_options {
     /* the analytic counters */
     sslat_ignore_set ignore;   /* op kinds left out */
@@ -90,8 +91,9 @@ enum {
 
 struct sslat_journal;
 
-/* How a run goes, apart from what it measures (sslat_calc_options): none of
- * this changes a value, so none of it is in the fingerprint. */
+/* How a run goes, apart from what it measures (sslat_calc_options). None of
+ * it changes a value; the shard is in the fingerprint all the same, because a
+ * journal records one shard's units. */
 typedef struct sslat_run_plan {
     int32_t shard_index;           /* measure only shard shard_index of shard_count (count <= 1: all) */
     int32_t shard_count;

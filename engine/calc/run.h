@@ -15,8 +15,8 @@ sslat_status sslat_calculate_space(const sslat_calculator *calculator, const ssl
                                    const sslat_calc_options *options, const sslat_run_plan *plan,
                                    sslat_container *container, sslat_error *err);
 
-/* Fingerprint of a run: space, calculator, every option (each can change a
- * value) and the shard (a journal from another run is refused). */
+/* Fingerprint of a run: space, calculator, the options that change a value,
+ * the machine and the shard (a journal from another run is refused). */
 uint64_t sslat_run_fingerprint(const sslat_calculator *calculator, const sslat_space *space,
                                const sslat_calc_options *options, const sslat_run_plan *plan);
 

@@ -117,19 +117,6 @@ int32_t sslat_space_arch(const sslat_space *space, int32_t *arch, int32_t capaci
     return space->n_blocks;
 }
 
-bool sslat_space_find_graph(const sslat_space *space, const sslat_graph *graph, int32_t *layer,
-                            int32_t *candidate)
-{
-    for (int32_t i = 0; space && i < space->n_layers; i++)
-        for (int32_t c = 0; c < space->layers[i].n_candidates; c++)
-            if (&space->layers[i].candidates[c].graph == graph) {
-                *layer = i;
-                *candidate = c;
-                return true;
-            }
-    return false;
-}
-
 sslat_status sslat_space_param_count(const sslat_space *space, const int32_t *arch, int32_t length, int64_t *count,
                                      sslat_error *err)
 {

@@ -36,10 +36,6 @@ struct sslat_space {
     sslat_container *latency; /* attached by sslat_initialize_latency (api/), owned; or NULL */
 };
 
-/* Which layer and candidate own graph (by address): true and the indices, or false. */
-bool sslat_space_find_graph(const sslat_space *space, const sslat_graph *graph, int32_t *layer,
-                            int32_t *candidate);
-
 /* The layer of NAS block `block` (asserts the index is valid). */
 const sslat_layer *sslat_space_block_layer(const sslat_space *space, int32_t block);
 

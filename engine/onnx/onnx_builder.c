@@ -16,7 +16,7 @@ void *onnx_arena(onnx_builder *b, size_t size)
     size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
     if (!b->chunks || b->chunks->size - b->chunks->used < size) {
         size_t capacity = size > (1 << 20) ? size : (1 << 20);
-        chunk *c = malloc(sizeof *c + capacity);
+        onnx_chunk *c = malloc(sizeof *c + capacity);
         if (!c) {
             b->out_of_memory = true;
             return NULL;
@@ -35,7 +35,7 @@ void *onnx_arena(onnx_builder *b, size_t size)
 void onnx_builder_release(onnx_builder *b)
 {
     while (b->chunks) {
-        chunk *next = b->chunks->next;
+        onnx_chunk *next = b->chunks->next;
         free(b->chunks);
         b->chunks = next;
     }

@@ -14,14 +14,14 @@
 
 #include <onnx.pb-c.h> /* generated at build time from ONNX's onnx.proto (CMakeLists.txt) */
 
-typedef struct chunk {
-    struct chunk *next;
+typedef struct onnx_chunk {
+    struct onnx_chunk *next;
     size_t used, size;
     max_align_t data[];
-} chunk;
+} onnx_chunk;
 
 typedef struct onnx_builder {
-    chunk *chunks;
+    onnx_chunk *chunks;
     bool out_of_memory;
     /* growable lists (malloc'ed; their items live in the arena) */
     Onnx__NodeProto **nodes;
@@ -60,7 +60,7 @@ const char *onnx_node(onnx_builder *b, const char *op_type, const char *output, 
 Onnx__ValueInfoProto *onnx_tensor_info(onnx_builder *b, const char *name, const int64_t *dims, size_t ndims);
 
 /* node() with the counts of array arguments taken from the arrays. */
-#define NODE(b, op, out, ins, attrs) onnx_node(b, op, out, ins, sizeof ins / sizeof ins[0], attrs, sizeof attrs / sizeof attrs[0])
-#define NODE_NO_ATTRS(b, op, out, ins) onnx_node(b, op, out, ins, sizeof ins / sizeof ins[0], NULL, 0)
+#define ONNX_NODE(b, op, out, ins, attrs) onnx_node(b, op, out, ins, sizeof ins / sizeof ins[0], attrs, sizeof attrs / sizeof attrs[0])
+#define ONNX_NODE_NO_ATTRS(b, op, out, ins) onnx_node(b, op, out, ins, sizeof ins / sizeof ins[0], NULL, 0)
 
 #endif

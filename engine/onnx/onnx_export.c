@@ -83,39 +83,39 @@ static const char *as_rank4(lowering *L, value v, sslat_shape shape, int32_t i, 
     snprintf(suffix, sizeof suffix, ".in%d.shape4", slot);
     const char *inputs[] = {v.name, onnx_shape_constant(L->b, out_name(L, i, suffix), dims, 4)};
     snprintf(suffix, sizeof suffix, ".in%d.as4d", slot);
-    return NODE_NO_ATTRS(L->b, "Reshape", out_name(L, i, suffix), inputs);
+    return ONNX_NODE_NO_ATTRS(L->b, "Reshape", out_name(L, i, suffix), inputs);
 }
 
 static value activation(lowering *L, int32_t i, const char *x, sslat_act_kind act, const char *output)
 {
     onnx_builder *b = L->b;
     switch (act) {
-    case SSLAT_ACT_RELU: return (value){NODE_NO_ATTRS(b, "Relu", output, ((const char *[]){x})), 0};
+    case SSLAT_ACT_RELU: return (value){ONNX_NODE_NO_ATTRS(b, "Relu", output, ((const char *[]){x})), 0};
     case SSLAT_ACT_RELU6: {
         const char *inputs[] = {x, onnx_scalar(b, out_name(L, i, ".min"), 0.0f), onnx_scalar(b, out_name(L, i, ".max"), 6.0f)};
-        return (value){NODE_NO_ATTRS(b, "Clip", output, inputs), 0};
+        return (value){ONNX_NODE_NO_ATTRS(b, "Clip", output, inputs), 0};
     }
-    case SSLAT_ACT_HSWISH: return (value){NODE_NO_ATTRS(b, "HardSwish", output, ((const char *[]){x})), 0};
+    case SSLAT_ACT_HSWISH: return (value){ONNX_NODE_NO_ATTRS(b, "HardSwish", output, ((const char *[]){x})), 0};
     case SSLAT_ACT_HSIGMOID: {
         Onnx__AttributeProto *attrs[] = {onnx_attr_float(b, "alpha", 1.0f / 6.0f), onnx_attr_float(b, "beta", 0.5f)};
-        return (value){NODE(b, "HardSigmoid", output, ((const char *[]){x}), attrs), 0};
+        return (value){ONNX_NODE(b, "HardSigmoid", output, ((const char *[]){x}), attrs), 0};
     }
-    case SSLAT_ACT_SIGMOID: return (value){NODE_NO_ATTRS(b, "Sigmoid", output, ((const char *[]){x})), 0};
+    case SSLAT_ACT_SIGMOID: return (value){ONNX_NODE_NO_ATTRS(b, "Sigmoid", output, ((const char *[]){x})), 0};
     case SSLAT_ACT_SILU: { /* x * sigmoid(x), as PyTorch exports SiLU before opset 22 */
-        const char *gate = NODE_NO_ATTRS(b, "Sigmoid", out_name(L, i, ".sigmoid"), ((const char *[]){x}));
-        return (value){NODE_NO_ATTRS(b, "Mul", output, ((const char *[]){x, gate})), 0};
+        const char *gate = ONNX_NODE_NO_ATTRS(b, "Sigmoid", out_name(L, i, ".sigmoid"), ((const char *[]){x}));
+        return (value){ONNX_NODE_NO_ATTRS(b, "Mul", output, ((const char *[]){x, gate})), 0};
     }
     case SSLAT_ACT_GELU: { /* 0.5 x (1 + erf(x / sqrt 2)), as PyTorch exports GELU before opset 20 */
-        const char *scaled = NODE_NO_ATTRS(b, "Div", out_name(L, i, ".div"),
+        const char *scaled = ONNX_NODE_NO_ATTRS(b, "Div", out_name(L, i, ".div"),
                                            ((const char *[]){x, onnx_scalar(b, out_name(L, i, ".sqrt2"), 1.41421356237f)}));
-        const char *erf = NODE_NO_ATTRS(b, "Erf", out_name(L, i, ".erf"), ((const char *[]){scaled}));
-        const char *plus = NODE_NO_ATTRS(b, "Add", out_name(L, i, ".add"),
+        const char *erf = ONNX_NODE_NO_ATTRS(b, "Erf", out_name(L, i, ".erf"), ((const char *[]){scaled}));
+        const char *plus = ONNX_NODE_NO_ATTRS(b, "Add", out_name(L, i, ".add"),
                                          ((const char *[]){erf, onnx_scalar(b, out_name(L, i, ".one"), 1.0f)}));
-        const char *times = NODE_NO_ATTRS(b, "Mul", out_name(L, i, ".mul"), ((const char *[]){x, plus}));
-        return (value){NODE_NO_ATTRS(b, "Mul", output, ((const char *[]){times, onnx_scalar(b, out_name(L, i, ".half"), 0.5f)})),
+        const char *times = ONNX_NODE_NO_ATTRS(b, "Mul", out_name(L, i, ".mul"), ((const char *[]){x, plus}));
+        return (value){ONNX_NODE_NO_ATTRS(b, "Mul", output, ((const char *[]){times, onnx_scalar(b, out_name(L, i, ".half"), 0.5f)})),
                        0};
     }
-    case SSLAT_ACT_TANH: return (value){NODE_NO_ATTRS(b, "Tanh", output, ((const char *[]){x})), 0};
+    case SSLAT_ACT_TANH: return (value){ONNX_NODE_NO_ATTRS(b, "Tanh", output, ((const char *[]){x})), 0};
     case SSLAT_ACT_COUNT: break;
     }
     SSLAT_ASSERT(!"unknown activation");
@@ -150,7 +150,7 @@ static value lower_batchnorm(lowering *L, int32_t i, const char *x)
                             parameter(L, out_name(L, i, ".running_mean"), c, 1, i, SSLAT_ROLE_MEAN, 0),
                             parameter(L, out_name(L, i, ".running_var"), c, 1, i, SSLAT_ROLE_VARIANCE, 0)};
     Onnx__AttributeProto *attrs[] = {onnx_attr_float(b, "epsilon", SSLAT_BN_EPSILON)};
-    return (value){NODE(b, "BatchNormalization", out_name(L, i, ""), inputs, attrs), 4};
+    return (value){ONNX_NODE(b, "BatchNormalization", out_name(L, i, ""), inputs, attrs), 4};
 }
 
 static value lower_pool(lowering *L, int32_t i, const char *x)
@@ -158,19 +158,19 @@ static value lower_pool(lowering *L, int32_t i, const char *x)
     onnx_builder *b = L->b;
     const sslat_node *n = &L->g->nodes[i];
     if (n->op == SSLAT_OP_GLOBAL_AVGPOOL)
-        return (value){NODE_NO_ATTRS(b, "GlobalAveragePool", out_name(L, i, ""), ((const char *[]){x})), 4};
+        return (value){ONNX_NODE_NO_ATTRS(b, "GlobalAveragePool", out_name(L, i, ""), ((const char *[]){x})), 4};
     const sslat_pool_params *p = sslat_node_pool(n);
     const int64_t kernel[2] = {p->kernel, p->kernel}, strides[2] = {p->stride, p->stride};
     const int64_t pads[4] = {p->padding, p->padding, p->padding, p->padding};
     if (n->op == SSLAT_OP_MAXPOOL) {
         Onnx__AttributeProto *attrs[] = {onnx_attr_ints(b, "kernel_shape", kernel, 2), onnx_attr_ints(b, "strides", strides, 2),
                                          onnx_attr_ints(b, "pads", pads, 4)};
-        return (value){NODE(b, "MaxPool", out_name(L, i, ""), ((const char *[]){x}), attrs), 4};
+        return (value){ONNX_NODE(b, "MaxPool", out_name(L, i, ""), ((const char *[]){x}), attrs), 4};
     }
     /* the IR's average counts the padding, as PyTorch's default */
     Onnx__AttributeProto *attrs[] = {onnx_attr_ints(b, "kernel_shape", kernel, 2), onnx_attr_ints(b, "strides", strides, 2),
                                      onnx_attr_ints(b, "pads", pads, 4), onnx_attr_int(b, "count_include_pad", 1)};
-    return (value){NODE(b, "AveragePool", out_name(L, i, ""), ((const char *[]){x}), attrs), 4};
+    return (value){ONNX_NODE(b, "AveragePool", out_name(L, i, ""), ((const char *[]){x}), attrs), 4};
 }
 
 /* Linear on N,C,H,W reads it flattened (C·H·W features), as the IR defines it. */
@@ -184,7 +184,7 @@ static value lower_linear(lowering *L, int32_t i, value x)
     const char *flat = x.name;
     if (x.rank == 4) {
         Onnx__AttributeProto *attrs[] = {onnx_attr_int(b, "axis", 1)};
-        flat = NODE(b, "Flatten", out_name(L, i, ".flatten"), ((const char *[]){x.name}), attrs);
+        flat = ONNX_NODE(b, "Flatten", out_name(L, i, ".flatten"), ((const char *[]){x.name}), attrs);
     }
     const int64_t w_dims[2] = {l->out_features, features};
     const char *inputs[3] = {flat, parameter(L, out_name(L, i, ".weight"), w_dims, 2, i, SSLAT_ROLE_WEIGHTS, features),
@@ -202,11 +202,11 @@ static value lower_shuffle(lowering *L, int32_t i, const char *x)
     int64_t groups = sslat_node_shuffle_groups(&L->g->nodes[i]);
     const int64_t split[5] = {s.n, groups, s.c / groups, s.h, s.w}, back[4] = {s.n, s.c, s.h, s.w};
     const int64_t perm[5] = {0, 2, 1, 3, 4};
-    const char *viewed = NODE_NO_ATTRS(b, "Reshape", out_name(L, i, ".view"),
+    const char *viewed = ONNX_NODE_NO_ATTRS(b, "Reshape", out_name(L, i, ".view"),
                                        ((const char *[]){x, onnx_shape_constant(b, out_name(L, i, ".split"), split, 5)}));
     Onnx__AttributeProto *attrs[] = {onnx_attr_ints(b, "perm", perm, 5)};
-    const char *swapped = NODE(b, "Transpose", out_name(L, i, ".transpose"), ((const char *[]){viewed}), attrs);
-    return (value){NODE_NO_ATTRS(b, "Reshape", out_name(L, i, ""),
+    const char *swapped = ONNX_NODE(b, "Transpose", out_name(L, i, ".transpose"), ((const char *[]){viewed}), attrs);
+    return (value){ONNX_NODE_NO_ATTRS(b, "Reshape", out_name(L, i, ""),
                                  ((const char *[]){swapped, onnx_shape_constant(b, out_name(L, i, ".back"), back, 4)})),
                    4};
 }
@@ -235,7 +235,7 @@ static value lower_upsample(lowering *L, int32_t i, const char *x)
     Onnx__AttributeProto *attrs[] = {onnx_attr_string(L->b, "mode", "nearest"),
                                      onnx_attr_string(L->b, "coordinate_transformation_mode", "asymmetric"),
                                      onnx_attr_string(L->b, "nearest_mode", "floor")};
-    return (value){NODE(L->b, "Resize", out_name(L, i, ""), inputs, attrs), 4};
+    return (value){ONNX_NODE(L->b, "Resize", out_name(L, i, ""), inputs, attrs), 4};
 }
 
 /* YOLOv5's Focus as it writes it: four strided Slices (pixel phases (0,0),
@@ -255,10 +255,10 @@ static value lower_space_to_depth(lowering *L, int32_t i, const char *x)
         const char *starts_name = onnx_shape_constant(L->b, out_name(L, i, suffix), starts, 2);
         snprintf(suffix, sizeof suffix, ".phase%d", g);
         const char *inputs[] = {x, starts_name, ends_name, axes_name, steps_name};
-        phases[g] = NODE_NO_ATTRS(L->b, "Slice", out_name(L, i, suffix), inputs);
+        phases[g] = ONNX_NODE_NO_ATTRS(L->b, "Slice", out_name(L, i, suffix), inputs);
     }
     Onnx__AttributeProto *attrs[] = {onnx_attr_int(L->b, "axis", 1)};
-    return (value){NODE(L->b, "Concat", out_name(L, i, ""), phases, attrs), 4};
+    return (value){ONNX_NODE(L->b, "Concat", out_name(L, i, ""), phases, attrs), 4};
 }
 
 /* Channels [start, start + length): Slice with starts / ends / axes constants. */
@@ -269,7 +269,7 @@ static value lower_channel_slice(lowering *L, int32_t i, const char *x)
     const char *inputs[] = {x, onnx_shape_constant(L->b, out_name(L, i, ".starts"), starts, 1),
                             onnx_shape_constant(L->b, out_name(L, i, ".ends"), ends, 1),
                             onnx_shape_constant(L->b, out_name(L, i, ".axes"), axes, 1)};
-    return (value){NODE_NO_ATTRS(L->b, "Slice", out_name(L, i, ""), inputs), 4};
+    return (value){ONNX_NODE_NO_ATTRS(L->b, "Slice", out_name(L, i, ""), inputs), 4};
 }
 
 static value lower_node(lowering *L, int32_t i)
@@ -293,7 +293,7 @@ static value lower_node(lowering *L, int32_t i)
         value other = value_of(L, n->input[1]);
         sslat_shape other_shape = sslat_graph_shape_of(L->g, n->input[1]);
         const char *inputs[] = {as_rank4(L, a, a_shape, i, 0), as_rank4(L, other, other_shape, i, 1)};
-        return (value){NODE_NO_ATTRS(b, n->op == SSLAT_OP_ADD ? "Add" : "Mul", out_name(L, i, ""), inputs), 4};
+        return (value){ONNX_NODE_NO_ATTRS(b, n->op == SSLAT_OP_ADD ? "Add" : "Mul", out_name(L, i, ""), inputs), 4};
     }
     case SSLAT_OP_GLOBAL_AVGPOOL:
     case SSLAT_OP_MAXPOOL:
@@ -301,7 +301,7 @@ static value lower_node(lowering *L, int32_t i)
     case SSLAT_OP_LINEAR: return lower_linear(L, i, a);
     case SSLAT_OP_FLATTEN: {
         Onnx__AttributeProto *attrs[] = {onnx_attr_int(b, "axis", 1)};
-        return (value){NODE(b, "Flatten", out_name(L, i, ""), ((const char *[]){a.name}), attrs), 2};
+        return (value){ONNX_NODE(b, "Flatten", out_name(L, i, ""), ((const char *[]){a.name}), attrs), 2};
     }
     case SSLAT_OP_IDENTITY: return a; /* no operator: the same value */
     case SSLAT_OP_CHANNEL_SHUFFLE: return lower_shuffle(L, i, as_rank4(L, a, a_shape, i, 0));
@@ -365,7 +365,7 @@ static sslat_status pack_model(const sslat_graph *g, const char *graph_name, uin
         result_rank = L.values[g->count - 1].rank;
     }
     /* the graph output has its own name: an Identity when it would be the input */
-    if (!failed) result = NODE_NO_ATTRS(&b, "Identity", "output", ((const char *[]){result}));
+    if (!failed) result = ONNX_NODE_NO_ATTRS(&b, "Identity", "output", ((const char *[]){result}));
     failed = failed || !result;
     sslat_shape in = g->input, out = sslat_graph_output(g);
     const int64_t in_dims[4] = {in.n, in.c, in.h, in.w}, out_dims[4] = {out.n, out.c, out.h, out.w};

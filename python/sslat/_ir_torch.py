@@ -9,6 +9,10 @@ imports nothing, not even torch: the caller passes its torch module, and the
 runner can explain a missing torch instead of failing at import.
 """
 
+class UnsupportedNode(ValueError):
+    """A node the interpreter cannot build a module of (a layer's own input)."""
+
+
 ACTIVATIONS = ("relu", "relu6", "hswish", "hsigmoid", "sigmoid", "silu", "gelu", "tanh")
 BN_EPSILON = 1e-5  # SSLAT_BN_EPSILON (engine/measure/parameters.h)
 
@@ -85,7 +89,7 @@ def interpreter(torch):
             if op == "global_avgpool" and node.get("form", "module") == "module":
                 return nn.AdaptiveAvgPool2d(1)  # as the model wrote it: thop and pthflops count only the module
             if op == "input":
-                raise ValueError("node %d is a layer's own input: architectures have none" % index)
+                raise UnsupportedNode("node %d is a layer's own input: architectures have none" % index)
             return nn.Identity()
 
         def forward(self, x):

@@ -13,7 +13,7 @@ for f in include/sslat.h bin/sslat; do
 done
 lib=$(dirname "$(find "$prefix" -name 'libsslat.so.*.*.*' | head -n 1)")
 [ -n "$lib" ] && [ -e "$lib/libsslat.a" ] && [ -L "$lib/libsslat.so" ] || { echo "FAIL: libraries missing in $prefix"; exit 1; }
-readelf -d "$lib/libsslat.so" | grep -q 'SONAME.*libsslat.so.0' || { echo "FAIL: no versioned SONAME"; exit 1; }
+readelf -d "$lib/libsslat.so" | grep -q 'SONAME.*libsslat.so.0.2' || { echo "FAIL: no versioned SONAME"; exit 1; }
 "$prefix/bin/sslat" calculators >/dev/null
 
 # CMake package

@@ -6,7 +6,7 @@ from typing import Any, Dict, Optional, Sequence
 import torch
 import torch.nn as nn
 
-from .._ir_torch import interpreter
+from .._ir_torch import UnsupportedNode, interpreter
 from ..space import SearchSpace
 from ._layers import MappingError
 
@@ -37,7 +37,7 @@ class Architecture(interpreter(torch)):
     def __init__(self, graph: Dict[str, Any], seed: Optional[int]):
         try:
             super().__init__(graph, _seeded_values(seed) if seed is not None else None)
-        except ValueError as error:  # a node the interpreter cannot build
+        except UnsupportedNode as error:
             raise MappingError(str(error)) from None
 
 
