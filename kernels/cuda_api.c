@@ -87,23 +87,34 @@ const char *cuda_api_load(void)
     if (state) return state > 0 ? NULL : why;
     static const char *const CUDNN_NAMES[] = {"libcudnn.so.9", "libcudnn.so", NULL};
     static const char *const CUBLAS_NAMES[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
-    char detail[256] = "";
-    void *cudnn = open_first(CUDNN_NAMES, "cudnnGetVersion", sslat_cuda_api.cudnn_path, sizeof sslat_cuda_api.cudnn_path,
-                             detail, sizeof detail);
-    if (!cudnn) {
-        snprintf(why, sizeof why, "libcudnn.so.9 (cuDNN 9) cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH "
-                                  "or SSLAT_CUDA_LIBRARY_PATH)", detail);
-        state = -1;
-        return why;
+    /* each library: the names tried in order, a symbol that proves it is the
+     * one (not a stub), where its path is recorded, and what to say when none loads */
+    const struct {
+        const char *const *names;
+        const char *probe;
+        char *path;
+        size_t path_size;
+        const char *missing;
+    } LIBRARIES[] = {
+        {CUDNN_NAMES, "cudnnGetVersion", sslat_cuda_api.cudnn_path, sizeof sslat_cuda_api.cudnn_path,
+         "libcudnn.so.9 (cuDNN 9) cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH or "
+         "SSLAT_CUDA_LIBRARY_PATH)"},
+        {CUBLAS_NAMES, "cublasCreate_v2", sslat_cuda_api.cublas_path, sizeof sslat_cuda_api.cublas_path,
+         "libcublas.so (cuBLAS 12 or 13) cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH or "
+         "SSLAT_CUDA_LIBRARY_PATH; pip's CUDA 13 wheels keep it in nvidia/cu13/lib)"},
+    };
+    void *handles[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        char detail[256] = "";
+        handles[i] = open_first(LIBRARIES[i].names, LIBRARIES[i].probe, LIBRARIES[i].path, LIBRARIES[i].path_size,
+                                detail, sizeof detail);
+        if (!handles[i]) {
+            snprintf(why, sizeof why, LIBRARIES[i].missing, detail);
+            state = -1;
+            return why;
+        }
     }
-    void *cublas = open_first(CUBLAS_NAMES, "cublasCreate_v2", sslat_cuda_api.cublas_path, sizeof sslat_cuda_api.cublas_path,
-                              detail, sizeof detail);
-    if (!cublas) {
-        snprintf(why, sizeof why, "libcublas.so (cuBLAS 12 or 13) cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH "
-                                  "or SSLAT_CUDA_LIBRARY_PATH; pip's CUDA 13 wheels keep it in nvidia/cu13/lib)", detail);
-        state = -1;
-        return why;
-    }
+    void *cudnn = handles[0], *cublas = handles[1];
     /* every function of both tables, each from its library; the hint says what is needed */
     void *library = cudnn;
     const char *path = sslat_cuda_api.cudnn_path, *hint = " (cuDNN 9 with its legacy API is needed)";

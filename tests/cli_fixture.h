@@ -3,45 +3,28 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
+
+#include "helpers.h"
 
 struct Result {
     int code;
     std::string out, err;
 };
 
-// The whole file, bytes as they are ("" when it cannot be read).
-inline std::string read_all(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 class CliFixture : public ::testing::Test {
   protected:
-    void SetUp() override
-    {
-        char pattern[] = "/tmp/sslat-cli-XXXXXX";
-        ASSERT_NE(mkdtemp(pattern), nullptr);
-        dir = pattern;
-    }
-    void TearDown() override { std::system(("rm -rf '" + dir + "'").c_str()); }
+    void SetUp() override { ASSERT_TRUE(temp.made()); }
 
     // env: variables for this run only, e.g. "LSAN_OPTIONS=detect_leaks=0"
     Result run(const std::string &args, const std::string &env = "")
     {
         std::string out = dir + "/stdout", err = dir + "/stderr";
         std::string command = env + " " + std::string(SSLAT_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
-        int status = std::system(command.c_str());
-        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out), read_all(err)};
+        return {exit_code(std::system(command.c_str())), read_file(out), read_file(err)};
     }
 
     std::string write(const char *name, const std::string &text)
@@ -53,5 +36,6 @@ class CliFixture : public ::testing::Test {
 
     std::string path(const std::string &name) const { return dir + "/" + name; }
 
-    std::string dir;
+    TempDir temp{"sslat-cli"};
+    const std::string dir = temp.path(); /* the private folder every run writes into */
 };

@@ -2,12 +2,21 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 extern "C" {
+#include "ir/op.h"
 #include "sslat.h"
 }
 
@@ -29,6 +38,15 @@ inline std::string space_json(const std::string &layers, const std::string &extr
     return "{\"sslat\": 1, \"input\": " + input + ", \"layers\": [" + layers + "]" + extra + "}";
 }
 
+// The params of a conv2d node (no bias).
+inline sslat_op_params conv_params(int out, int k, int s, int p, int d = 1, int g = 1)
+{
+    sslat_op_params params;
+    memset(&params, 0, sizeof params);
+    params.conv = {out, k, s, p, d, g, false};
+    return params;
+}
+
 // SSLAT_EXAMPLES_DIR in the environment wins: test binaries carried to another
 // machine (the GPU one) find the examples of the tree there.
 inline std::string example_path(const char *name)
@@ -46,14 +64,55 @@ inline sslat_space *load_example(const char *name)
     return space;
 }
 
-// A whole text file ("" when it cannot be read).
-inline std::string read_text(const std::string &path)
+// The whole file, bytes as they are ("" when it cannot be read).
+inline std::string read_file(const std::string &path)
 {
-    std::string text;
-    if (FILE *f = fopen(path.c_str(), "r")) {
-        char buffer[1024];
-        while (fgets(buffer, sizeof buffer, f)) text += buffer;
-        fclose(f);
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// A private temporary folder under /tmp, removed with all it holds when it
+// goes out of scope, also when an ASSERT ends the test early.
+class TempDir {
+  public:
+    explicit TempDir(const std::string &prefix = "sslat-test")
+    {
+        std::string pattern = "/tmp/" + prefix + "-XXXXXX";
+        std::vector<char> name(pattern.begin(), pattern.end());
+        name.push_back('\0');
+        if (mkdtemp(name.data())) path_ = name.data();
     }
-    return text;
+    ~TempDir()
+    {
+        if (!path_.empty()) std::system(("rm -rf '" + path_ + "'").c_str());
+    }
+    TempDir(const TempDir &) = delete;
+    TempDir &operator=(const TempDir &) = delete;
+    bool made() const { return !path_.empty(); }
+    const std::string &path() const { return path_; }
+    std::string path(const std::string &name) const { return path_ + "/" + name; }
+
+  private:
+    std::string path_;
+};
+
+// std::system's status as an exit code (-1 when a signal ended the command).
+inline int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
+
+// What arrives through the FIFO at fifo while write() runs (a reader thread).
+template <class Writer> std::string through_fifo(const std::string &fifo, Writer write)
+{
+    std::string received;
+    std::thread reader([&] {
+        int fd = open(fifo.c_str(), O_RDONLY);
+        char buffer[4096];
+        ssize_t n;
+        while (fd >= 0 && (n = read(fd, buffer, sizeof buffer)) > 0) received.append(buffer, (size_t)n);
+        if (fd >= 0) close(fd);
+    });
+    write();
+    reader.join();
+    return received;
 }

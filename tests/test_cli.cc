@@ -160,7 +160,7 @@ TEST_F(Cli, ContainerVerbsWorkTogether)
     std::string lat = dir + "/lat.sslat", json = dir + "/lat.json", csv = dir + "/lat.csv";
     Result r = run("measure -c mac " + space + " -o " + lat + " --json " + json + " --csv " + csv);
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(read_all(csv).rfind("block,block_name,candidate,label,value", 0), 0u);
+    EXPECT_EQ(read_file(csv).rfind("block,block_name,candidate,label,value", 0), 0u);
 
     r = run("stats " + lat + " --space " + space + " -n 500 --seed 3");
     EXPECT_EQ(r.code, 0) << r.err;
@@ -188,10 +188,10 @@ TEST_F(Cli, ContainerVerbsWorkTogether)
     // export → import rebuilds the same bytes
     std::string exported = dir + "/again.json", rebuilt = dir + "/again.sslat";
     EXPECT_EQ(run("export " + lat + " --json -o " + exported).code, 0);
-    EXPECT_EQ(read_all(exported), read_all(json));
+    EXPECT_EQ(read_file(exported), read_file(json));
     EXPECT_EQ(run("import " + exported + " -o " + rebuilt).code, 0);
-    EXPECT_EQ(read_all(rebuilt), read_all(lat));
-    EXPECT_EQ(run("export " + lat + " --csv").out, read_all(csv));
+    EXPECT_EQ(read_file(rebuilt), read_file(lat));
+    EXPECT_EQ(run("export " + lat + " --csv").out, read_file(csv));
 
     r = run("budget " + lat + " --limit 250 --maximize " + lat);
     EXPECT_EQ(r.code, 0) << r.err;
@@ -204,7 +204,7 @@ TEST_F(Cli, ContainerVerbsWorkTogether)
     EXPECT_NE(r.err.find("no architecture fits"), std::string::npos) << r.err;
 
     // a corrupted file: exit 2, one line naming the file
-    std::string bytes = read_all(lat);
+    std::string bytes = read_file(lat);
     bytes[bytes.size() / 2] ^= 0x10;
     std::string broken = write("broken.sslat", bytes);
     r = run("stats " + broken);
@@ -247,7 +247,7 @@ TEST_F(Cli, JournalResumeDropsATornRecordAndRefusesAnotherRun)
     std::string out = dir + "/lat.sslat", journal = out + ".journal";
     Result r = run("measure -c mac_thop " + example_path("fbnet.json") + " -o " + out + " --keep-journal");
     ASSERT_EQ(r.code, 0) << r.err;
-    std::string complete = read_all(journal);
+    std::string complete = read_file(journal);
     EXPECT_EQ((complete.size() - 24) % 80, 0u);
     // a torn record at the end (a kill in the middle of a write)
     write("lat.sslat.journal", complete + std::string("SJRN\x3c\x00\x00\x00partial", 15));
@@ -271,10 +271,10 @@ TEST_F(Cli, SweepWritesOnePointPerTableAndASummary)
     Result r = run("sweep " + example_path("mobilenet_v2_space.json") +
                    " -c mac --batch 1,2,4 --resolution 160,224 -o " + out);
     ASSERT_EQ(r.code, 0) << r.err;
-    std::string summary = read_all(out + "/summary.csv");
+    std::string summary = read_file(out + "/summary.csv");
     EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 1 + 6) << summary;
     EXPECT_NE(summary.find("b4_r160_fp32,4,160,fp32,MMAC,"), std::string::npos) << summary;
-    EXPECT_NE(read_all(out + "/summary.jsonl").find("\"space_arch\":"), std::string::npos);
+    EXPECT_NE(read_file(out + "/summary.jsonl").find("\"space_arch\":"), std::string::npos);
     sslat_container *c = nullptr;
     ASSERT_EQ(sslat_container_load_from_file((out + "/b2_r224_fp32.sslat").c_str(), &c, nullptr), SSLAT_OK);
     EXPECT_EQ(sslat_container_batch(c), 2);
@@ -290,14 +290,14 @@ TEST_F(Cli, SweepWritesOnePointPerTableAndASummary)
     for (size_t at = r.out.find("(kept)"); at != std::string::npos; at = r.out.find("(kept)", at + 1)) kept++;
     EXPECT_EQ(kept, 6u) << r.out;
     // other options are another table: refused before anything runs, the earlier tables kept
-    std::string earlier = read_all(out + "/b2_r224_fp32.sslat");
+    std::string earlier = read_file(out + "/b2_r224_fp32.sslat");
     r = run("sweep " + example_path("mobilenet_v2_space.json") +
             " -c mac --runs 3 --batch 1,2,4 --resolution 160,224 -o " + out);
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("6 earlier tables in " + out + " would be replaced: nothing was measured"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("--restart"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(out + "/b2_r224_fp32.sslat: it was made by another run"), std::string::npos) << r.err;
-    EXPECT_EQ(read_all(out + "/b2_r224_fp32.sslat"), earlier);
+    EXPECT_EQ(read_file(out + "/b2_r224_fp32.sslat"), earlier);
     // --restart replaces them
     r = run("sweep " + example_path("mobilenet_v2_space.json") +
             " -c mac --runs 3 --batch 1,2,4 --resolution 160,224 --restart -o " + out);
@@ -363,7 +363,7 @@ TEST_F(Cli, SweepAnswersThePointsFastestAndBestUnderEachBudget)
     Result r = run("sweep " + example_path("mobilenet_v2_space.json") +
                    " -c mac --batch 1,4 --resolution 128,224 --budget 300,900 -o " + out);
     ASSERT_EQ(r.code, 0) << r.err;
-    std::string summary = read_all(out + "/summary.csv");
+    std::string summary = read_file(out + "/summary.csv");
     std::vector<std::string> head = csv_fields(summary.substr(0, summary.find('\n')));
     auto column = [&](const std::string &name) {
         return (size_t)(std::find(head.begin(), head.end(), name) - head.begin());
@@ -396,7 +396,7 @@ TEST_F(Cli, SweepAnswersThePointsFastestAndBestUnderEachBudget)
     }
     EXPECT_EQ(lines, 4u);
     // the page marks each distinct best by a letter and counts where it changes
-    std::string page = read_all(out + "/summary.html");
+    std::string page = read_file(out + "/summary.html");
     EXPECT_NE(page.find("<th>most mac within 900 MMAC</th>"), std::string::npos) << page;
     EXPECT_NE(page.find("id=\"changes-2\">"), std::string::npos);
     EXPECT_EQ(page.find("id=\"changes-2\">0<") == std::string::npos, some_change);
@@ -429,7 +429,7 @@ TEST_F(Cli, MpirunGathersOneTableEqualToASingleProcessRun)
     std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 LSAN_OPTIONS=detect_leaks=0 " +
                          std::string(SSLAT_MPIEXEC) + " -np 2 --oversubscribe";
     std::string space = example_path("fbnet.json"), gathered = dir + "/mpi.sslat", single = dir + "/single.sslat";
-    auto sh = [](const std::string &command) { return WEXITSTATUS(std::system(command.c_str())); };
+    auto sh = [](const std::string &command) { return exit_code(std::system(command.c_str())); };
     ASSERT_EQ(sh(mpirun + " " + SSLAT_CLI_PATH + " measure -c mac " + space + " -o " + gathered + " 2>/dev/null"), 0);
     ASSERT_EQ(run("measure -c mac " + space + " -o " + single).code, 0);
     sslat_container *a = nullptr, *b = nullptr;
@@ -525,7 +525,7 @@ TEST_F(Cli, CudaWithoutADeviceIsAClearErrorAndWritesNothing)
     // validate -c cuda on a cuda-typed table of the space: the same reason, exit 3
     std::string space = std::string(SSLAT_EXAMPLES_DIR) + "/proxylessnas.json";
     ASSERT_EQ(run("measure -c mac " + space + " --json " + dir + "/mac.json").code, 0);
-    std::string text = read_all(dir + "/mac.json");
+    std::string text = read_file(dir + "/mac.json");
     for (auto [from, to] : {std::pair<std::string, std::string>{"\"mac\"", "\"cuda\""}, {"\"MMAC\"", "\"ms\""}})
         for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
             text.replace(at, from.size(), to);
@@ -565,7 +565,7 @@ TEST_F(CliReport, WritesEverySectionAndRefusesBadInputs)
     Result r = run("report " + lat + " --space " + space + " --mac " + mac + " --validation " + validation +
                    " --samples 2000 -o " + page);
     ASSERT_EQ(r.code, 0) << r.err;
-    std::string html = read_all(page);
+    std::string html = read_file(page);
     for (const char *id : {"id=\"heatmap\"", "id=\"histogram\"", "id=\"mac-scatter\"", "id=\"validation-scatter\"",
                            "34867844010000000000", "3 architectures. MAPE"})
         EXPECT_NE(html.find(id), std::string::npos) << id;
@@ -685,7 +685,7 @@ TEST_F(Cli, TablesWithAZeroInputOrUnknownJsonKeysAreRefused)
 {
     std::string table = dir + "/t.sslat", json = dir + "/t.json";
     ASSERT_EQ(run("measure -c mac " + example_path("fbnet.json") + " -o " + table + " --json " + json).code, 0);
-    std::string text = read_all(json);
+    std::string text = read_file(json);
     const struct {
         std::string from, to, says;
     } edits[] = {
@@ -712,7 +712,7 @@ TEST_F(Cli, AWritePastTheFileSizeLimitSaysSoAndLeavesNoTemporary)
                    "/t.json", "ulimit -f 1;");
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
-    EXPECT_EQ(read_all(keep), "the previous table");
+    EXPECT_EQ(read_file(keep), "the previous table");
     EXPECT_EQ(std::system(("ls -a " + dir + " | grep -q sslat-tmp").c_str()) == 0, false) << "a temporary was left";
 }
 
@@ -733,7 +733,7 @@ TEST_F(Cli, AReportOfATableWhoseSumsOverflowSaysSo)
     sslat_container_free(c);
     Result r = run("report " + table + " -o " + page);
     ASSERT_EQ(r.code, 0) << r.err;
-    std::string html = read_all(page);
+    std::string html = read_file(page);
     EXPECT_NE(html.find("overflow: the table"), std::string::npos);
     EXPECT_EQ(html.find("nan"), std::string::npos) << "no NaN shown anywhere";
 }

@@ -287,8 +287,9 @@ TEST(CpuInterference, ATableMeasuredThroughStallsIsDisturbedAndSaysWhy)
 TEST(CpuInterference, BusyCoresMakeTheDefaultRunSayDisturbedAndStrictFail)
 {
     SKIP_WITHOUT_DNNL();
-    char dir[] = "/tmp/sslat-busy-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
+    TempDir temp("sslat-busy");
+    ASSERT_TRUE(temp.made());
+    const char *dir = temp.path().c_str();
     cpu_set_t before, pinned;
     ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
     CPU_ZERO(&pinned);
@@ -317,28 +318,27 @@ TEST(CpuInterference, BusyCoresMakeTheDefaultRunSayDisturbedAndStrictFail)
     for (pid_t pid : busy) kill(pid, SIGKILL);
     for (pid_t pid : busy) waitpid(pid, nullptr, 0);
     sched_setaffinity(0, sizeof before, &before);
-    std::string text = read_text(err);
-    EXPECT_EQ(WEXITSTATUS(status), 6) << text;
+    std::string text = read_file(err);
+    EXPECT_EQ(exit_code(status), 6) << text;
     EXPECT_NE(text.find("quality DISTURBED"), std::string::npos) << text;
     struct stat st;
     EXPECT_EQ(stat(out.c_str(), &st), 0) << "the table is written all the same";
-    std::system(("rm -rf " + std::string(dir)).c_str());
 }
 
 TEST(CpuCalculator, MissingLibraryIsAClearErrorAndWritesNothing)
 {
-    char dir[] = "/tmp/sslat-nodnnl-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
+    TempDir temp("sslat-nodnnl");
+    ASSERT_TRUE(temp.made());
+    const char *dir = temp.path().c_str();
     std::string out = std::string(dir) + "/out.sslat", err = std::string(dir) + "/err";
     std::string command = "SSLAT_DNNL_LIBRARY=/nonexistent/libdnnl.so.2 " + std::string(SSLAT_CLI_PATH) +
                           " measure -c cpu -o " + out + " 2>" + err;
     int status = std::system(command.c_str());
-    EXPECT_EQ(WEXITSTATUS(status), 3);
-    std::string text = read_text(err);
+    EXPECT_EQ(exit_code(status), 3);
+    std::string text = read_file(err);
     EXPECT_NE(text.find("libdnnl.so.2 (oneDNN 2.x) cannot be loaded"), std::string::npos) << text;
     struct stat st;
     EXPECT_NE(stat(out.c_str(), &st), 0);
-    std::system(("rm -rf " + std::string(dir)).c_str());
 }
 
 }  // namespace
@@ -387,8 +387,9 @@ pid_t start_measure(const std::string &args)
 TEST(CpuCalculator, KilledRunResumesWithoutLosingOrRepeatingWork)
 {
     SKIP_WITHOUT_DNNL();
-    char dir[] = "/tmp/sslat-resume-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
+    TempDir temp("sslat-resume");
+    ASSERT_TRUE(temp.made());
+    const char *dir = temp.path().c_str();
     std::string out = std::string(dir) + "/lat.sslat", journal = out + ".journal";
     std::string args = "measure -c cpu " + example_path("proxylessnas.json") + " --threads 1 --warmup 2 --runs 60 -o " + out +
                        " --keep-journal";
@@ -406,7 +407,7 @@ TEST(CpuCalculator, KilledRunResumesWithoutLosingOrRepeatingWork)
     EXPECT_GE(before, 40u);
     // resume to the end
     int status = std::system(("LSAN_OPTIONS=detect_leaks=0 " + std::string(SSLAT_CLI_PATH) + " " + args + " --resume 2>/dev/null").c_str());
-    ASSERT_EQ(WEXITSTATUS(status), 0);
+    ASSERT_EQ(exit_code(status), 0);
     std::vector<uint64_t> units = journal_units(journal);
     std::vector<uint64_t> sorted = units;
     std::sort(sorted.begin(), sorted.end());
@@ -428,14 +429,14 @@ TEST(CpuCalculator, KilledRunResumesWithoutLosingOrRepeatingWork)
             }
     sslat_container_free(table);
     sslat_space_free(space);
-    std::system(("rm -rf " + std::string(dir)).c_str());
 }
 
 TEST(CpuCalculator, SigtermFinishesTheCurrentUnitsAndSaysHowToResume)
 {
     SKIP_WITHOUT_DNNL();
-    char dir[] = "/tmp/sslat-term-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
+    TempDir temp("sslat-term");
+    ASSERT_TRUE(temp.made());
+    const char *dir = temp.path().c_str();
     std::string out = std::string(dir) + "/lat.sslat", log = std::string(dir) + "/log";
     pid_t pid = fork();
     if (pid == 0) {
@@ -450,12 +451,11 @@ TEST(CpuCalculator, SigtermFinishesTheCurrentUnitsAndSaysHowToResume)
     int status = 0;
     waitpid(pid, &status, 0);
     ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 4);
-    std::string text = read_text(log);
+    EXPECT_EQ(exit_code(status), 4);
+    std::string text = read_file(log);
     EXPECT_NE(text.find("--resume"), std::string::npos) << text;
     EXPECT_EQ(file_size(out), 0u);
     EXPECT_GE(journal_units(out + ".journal").size(), 5u);
-    std::system(("rm -rf " + std::string(dir)).c_str());
 }
 
 }  // namespace
@@ -468,20 +468,21 @@ namespace {
 TEST(CpuCalculator, SweepMeasuresEveryPointInTheCacheModeAskedFor)
 {
     SKIP_WITHOUT_DNNL();
-    char dir[] = "/tmp/sslat-sweep-cache-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
+    TempDir temp("sslat-sweep-cache");
+    ASSERT_TRUE(temp.made());
+    const char *dir = temp.path().c_str();
     std::string out = std::string(dir) + "/sweep";
     for (const char *mode : {"cold", "hot"}) {
         std::string command = std::string(SSLAT_CLI_PATH) + " sweep " + example_path("fbnet.json") +
                               " -c cpu --threads 1 --runs 2 --warmup 1 --batch 1 --resolution 64 --cache " + mode +
                               " -o " + out + " >/dev/null 2>&1";
         if (std::string(mode) == "hot") {
-            ASSERT_EQ(WEXITSTATUS(std::system(command.c_str())), 2) << "the cold table is not replaced silently";
+            ASSERT_EQ(exit_code(std::system(command.c_str())), 2) << "the cold table is not replaced silently";
             command = std::string(SSLAT_CLI_PATH) + " sweep " + example_path("fbnet.json") +
                       " -c cpu --threads 1 --runs 2 --warmup 1 --batch 1 --resolution 64 --cache hot --restart -o " +
                       out + " >/dev/null 2>&1";
         }
-        ASSERT_EQ(WEXITSTATUS(std::system(command.c_str())), 0) << mode;
+        ASSERT_EQ(exit_code(std::system(command.c_str())), 0) << mode;
         sslat_container *table = nullptr;
         sslat_error err;
         ASSERT_EQ(sslat_container_load_from_file((out + "/b1_r64_fp32.sslat").c_str(), &table, &err), SSLAT_OK);
@@ -490,28 +491,27 @@ TEST(CpuCalculator, SweepMeasuresEveryPointInTheCacheModeAskedFor)
     }
     std::string bad = std::string(SSLAT_CLI_PATH) + " sweep " + example_path("fbnet.json") +
                       " -c cpu --cache warm -o " + out + " >/dev/null 2>&1";
-    EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 2);
-    std::system(("rm -rf " + std::string(dir)).c_str());
+    EXPECT_EQ(exit_code(std::system(bad.c_str())), 2);
 }
 
 TEST(CpuCalculator, SweepOverThreeBatchesAndTwoResolutions)
 {
     SKIP_WITHOUT_DNNL();
-    char dir[] = "/tmp/sslat-sweep-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
+    TempDir temp("sslat-sweep");
+    ASSERT_TRUE(temp.made());
+    const char *dir = temp.path().c_str();
     std::string out = std::string(dir) + "/sweep", log = std::string(dir) + "/stdout";
     std::string command = "LSAN_OPTIONS=detect_leaks=0 " + std::string(SSLAT_CLI_PATH) + " sweep " +
                           example_path("mobilenet_v2_space.json") +
                           " -c cpu --threads 1 --runs 3 --warmup 1 --batch 1,2,4 --resolution 128,160 -o " + out +
                           " >" + log + " 2>/dev/null";
-    ASSERT_EQ(WEXITSTATUS(std::system(command.c_str())), 0);
-    std::string printed = read_text(log), summary = read_text(out + "/summary.csv");
+    ASSERT_EQ(exit_code(std::system(command.c_str())), 0);
+    std::string printed = read_file(log), summary = read_file(out + "/summary.csv");
     EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 7) << summary;
     for (const char *point : {"b1_r128_fp32", "b2_r160_fp32", "b4_r128_fp32"}) {
         EXPECT_NE(printed.find(point), std::string::npos) << printed;
         EXPECT_NE(summary.find(std::string(point) + ","), std::string::npos);
     }
-    std::system(("rm -rf " + std::string(dir)).c_str());
 }
 
 }  // namespace
@@ -524,14 +524,15 @@ namespace {
 TEST(CpuCalculator, ALogShowsProgressAndTheTableItsNoise)
 {
     SKIP_WITHOUT_DNNL();
-    char dir[] = "/tmp/sslat-log-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
+    TempDir temp("sslat-log");
+    ASSERT_TRUE(temp.made());
+    const char *dir = temp.path().c_str();
     std::string out = std::string(dir) + "/lat.sslat", csv = std::string(dir) + "/lat.csv", log = std::string(dir) + "/log";
     std::string command = "LSAN_OPTIONS=detect_leaks=0 " + std::string(SSLAT_CLI_PATH) + " measure -c cpu " +
                           example_path("proxylessnas.json") + " --threads 1 --runs 4 --warmup 1 -o " + out +
                           " --csv " + csv + " 2>" + log;
-    ASSERT_EQ(WEXITSTATUS(std::system(command.c_str())), 0) << read_text(log);
-    std::string text = read_text(log);
+    ASSERT_EQ(exit_code(std::system(command.c_str())), 0) << read_file(log);
+    std::string text = read_file(log);
     EXPECT_EQ(text.find('\r'), std::string::npos) << "no carriage return in a log";
     EXPECT_NE(text.find("[cpu] 1 worker thread (--threads)"), std::string::npos) << text;
     EXPECT_NE(text.find("[cpu] 76/76 distinct subgraphs"), std::string::npos) << text;
@@ -547,7 +548,7 @@ TEST(CpuCalculator, ALogShowsProgressAndTheTableItsNoise)
     const char *noisy = sslat_container_metadata(table, "quality.noisy_entries");
     ASSERT_NE(noisy, nullptr);
     // the CSV's column follows the rule row by row, and the metadata counts them
-    std::string rows = read_text(csv);
+    std::string rows = read_file(csv);
     int flagged = 0, timed = 0;
     size_t at = rows.find('\n') + 1;
     while (at < rows.size()) {
@@ -570,7 +571,6 @@ TEST(CpuCalculator, ALogShowsProgressAndTheTableItsNoise)
     }
     EXPECT_EQ(std::string(noisy).rfind(std::to_string(flagged) + " of " + std::to_string(timed) + " ", 0), 0u) << noisy;
     sslat_container_free(table);
-    std::system(("rm -rf " + std::string(dir)).c_str());
 }
 
 }  // namespace
@@ -593,16 +593,17 @@ int impl_keys(const sslat_container *table)
 TEST(CpuCalculator, MergedShardsKeepEveryPartsImplementations)
 {
     SKIP_WITHOUT_DNNL();
-    char dir[] = "/tmp/sslat-merge-impl-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
+    TempDir temp("sslat-merge-impl");
+    ASSERT_TRUE(temp.made());
+    const char *dir = temp.path().c_str();
     std::string base = std::string(SSLAT_CLI_PATH) + " measure -c cpu " + example_path("proxylessnas.json") +
                        " --threads 1 --runs 2 --warmup 1 ";
     std::string whole = std::string(dir) + "/whole.sslat", merged = std::string(dir) + "/merged.sslat";
     for (int s = 0; s < 2; s++)
-        ASSERT_EQ(WEXITSTATUS(std::system((base + "--shard " + std::to_string(s) + "/2 -o " + dir + "/part" +
+        ASSERT_EQ(exit_code(std::system((base + "--shard " + std::to_string(s) + "/2 -o " + dir + "/part" +
                                            std::to_string(s) + ".sslat 2>/dev/null").c_str())), 0);
-    ASSERT_EQ(WEXITSTATUS(std::system((base + "-o " + whole + " 2>/dev/null").c_str())), 0);
-    ASSERT_EQ(WEXITSTATUS(std::system((std::string(SSLAT_CLI_PATH) + " merge " + dir + "/part0.sslat " + dir +
+    ASSERT_EQ(exit_code(std::system((base + "-o " + whole + " 2>/dev/null").c_str())), 0);
+    ASSERT_EQ(exit_code(std::system((std::string(SSLAT_CLI_PATH) + " merge " + dir + "/part0.sslat " + dir +
                                        "/part1.sslat -o " + merged + " 2>/dev/null").c_str())), 0);
     sslat_container *a = nullptr, *b = nullptr, *p0 = nullptr;
     sslat_error err;
@@ -620,7 +621,6 @@ TEST(CpuCalculator, MergedShardsKeepEveryPartsImplementations)
     sslat_container_free(a);
     sslat_container_free(b);
     sslat_container_free(p0);
-    std::system(("rm -rf " + std::string(dir)).c_str());
 }
 
 }  // namespace
@@ -628,14 +628,15 @@ TEST(CpuCalculator, MergedShardsKeepEveryPartsImplementations)
 TEST(CpuCalculator, ContextModeFitsTheTableToWholeArchitectures)
 {
     SKIP_WITHOUT_DNNL();
-    char dir[] = "/tmp/sslat-context-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
+    TempDir temp("sslat-context");
+    ASSERT_TRUE(temp.made());
+    const char *dir = temp.path().c_str();
     std::string out = std::string(dir) + "/ctx.sslat", log = std::string(dir) + "/log";
     std::string base = "LSAN_OPTIONS=detect_leaks=0 " + std::string(SSLAT_CLI_PATH) + " measure -c cpu " +
                        example_path("mobilenet_v2_space.json") + " --resolution 64 --threads 1 --runs 3 --warmup 1";
     std::string command = base + " --context 24 -o " + out + " 2>" + log;
-    ASSERT_EQ(WEXITSTATUS(std::system(command.c_str())), 0) << read_text(log);
-    EXPECT_NE(read_text(log).find("[context] 24 architectures end to end"), std::string::npos) << read_text(log);
+    ASSERT_EQ(exit_code(std::system(command.c_str())), 0) << read_file(log);
+    EXPECT_NE(read_file(log).find("[context] 24 architectures end to end"), std::string::npos) << read_file(log);
     sslat_container *table = nullptr;
     sslat_error err;
     ASSERT_EQ(sslat_container_load_from_file(out.c_str(), &table, &err), SSLAT_OK) << err.message;
@@ -655,16 +656,15 @@ TEST(CpuCalculator, ContextModeFitsTheTableToWholeArchitectures)
     sslat_container_free(table);
     // too few architectures to hold every candidate, a shard, an analytic calculator: refused
     std::string refused = base + " --context 2 -o " + out + ".2 2>" + log;
-    EXPECT_EQ(WEXITSTATUS(std::system(refused.c_str())), 2);
-    EXPECT_NE(read_text(log).find("context mode needs"), std::string::npos) << read_text(log);
+    EXPECT_EQ(exit_code(std::system(refused.c_str())), 2);
+    EXPECT_NE(read_file(log).find("context mode needs"), std::string::npos) << read_file(log);
     refused = base + " --context 24 --shard 0/2 -o " + out + ".3 2>" + log;
-    EXPECT_EQ(WEXITSTATUS(std::system(refused.c_str())), 2);
+    EXPECT_EQ(exit_code(std::system(refused.c_str())), 2);
     refused = std::string(SSLAT_CLI_PATH) + " measure -c mac " + example_path("fbnet.json") + " --context 24 -o " +
               out + ".4 2>" + log;
-    EXPECT_EQ(WEXITSTATUS(std::system(refused.c_str())), 2);
-    EXPECT_NE(read_text(log).find("cannot"), std::string::npos) << read_text(log);
+    EXPECT_EQ(exit_code(std::system(refused.c_str())), 2);
+    EXPECT_NE(read_file(log).find("cannot"), std::string::npos) << read_file(log);
     struct stat st;
     EXPECT_NE(stat((out + ".2").c_str(), &st), 0);
     EXPECT_NE(stat((out + ".4.journal").c_str(), &st), 0);
-    std::system(("rm -rf " + std::string(dir)).c_str());
 }

@@ -204,7 +204,7 @@ double model_seconds(const TableWork &w) { return w.units * 0.05 + w.convolution
 
 TEST(DeviceCheckTimeModel, EachTableStepHasTheTimeItsSpaceNeeds)
 {
-    std::string script = read_text(example_path("../bench/gpu_check.sh"));
+    std::string script = read_file(example_path("../bench/gpu_check.sh"));
     ASSERT_FALSE(script.empty());
     // ProxylessNAS batch 1 fp16 (NHWC), OFA batch 1 fp32 (NCHW), as the check runs them
     TableWork px = work_of("proxylessnas.json", 2 /* SSLAT_DTYPE_FP16 */, true);

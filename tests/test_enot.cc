@@ -117,17 +117,15 @@ TEST(Enot, ExportRoundTripsAndPythonReadsIt)
     sslat_container_free(again);
     sslat_container_free(c);
     if (std::system("python3 -c 'import pickle' 2>/dev/null") != 0) GTEST_SKIP() << "no python3 here";
-    char folder[] = "/tmp/sslat-enot-XXXXXX"; // a private folder, not a shared fixed path
-    ASSERT_NE(mkdtemp(folder), nullptr);
-    std::string path = std::string(folder) + "/export.pkl";
+    TempDir folder("sslat-enot"); // a private folder, not a shared fixed path
+    ASSERT_TRUE(folder.made());
+    std::string path = folder.path("export.pkl");
     std::ofstream(path, std::ios::binary).write((const char *)exported.data(), (long)exported.size());
     std::string check = "python3 -c \"import pickle; d = pickle.load(open('" + path + "', 'rb')); "
                         "assert d == {'latency_type': 'mmac', 'constant_latency': 12.5, 'operations_latencies': "
                         "[[0.5, 1.25, 2.0], [3.0, 0.0], [0.001, 7.75, 2.5, 0.125]]}, d; "
                         "assert all(type(x) is float for r in d['operations_latencies'] for x in r)\"";
     EXPECT_EQ(std::system(check.c_str()), 0); // a mac table is ENOT's 'mmac'
-    std::remove(path.c_str());
-    rmdir(folder);
 }
 
 }  // namespace

@@ -28,13 +28,7 @@ namespace {
 
 class FileIo : public ::testing::Test {
   protected:
-    void SetUp() override
-    {
-        char templ[] = "/tmp/sslat-fileio-XXXXXX";
-        ASSERT_NE(mkdtemp(templ), nullptr);
-        dir = templ;
-    }
-    void TearDown() override { std::system(("rm -rf " + dir).c_str()); }
+    void SetUp() override { ASSERT_TRUE(temp.made()); }
     std::string path(const std::string &name) const { return dir + "/" + name; }
     // the names in the folder (no temporary may be left behind)
     std::vector<std::string> names() const
@@ -47,7 +41,8 @@ class FileIo : public ::testing::Test {
         std::sort(out.begin(), out.end());
         return out;
     }
-    std::string dir;
+    TempDir temp{"sslat-fileio"};
+    const std::string dir = temp.path();
 };
 
 sslat_status write(const std::string &path, const std::string &text, sslat_error *err)
@@ -60,12 +55,12 @@ TEST_F(FileIo, ARegularFileIsReplacedWholeAndNoTemporaryStays)
     sslat_error err;
     ASSERT_EQ(write(path("a"), "first", &err), SSLAT_OK) << err.message;
     ASSERT_EQ(write(path("a"), "second", &err), SSLAT_OK) << err.message;
-    EXPECT_EQ(read_text(path("a")), "second");
+    EXPECT_EQ(read_file(path("a")), "second");
     EXPECT_EQ(names(), std::vector<std::string>{"a"});
     // a name of NAME_MAX characters still gets its temporary (named apart from it)
     std::string longest(255, 'n');
     ASSERT_EQ(write(path(longest), "x", &err), SSLAT_OK) << err.message;
-    EXPECT_EQ(read_text(path(longest)), "x");
+    EXPECT_EQ(read_file(path(longest)), "x");
 }
 
 TEST_F(FileIo, ASymbolicLinkIsWrittenThroughAndStaysALink)
@@ -77,7 +72,7 @@ TEST_F(FileIo, ASymbolicLinkIsWrittenThroughAndStaysALink)
     struct stat st;
     ASSERT_EQ(lstat(path("link").c_str(), &st), 0);
     EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the link was replaced by a file";
-    EXPECT_EQ(read_text(path("target")), "new");
+    EXPECT_EQ(read_file(path("target")), "new");
     // a link to nothing is refused: where to write is a guess
     ASSERT_EQ(symlink("missing/file", path("dangling").c_str()), 0);
     EXPECT_EQ(write(path("dangling"), "x", &err), SSLAT_ERR_IO);
@@ -87,17 +82,10 @@ TEST_F(FileIo, ASymbolicLinkIsWrittenThroughAndStaysALink)
 TEST_F(FileIo, AFifoIsWrittenDirectlyAndStaysAFifo)
 {
     ASSERT_EQ(mkfifo(path("fifo").c_str(), 0600), 0);
-    std::string received;
-    std::thread reader([&] {
-        int fd = open(path("fifo").c_str(), O_RDONLY);
-        char buffer[64];
-        ssize_t n;
-        while (fd >= 0 && (n = read(fd, buffer, sizeof buffer)) > 0) received.append(buffer, (size_t)n);
-        if (fd >= 0) close(fd);
-    });
     sslat_error err;
-    EXPECT_EQ(write(path("fifo"), "through the pipe", &err), SSLAT_OK) << err.message;
-    reader.join();
+    std::string received = through_fifo(path("fifo"), [&] {
+        EXPECT_EQ(write(path("fifo"), "through the pipe", &err), SSLAT_OK) << err.message;
+    });
     EXPECT_EQ(received, "through the pipe");
     struct stat st;
     ASSERT_EQ(lstat(path("fifo").c_str(), &st), 0);
@@ -134,12 +122,12 @@ TEST_F(FileIo, ABatchIsAllOrNothing)
     const std::string table = path("table"), json = path("d"), fresh = path("fresh");
     sslat_output outputs[] = {{table.c_str(), "new", 3}, {fresh.c_str(), "new", 3}, {json.c_str(), "{}", 2}};
     EXPECT_EQ(sslat_write_files_atomic(outputs, 3, &err), SSLAT_ERR_IO);
-    EXPECT_EQ(read_text(table), "the old table") << "a later failure changed an earlier target";
+    EXPECT_EQ(read_file(table), "the old table") << "a later failure changed an earlier target";
     EXPECT_EQ(names(), (std::vector<std::string>{"d", "table"})) << "no new file, no temporary";
     sslat_output good[] = {{table.c_str(), "new", 3}, {fresh.c_str(), "also", 4}};
     EXPECT_EQ(sslat_write_files_atomic(good, 2, &err), SSLAT_OK) << err.message;
-    EXPECT_EQ(read_text(table), "new");
-    EXPECT_EQ(read_text(fresh), "also");
+    EXPECT_EQ(read_file(table), "new");
+    EXPECT_EQ(read_file(fresh), "also");
 }
 
 } // namespace

@@ -223,9 +223,9 @@ TEST_F(KeepGoing, ExportsShowFailedEntriesAsNotMeasuredAndTheMarkSurvivesSaving)
 
 TEST_F(KeepGoing, FailuresAreNotJournaledSoResumeMeasuresOnlyThem)
 {
-    char dir[] = "/tmp/sslat_keep_going_XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    std::string path = std::string(dir) + "/t.sslat.journal";
+    TempDir dir("sslat-keep-going");
+    ASSERT_TRUE(dir.made());
+    std::string path = dir.path("t.sslat.journal");
     uint64_t fingerprint = sslat_run_fingerprint(&calculator, space, &options, &plan);
     sslat_journal *journal = nullptr;
     sslat_journal_info info;
@@ -258,7 +258,6 @@ TEST_F(KeepGoing, FailuresAreNotJournaledSoResumeMeasuresOnlyThem)
     EXPECT_GT(sslat_container_latency(complete, 1, 0), 0.0);
     sslat_container_free(incomplete);
     sslat_container_free(complete);
-    rmdir(dir);
 }
 
 } // namespace

@@ -51,7 +51,7 @@ class OnnxExport : public CliFixture {
         sslat_error err;
         ASSERT_EQ(sslat_space_export_onnx(space, arch, length, nullptr, file.c_str(), &err), SSLAT_OK)
             << what << ": " << err.message;
-        std::string bytes = read_all(file);
+        std::string bytes = read_file(file);
         Onnx__ModelProto *model =
             onnx__model_proto__unpack(nullptr, bytes.size(), reinterpret_cast<const uint8_t *>(bytes.data()));
         ASSERT_NE(model, nullptr) << what << ": the file does not parse as an ONNX ModelProto";

@@ -1,7 +1,9 @@
-// The op IR: name tables, shape inference, graph building, canonical hash.
+// The op IR: name tables and shape inference (graphs: test_graph.cc).
 #include <gtest/gtest.h>
 
 #include <cstring>
+
+#include "helpers.h"
 
 extern "C" {
 #include "ir/graph.h"
@@ -20,14 +22,6 @@ TEST(OpNames, RoundTripEveryOpAndActivation)
     EXPECT_STREQ(sslat_op_name(SSLAT_OP_MUL_CHANNEL), "mul_channel");
     EXPECT_EQ(sslat_op_arity(SSLAT_OP_ADD), 2);
     EXPECT_EQ(sslat_op_arity(SSLAT_OP_CONV2D), 1);
-}
-
-sslat_op_params conv_params(int out, int k, int s, int p, int d = 1, int g = 1)
-{
-    sslat_op_params params;
-    memset(&params, 0, sizeof params);
-    params.conv = {out, k, s, p, d, g, false};
-    return params;
 }
 
 TEST(ShapeInference, ConvFollowsPyTorchFormula)
@@ -129,56 +123,6 @@ TEST(ShapeInference, PoolsFlattenAndGlobalPool)
     EXPECT_EQ(out.h * out.w, 1);
     ASSERT_TRUE(sslat_infer_shape(SSLAT_OP_FLATTEN, nullptr, {4, 64, 7, 7}, {}, &out, why, sizeof why));
     EXPECT_EQ(out.c, 64 * 49);
-}
-
-// A 1x1 conv → bn → relu → add(input) chain.
-void build_block(sslat_graph *g, int kernel, const char *conv_name)
-{
-    sslat_graph_init(g, {1, 8, 16, 16});
-    sslat_op_params p = conv_params(8, kernel, 1, kernel / 2);
-    sslat_op_params relu;
-    memset(&relu, 0, sizeof relu);
-    relu.act = SSLAT_ACT_RELU;
-    int32_t at = -1;
-    ASSERT_EQ(sslat_graph_add(g, SSLAT_OP_CONV2D, &p, SSLAT_GRAPH_INPUT, SSLAT_NO_INPUT, conv_name, &at, nullptr), SSLAT_OK);
-    ASSERT_EQ(sslat_graph_add(g, SSLAT_OP_BATCHNORM, nullptr, at, SSLAT_NO_INPUT, "bn", &at, nullptr), SSLAT_OK);
-    ASSERT_EQ(sslat_graph_add(g, SSLAT_OP_ACT, &relu, at, SSLAT_NO_INPUT, "act", &at, nullptr), SSLAT_OK);
-    ASSERT_EQ(sslat_graph_add(g, SSLAT_OP_ADD, nullptr, at, SSLAT_GRAPH_INPUT, "residual", &at, nullptr), SSLAT_OK);
-}
-
-TEST(Graph, HashIgnoresNamesButNotParamsOrShapes)
-{
-    sslat_graph a, b, c;
-    build_block(&a, 3, "conv");
-    build_block(&b, 3, "another_name");
-    build_block(&c, 5, "conv");
-    EXPECT_EQ(sslat_graph_hash(&a), sslat_graph_hash(&b));
-    EXPECT_NE(sslat_graph_hash(&a), sslat_graph_hash(&c));
-    sslat_graph d;
-    build_block(&d, 3, "conv");
-    d.input.n = 2;  // same ops, other batch: a different measurement
-    EXPECT_NE(sslat_graph_hash(&a), sslat_graph_hash(&d));
-    EXPECT_EQ(a.count, 4);
-    EXPECT_EQ(sslat_graph_output(&a).c, 8);
-    EXPECT_EQ(sslat_node_param_count(&a, &a.nodes[0]), 8 * 8 * 9);
-    EXPECT_EQ(sslat_node_param_count(&a, &a.nodes[1]), 16);  // BN weight + bias
-    sslat_graph_release(&a);
-    sslat_graph_release(&b);
-    sslat_graph_release(&c);
-    sslat_graph_release(&d);
-}
-
-TEST(Graph, AddRejectsBadShapesAndNamesTheOp)
-{
-    sslat_graph g;
-    sslat_graph_init(&g, {1, 8, 4, 4});
-    sslat_op_params p = conv_params(8, 9, 1, 0);
-    sslat_error err;
-    EXPECT_EQ(sslat_graph_add(&g, SSLAT_OP_CONV2D, &p, SSLAT_GRAPH_INPUT, SSLAT_NO_INPUT, "dw", nullptr, &err),
-              SSLAT_ERR_SPACE);
-    EXPECT_NE(strstr(err.message, "conv2d 'dw'"), nullptr) << err.message;
-    EXPECT_EQ(g.count, 0);
-    sslat_graph_release(&g);
 }
 
 }  // namespace

@@ -93,9 +93,9 @@ sslat_status sslat_calculator_check_options(const sslat_calculator *calculator, 
         const char *what, *why_not_timed;
     } OPTIONS[] = {
         {SSLAT_READS_IGNORE, o->ignore.ops || o->ignore.acts, "ignore leaves op kinds out of an analytic count",
-         "it times whole subgraphs and cannot leave a part out"},
+         "times whole subgraphs and cannot leave a part out"},
         {SSLAT_READS_FUSE_BN, o->fuse_bn, "fuse_bn counts MACs as the network runs folded",
-         "it times it (its fused mode already folds BN into the conv)"},
+         "times it (its fused mode already folds BN into the conv)"},
         {SSLAT_READS_COLD, o->cold, "cold (the cache mode)", NULL},
         {SSLAT_READS_DEVICE, o->cuda.device >= 0, "a device", NULL},
         {SSLAT_READS_LAYOUT, o->layout != SSLAT_LAYOUT_DEFAULT, "a layout", NULL},
@@ -108,7 +108,7 @@ sslat_status sslat_calculator_check_options(const sslat_calculator *calculator, 
         readers_of(OPTIONS[i].bit, readers, sizeof readers);
         const char *why = calculator->kind == SSLAT_CALC_TIMED ? OPTIONS[i].why_not_timed : NULL;
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "%s: it applies to %s, not %s%s%s", OPTIONS[i].what,
-                          readers, calculator->name, why ? ": " : "", why ? why : "");
+                          readers, calculator->name, why ? ", which " : "", why ? why : "");
     }
     return SSLAT_OK;
 }

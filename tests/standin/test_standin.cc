@@ -573,8 +573,7 @@ class StandinCommand : public CliFixture {
         std::string out = dir + "/stdout", err = dir + "/stderr";
         std::string command = "SSLAT_CUDA_COPIES_CAP=2 " + std::string(SSLAT_STANDIN_CLI_PATH) + " " + args + " >" +
                               out + " 2>" + err;
-        int status = std::system(command.c_str());
-        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out), read_all(err)};
+        return {exit_code(std::system(command.c_str())), read_file(out), read_file(err)};
     }
 };
 
@@ -596,10 +595,10 @@ TEST_F(StandinCommand, MeasuresEveryExampleSpaceWithItsPlanAndMetadata)
         EXPECT_NE(stat((table + ".journal").c_str(), &st), 0) << "the journal is gone once the table is written";
         // every unit: the same rows as the analytic table of the same space
         ASSERT_EQ(run("measure " + example_path(name) + " -c mac --resolution 64 --csv " + macs).code, 0);
-        std::string rows = read_all(csv), mac_rows = read_all(macs);
+        std::string rows = read_file(csv), mac_rows = read_file(macs);
         EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), std::count(mac_rows.begin(), mac_rows.end(), '\n'));
         EXPECT_EQ(rows.find("nan"), std::string::npos);
-        std::string text = read_all(json);
+        std::string text = read_file(json);
         for (const char *key : {"\"standin\"", "\"device.name\"", "\"software.cudnn\"", "\"cuda.find\"",
                                 "\"cuda.blocking_kernel\"", "\"cuda.fused_fallbacks\"", "\"calculator.cache\"",
                                 "\"cuda.plan."})
@@ -617,7 +616,7 @@ TEST_F(StandinCommand, MeasuresEveryExampleSpaceWithItsPlanAndMetadata)
     ASSERT_EQ(stat((table + ".journal").c_str(), &st), 0) << "kept";
     Result again = standin(common + " --resume --json " + json);
     EXPECT_EQ(again.code, 0) << again.err;
-    EXPECT_NE(read_all(json).find("0 distinct convolutions timed by cudnnFind"), std::string::npos)
+    EXPECT_NE(read_file(json).find("0 distinct convolutions timed by cudnnFind"), std::string::npos)
         << "every unit came from the journal";
     EXPECT_NE(stat((table + ".journal").c_str(), &st), 0);
 }

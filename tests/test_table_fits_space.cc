@@ -1,5 +1,5 @@
 // A matching hash is never taken to mean a matching layout, and no option
-// value can crash a run (reliability probe S2, S4, S5, M7's NaN).
+// value can crash a run.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -37,7 +37,7 @@ sslat_container *edited_table(const sslat_space *space, int32_t extra_in_block0,
     return c;
 }
 
-TEST(LayoutChecks, ATableWithTheSpacesHashButOtherCountsIsRefused)
+TEST(TableFitsSpace, ATableWithTheSpacesHashButOtherCountsIsRefused)
 {
     sslat_space *space = load_example("mobilenet_v2_space.json");
     sslat_container *table = edited_table(space, 1, false);
@@ -58,7 +58,7 @@ TEST(LayoutChecks, ATableWithTheSpacesHashButOtherCountsIsRefused)
     sslat_space_free(space);
 }
 
-TEST(LayoutChecks, ATableOfAnotherInputSaysWhichBatchAndResolution)
+TEST(TableFitsSpace, ATableOfAnotherInputSaysWhichBatchAndResolution)
 {
     sslat_space_options b8 = {8, 160, 160};
     sslat_space *measured = nullptr, *plain = load_example("proxylessnas.json");
@@ -72,7 +72,7 @@ TEST(LayoutChecks, ATableOfAnotherInputSaysWhichBatchAndResolution)
     sslat_space_free(plain);
 }
 
-TEST(LayoutChecks, MergeComparesEveryBlocksCandidateCount)
+TEST(TableFitsSpace, MergeComparesEveryBlocksCandidateCount)
 {
     // parts that agree on hash, type, shard count and block count but not on
     // candidates read past a buffer (S4)

@@ -1,4 +1,4 @@
-// No silent wrong answer (reliability probe M1-M5 and the low items): exact
+// No silent wrong answer: exact
 // counts and named overflows, imports that validate what readers validate,
 // UTF-8, ENOT pickles read as pickle.load reads them, tables of a sweep
 // checked against their space, and arguments that are refused, not guessed.
@@ -23,7 +23,7 @@ extern "C" {
 
 namespace {
 
-using Answers = CliFixture;
+using RefusedNotGuessed = CliFixture;
 
 bool exists(const std::string &p)
 {
@@ -39,7 +39,7 @@ std::string huge_space()
                       "{\"shape\": [3, 8, 8]}");
 }
 
-TEST_F(Answers, CountsAreExactAndAnOverflowIsNamed)
+TEST_F(RefusedNotGuessed, CountsAreExactAndAnOverflowIsNamed)
 {
     std::string space = write("huge.json", huge_space()), table = path("huge.sslat");
     ASSERT_EQ(run("measure -c mac " + space + " -o " + table).code, 0);
@@ -69,7 +69,7 @@ TEST_F(Answers, CountsAreExactAndAnOverflowIsNamed)
     EXPECT_EQ(run("budget " + table + " --limit 100").out.find("inf"), std::string::npos);
 }
 
-TEST_F(Answers, AnImportAcceptsExactlyWhatTheReaderAccepts)
+TEST_F(RefusedNotGuessed, AnImportAcceptsExactlyWhatTheReaderAccepts)
 {
     std::string table = path("t.sslat");
     ASSERT_EQ(run("measure -c mac " + example_path("proxylessnas.json") + " -o " + table).code, 0);
@@ -107,10 +107,10 @@ TEST_F(Answers, AnImportAcceptsExactlyWhatTheReaderAccepts)
     }
     // the unedited export still round-trips
     EXPECT_EQ(run("import " + write("good.json", exported.out) + " -o " + path("good.sslat")).code, 0);
-    EXPECT_EQ(read_all(path("good.sslat")), read_all(table));
+    EXPECT_EQ(read_file(path("good.sslat")), read_file(table));
 }
 
-TEST(AnswersUtf8, TextThatIsNotUtf8IsRefusedWhereverItEnters)
+TEST(Utf8Input, TextThatIsNotUtf8IsRefusedWhereverItEnters)
 {
     EXPECT_TRUE(sslat_utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14));
     EXPECT_FALSE(sslat_utf8_valid("\xc3", 1));             // cut short
@@ -133,7 +133,7 @@ TEST(AnswersUtf8, TextThatIsNotUtf8IsRefusedWhereverItEnters)
     sslat_container_free(c);
 }
 
-TEST(AnswersEntries, InconsistentFiguresAreRefused)
+TEST(EntryFigures, InconsistentFiguresAreRefused)
 {
     sslat_container *c = nullptr;
     sslat_error err;
@@ -152,7 +152,7 @@ TEST(AnswersEntries, InconsistentFiguresAreRefused)
     sslat_container_free(c);
 }
 
-TEST_F(Answers, AnEnotPickleIsReadAsPickleLoadReadsIt)
+TEST_F(RefusedNotGuessed, AnEnotPickleIsReadAsPickleLoadReadsIt)
 {
     // (literals are split where a hex escape would swallow the next letter)
     // a key given twice: pickle.load keeps the last ('cpu'), so must sslat
@@ -172,7 +172,7 @@ TEST_F(Answers, AnEnotPickleIsReadAsPickleLoadReadsIt)
     EXPECT_FALSE(exists(path("nul.sslat")));
 }
 
-TEST_F(Answers, ATableOfASweepIsCheckedAgainstItsSpaceAtItsInput)
+TEST_F(RefusedNotGuessed, ATableOfASweepIsCheckedAgainstItsSpaceAtItsInput)
 {
     std::string space = example_path("proxylessnas.json"), table = path("b8.sslat");
     ASSERT_EQ(run("measure -c mac " + space + " --batch 8 --resolution 160 -o " + table).code, 0);
@@ -186,7 +186,7 @@ TEST_F(Answers, ATableOfASweepIsCheckedAgainstItsSpaceAtItsInput)
                   path("back.sslat")).code, 0);
 }
 
-TEST_F(Answers, ArgumentsAreRefusedNotGuessed)
+TEST_F(RefusedNotGuessed, ArgumentsAreRefusedNotGuessed)
 {
     std::string space = example_path("fbnet.json"), table = path("t.sslat");
     ASSERT_EQ(run("measure -c mac " + space + " -o " + table).code, 0);
@@ -226,7 +226,7 @@ TEST_F(Answers, ArgumentsAreRefusedNotGuessed)
 
 } // namespace
 
-TEST_F(Answers, AnEnotMmacFileKeepsItsTypeUntilToldWhatItIs)
+TEST_F(RefusedNotGuessed, AnEnotMmacFileKeepsItsTypeUntilToldWhatItIs)
 {
     // {'latency_type': 'mmac', 'constant_latency': 1.5, 'operations_latencies': [[1.0, 2.0]]}, protocol 2
     const std::string pickle("\x80\x02}(X\x0c\x00\x00\x00latency_typeX\x04\x00\x00\x00mmacX\x10\x00\x00\x00"
@@ -247,13 +247,13 @@ TEST_F(Answers, AnEnotMmacFileKeepsItsTypeUntilToldWhatItIs)
     EXPECT_NE(r.err.find("other unit"), std::string::npos) << r.err;
     // exported back, the file is ENOT's own again
     ASSERT_EQ(run("export " + path("f.sslat") + " --enot -o " + path("back.pkl")).code, 0);
-    EXPECT_NE(read_all(path("back.pkl")).find("mmac"), std::string::npos);
+    EXPECT_NE(read_file(path("back.pkl")).find("mmac"), std::string::npos);
     Result csv = run("export " + path("m.sslat") + " --csv");
     EXPECT_NE(csv.out.find("\n0,block 0,1,candidate 1,"), std::string::npos) << csv.out;
     EXPECT_EQ(run("show -c mmac.fvcore " + example_path("fbnet.json")).code, 0);
 }
 
-TEST_F(Answers, EveryMessageNamesTheCommand)
+TEST_F(RefusedNotGuessed, EveryMessageNamesTheCommand)
 {
     Result r = run("stats --sapce x");
     EXPECT_EQ(r.code, 2);
@@ -265,7 +265,7 @@ TEST_F(Answers, EveryMessageNamesTheCommand)
 
 // The cpu trust options: each misuse is exit 2 or 3 with its reason, before
 // anything is measured, and leaves no table and no journal.
-TEST_F(Answers, CacheStrictAndReferenceMisuseIsRefusedBeforeMeasuring)
+TEST_F(RefusedNotGuessed, CacheStrictAndReferenceMisuseIsRefusedBeforeMeasuring)
 {
     std::string space = example_path("fbnet.json"), out = path("t.sslat");
     struct Case {
@@ -291,7 +291,7 @@ TEST_F(Answers, CacheStrictAndReferenceMisuseIsRefusedBeforeMeasuring)
     }
 }
 
-TEST_F(Answers, AnOptionTheCalculatorDoesNotReadIsRefusedAndLeavesNothing)
+TEST_F(RefusedNotGuessed, AnOptionTheCalculatorDoesNotReadIsRefusedAndLeavesNothing)
 {
     std::string space = example_path("fbnet.json");
     for (const char *option : {"--layout nhwc", "--device 0", "--cold", "--cache cold"}) {
