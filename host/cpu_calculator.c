@@ -142,6 +142,23 @@ static sslat_status cpu_measure(const sslat_calculator *self, void *session, con
     return status;
 }
 
+/* One copy of the unit in the lowering the table would time it in, run once. */
+static sslat_status cpu_compute(const sslat_calculator *self, void *session, const sslat_unit *unit,
+                                const sslat_calc_options *options, float *out, sslat_error *err)
+{
+    (void)self;
+    cpu_session *s = session;
+    host_program program;
+    const host_choice *choice = NULL;
+    sslat_status status = host_build_avoiding_reference(&s->host, &s->choices, unit->graph, unit->hash, options->mode,
+                                                        options->seed, 1, &program, &choice, err);
+    if (status != SSLAT_OK) return status;
+    status = host_program_run(&program, err);
+    if (status == SSLAT_OK) status = host_program_read_output(&program, out, err);
+    host_program_release(&program);
+    return status;
+}
+
 /* Distinct subgraphs in groups: a group's programs are alive together (memory
  * bounds the group) and their samples interleave in time. */
 enum { GROUP = 48 };
@@ -342,6 +359,7 @@ const sslat_calculator sslat_cpu_calculator = {
     .begin = cpu_begin,
     .measure_graph = cpu_measure,
     .measure_many = cpu_measure_many,
+    .compute = cpu_compute,
     .measure_architectures = cpu_measure_architectures,
     .machine = cpu_machine,
     .describe = cpu_describe,

@@ -93,6 +93,22 @@ static sslat_status cuda_measure(const sslat_calculator *self, void *session, co
     return status;
 }
 
+/* The unit as one program of one copy: its algorithms chosen, enqueued once,
+ * its output read back (cuda_program_read_output waits for the stream). */
+static sslat_status cuda_compute(const sslat_calculator *self, void *session, const sslat_unit *unit,
+                                 const sslat_calc_options *o, float *out, sslat_error *err)
+{
+    (void)self;
+    cuda_program program;
+    sslat_status status = cuda_program_init(&program, session, unit->graph, o, err);
+    if (status != SSLAT_OK) return status;
+    status = cuda_program_choose_algorithms(&program, err);
+    if (status == SSLAT_OK) status = cuda_program_enqueue(&program, 0, err);
+    if (status == SSLAT_OK) status = cuda_program_read_output(&program, out, err);
+    cuda_program_release(&program);
+    return status;
+}
+
 static sslat_status cuda_describe(const sslat_calculator *self, void *session, const sslat_space *space,
                                   const sslat_calc_options *o, sslat_container *c, sslat_error *err)
 {
@@ -155,6 +171,7 @@ const sslat_calculator sslat_cuda_calculator = {
     .supports_op = cuda_plan_supports,
     .begin = cuda_begin,
     .measure_graph = cuda_measure,
+    .compute = cuda_compute,
     .measure_architectures = cuda_measure_architectures,
     .machine = cuda_machine,
     .describe = cuda_describe,

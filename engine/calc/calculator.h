@@ -61,6 +61,13 @@ struct sslat_calculator {
      * (optional: NULL = measure_graph one by one) */
     sslat_status (*measure_many)(const sslat_calculator *self, void *session, const sslat_unit *units, size_t n,
                                  const sslat_calc_options *options, sslat_entry *entries, sslat_error *err);
+    /* The unit's output computed once, as the backend runs it in these
+     * options (mode, dtype, layout), with the seeded input and weights every
+     * backend uses: out gets the output node's elements in NCHW order, as
+     * floats. What tests/test_backend_ops.cc checks every backend with
+     * against the plain-C reference. (optional: NULL = not checked) */
+    sslat_status (*compute)(const sslat_calculator *self, void *session, const sslat_unit *unit,
+                            const sslat_calc_options *options, float *out, sslat_error *err);
     /* Whole architectures (each the constant part and its candidates, in
      * order, run as one network), ms[k] per sample of archs[k]: what `sslat
      * validate` compares a table with. A backend may interleave their samples

@@ -1,0 +1,104 @@
+// Every primitive on every backend that can run here, through the backend
+// table alone (its compute slot), against the plain-C reference: one suite
+// over the registry, as ggml's test-backend-ops loops over its devices. A
+// backend that cannot run here skips with its reason. What only one backend
+// has is checked beside it: every cpu lowering (test_cpu_ops.cc), every cuda
+// dtype and layout and the capture-and-replay path (device/test_gpu_cuda.cc).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "helpers.h"
+#include "op_cases.h"
+
+extern "C" {
+#include "calc/calculator.h"
+#include "ir/space.h"
+#include "reference_ops.h"
+}
+
+namespace {
+
+// The registered backends that compute (whether they can run here is asked per test).
+std::vector<std::string> computing_backends()
+{
+    std::vector<std::string> names;
+    for (int i = 0; i < sslat_calculator_count(); i++)
+        if (sslat_calculator_at(i)->compute) names.push_back(sslat_calculator_at(i)->name);
+    return names;
+}
+
+using BackendCase = std::tuple<OpCase, std::string>;
+
+class BackendOps : public ::testing::TestWithParam<BackendCase> {};
+
+TEST_P(BackendOps, MatchesTheReferenceInEagerAndFusedMode)
+{
+    const OpCase &c = std::get<0>(GetParam());
+    const sslat_calculator *calculator = sslat_calculator_find(std::get<1>(GetParam()).c_str());
+    ASSERT_NE(calculator, nullptr);
+    if (const char *why = sslat_calculator_unavailable(calculator)) GTEST_SKIP() << why;
+    sslat_space *space = load_text(space_json(c.layers, "", std::string("{\"shape\": ") + c.input + ", \"batch\": 2}"));
+    ASSERT_NE(space, nullptr);
+    // the network as one graph, the IR's own wiring (`from` included): the unit both sides run
+    sslat_graph whole;
+    sslat_error err;
+    ASSERT_EQ(sslat_space_architecture_graph(space, nullptr, 0, &whole, &err), SSLAT_OK) << err.message;
+    bool supported = true;
+    for (int32_t i = 0; calculator->supports_op && i < whole.count; i++)
+        supported = supported && calculator->supports_op(&whole.nodes[i]);
+    const uint64_t seed = 1234;
+    const sslat_graph *graph = &whole;
+    float *expected = supported ? reference_run(&graph, 1, seed) : nullptr;
+    size_t n = (size_t)sslat_shape_elements(sslat_graph_output(&whole));
+    sslat_unit unit = {&whole, sslat_graph_hash(&whole), 0, 0, "network", "case", false};
+    for (sslat_exec_mode mode : {SSLAT_MODE_EAGER, SSLAT_MODE_FUSED}) {
+        if (!supported) break;
+        SCOPED_TRACE(mode == SSLAT_MODE_FUSED ? "fused" : "eager");
+        sslat_calc_options o;
+        sslat_calc_options_default(&o);
+        o.seed = seed, o.mode = mode, o.threads = 1;
+        sslat_run_plan plan = {};
+        void *session = nullptr;
+        if (calculator->begin) ASSERT_EQ(calculator->begin(calculator, &o, &plan, &session, &err), SSLAT_OK) << err.message;
+        std::vector<float> got(n), again(n);
+        ASSERT_EQ(calculator->compute(calculator, session, &unit, &o, got.data(), &err), SSLAT_OK) << err.message;
+        EXPECT_LT(normalised_error(got.data(), expected, n), 1e-4) << c.layers;
+        // a second computation gives the same numbers (nothing carried over)
+        ASSERT_EQ(calculator->compute(calculator, session, &unit, &o, again.data(), &err), SSLAT_OK) << err.message;
+        EXPECT_EQ(got, again) << c.layers;
+        if (calculator->end) calculator->end(session);
+    }
+    free(expected);
+    sslat_graph_release(&whole);
+    sslat_space_free(space);
+    if (!supported) GTEST_SKIP() << calculator->name << " has no lowering of an op of " << c.layers;
+}
+
+std::string backend_case_name(const ::testing::TestParamInfo<BackendCase> &info)
+{
+    ::testing::TestParamInfo<OpCase> op(std::get<0>(info.param), info.index);
+    return std::get<1>(info.param) + "_" + op_case_name(op);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryPrimitive, BackendOps,
+                         ::testing::Combine(::testing::ValuesIn(CASES), ::testing::ValuesIn(computing_backends())),
+                         backend_case_name);
+
+TEST(BackendOpsRegistry, EveryTimedBackendComputes)
+{
+    // a timed backend without compute would silently drop out of the suite
+    // above (a stub of a build without the backend's library measures nothing)
+    int timed = 0;
+    for (int i = 0; i < sslat_calculator_count(); i++) {
+        const sslat_calculator *c = sslat_calculator_at(i);
+        if (c->kind != SSLAT_CALC_TIMED || !c->measure_graph) continue;
+        EXPECT_NE(c->compute, nullptr) << c->name;
+        timed++;
+    }
+    if (timed == 0) GTEST_SKIP() << "this build has no timed backend";
+}
+
+}  // namespace
