@@ -42,7 +42,8 @@ typedef struct cli_verb {
     int (*option)(int opt, const char *value, void *args);
     int min_args, max_args;        /* positional arguments (max_args -1: any number) */
     /* What the verb takes, said when the count is wrong: "sslat NAME: expects
-     * HINT". NULL: the first extra argument is named instead. */
+     * HINT". NULL (only for a verb that takes no or optional arguments): the
+     * first extra argument is named instead. */
     const char *expects;
 } cli_verb;
 

@@ -273,16 +273,23 @@ static const struct option MEASURE_OPTIONS[] = {{"calculator", required_argument
                                                 CLI_SPACE_LONG_OPTIONS,
                                                 CLI_DEVICE_LONG_OPTIONS,
                                                 {NULL, 0, NULL, 0}};
-static const cli_verb MEASURE = {"measure", "c:o:h", MEASURE_OPTIONS, measure_usage, measure_option, 0, 1, NULL};
+/* SPACE is optional; a second argument is refused by check_combinations (after
+ * --reference, as the command always said) */
+static const cli_verb MEASURE = {"measure", "c:o:h", MEASURE_OPTIONS, measure_usage, measure_option, 0, -1, NULL};
 
 /* ---- check ------------------------------------------------------------------------ */
 
-/* Options that cannot go together, before anything is loaded. */
-static int check_combinations(measure_args *a, bool mpi)
+/* Options that cannot go together, before anything is loaded; extra is the
+ * first argument after SPACE, or NULL. */
+static int check_combinations(measure_args *a, bool mpi, const char *extra)
 {
     if (a->reference && !a->context_runs) {
         fprintf(stderr, "sslat measure: --reference %s times the --context architectures: give --context N too\n",
                 a->reference);
+        return CLI_BAD_INPUT;
+    }
+    if (extra) {
+        fprintf(stderr, "sslat measure: unexpected argument '%s'\n", extra);
         return CLI_BAD_INPUT;
     }
     if (a->json && a->csv && !strcmp(a->json, "-") && !strcmp(a->csv, "-")) {
@@ -485,7 +492,7 @@ int cmd_measure(int argc, char **argv)
     if (first < argc) a.space.path = argv[first];
     bool mpi = cli_mpi_launched();
     const sslat_calculator *calculator = NULL;
-    code = check_combinations(&a, mpi);
+    code = check_combinations(&a, mpi, argc - first > 1 ? argv[first + 1] : NULL);
     if (code == CLI_OK) code = check_calculator(&a, mpi, &calculator);
     if (code != CLI_OK) return code;
     bool direct_output = false;
@@ -516,8 +523,11 @@ int cmd_measure(int argc, char **argv)
     if (journal_path && status == SSLAT_OK) status = open_journal(&a, calculator, space, journal_path, &journal, &err);
     if (status == SSLAT_OK) status = run(&a, calculator, space, &container, &err);
     if (status == SSLAT_ERR_INTERRUPTED) {
-        fprintf(stderr, "sslat measure: %s; the finished ones are in %s: run the same command with --resume to finish\n",
-                err.message, journal_path ? journal_path : "no journal (-o keeps one)");
+        if (journal_path)
+            fprintf(stderr, "sslat measure: %s; the finished ones are in %s: run the same command with --resume to "
+                            "finish\n", err.message, journal_path);
+        else fprintf(stderr, "sslat measure: %s; nothing was kept (a run keeps a journal to resume only with -o)\n",
+                     err.message);
         code = CLI_INTERRUPTED;
     } else if (status != SSLAT_OK) {
         fprintf(stderr, "sslat measure: %s%s\n", mpi ? "rank: " : "", err.message);

@@ -22,7 +22,7 @@ bool cli_set_once(const char **slot, const char *value, const char *verb, const 
 int cli_parse(const cli_verb *verb, int argc, char **argv, void *args, int *first)
 {
     int opt;
-    optind = 1; /* getopt's state is global: every verb starts afresh */
+    optind = 1; /* getopt's index is global; a process parses one command line, once */
     while ((opt = getopt_long(argc, argv, verb->short_options, verb->options, NULL)) != -1) {
         if (opt == 'h') {
             verb->usage();
@@ -37,14 +37,14 @@ int cli_parse(const cli_verb *verb, int argc, char **argv, void *args, int *firs
         *first = optind;
         return CLI_OK;
     }
-    if (verb->expects) return cli_expects(verb);
+    if (verb->expects || n < verb->min_args) return cli_expects(verb);
     fprintf(stderr, "sslat %s: unexpected argument '%s'\n", verb->name, argv[optind + verb->max_args]);
     return CLI_BAD_INPUT;
 }
 
 int cli_expects(const cli_verb *verb)
 {
-    fprintf(stderr, "sslat %s: expects %s\n", verb->name, verb->expects);
+    fprintf(stderr, "sslat %s: expects %s\n", verb->name, verb->expects ? verb->expects : "other arguments (--help)");
     return CLI_BAD_INPUT;
 }
 

@@ -94,22 +94,22 @@ const char *cuda_api_load(void)
         const char *probe;
         char *path;
         size_t path_size;
-        const char *missing;
+        const char *what, *where; /* said when none loads */
     } LIBRARIES[] = {
         {CUDNN_NAMES, "cudnnGetVersion", sslat_cuda_api.cudnn_path, sizeof sslat_cuda_api.cudnn_path,
-         "libcudnn.so.9 (cuDNN 9) cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH or "
-         "SSLAT_CUDA_LIBRARY_PATH)"},
+         "libcudnn.so.9 (cuDNN 9)", ""},
         {CUBLAS_NAMES, "cublasCreate_v2", sslat_cuda_api.cublas_path, sizeof sslat_cuda_api.cublas_path,
-         "libcublas.so (cuBLAS 12 or 13) cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH or "
-         "SSLAT_CUDA_LIBRARY_PATH; pip's CUDA 13 wheels keep it in nvidia/cu13/lib)"},
+         "libcublas.so (cuBLAS 12 or 13)", "; pip's CUDA 13 wheels keep it in nvidia/cu13/lib"},
     };
-    void *handles[2] = {NULL, NULL};
-    for (int i = 0; i < 2; i++) {
+    enum { N_LIBRARIES = sizeof LIBRARIES / sizeof LIBRARIES[0] };
+    void *handles[N_LIBRARIES] = {NULL};
+    for (int i = 0; i < N_LIBRARIES; i++) {
         char detail[256] = "";
         handles[i] = open_first(LIBRARIES[i].names, LIBRARIES[i].probe, LIBRARIES[i].path, LIBRARIES[i].path_size,
                                 detail, sizeof detail);
         if (!handles[i]) {
-            snprintf(why, sizeof why, LIBRARIES[i].missing, detail);
+            snprintf(why, sizeof why, "%s cannot be loaded: %s (add its lib folder to LD_LIBRARY_PATH or "
+                                      "SSLAT_CUDA_LIBRARY_PATH%s)", LIBRARIES[i].what, detail, LIBRARIES[i].where);
             state = -1;
             return why;
         }

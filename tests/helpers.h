@@ -113,6 +113,10 @@ template <class Writer> std::string through_fifo(const std::string &fifo, Writer
         if (fd >= 0) close(fd);
     });
     write();
+    // a writer that never opened the FIFO leaves the reader in open(): one
+    // empty open and close releases it (and fails harmlessly when it is done)
+    int release = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (release >= 0) close(release);
     reader.join();
     return received;
 }

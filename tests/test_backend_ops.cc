@@ -34,53 +34,72 @@ using BackendCase = std::tuple<OpCase, std::string>;
 
 class BackendOps : public ::testing::TestWithParam<BackendCase> {};
 
+// What one test holds, released however it ends (an ASSERT returns early).
+struct Held {
+    sslat_space *space = nullptr;
+    sslat_graph whole = {};
+    float *expected = nullptr;
+    const sslat_calculator *calculator = nullptr;
+    void *session = nullptr;
+    bool session_open = false;
+    ~Held()
+    {
+        if (session_open && calculator->end) calculator->end(session);
+        free(expected);
+        sslat_graph_release(&whole);
+        sslat_space_free(space);
+    }
+};
+
 TEST_P(BackendOps, MatchesTheReferenceInEagerAndFusedMode)
 {
     const OpCase &c = std::get<0>(GetParam());
-    const sslat_calculator *calculator = sslat_calculator_find(std::get<1>(GetParam()).c_str());
+    Held held;
+    const sslat_calculator *calculator = held.calculator = sslat_calculator_find(std::get<1>(GetParam()).c_str());
     ASSERT_NE(calculator, nullptr);
     if (const char *why = sslat_calculator_unavailable(calculator)) GTEST_SKIP() << why;
-    sslat_space *space = load_text(space_json(c.layers, "", std::string("{\"shape\": ") + c.input + ", \"batch\": 2}"));
-    ASSERT_NE(space, nullptr);
+    held.space = load_text(space_json(c.layers, "", std::string("{\"shape\": ") + c.input + ", \"batch\": 2}"));
+    ASSERT_NE(held.space, nullptr);
     // the network as one graph, the IR's own wiring (`from` included): the unit both sides run
-    sslat_graph whole;
     sslat_error err;
-    ASSERT_EQ(sslat_space_architecture_graph(space, nullptr, 0, &whole, &err), SSLAT_OK) << err.message;
-    bool supported = true;
-    for (int32_t i = 0; calculator->supports_op && i < whole.count; i++)
-        supported = supported && calculator->supports_op(&whole.nodes[i]);
+    ASSERT_EQ(sslat_space_architecture_graph(held.space, nullptr, 0, &held.whole, &err), SSLAT_OK) << err.message;
+    for (int32_t i = 0; calculator->supports_op && i < held.whole.count; i++)
+        if (!calculator->supports_op(&held.whole.nodes[i]))
+            GTEST_SKIP() << calculator->name << " has no lowering of op " << sslat_op_name(held.whole.nodes[i].op);
     const uint64_t seed = 1234;
-    const sslat_graph *graph = &whole;
-    float *expected = supported ? reference_run(&graph, 1, seed) : nullptr;
-    size_t n = (size_t)sslat_shape_elements(sslat_graph_output(&whole));
-    sslat_unit unit = {&whole, sslat_graph_hash(&whole), 0, 0, "network", "case", false};
+    const sslat_graph *graph = &held.whole;
+    held.expected = reference_run(&graph, 1, seed);
+    ASSERT_NE(held.expected, nullptr);
+    size_t n = (size_t)sslat_shape_elements(sslat_graph_output(&held.whole));
+    sslat_unit unit = {&held.whole, sslat_graph_hash(&held.whole), 0, 0, "network", "case", false};
     for (sslat_exec_mode mode : {SSLAT_MODE_EAGER, SSLAT_MODE_FUSED}) {
-        if (!supported) break;
         SCOPED_TRACE(mode == SSLAT_MODE_FUSED ? "fused" : "eager");
         sslat_calc_options o;
         sslat_calc_options_default(&o);
         o.seed = seed, o.mode = mode, o.threads = 1;
         sslat_run_plan plan = {};
-        void *session = nullptr;
-        if (calculator->begin) ASSERT_EQ(calculator->begin(calculator, &o, &plan, &session, &err), SSLAT_OK) << err.message;
+        if (calculator->begin)
+            ASSERT_EQ(calculator->begin(calculator, &o, &plan, &held.session, &err), SSLAT_OK) << err.message;
+        held.session_open = true;
         std::vector<float> got(n), again(n);
-        ASSERT_EQ(calculator->compute(calculator, session, &unit, &o, got.data(), &err), SSLAT_OK) << err.message;
-        EXPECT_LT(normalised_error(got.data(), expected, n), 1e-4) << c.layers;
+        ASSERT_EQ(calculator->compute(calculator, held.session, &unit, &o, got.data(), &err), SSLAT_OK) << err.message;
+        EXPECT_LT(normalised_error(got.data(), held.expected, n), 1e-4) << c.layers;
         // a second computation gives the same numbers (nothing carried over)
-        ASSERT_EQ(calculator->compute(calculator, session, &unit, &o, again.data(), &err), SSLAT_OK) << err.message;
+        ASSERT_EQ(calculator->compute(calculator, held.session, &unit, &o, again.data(), &err), SSLAT_OK)
+            << err.message;
         EXPECT_EQ(got, again) << c.layers;
-        if (calculator->end) calculator->end(session);
+        if (calculator->end) calculator->end(held.session);
+        held.session_open = false;
     }
-    free(expected);
-    sslat_graph_release(&whole);
-    sslat_space_free(space);
-    if (!supported) GTEST_SKIP() << calculator->name << " has no lowering of an op of " << c.layers;
 }
 
+// "cpu_7_convk3c16g4": the backend, then the op case as op_case_name names it (its index in CASES)
 std::string backend_case_name(const ::testing::TestParamInfo<BackendCase> &info)
 {
-    ::testing::TestParamInfo<OpCase> op(std::get<0>(info.param), info.index);
-    return std::get<1>(info.param) + "_" + op_case_name(op);
+    const OpCase &c = std::get<0>(info.param);
+    size_t index = 0;
+    while (index < sizeof CASES / sizeof CASES[0] && CASES[index].layers != c.layers) index++;
+    return std::get<1>(info.param) + "_" + op_case_name(::testing::TestParamInfo<OpCase>(c, index));
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryPrimitive, BackendOps,
