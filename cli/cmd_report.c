@@ -55,19 +55,19 @@ static int report_option(int opt, const char *value, void *args)
     report_args *a = args;
     int code = CLI_OK;
     if (cli_space_option(opt, value, &a->space_options, &code)) return code;
-    const char **slot = opt == OPT_SPACE        ? &a->space_path
-                        : opt == OPT_MAC        ? &a->mac_path
-                        : opt == OPT_VALUE      ? &a->value_path
-                        : opt == OPT_VALIDATION ? &a->validation_path
-                        : opt == OPT_ARCH       ? &a->arch_text
-                        : opt == 'o'            ? &a->output
-                                                : NULL;
-    static const char *const NAMES[] = {"--space", "--mac", "--value", "--validation", "--arch"};
-    if (slot)
-        return cli_set_once(slot, value, "report", opt == 'o' ? "-o" : NAMES[opt - OPT_SPACE]) ? CLI_OK : CLI_BAD_INPUT;
-    if (opt == OPT_SAMPLES) return cli_parse_int(value, "--samples", 10, 10000000, &a->samples) ? CLI_OK : CLI_BAD_INPUT;
-    if (opt == OPT_SEED) return cli_parse_int(value, "--seed", 0, INT32_MAX, &a->seed) ? CLI_OK : CLI_BAD_INPUT;
-    return CLI_BAD_INPUT;
+    bool ok;
+    switch (opt) {
+    case OPT_SPACE: ok = cli_set_once(&a->space_path, value, "report", "--space"); break;
+    case OPT_MAC: ok = cli_set_once(&a->mac_path, value, "report", "--mac"); break;
+    case OPT_VALUE: ok = cli_set_once(&a->value_path, value, "report", "--value"); break;
+    case OPT_VALIDATION: ok = cli_set_once(&a->validation_path, value, "report", "--validation"); break;
+    case OPT_ARCH: ok = cli_set_once(&a->arch_text, value, "report", "--arch"); break;
+    case 'o': ok = cli_set_once(&a->output, value, "report", "-o"); break;
+    case OPT_SAMPLES: ok = cli_parse_int(value, "--samples", 10, 10000000, &a->samples); break;
+    case OPT_SEED: ok = cli_parse_int(value, "--seed", 0, INT32_MAX, &a->seed); break;
+    default: ok = false;
+    }
+    return ok ? CLI_OK : CLI_BAD_INPUT;
 }
 
 static const struct option REPORT_OPTIONS[] = {

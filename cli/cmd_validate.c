@@ -173,10 +173,9 @@ static int adopt_table_settings(validate_args *a, const sslat_container *table, 
 
 /* The architectures timed by the table's own calculator. */
 static int run_with_calculator(const validate_args *a, const sslat_calculator *calculator, const sslat_space *space,
-                               const sslat_container *table, sslat_validation *v)
+                               const sslat_container *table, sslat_validation *v, volatile int *stop)
 {
-    /* Ctrl-C or SIGTERM: stop, remove what was made, exit 4 */
-    sslat_run_plan plan = {.progress = true, .stop = cli_catch_stop_signals()};
+    sslat_run_plan plan = {.progress = true, .stop = stop};
     sslat_error err;
     sslat_status status = sslat_validate_table(calculator, space, table, &a->o, &plan, a->k, (uint64_t)a->seed, v,
                                                &err);
@@ -191,7 +190,6 @@ static int run_in_reference(const validate_args *a, bool cuda, const sslat_space
                             const sslat_container *table, sslat_validation *v, char *runtime, size_t size)
 {
     const sslat_calc_options *o = &a->o;
-    cli_catch_stop_signals(); /* Ctrl-C or SIGTERM: stop, remove what was made, exit 4 */
     bool nhwc = cuda && sslat_layout_resolve(o->layout, o->dtype) == SSLAT_LAYOUT_NHWC;
     cli_reference_options r = {a->reference, cuda ? "cuda" : "cpu", sslat_dtype_name(o->dtype), cuda ? 0 : o->threads,
                                o->warmup_iterations, o->run_iterations, a->channels_last || nhwc,
@@ -260,7 +258,9 @@ int cmd_validate(int argc, char **argv)
     char runtime[512];
     snprintf(runtime, sizeof runtime, "sslat %s (the table's own calculator), %s", calculator->name,
              a.o.cold ? "interleaved" : "back to back");
-    if (code == CLI_OK && !strcmp(a.reference, "sslat")) code = run_with_calculator(&a, calculator, space, table, &v);
+    /* Ctrl-C or SIGTERM: stop, remove what was made, exit 4 (the reference runner asks cli_stop_requested) */
+    volatile int *stop = cli_catch_stop_signals();
+    if (code == CLI_OK && !strcmp(a.reference, "sslat")) code = run_with_calculator(&a, calculator, space, table, &v, stop);
     else if (code == CLI_OK) code = run_in_reference(&a, cuda, space, table, &v, runtime, sizeof runtime);
     if (code == CLI_OK && a.json) code = print_json(&a, space, &v, runtime);
     else if (code == CLI_OK) print_text(&a, &v, runtime);

@@ -205,14 +205,15 @@ MIRRORS = {"sslat_error": Error, "sslat_space_options": SpaceOptions, "sslat_ent
 
 def struct_mismatches(mirrors=MIRRORS):
     """(name, Python's size, the library's size) of every mirror that differs."""
-    return [(name, ctypes.sizeof(mirror), lib.sslat_struct_size(name.encode()))
-            for name, mirror in mirrors.items() if ctypes.sizeof(mirror) != lib.sslat_struct_size(name.encode())]
+    sizes = [(name, ctypes.sizeof(mirror), lib.sslat_struct_size(name.encode())) for name, mirror in mirrors.items()]
+    return [size for size in sizes if size[1] != size[2]]
 
 
-if struct_mismatches():
+_mismatches = struct_mismatches()
+if _mismatches:
     raise ImportError("sslat: %s was built with other struct layouts than this package (%s): install the "
                       "package and the library from one checkout" % (library_path, ", ".join(
-                          "%s %d vs %d bytes" % m for m in struct_mismatches())))
+                          "%s %d vs %d bytes" % m for m in _mismatches)))
 
 
 def call(function, *args):
