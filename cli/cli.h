@@ -57,6 +57,10 @@ int cli_parse(const cli_verb *verb, int argc, char **argv, void *args, int *firs
  * required option is missing says the same as a wrong argument count). */
 int cli_expects(const cli_verb *verb);
 
+/* The calculator a verb takes without -c: the best that can run here (the
+ * registry lists the best last), or NULL when none can. */
+const sslat_calculator *cli_best_calculator(void);
+
 /* *slot = value for an option given at most once: a second -c or -o is
  * refused (naming it), not silently the one that wins. */
 bool cli_set_once(const char **slot, const char *value, const char *verb, const char *option);

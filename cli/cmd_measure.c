@@ -110,13 +110,6 @@ static sslat_status refine_to_reference(const sslat_calculator *calculator, cons
     return sslat_context_refine_to(space, o->seed, runs, &target, table, fit, err);
 }
 
-static const sslat_calculator *best_available(void)
-{
-    const char *const *names = NULL;
-    int32_t count = sslat_available_calculators(&names);
-    return count > 0 ? sslat_calculator_find(names[count - 1]) : NULL;
-}
-
 /* Every requested output, all or nothing: a failing export leaves no binary
  * behind, and no target changes before every one is ready. */
 static int write_outputs(const sslat_container *c, const char *output, const char *json,
@@ -325,7 +318,7 @@ static int check_combinations(measure_args *a, bool mpi, const char *extra)
 /* The calculator, and whether it can run what was asked, here. */
 static int check_calculator(measure_args *a, bool mpi, const sslat_calculator **calculator)
 {
-    *calculator = a->type ? sslat_calculator_find(a->type) : best_available();
+    *calculator = a->type ? sslat_calculator_find(a->type) : cli_best_calculator();
     const sslat_calculator *c = *calculator;
     if (!c) {
         fprintf(stderr, "sslat measure: unknown calculator '%s' (sslat calculators lists them)\n",

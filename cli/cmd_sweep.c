@@ -424,11 +424,9 @@ static int parse_dtypes(const char *dtypes, const sslat_calculator *calculator, 
 /* The calculators (the one swept, the one budgets maximise) and the folder's name. */
 static int check_args(sweep_args *a, const sslat_calculator **calculator, const sslat_calculator **value_calculator)
 {
-    const char *const *names = NULL;
-    int32_t available = sslat_available_calculators(&names);
-    *calculator = sslat_calculator_find(a->type ? a->type : names[available - 1]);
+    *calculator = a->type ? sslat_calculator_find(a->type) : cli_best_calculator();
     if (!*calculator) {
-        fprintf(stderr, "sslat sweep: unknown calculator '%s'\n", a->type);
+        fprintf(stderr, "sslat sweep: unknown calculator '%s'\n", a->type ? a->type : "");
         return CLI_BAD_INPUT;
     }
     if (a->value_type && !a->n_budgets) {

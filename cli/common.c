@@ -48,6 +48,13 @@ int cli_expects(const cli_verb *verb)
     return CLI_BAD_INPUT;
 }
 
+const sslat_calculator *cli_best_calculator(void)
+{
+    const char *const *names = NULL;
+    int32_t count = sslat_available_calculators(&names);
+    return count > 0 ? sslat_calculator_find(names[count - 1]) : NULL;
+}
+
 static volatile int stop_flag = 0;
 
 static void request_stop(int signal_number)
