@@ -188,11 +188,12 @@ def torch_runners(manifest):
     layout = torch.channels_last if manifest["channels_last"] else torch.contiguous_format
     runners = []
     fold = manifest.get("fold_bn", False)
+    architecture = interpreter(torch)  # noqa: F821 (python/sslat/_ir_torch.py, embedded ahead)
     for model in manifest["models"]:
         with open(model["graph"]) as file:
             graph = json.load(file)
         try:
-            module = interpreter(torch)(graph).eval()  # noqa: F821 (python/sslat/_ir_torch.py, embedded ahead)
+            module = architecture(graph).eval()
             if fold:
                 module = fold_batchnorm(torch, module)  # noqa: F821 (as above)
             module = module.to(device=device, dtype=dtype, memory_format=layout)
