@@ -106,13 +106,15 @@ bool cli_parse_int(const char *text, const char *what, int64_t lo, int64_t hi, i
 #define CLI_OPT_COLD 1104
 #define CLI_OPT_PROFILE 1105
 #define CLI_OPT_CACHE 1106
+#define CLI_OPT_CUDA_API 1107
 #define CLI_DEVICE_LONG_OPTIONS                              \
     {"device", required_argument, NULL, CLI_OPT_DEVICE},     \
     {"dtype", required_argument, NULL, CLI_OPT_DTYPE},       \
     {"layout", required_argument, NULL, CLI_OPT_LAYOUT},     \
     {"cold", no_argument, NULL, CLI_OPT_COLD},               \
     {"cache", required_argument, NULL, CLI_OPT_CACHE},       \
-    {"profile", no_argument, NULL, CLI_OPT_PROFILE}
+    {"profile", no_argument, NULL, CLI_OPT_PROFILE},         \
+    {"cuda-api", required_argument, NULL, CLI_OPT_CUDA_API}
 
 #define CLI_DEVICE_HELP                                                                          \
     "  --device N         GPU index (default: LOCAL_RANK, SLURM_LOCALID or\n"                    \
@@ -122,7 +124,9 @@ bool cli_parse_int(const char *text, const char *what, int64_t lo, int64_t hi, i
     "  --cold             --cache cold: flush L2 before each sample (default: hot, copies\n"  \
     "                     over rotating buffers so a replay lasts >= 0.2 ms)\n"             \
     "  --profile          run each unit once more between cudaProfilerStart / Stop (for\n"    \
-    "                     nsys profile --capture-range=cudaProfilerApi)\n"
+    "                     nsys profile --capture-range=cudaProfilerApi)\n"                   \
+    "  --cuda-api A       legacy (default) or graph: convolutions through cuDNN's graph API,\n" \
+    "                     engines from its heuristics, the fastest of the first 10 kept\n"
 
 /* Handle the device options; returns true when opt was one of them (and sets
  * *exit_code non-zero on a bad value). */

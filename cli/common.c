@@ -337,6 +337,12 @@ bool cli_device_option(int opt, const char *value, sslat_calc_options *options, 
         options->cold = strcmp(value, "cold") == 0;
         return true;
     case CLI_OPT_PROFILE: options->cuda.profile = true; return true;
+    case CLI_OPT_CUDA_API:
+        if (!sslat_cudnn_api_parse(value, &options->cuda.api)) {
+            fprintf(stderr, "sslat: --cuda-api is legacy or graph, got '%s'\n", value);
+            *exit_code = CLI_BAD_INPUT;
+        }
+        return true;
     default: return false;
     }
 }

@@ -129,6 +129,15 @@ const char *cuda_api_load(void)
     CUDA_API_LOAD(cublasGemmEx)
 #undef CUDA_API_LOAD
     *(void **)&sslat_cuda_api.cudnnGetLastErrorString = dlsym(cudnn, "cudnnGetLastErrorString");
+    /* the graph API, all or nothing: its absence is said where it is asked for */
+    sslat_cuda_api.graph_missing[0] = '\0';
+#define CUDA_GRAPH_LOAD(name)                                                                                    \
+    if (!sslat_cuda_api.graph_missing[0] &&                                                                     \
+        !load_symbol(cudnn, sslat_cuda_api.cudnn_path, #name, "", (void **)&sslat_cuda_api.name,              \
+                     sslat_cuda_api.graph_missing, sizeof sslat_cuda_api.graph_missing))                        \
+        sslat_cuda_api.name = NULL;
+    CUDA_CUDNN_GRAPH_FUNCTIONS(CUDA_GRAPH_LOAD)
+#undef CUDA_GRAPH_LOAD
     load_nvml();
     state = 1;
     return NULL;

@@ -45,6 +45,16 @@
     X(cudnnPoolingForward)                          \
     X(cudnnBatchNormalizationForwardInference)
 
+/* The graph (backend) API: exported by libcudnn.so.9 itself. Optional: when
+ * one is missing, --cuda-api graph falls back to the legacy calls and says so. */
+#define CUDA_CUDNN_GRAPH_FUNCTIONS(X) \
+    X(cudnnBackendCreateDescriptor)   \
+    X(cudnnBackendDestroyDescriptor)  \
+    X(cudnnBackendFinalize)           \
+    X(cudnnBackendSetAttribute)       \
+    X(cudnnBackendGetAttribute)       \
+    X(cudnnBackendExecute)
+
 #define CUDA_CUBLAS_FUNCTIONS(X) \
     X(cublasCreate_v2)           \
     X(cublasDestroy_v2)          \
@@ -67,6 +77,7 @@ typedef struct cuda_nvml_table {
 typedef struct cuda_api_table {
 #define CUDA_API_POINTER(name) __typeof__(&name) name;
     CUDA_CUDNN_FUNCTIONS(CUDA_API_POINTER)
+    CUDA_CUDNN_GRAPH_FUNCTIONS(CUDA_API_POINTER)
     CUDA_CUBLAS_FUNCTIONS(CUDA_API_POINTER)
 #undef CUDA_API_POINTER
     /* spelled out: C++ sees overloads of cublasGemmEx, so no __typeof__ */
@@ -76,6 +87,9 @@ typedef struct cuda_api_table {
                                    cudaDataType c_type, int ldc, cublasComputeType_t compute, cublasGemmAlgo_t algo);
     /* optional (cuDNN >= 9.0): why the last call failed, in cuDNN's words */
     void (*cudnnGetLastErrorString)(char *message, size_t max_size);
+    /* "" when every CUDA_CUDNN_GRAPH_FUNCTIONS symbol loaded, else why not
+     * ("…/libcudnn.so.9 has no cudnnBackendExecute") */
+    char graph_missing[320];
     cuda_nvml_table nvml; /* all NULL when NVML is not there; throttle_reasons may be NULL alone */
     char cudnn_path[512], cublas_path[512]; /* the files really loaded (dladdr) */
     /* NULL, but in the stand-in device of the tests (tests/standin/), which

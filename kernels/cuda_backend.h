@@ -17,6 +17,21 @@
 #include "kernels/cuda_select.h"
 #include "table/container.h"
 
+struct cuda_graph_plan;
+
+/* Where a cuda run's wall time goes (cuda.time.* in the metadata): every
+ * moment from opening the session to describing the table counts to exactly
+ * one phase, so the phases add up to the wall time. */
+typedef enum cuda_phase {
+    CUDA_PHASE_OPEN,    /* context, libraries, handles, clocks warmed up */
+    CUDA_PHASE_SELECT,  /* each convolution's algorithm or engine: Find, heuristics, plans, their timing */
+    CUDA_PHASE_PREPARE, /* descriptors, parameters, buffers, variant packs, the eager run, the copies decided */
+    CUDA_PHASE_CAPTURE, /* stream capture and graph instantiation */
+    CUDA_PHASE_MEASURE, /* warmup and timed replays (and --profile's) */
+    CUDA_PHASE_OUTSIDE, /* between the backend's calls: the engine's own work (journal, progress, tables) */
+    CUDA_PHASE_COUNT
+} cuda_phase;
+
 /* One unit's line of the metadata: its plan with the chosen algorithms. */
 typedef struct cuda_unit_note {
     char key[160];
@@ -42,7 +57,11 @@ typedef struct cuda_session {
     int n_notes, notes_capacity;
     int noisy_units, units;
     double worst_noise;
-    cuda_find_cache find_cache;   /* each distinct convolution's algorithm, decided once */
+    cuda_find_cache find_cache;   /* each distinct convolution's algorithm or graph plan, decided once */
+    int graph_convs, legacy_convs; /* distinct convolutions asked for the graph API: on graph plans, on the legacy API */
+    double phase_s[CUDA_PHASE_COUNT]; /* seconds per phase so far */
+    cuda_phase phase;             /* the phase the time counts to now */
+    double phase_mark, opened_at; /* sslat_now_s() of the last switch, of the session's start */
     int fused_fallbacks;          /* fused calls that no algorithm took: conv + own epilogue */
     int fma_forced;               /* fp32 convolutions where Find reported no FMA result: FMA set on Find's first */
     int relaxed_captures;         /* captures that needed cudaStreamCaptureModeRelaxed */
@@ -55,9 +74,16 @@ sslat_status cuda_session_open(cuda_session *session, const sslat_calc_options *
 void cuda_session_close(cuda_session *session);
 /* The shared workspace, grown to at least bytes. */
 sslat_status cuda_session_workspace(cuda_session *session, size_t bytes, void **out, sslat_error *err);
+/* The most workspace a convolution may have: a quarter of what was free at
+ * the start, at most 1 GiB (what Find may try; engines needing more are not timed). */
+size_t cuda_session_workspace_limit(const cuda_session *session);
 /* Device, software and option metadata into the container. */
 sslat_status cuda_session_describe(cuda_session *session, const sslat_calc_options *options,
                                    sslat_container *container, sslat_error *err);
+
+/* From now on the session's time counts to phase; returns the phase it
+ * counted to before (to go back to it). */
+cuda_phase cuda_phase_enter(cuda_session *session, cuda_phase phase);
 
 /* NVTX: categories of the ranges, and a range with a message and a payload. */
 enum { CUDA_NVTX_CONSTANT = 1, CUDA_NVTX_BLOCK = 2, CUDA_NVTX_PHASE = 3 };
@@ -75,6 +101,8 @@ typedef struct cuda_step_state {
     cudnnMathType_t math;
     size_t workspace;
     bool fallback;     /* a fused call no algorithm took: runs as the plain convolution + own epilogue */
+    const struct cuda_graph_plan *graph; /* the graph API's plan (the session's), or NULL: the legacy calls */
+    int32_t choice;    /* its decision in the session's find_cache (-1: none) */
     bool fma_forced;   /* fp32: Find reported no FMA result; FMA is set on the one chosen */
     int reported_maths; /* bit m: Find reported a successful result with math type m */
     int32_t params[4]; /* indices into the program's parameters, -1 when unused */
@@ -108,6 +136,10 @@ typedef struct cuda_program {
     void **slabs;         /* [copies]: one allocation per copy holding its values and parameters */
     size_t copy_bytes;    /* device bytes of one copy */
     bool algorithms_chosen;
+    sslat_cudnn_api api;   /* the cuDNN API convolutions are asked of */
+    cudnnBackendDescriptor_t *packs; /* [copies][steps]: graph steps' variant packs, NULL elsewhere */
+    int32_t packed_copies;           /* copies whose packs are made */
+    void *packs_workspace;           /* the session workspace they name */
 } cuda_program;
 
 /* Plan a subgraph, build its descriptors and prepare its parameters. */
@@ -116,9 +148,12 @@ sslat_status cuda_program_init(cuda_program *program, cuda_session *session, con
 void cuda_program_release(cuda_program *program);
 /* Device buffers for `copies` copies (inputs seeded per copy, parameters uploaded). */
 sslat_status cuda_program_allocate(cuda_program *program, int32_t copies, sslat_error *err);
-/* Every convolution's algorithm: from the session's cache, or cuDNN's Find
- * on copy 0 (fastest first; fp32 kept on FMA math; a fused call trial-run
- * with each until one works, else the plain convolution + own epilogue). */
+/* Every convolution's algorithm: from the session's cache, or (legacy API)
+ * cuDNN's Find on copy 0 (fastest first; fp32 kept on FMA math; a fused call
+ * trial-run with each until one works, else the plain convolution + own
+ * epilogue), or (graph API) the fastest of the first engine configurations
+ * timed by sslat (kernels/cuda_graph_choice.c), the legacy API where the graph
+ * API cannot compute it. */
 sslat_status cuda_program_choose_algorithms(cuda_program *program, sslat_error *err);
 /* Launch every step of one copy on the session's stream (capturable). */
 sslat_status cuda_program_enqueue(cuda_program *program, int32_t copy, sslat_error *err);
@@ -126,6 +161,20 @@ sslat_status cuda_program_enqueue(cuda_program *program, int32_t copy, sslat_err
 sslat_status cuda_program_read_output(cuda_program *program, float *out, sslat_error *err);
 /* "cudnnConvolutionForward[IMPLICIT_PRECOMP_GEMM, ws 0 B, default math] + …" */
 void cuda_program_describe(const cuda_program *program, char *buffer, size_t capacity);
+
+/* The graph steps' variant packs of every copy allocated that has none
+ * (after the algorithms are chosen; before any capture). */
+sslat_status cuda_program_pack(cuda_program *program, sslat_error *err);
+
+/* Conv step k's engine through the graph API (kernels/cuda_graph_choice.c):
+ * choice->graph and its plan, or choice->legacy_reason when the graph API
+ * cannot compute it (the caller runs the legacy choice then). */
+sslat_status cuda_graph_choose(cuda_program *program, int32_t k, cuda_conv_choice *choice, sslat_error *err);
+
+/* What fn enqueues on the session's stream, run once, captured, replayed:
+ * the median of three replays after the first, in ms (kernels/cuda_measure.c). */
+sslat_status cuda_time_calls(cuda_session *session, sslat_status (*fn)(void *context, sslat_error *err), void *context,
+                             double *ms, sslat_error *err);
 
 /* Measure a program: choose algorithms, copies per replay (hot) or an L2 flush
  * per sample (cold), warmup, samples with events. entry per sample (÷ batch). */

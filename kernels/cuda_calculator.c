@@ -82,6 +82,7 @@ static sslat_status cuda_measure(const sslat_calculator *self, void *session, co
         *entry = sslat_entry_of_value(0.0);
         return SSLAT_OK;
     }
+    cuda_phase_enter(s, CUDA_PHASE_PREPARE);
     cuda_program program;
     sslat_status status = cuda_program_init(&program, s, graph, o, err);
     if (status == SSLAT_OK)
@@ -90,6 +91,7 @@ static sslat_status cuda_measure(const sslat_calculator *self, void *session, co
     if (status == SSLAT_ERR_NOMEM)
         sslat_error_prefix(err, "%s (%zu MB of device memory free at the start): ", label, s->free_at_start >> 20);
     cuda_program_release(&program);
+    cuda_phase_enter(s, CUDA_PHASE_OUTSIDE);
     return status;
 }
 
@@ -99,13 +101,16 @@ static sslat_status cuda_compute(const sslat_calculator *self, void *session, co
                                  const sslat_calc_options *o, float *out, sslat_error *err)
 {
     (void)self;
+    cuda_phase_enter(session, CUDA_PHASE_PREPARE);
     cuda_program program;
     sslat_status status = cuda_program_init(&program, session, unit->graph, o, err);
-    if (status != SSLAT_OK) return status;
-    status = cuda_program_choose_algorithms(&program, err);
-    if (status == SSLAT_OK) status = cuda_program_enqueue(&program, 0, err);
-    if (status == SSLAT_OK) status = cuda_program_read_output(&program, out, err);
-    cuda_program_release(&program);
+    if (status == SSLAT_OK) {
+        status = cuda_program_choose_algorithms(&program, err);
+        if (status == SSLAT_OK) status = cuda_program_enqueue(&program, 0, err);
+        if (status == SSLAT_OK) status = cuda_program_read_output(&program, out, err);
+        cuda_program_release(&program);
+    }
+    cuda_phase_enter(session, CUDA_PHASE_OUTSIDE);
     return status;
 }
 
@@ -130,6 +135,7 @@ static sslat_status cuda_measure_architecture(const sslat_calculator *self, void
                                               sslat_error *err)
 {
     (void)self;
+    cuda_phase_enter(session, CUDA_PHASE_PREPARE);
     sslat_graph whole;
     sslat_status status = sslat_space_architecture_graph(space, arch, space->n_blocks, &whole, err);
     cuda_program program;
@@ -141,6 +147,7 @@ static sslat_status cuda_measure_architecture(const sslat_calculator *self, void
     }
     if (status == SSLAT_OK) *ms = entry.value;
     sslat_graph_release(&whole);
+    cuda_phase_enter(session, CUDA_PHASE_OUTSIDE);
     return status;
 }
 

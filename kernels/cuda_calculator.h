@@ -9,6 +9,7 @@
     .api_version = SSLAT_CALCULATOR_API_VERSION, .name = "cuda", .kind = SSLAT_CALC_TIMED,   \
     .summary = "cuDNN / cuBLAS / own kernels timed with CUDA graphs and events",             \
     .dtypes = SSLAT_DTYPES_ALL,                                                              \
-    .options_read = SSLAT_READS_COLD | SSLAT_READS_LAYOUT | SSLAT_READS_DEVICE | SSLAT_READS_PROFILE
+    .options_read = SSLAT_READS_COLD | SSLAT_READS_LAYOUT | SSLAT_READS_DEVICE | SSLAT_READS_PROFILE |        \
+                    SSLAT_READS_CUDNN_API
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "base/assert.h"
 #include "base/error.h"
+#include "kernels/cuda_graph.h"
 #include "kernels/cuda_layout.h"
 #include "kernels/cuda_select.h"
 #include "kernels/cuda_values.h"
@@ -52,8 +53,7 @@ static sslat_status find_algorithm(cuda_program *p, int32_t k, cuda_conv_choice 
     cuda_session *s = p->session;
     const cuda_step *step = &p->plan.steps[k];
     cuda_step_state *st = &p->states[k];
-    /* the workspace cuDNN may try: a quarter of what was free, at most 1 GiB */
-    size_t limit = s->free_at_start / 4 < (1u << 30) ? s->free_at_start / 4 : (1u << 30);
+    size_t limit = cuda_session_workspace_limit(s);
     void *workspace = NULL;
     sslat_status status = cuda_session_workspace(s, limit, &workspace, err);
     if (status != SSLAT_OK) return status;
@@ -99,44 +99,83 @@ static sslat_status find_algorithm(cuda_program *p, int32_t k, cuda_conv_choice 
     return SSLAT_OK;
 }
 
+/* A decision for conv step k: the graph API's when asked for and able, else
+ * the legacy API's (Find); a lopsided padding has no legacy lowering. */
+static sslat_status decide(cuda_program *p, int32_t k, cuda_conv_choice *choice, sslat_error *err)
+{
+    cuda_session *s = p->session;
+    if (p->api == SSLAT_CUDNN_API_GRAPH) {
+        sslat_status status = cuda_graph_choose(p, k, choice, err);
+        if (status != SSLAT_OK || choice->graph) {
+            if (status == SSLAT_OK) s->graph_convs++;
+            return status;
+        }
+        s->legacy_convs++;
+        if (!p->states[k].conv)
+            return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d: cuDNN's graph API cannot compute this convolution "
+                              "(%s), and its legacy API cannot pad one side more than the other; -c cpu measures it",
+                              p->plan.steps[k].main_node, choice->legacy_reason);
+    }
+    sslat_status status = find_algorithm(p, k, choice, err);
+    if (status == SSLAT_OK && choice->fallback) s->fused_fallbacks++;
+    if (status == SSLAT_OK && choice->fma_forced) s->fma_forced++;
+    return status;
+}
+
 sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
 {
     if (p->algorithms_chosen) return SSLAT_OK;
-    sslat_status status = cuda_program_allocate(p, 1, err);
-    if (status != SSLAT_OK) return status;
     cuda_session *s = p->session;
-    for (int32_t k = 0; k < p->plan.count; k++) {
+    cuda_phase before = cuda_phase_enter(s, CUDA_PHASE_SELECT);
+    sslat_status status = cuda_program_allocate(p, 1, err);
+    size_t needed = 0;
+    for (int32_t k = 0; status == SSLAT_OK && k < p->plan.count; k++) {
         const cuda_step *step = &p->plan.steps[k];
         cuda_step_state *st = &p->states[k];
         if (step->kind != CUDA_STEP_CONV) continue;
         const sslat_node *node = &p->graph->nodes[step->main_node];
         cuda_conv_key key = cuda_conv_key_of(sslat_graph_shape_of(p->graph, node->input[0]), node->shape,
                                              sslat_node_conv(node), (int)p->dtype, p->nhwc, (int)math_of(p->dtype),
-                                             step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT);
+                                             step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT, (int)p->api);
         const cuda_conv_choice *known = cuda_find_cache_get(&s->find_cache, &key);
-        cuda_conv_choice choice = {.key = key};
-        if (known) choice = *known;
+        if (known) st->choice = (int32_t)(known - s->find_cache.items);
         else {
-            status = find_algorithm(p, k, &choice, err);
+            cuda_conv_choice choice;
+            memset(&choice, 0, sizeof choice);
+            choice.key = key;
+            status = decide(p, k, &choice, err);
             if (status == SSLAT_OK) status = cuda_find_cache_put(&s->find_cache, &choice, err);
-            if (status == SSLAT_OK && choice.fallback) s->fused_fallbacks++;
-            if (status == SSLAT_OK && choice.fma_forced) s->fma_forced++;
+            if (status == SSLAT_OK) st->choice = s->find_cache.count - 1;
+            else if (choice.graph_plan) { /* not kept: nobody else owns it */
+                cuda_graph_plan_release(choice.graph_plan);
+                free(choice.graph_plan);
+            }
         }
-        if (status != SSLAT_OK) return status;
-        st->algo = (cudnnConvolutionFwdAlgo_t)choice.algo;
-        st->workspace = choice.workspace;
-        st->math = (cudnnMathType_t)choice.math;
-        st->fallback = choice.fallback;
-        st->fma_forced = choice.fma_forced;
-        st->reported_maths = choice.reported_maths;
-        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math));
-        /* the shared workspace holds what every chosen algorithm needs */
-        void *workspace = NULL;
-        status = cuda_session_workspace(s, st->workspace, &workspace, err);
-        if (status != SSLAT_OK) return status;
+        if (status != SSLAT_OK) break;
+        const cuda_conv_choice *chosen = &s->find_cache.items[st->choice];
+        st->graph = chosen->graph ? chosen->graph_plan : NULL;
+        st->workspace = chosen->workspace;
+        if (!st->graph) {
+            st->algo = (cudnnConvolutionFwdAlgo_t)chosen->algo;
+            st->math = (cudnnMathType_t)chosen->math;
+            st->fallback = chosen->fallback;
+            st->fma_forced = chosen->fma_forced;
+            st->reported_maths = chosen->reported_maths;
+            status = cuda_check_cudnn(CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math),
+                                      "cudnnSetConvolutionMathType", __FILE__, __LINE__, err);
+        }
+        if (st->workspace > needed) needed = st->workspace;
     }
-    p->algorithms_chosen = true;
-    return SSLAT_OK;
+    /* the shared workspace holds what every chosen algorithm needs (choosing
+     * may have left it smaller: an engine it tried could not have its own) */
+    void *workspace = NULL;
+    if (status == SSLAT_OK) status = cuda_session_workspace(s, needed, &workspace, err);
+    if (status == SSLAT_OK) {
+        p->algorithms_chosen = true;
+        status = cuda_program_pack(p, err); /* copy 0's variant packs, the workspace now final */
+    }
+    cuda_phase_enter(s, before);
+    return status;
 }
 
 /* cuDNN's fused call for conv step k: y = act(conv(x) + bias (+ z)). */
@@ -177,9 +216,17 @@ static sslat_status enqueue_conv(const step_launch *l, sslat_error *err)
     const cuda_step *step = l->step;
     const cuda_step_state *st = l->st;
     if (step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT && !st->fallback) return launch_fused(l->p, l->k, l->copy, err);
-    CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnConvolutionForward)(
-                                          l->s->cudnn, &ONE, st->x, l->x, st->w, param_of(l->p, l->copy, st->params[0]),
-                                          st->conv, st->algo, l->s->workspace, st->workspace, &ZERO, st->y, l->y));
+    if (st->graph) {
+        sslat_status status = cuda_graph_execute(l->s->cudnn, st->graph->plan,
+                                                 l->p->packs[(size_t)l->copy * (size_t)l->p->plan.count + (size_t)l->k],
+                                                 err);
+        if (status != SSLAT_OK) return status;
+    } else {
+        CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnConvolutionForward)(
+                                              l->s->cudnn, &ONE, st->x, l->x, st->w,
+                                              param_of(l->p, l->copy, st->params[0]), st->conv, st->algo,
+                                              l->s->workspace, st->workspace, &ZERO, st->y, l->y));
+    }
     if (!step->epilogue && !st->fallback) return SSLAT_OK;
     const void *residual = step->residual != SSLAT_NO_INPUT ? buffer_of(l->p, l->copy, value_of(step->residual)) : NULL;
     CUDA_RETURN_IF_FAILED(err, runtime, sslat_cuda_epilogue(l->p->elem, l->p->nhwc, l->y,

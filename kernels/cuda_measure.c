@@ -27,17 +27,17 @@ static void captured_release(captured *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Copies 0..copies-1 of the program, one after the other, as one graph, in
- * the given capture mode. */
-static sslat_status capture_in(cuda_program *p, int32_t copies, enum cudaStreamCaptureMode mode, captured *out,
-                               sslat_error *err)
+/* What a capture records: the work fn enqueues on the session's stream. */
+typedef sslat_status (*enqueue_fn)(void *context, sslat_error *err);
+
+/* What fn enqueues, captured in the given mode and instantiated. */
+static sslat_status capture_in(cuda_session *s, enqueue_fn fn, void *context, enum cudaStreamCaptureMode mode,
+                               captured *out, sslat_error *err)
 {
     memset(out, 0, sizeof *out);
-    cudaStream_t stream = p->session->stream;
-    CUDA_RETURN_IF_FAILED(err, runtime, cudaStreamBeginCapture(stream, mode));
-    sslat_status status = SSLAT_OK;
-    for (int32_t copy = 0; status == SSLAT_OK && copy < copies; copy++) status = cuda_program_enqueue(p, copy, err);
-    cudaError_t ended = cudaStreamEndCapture(stream, &out->graph);
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaStreamBeginCapture(s->stream, mode));
+    sslat_status status = fn(context, err);
+    cudaError_t ended = cudaStreamEndCapture(s->stream, &out->graph);
     if (status != SSLAT_OK) {
         captured_release(out);
         return status;
@@ -50,15 +50,31 @@ static sslat_status capture_in(cuda_program *p, int32_t copies, enum cudaStreamC
     return SSLAT_OK;
 }
 
-/* The capture, in thread-local mode, and once more in relaxed mode when a
- * library call was refused inside it (counted: the metadata says so). */
+/* Copies 0..copies-1 of a program, one after the other. */
+typedef struct program_copies {
+    cuda_program *p;
+    int32_t copies;
+} program_copies;
+
+static sslat_status enqueue_copies(void *context, sslat_error *err)
+{
+    program_copies *c = context;
+    sslat_status status = SSLAT_OK;
+    for (int32_t copy = 0; status == SSLAT_OK && copy < c->copies; copy++) status = cuda_program_enqueue(c->p, copy, err);
+    return status;
+}
+
+/* The copies as one graph, in thread-local mode, and once more in relaxed
+ * mode when a library call was refused inside it (counted: the metadata says
+ * so). */
 static sslat_status capture(cuda_program *p, int32_t copies, captured *out, sslat_error *err)
 {
-    sslat_status status = capture_in(p, copies, cudaStreamCaptureModeThreadLocal, out, err);
+    program_copies what = {p, copies};
+    sslat_status status = capture_in(p->session, enqueue_copies, &what, cudaStreamCaptureModeThreadLocal, out, err);
     if (status == SSLAT_OK || status == SSLAT_ERR_NOMEM) return status;
     sslat_error first = *err;
     cudaGetLastError();
-    status = capture_in(p, copies, cudaStreamCaptureModeRelaxed, out, err);
+    status = capture_in(p->session, enqueue_copies, &what, cudaStreamCaptureModeRelaxed, out, err);
     if (status == SSLAT_OK) p->session->relaxed_captures++;
     else sslat_error_prefix(err, "(thread-local capture: %s) relaxed capture: ", first.message);
     return status;
@@ -100,6 +116,13 @@ static sslat_status replay(cuda_session *s, const captured *c, bool cold, double
     return SSLAT_OK;
 }
 
+/* The median of three replays after the first (which uploads the graph). */
+static double median_of_three(const double t[4])
+{
+    double a = t[1], b = t[2], c = t[3];
+    return fmax(fmin(a, b), fmin(fmax(a, b), c));
+}
+
 /* The median of three single-copy replays: the base for the number of copies. */
 static sslat_status single_copy_ms(cuda_program *p, double *ms, sslat_error *err)
 {
@@ -109,9 +132,25 @@ static sslat_status single_copy_ms(cuda_program *p, double *ms, sslat_error *err
     for (int i = 0; status == SSLAT_OK && i < 4; i++) status = replay(p->session, &one, false, &t[i], err);
     captured_release(&one);
     if (status != SSLAT_OK) return status;
-    double a = t[1], b = t[2], c = t[3]; /* the first replay uploads the graph */
-    *ms = fmax(fmin(a, b), fmin(fmax(a, b), c));
+    *ms = median_of_three(t);
     return SSLAT_OK;
+}
+
+sslat_status cuda_time_calls(cuda_session *s, sslat_status (*fn)(void *, sslat_error *), void *context, double *ms,
+                             sslat_error *err)
+{
+    /* once outside capture first: lazy initialisation inside a capture breaks it */
+    sslat_status status = fn(context, err);
+    if (status == SSLAT_OK)
+        status = cuda_check_runtime(cudaStreamSynchronize(s->stream), "cudaStreamSynchronize(eager run)", __FILE__,
+                                    __LINE__, err);
+    captured graph = {0};
+    if (status == SSLAT_OK) status = capture_in(s, fn, context, cudaStreamCaptureModeThreadLocal, &graph, err);
+    double t[4] = {0};
+    for (int i = 0; status == SSLAT_OK && i < 4; i++) status = replay(s, &graph, false, &t[i], err);
+    captured_release(&graph);
+    if (status == SSLAT_OK) *ms = median_of_three(t);
+    return status;
 }
 
 sslat_status cuda_measure_program(cuda_program *p, int32_t batch, const sslat_calc_options *o, const char *label,
@@ -126,6 +165,7 @@ sslat_status cuda_measure_program(cuda_program *p, int32_t batch, const sslat_ca
     cuda_nvtx_push(s, "select", CUDA_NVTX_PHASE, payload);
     sslat_status status = cuda_program_choose_algorithms(p, err);
     cuda_nvtx_pop(s);
+    cuda_phase_enter(s, CUDA_PHASE_PREPARE);
     int32_t copies = 1;
     double one_ms = 0;
     /* every library call and kernel runs once outside capture first (copy 0
@@ -144,9 +184,11 @@ sslat_status cuda_measure_program(cuda_program *p, int32_t batch, const sslat_ca
     }
     if (status == SSLAT_OK) status = cuda_program_allocate(p, copies, err);
     captured graph = {0};
+    cuda_phase_enter(s, CUDA_PHASE_CAPTURE);
     cuda_nvtx_push(s, "capture", CUDA_NVTX_PHASE, payload);
     if (status == SSLAT_OK) status = capture(p, copies, &graph, err);
     cuda_nvtx_pop(s);
+    cuda_phase_enter(s, CUDA_PHASE_MEASURE);
     /* warmup: the count asked for, and at least WARMUP_MIN_MS of GPU time */
     cuda_nvtx_push(s, "warmup", CUDA_NVTX_PHASE, payload);
     double warm_ms = 0, ms = 0;

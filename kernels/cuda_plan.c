@@ -38,10 +38,10 @@ static cuda_step step_of(const sslat_node *node, int32_t index, cuda_step_kind k
 }
 
 /* A fused conv: conv [→ bn] [→ add(other)] [→ act]. Returns the nodes it covers. */
-static int32_t plan_conv(const sslat_graph *g, int32_t i, bool fused, cuda_step *s)
+static int32_t plan_conv(const sslat_graph *g, int32_t i, bool fused, bool graph_api, cuda_step *s)
 {
     const sslat_node *conv = &g->nodes[i];
-    *s = step_of(conv, i, CUDA_STEP_CONV, CUDA_CALL_CUDNN_CONV);
+    *s = step_of(conv, i, CUDA_STEP_CONV, graph_api ? CUDA_CALL_CUDNN_GRAPH_CONV : CUDA_CALL_CUDNN_CONV);
     s->bias = sslat_node_conv(conv)->bias;
     int32_t last = i;
     if (fused) {
@@ -56,8 +56,8 @@ static int32_t plan_conv(const sslat_graph *g, int32_t i, bool fused, cuda_step 
         }
         if (next_reads(g, last + 1, last, SSLAT_OP_ACT)) s->act = (int32_t)sslat_node_act(&g->nodes[++last]);
         s->node = last;
-        /* cuDNN's fused call takes relu (any algorithm); the rest gets an own epilogue */
-        if (s->act == SSLAT_ACT_RELU && s->bias) s->call = CUDA_CALL_CUDNN_CONV_BIAS_ACT;
+        /* cuDNN's legacy fused call takes relu (any algorithm); the rest gets an own epilogue */
+        if (s->act == SSLAT_ACT_RELU && s->bias && !graph_api) s->call = CUDA_CALL_CUDNN_CONV_BIAS_ACT;
         else s->epilogue = s->bias || s->residual != SSLAT_NO_INPUT || s->act >= 0;
     } else {
         s->epilogue = s->bias; /* cudnnAddTensor in eager mode would be one more call: own kernel */
@@ -70,7 +70,7 @@ bool cuda_plan_supports(const sslat_node *node)
     return node->op >= 0 && node->op < SSLAT_OP_COUNT; /* every op has a lowering */
 }
 
-sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, cuda_plan *plan,
+sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, sslat_cudnn_api api, cuda_plan *plan,
                              sslat_error *err)
 {
     memset(plan, 0, sizeof *plan);
@@ -84,13 +84,15 @@ sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, cuda_pl
         int32_t covered = 1;
         switch (node->op) {
         case SSLAT_OP_CONV2D:
-            if (!sslat_pads_symmetric(sslat_conv_pads(sslat_node_conv(node), sslat_graph_shape_of(g, node->input[0])))) {
-                /* cuDNN's 2-D descriptor pads both sides alike: a lopsided 'same' needs a padded copy first */
+            if (api == SSLAT_CUDNN_API_LEGACY &&
+                !sslat_pads_symmetric(sslat_conv_pads(sslat_node_conv(node), sslat_graph_shape_of(g, node->input[0])))) {
+                /* the legacy 2-D descriptor pads both sides alike; the graph API takes pre and post paddings */
                 cuda_plan_release(plan);
                 return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d: a convolution padded one side more than the "
-                                  "other ('same' padding on this input) has no cuda lowering yet; -c cpu measures it", i);
+                                  "other ('same' padding on this input) has no lowering on cuDNN's legacy API; "
+                                  "--cuda-api graph (or -c cpu) measures it", i);
             }
-            covered = plan_conv(g, i, fused, s);
+            covered = plan_conv(g, i, fused, api == SSLAT_CUDNN_API_GRAPH, s);
             break;
         case SSLAT_OP_BATCHNORM: *s = step_of(node, i, CUDA_STEP_BATCHNORM, CUDA_CALL_CUDNN_BATCHNORM); break;
         case SSLAT_OP_ACT:
@@ -166,6 +168,7 @@ static const char *call_name(const cuda_step *s)
     switch (s->call) {
     case CUDA_CALL_CUDNN_CONV: return "cudnnConvolutionForward";
     case CUDA_CALL_CUDNN_CONV_BIAS_ACT: return "cudnnConvolutionBiasActivationForward";
+    case CUDA_CALL_CUDNN_GRAPH_CONV: return "cudnnBackendExecute(conv)";
     case CUDA_CALL_CUDNN_BATCHNORM: return "cudnnBatchNormalizationForwardInference";
     case CUDA_CALL_CUDNN_ACT: return "cudnnActivationForward";
     case CUDA_CALL_CUDNN_POOL: return "cudnnPoolingForward";

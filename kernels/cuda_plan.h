@@ -33,6 +33,7 @@ typedef enum cuda_step_kind {
 typedef enum cuda_call {
     CUDA_CALL_CUDNN_CONV,          /* cudnnConvolutionForward */
     CUDA_CALL_CUDNN_CONV_BIAS_ACT, /* cudnnConvolutionBiasActivationForward: conv + bias (+ z) + relu */
+    CUDA_CALL_CUDNN_GRAPH_CONV,    /* cudnnBackendExecute: a graph-API plan of the convolution */
     CUDA_CALL_CUDNN_BATCHNORM,
     CUDA_CALL_CUDNN_ACT,           /* relu, relu6 (clipped relu), sigmoid, tanh */
     CUDA_CALL_CUDNN_POOL,
@@ -61,13 +62,16 @@ typedef struct cuda_plan {
 } cuda_plan;
 
 /* Plan a subgraph. fused: BN folded into the conv before it, a residual add and
- * an activation that only that conv feeds merged into its epilogue (one cuDNN
- * call for relu, the convolution plus one own kernel otherwise), an activation
- * after an add or a linear merged into them. eager: one step per node. */
+ * an activation that only that conv feeds merged into its epilogue (on the
+ * legacy API one cuDNN call for relu, the convolution plus one own kernel
+ * otherwise; on the graph API the convolution's plan plus the own kernel), an
+ * activation after an add or a linear merged into them. eager: one step per
+ * node. api: sslat_cuda_api. A convolution padded one side more than the other
+ * is refused on the legacy API (its descriptor pads both sides alike). */
 /* Whether an op has a cuda lowering (the calculator's supports_op). */
 bool cuda_plan_supports(const sslat_node *node);
 
-sslat_status cuda_plan_build(const sslat_graph *graph, sslat_exec_mode mode, cuda_plan *plan,
+sslat_status cuda_plan_build(const sslat_graph *graph, sslat_exec_mode mode, sslat_cudnn_api api, cuda_plan *plan,
                              sslat_error *err);
 void cuda_plan_release(cuda_plan *plan);
 

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/assert.h"
 #include "base/error.h"
+#include "kernels/cuda_graph.h"
 #include "kernels/cuda_layout.h"
 #include "kernels/cuda_values.h"
 #include "kernels/ops.h"
@@ -206,6 +208,10 @@ static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
     switch (s->kind) {
     case CUDA_STEP_CONV: {
         const sslat_conv_params *c = sslat_node_conv(node);
+        st->choice = -1;
+        /* the legacy descriptors, for the legacy API or its fallback; a
+         * lopsided padding has none (the plan took it for the graph API only) */
+        if (!sslat_pads_symmetric(sslat_conv_pads(c, in))) return conv_params(p, st, s, err);
         status = io_descs(st, p, in, out, err);
         if (status != SSLAT_OK) return status;
         CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnCreateFilterDescriptor)(&st->w));
@@ -276,6 +282,7 @@ sslat_status cuda_program_init(cuda_program *p, cuda_session *session, const ssl
     p->elem_size = p->elem == SSLAT_ELEM_F32 ? 4 : 2;
     p->nhwc = sslat_layout_resolve(o->layout, o->dtype) == SSLAT_LAYOUT_NHWC;
     p->seed = o->seed;
+    p->api = o->cuda.api;
     p->n_values = graph->count + 1;
     /* cuDNN's and the device's limits before any descriptor or allocation */
     size_t free_bytes = 0, total = 0;
@@ -285,7 +292,13 @@ sslat_status cuda_program_init(cuda_program *p, cuda_session *session, const ssl
         p->session = NULL; /* nothing to synchronise or free */
         return status;
     }
-    status = cuda_plan_build(graph, o->mode, &p->plan, err);
+    const char *tf32_override = getenv("NVIDIA_TF32_OVERRIDE");
+    if (o->dtype == SSLAT_DTYPE_TF32 && tf32_override && !strcmp(tf32_override, "0")) {
+        p->session = NULL;
+        return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "NVIDIA_TF32_OVERRIDE=0 turns TF32 off in cuDNN and cuBLAS: a "
+                          "tf32 table would time fp32 math (unset it, or measure --dtype fp32)");
+    }
+    status = cuda_plan_build(graph, o->mode, o->cuda.api, &p->plan, err);
     if (status != SSLAT_OK) return status;
     p->states = calloc((size_t)p->plan.count + 1, sizeof *p->states);
     p->value_bytes = calloc((size_t)p->n_values, sizeof *p->value_bytes);
@@ -313,6 +326,8 @@ sslat_status cuda_program_init(cuda_program *p, cuda_session *session, const ssl
 void cuda_program_release(cuda_program *p)
 {
     if (p->session && p->session->stream) cudaStreamSynchronize(p->session->stream);
+    for (size_t i = 0; p->packs && i < (size_t)p->packed_copies * (size_t)p->plan.count; i++) cuda_graph_destroy(p->packs[i]);
+    free(p->packs);
     for (int32_t k = 0; p->states && k < p->plan.count; k++) {
         cuda_step_state *st = &p->states[k];
         if (st->x) CUDNN(cudnnDestroyTensorDescriptor)(st->x);
@@ -399,6 +414,33 @@ sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error 
         }
     }
     CUDA_RETURN_IF_FAILED(err, runtime, cudaStreamSynchronize(stream));
+    return p->algorithms_chosen ? cuda_program_pack(p, err) : SSLAT_OK;
+}
+
+sslat_status cuda_program_pack(cuda_program *p, sslat_error *err)
+{
+    /* packs name the session's workspace: it must not move under a program (one program is chosen and measured
+     * at a time; choosing grows the workspace before the packs are made) */
+    SSLAT_ASSERT(!p->packs || p->packs_workspace == p->session->workspace);
+    if (p->packed_copies >= p->copies) return SSLAT_OK;
+    size_t steps = (size_t)p->plan.count;
+    cudnnBackendDescriptor_t *packs = realloc(p->packs, (size_t)p->copies * steps * sizeof *packs + 1);
+    if (!packs) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    p->packs = packs;
+    memset(packs + (size_t)p->packed_copies * steps, 0, (size_t)(p->copies - p->packed_copies) * steps * sizeof *packs);
+    p->packs_workspace = p->session->workspace;
+    for (int32_t copy = p->packed_copies; copy < p->copies; copy++) {
+        p->packed_copies = copy + 1; /* release destroys what is made so far */
+        for (int32_t k = 0; k < p->plan.count; k++) {
+            const cuda_step *step = &p->plan.steps[k];
+            if (!p->states[k].graph) continue;
+            sslat_status status = cuda_graph_pack(buffer_of(p, copy, value_of(step->input[0])),
+                                                  param_of(p, copy, p->states[k].params[0]),
+                                                  buffer_of(p, copy, value_of(step->node)), p->session->workspace,
+                                                  &packs[(size_t)copy * steps + (size_t)k], err);
+            if (status != SSLAT_OK) return status;
+        }
+    }
     return SSLAT_OK;
 }
 
@@ -423,16 +465,39 @@ void cuda_program_describe(const cuda_program *p, char *buffer, size_t capacity)
     for (int32_t k = 0; k < p->plan.count && used < capacity; k++) {
         const cuda_step_state *st = &p->states[k];
         if (p->plan.steps[k].kind != CUDA_STEP_CONV) continue;
-        int n = snprintf(buffer + used, capacity - used, " | conv %d: %s, ws %zu B, %s%s%s", p->plan.steps[k].main_node,
-                         (unsigned)st->algo < 8 ? ALGO_NAMES[st->algo] : "?", st->workspace, math_name(st->math),
-                         st->fallback ? ", fused call refused: conv + sslat_epilogue" : "",
-                         st->fma_forced ? ", FMA set (Find reported none)" : "");
+        const cuda_conv_choice *choice = st->choice >= 0 ? &p->session->find_cache.items[st->choice] : NULL;
+        int n;
+        if (st->graph) {
+            /* the engine cuDNN's graph API runs, and how it was chosen */
+            const cuda_graph_census *c = &choice->census;
+            char tag[256], notes[128];
+            cuda_engine_tag(&choice->engine, tag, sizeof tag);
+            cuda_engine_notes(&choice->engine, notes, sizeof notes);
+            n = snprintf(buffer + used, capacity - used,
+                         " | conv %d: graph %s%s, ws %zu B, notes %s, rank %d of %d timed (%.4f ms; the first %.4f ms), "
+                         "%d configs (%d refused for %s, %d not finalized or run), finalize %.1f ms (runtime-compiled "
+                         "%.1f ms)",
+                         p->plan.steps[k].main_node, tag, choice->engine.fallback ? " (fallback list)" : "",
+                         st->workspace, notes[0] ? notes : "none", c->rank + 1, c->timed, c->winner_ms, c->first_ms,
+                         c->configs, c->refused, sslat_dtype_name(p->dtype), c->unfinalized, c->finalize_ms,
+                         c->compile_ms);
+            if (n > 0) used += (size_t)n;
+            continue;
+        }
+        n = snprintf(buffer + used, capacity - used, " | conv %d: %s, ws %zu B, %s%s%s", p->plan.steps[k].main_node,
+                     (unsigned)st->algo < 8 ? ALGO_NAMES[st->algo] : "?", st->workspace, math_name(st->math),
+                     st->fallback ? ", fused call refused: conv + sslat_epilogue" : "",
+                     st->fma_forced ? ", FMA set (Find reported none)" : "");
         if (n > 0) used += (size_t)n;
         /* every math type Find reported for a successful algorithm (a reporting quirk shows here) */
         for (int math = 0; math < 8 && used < capacity; math++) {
             if (!(st->reported_maths & (1 << math))) continue;
             bool first = (st->reported_maths & ((1 << math) - 1)) == 0;
             n = snprintf(buffer + used, capacity - used, "%s%s", first ? ", Find reported " : "+", math_name(math));
+            if (n > 0) used += (size_t)n;
+        }
+        if (choice && choice->legacy_reason[0] && used < capacity) {
+            n = snprintf(buffer + used, capacity - used, ", legacy API: %s", choice->legacy_reason);
             if (n > 0) used += (size_t)n;
         }
     }

@@ -1,10 +1,12 @@
 #include "kernels/cuda_select.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "base/hash.h"
+#include "calc/options.h"
 
 int cuda_pick_algorithm(const cuda_algo_result *results, int n, bool fp32_exact, cuda_algo_trial trial,
                         void *context, int *tried)
@@ -28,14 +30,15 @@ bool cuda_any_fma_result(const cuda_algo_result *results, int n)
 }
 
 cuda_conv_key cuda_conv_key_of(sslat_shape in, sslat_shape out, const sslat_conv_params *c, int dtype, bool nhwc,
-                               int math, bool fused_call)
+                               int math, bool fused_call, int api)
 {
     cuda_conv_key key;
     memset(&key, 0, sizeof key);
-    int32_t pad = sslat_conv_pads(c, in).top; /* the same on every side: the plan refuses the rest */
-    const int64_t fields[] = {in.n,      in.c,      in.h,  in.w,        out.n,     out.c,    out.h,
-                              out.w,     c->kernel, c->stride, pad,     c->dilation, c->groups, c->bias,
-                              c->out_channels, dtype, nhwc, math, fused_call, 0};
+    sslat_pads pads = sslat_conv_pads(c, in);
+    const int64_t fields[] = {in.n,      in.c,      in.h,        in.w,      out.n,        out.c,           out.h,
+                              out.w,     c->kernel, c->stride,   pads.top,  pads.bottom,  pads.left,       pads.right,
+                              c->dilation, c->groups, c->bias,   c->out_channels, dtype,  nhwc,            math,
+                              fused_call, api,      0};
     _Static_assert(sizeof fields / sizeof fields[0] == CUDA_CONV_KEY_FIELDS, "every field of the key");
     memcpy(key.fields, fields, sizeof fields);
     return key;
@@ -119,4 +122,64 @@ sslat_shape cuda_linear_source_shape(const sslat_graph *g, int32_t linear_node)
     while (source >= 0 && (g->nodes[source].op == SSLAT_OP_FLATTEN || g->nodes[source].op == SSLAT_OP_IDENTITY))
         source = g->nodes[source].input[0];
     return sslat_graph_shape_of(g, source);
+}
+
+/* ---- the graph API ----------------------------------------------------------------------- */
+
+const char *cuda_engine_refusal(const cuda_engine *e, int dtype)
+{
+    if (e->numerical & CUDA_NOTE_DOWN_CONVERT_INPUTS) return "DOWN_CONVERT_INPUTS (computes on converted inputs)";
+    if (dtype == SSLAT_DTYPE_FP32 && (e->numerical & CUDA_NOTE_TENSOR_CORE))
+        return "TENSOR_CORE (TF32 inputs: fp32 stays fp32; --dtype tf32 allows it)";
+    return NULL;
+}
+
+bool cuda_engine_same(const cuda_engine *a, const cuda_engine *b)
+{
+    if (a->global_index != b->global_index || a->knobs != b->knobs) return false;
+    for (int32_t k = 0; k < a->knobs; k++)
+        if (a->knob_type[k] != b->knob_type[k] || a->knob_value[k] != b->knob_value[k]) return false;
+    return true;
+}
+
+void cuda_engine_tag(const cuda_engine *e, char *out, size_t size)
+{
+    size_t used = 0;
+    int n = snprintf(out, size, "eng%lld", (long long)e->global_index);
+    for (int32_t k = 0; n > 0 && (used += (size_t)n) < size && k < e->knobs; k++)
+        n = snprintf(out + used, size - used, "_k%lld=%lld", (long long)e->knob_type[k], (long long)e->knob_value[k]);
+}
+
+void cuda_engine_notes(const cuda_engine *e, char *out, size_t size)
+{
+    static const struct {
+        bool behavior;
+        unsigned bit;
+        const char *name;
+    } NOTES[] = {
+        {false, CUDA_NOTE_TENSOR_CORE, "tensor_core"},
+        {false, CUDA_NOTE_DOWN_CONVERT_INPUTS, "down_convert_inputs"},
+        {false, CUDA_NOTE_REDUCED_PRECISION_REDUCTION, "reduced_precision_reduction"},
+        {false, CUDA_NOTE_FFT, "fft"},
+        {false, CUDA_NOTE_NONDETERMINISTIC, "nondeterministic"},
+        {false, CUDA_NOTE_WINOGRAD, "winograd"},
+        {true, CUDA_BEHAVIOR_RUNTIME_COMPILATION, "runtime_compilation"},
+        {true, CUDA_BEHAVIOR_SUPPORTS_CUDA_GRAPH_NATIVE_API, "cuda_graph_native"},
+        {true, CUDA_BEHAVIOR_CUBLASLT_DEPENDENCY, "cublaslt"},
+    };
+    size_t used = 0;
+    if (size) out[0] = '\0';
+    for (size_t i = 0; i < sizeof NOTES / sizeof NOTES[0]; i++) {
+        if (!((NOTES[i].behavior ? e->behavior : e->numerical) & NOTES[i].bit) || used >= size) continue;
+        int n = snprintf(out + used, size - used, "%s%s", used ? "," : "", NOTES[i].name);
+        if (n > 0) used += (size_t)n;
+    }
+}
+
+int cuda_autotune_pick(const double *ms, int n)
+{
+    int best = -1;
+    for (int k = 0; k < n; k++)
+        if (ms[k] >= 0 && (best < 0 || ms[k] < ms[best])) best = k;
+    return best;
 }

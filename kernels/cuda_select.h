@@ -39,15 +39,89 @@ int cuda_pick_algorithm(const cuda_algo_result *results, int n, bool fp32_exact,
  * failing every fp32 convolution. */
 bool cuda_any_fma_result(const cuda_algo_result *results, int n);
 
-/* What decides a convolution's algorithm: shapes, parameters, element type,
- * layout, math, and whether it runs as the fused call. */
-#define CUDA_CONV_KEY_FIELDS 20
+/* ---- the graph API: engine configurations and the autotune ------------------------- */
+
+/* The notes cuDNN attaches to an engine, as bits: bit n is
+ * cudnnBackendNumericalNote_t n (or cudnnBackendBehaviorNote_t n);
+ * kernels/cuda_graph.c checks the numbering against cudnn_graph.h. */
+enum {
+    CUDA_NOTE_TENSOR_CORE = 1u << 0,
+    CUDA_NOTE_DOWN_CONVERT_INPUTS = 1u << 1,
+    CUDA_NOTE_REDUCED_PRECISION_REDUCTION = 1u << 2,
+    CUDA_NOTE_FFT = 1u << 3,
+    CUDA_NOTE_NONDETERMINISTIC = 1u << 4,
+    CUDA_NOTE_WINOGRAD = 1u << 5,
+    CUDA_NUMERICAL_NOTE_COUNT = 10, /* CUDNN_NUMERICAL_NOTE_TYPE_COUNT */
+};
+enum {
+    CUDA_BEHAVIOR_RUNTIME_COMPILATION = 1u << 0,
+    CUDA_BEHAVIOR_SUPPORTS_CUDA_GRAPH_NATIVE_API = 1u << 3,
+    CUDA_BEHAVIOR_CUBLASLT_DEPENDENCY = 1u << 4,
+    CUDA_BEHAVIOR_NOTE_COUNT = 5, /* CUDNN_BEHAVIOR_NOTE_TYPE_COUNT */
+};
+
+#define CUDA_MAX_KNOBS 44 /* CUDNN_KNOB_TYPE_COUNTS */
+
+/* One engine configuration as cuDNN's heuristics return it: the engine's
+ * global index, the knob choices, the notes, and which list it came from. */
+typedef struct cuda_engine {
+    int64_t global_index;
+    int32_t knobs;
+    int64_t knob_type[CUDA_MAX_KNOBS], knob_value[CUDA_MAX_KNOBS];
+    unsigned numerical; /* CUDA_NOTE_* */
+    unsigned behavior;  /* CUDA_BEHAVIOR_* */
+    bool fallback;      /* from heuristics mode FALLBACK, not mode A */
+} cuda_engine;
+
+/* Why an engine may not compute this dtype (sslat_dtype), or NULL when it
+ * may. As PyTorch filters cuDNN's engines (Conv_v8.cpp, filterEngineConfigs
+ * with TF32 off for fp32): no dtype takes one that down-converts its inputs,
+ * and fp32 takes no tensor-core engine (TF32: a 10-bit mantissa); tf32, fp16
+ * and bf16 do. */
+const char *cuda_engine_refusal(const cuda_engine *engine, int dtype);
+
+/* Whether two configurations are the same engine with the same knobs (mode A
+ * and the fallback list overlap). */
+bool cuda_engine_same(const cuda_engine *a, const cuda_engine *b);
+
+/* cudnn-frontend's name of a configuration: "eng12_k2=1_k5=0". */
+void cuda_engine_tag(const cuda_engine *engine, char *out, size_t size);
+
+/* Its notes as words: "tensor_core,runtime_compilation" ("" when none). */
+void cuda_engine_notes(const cuda_engine *engine, char *out, size_t size);
+
+/* Configurations timed per convolution: PyTorch's benchmark_limit_cudnn. */
+#define CUDA_AUTOTUNE_LIMIT 10
+
+/* The configuration to keep from the times of those that ran (ms < 0: it
+ * failed to run), in heuristics order: the fastest, the earlier one on a tie.
+ * -1 when none ran. */
+int cuda_autotune_pick(const double *ms, int n);
+
+/* ---- the session's decisions ------------------------------------------------------------ */
+
+/* What decides a convolution's algorithm: shapes, parameters (each side's
+ * padding), element type, layout, math, whether it runs as the fused call, and
+ * the cuDNN API (sslat_cudnn_api) it goes through. */
+#define CUDA_CONV_KEY_FIELDS 24
 typedef struct cuda_conv_key {
     int64_t fields[CUDA_CONV_KEY_FIELDS];
 } cuda_conv_key;
 
 cuda_conv_key cuda_conv_key_of(sslat_shape in, sslat_shape out, const sslat_conv_params *conv, int dtype, bool nhwc,
-                               int math, bool fused_call);
+                               int math, bool fused_call, int api);
+
+/* How the graph API chose a convolution's engine (for cuda.plan.* and the census). */
+typedef struct cuda_graph_census {
+    int32_t configs;      /* configurations the heuristics returned (mode A, then the fallback list, once each) */
+    int32_t refused;      /* of those, refused for the dtype (cuda_engine_refusal) */
+    int32_t unfinalized;  /* plans cuDNN would not finalize (shape not supported, no NVRTC, …) */
+    int32_t timed;        /* plans timed by sslat's replays (at most CUDA_AUTOTUNE_LIMIT) */
+    int32_t rank;         /* the winner's place among the timed, in heuristics order (0 = the first) */
+    double winner_ms, first_ms; /* its median replay time, and the first timed one's */
+    double finalize_ms;   /* host time finalizing plans, all of them */
+    double compile_ms;    /* of which runtime-compiled (NVRTC) plans */
+} cuda_graph_census;
 
 /* A session's decisions, so each distinct convolution is timed by Find once
  * (OFA: 383 conv steps, 157 distinct). */
@@ -59,6 +133,12 @@ typedef struct cuda_conv_choice {
     bool fallback; /* the fused call took no algorithm: conv + own epilogue */
     bool fma_forced; /* fp32: Find reported no result with FMA math; Find's first runs with FMA set */
     int reported_maths; /* bit m: Find reported a successful result with cudnnMathType_t m (for cuda.plan.*) */
+    /* the graph API (key's api): its engine, or why the legacy call runs instead */
+    bool graph;                /* runs through the graph plan below */
+    void *graph_plan;          /* struct cuda_graph_plan, owned by the session */
+    cuda_engine engine;
+    cuda_graph_census census;
+    char legacy_reason[224];   /* api graph and not graph: why the legacy call runs */
 } cuda_conv_choice;
 
 typedef struct cuda_find_cache {

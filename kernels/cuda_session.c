@@ -7,6 +7,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "kernels/cuda_graph.h"
 #include "kernels/ops.h"
 #include "table/container.h"
 
@@ -21,9 +22,21 @@ static void read_clocks(cuda_session *s, unsigned *sm, unsigned *memory, unsigne
     sslat_cuda_api.nvml.temperature(s->nvml, NVML_TEMPERATURE_GPU, temperature);
 }
 
+cuda_phase cuda_phase_enter(cuda_session *s, cuda_phase phase)
+{
+    double now = sslat_now_s();
+    cuda_phase before = s->phase;
+    s->phase_s[before] += now - s->phase_mark;
+    s->phase_mark = now;
+    s->phase = phase;
+    return before;
+}
+
 sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, sslat_error *err)
 {
     memset(s, 0, sizeof *s);
+    s->opened_at = s->phase_mark = sslat_now_s();
+    s->phase = CUDA_PHASE_OPEN;
     const char *why = cuda_api_load();
     if (why) return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "%s", why);
     sslat_status status = sslat_choose_device(o->cuda.device, cuda_device_count(), &s->choice, err);
@@ -74,6 +87,7 @@ sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, ssl
     nvtxDomainNameCategoryA(s->nvtx, CUDA_NVTX_CONSTANT, "constant part");
     nvtxDomainNameCategoryA(s->nvtx, CUDA_NVTX_BLOCK, "NAS block");
     nvtxDomainNameCategoryA(s->nvtx, CUDA_NVTX_PHASE, "phase");
+    cuda_phase_enter(s, CUDA_PHASE_OUTSIDE);
     return SSLAT_OK;
 }
 
@@ -90,6 +104,11 @@ void cuda_session_close(cuda_session *s)
     if (s->stream) cudaStreamDestroy(s->stream);
     if (s->nvtx) nvtxDomainDestroy(s->nvtx);
     if (s->block_flags) cudaFreeHost(s->block_flags);
+    for (int i = 0; i < s->find_cache.count; i++) { /* the graph plans the session chose */
+        cuda_graph_plan *plan = s->find_cache.items[i].graph_plan;
+        if (plan) cuda_graph_plan_release(plan);
+        free(plan);
+    }
     cuda_find_cache_release(&s->find_cache);
     free(s->notes);
     memset(s, 0, sizeof *s);
@@ -107,6 +126,12 @@ sslat_status cuda_session_workspace(cuda_session *s, size_t bytes, void **out, s
     }
     *out = s->workspace;
     return SSLAT_OK;
+}
+
+size_t cuda_session_workspace_limit(const cuda_session *s)
+{
+    size_t quarter = s->free_at_start / 4, gib = (size_t)1 << 30;
+    return quarter < gib ? quarter : gib;
 }
 
 void cuda_nvtx_push(const cuda_session *s, const char *message, uint32_t category, int64_t payload)
@@ -138,7 +163,7 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     unsigned long long reasons = 0;
     if (s->nvml && sslat_cuda_api.nvml.throttle_reasons) sslat_cuda_api.nvml.throttle_reasons(s->nvml, &reasons);
     sslat_layout layout = sslat_layout_resolve(o->layout, o->dtype);
-    struct { const char *key; char value[192]; } pairs[40];
+    struct { const char *key; char value[256]; } pairs[56];
     int n = 0;
 #define PAIR(KEY, ...) do { pairs[n].key = KEY; snprintf(pairs[n].value, sizeof pairs[n].value, __VA_ARGS__); n++; } while (0)
     if (sslat_cuda_api.standin) PAIR("standin", "%s", sslat_cuda_api.standin);
@@ -175,8 +200,27 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
                               "nvbench's blocking kernel (host launch latency outside the events)");
     PAIR("cuda.blocking_kernel", "%d hot samples behind it, %d where it timed out (launch latency inside)",
          s->blocked_samples, s->unblocked_samples);
-    PAIR("cuda.find", "%d distinct convolutions timed by cudnnFind, %d reused from the session's cache", s->find_cache.misses,
-         s->find_cache.hits);
+    PAIR("cuda.api", "%s", sslat_cudnn_api_name(o->cuda.api));
+    PAIR("cuda.find", "%d distinct convolutions timed by cudnnFind, %d reused from the session's cache",
+         s->find_cache.misses - s->graph_convs, s->find_cache.hits);
+    if (o->cuda.api == SSLAT_CUDNN_API_GRAPH) {
+        /* the engine census: how the graph API's choices were made */
+        int configs = 0, timed = 0, first = 0, later = 0;
+        double finalize_ms = 0, compile_ms = 0;
+        for (int i = 0; i < s->find_cache.count; i++) {
+            const cuda_conv_choice *c = &s->find_cache.items[i];
+            if (!c->graph && !c->legacy_reason[0]) continue; /* decided by Find alone */
+            configs += c->census.configs, timed += c->census.timed;
+            finalize_ms += c->census.finalize_ms, compile_ms += c->census.compile_ms;
+            if (c->graph) c->census.rank == 0 ? first++ : later++;
+        }
+        PAIR("cuda.graph", "%d distinct convolutions on graph-API plans, %d on the legacy API (why: cuda.plan.*); "
+             "%d engine configurations offered, %d timed; the heuristics' first was the fastest for %d, a later one "
+             "for %d; finalizing %.0f ms, of which runtime-compiled %.0f ms",
+             s->graph_convs, s->legacy_convs, configs, timed, first, later, finalize_ms, compile_ms);
+    }
+    const char *tf32_override = getenv("NVIDIA_TF32_OVERRIDE");
+    PAIR("cuda.tf32_override", "%s", tf32_override ? tf32_override : "unset");
     PAIR("cuda.fused_fallbacks", "%d fused conv+bias+act calls no algorithm took: plain convolution + own epilogue",
          s->fused_fallbacks);
     PAIR("cuda.fma_forced", "%d fp32 convolutions where cudnnFind reported no FMA result: FMA set on Find's first",
@@ -184,6 +228,13 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     PAIR("cuda.relaxed_captures", "%d captures needed cudaStreamCaptureModeRelaxed", s->relaxed_captures);
     PAIR("cuda.noisy_units", "%d of %d units had a coefficient of variation above 2.5%% (worst %.1f%%)",
          s->noisy_units, s->units, 100 * s->worst_noise);
+    /* where the wall time went, from opening the session to now: the phases add up to it */
+    cuda_phase_enter(s, CUDA_PHASE_OUTSIDE);
+    static const char *const PHASE_KEYS[CUDA_PHASE_COUNT] = {"cuda.time.open", "cuda.time.select", "cuda.time.prepare",
+                                                             "cuda.time.capture", "cuda.time.measure", "cuda.time.outside"};
+    for (int phase = 0; phase < CUDA_PHASE_COUNT; phase++) PAIR(PHASE_KEYS[phase], "%.3f s", s->phase_s[phase]);
+    PAIR("cuda.time.wall", "%.3f s (from opening the session to this description: the sum of cuda.time.*)",
+         s->phase_mark - s->opened_at);
 #undef PAIR
     if (s->noisy_units > 0)
         fprintf(stderr, "sslat: warning: %d of %d units varied by more than 2.5%% between samples (worst %.1f%%): "

@@ -106,7 +106,7 @@ std::string plan_of(const std::string &layers, sslat_exec_mode mode, int *steps 
     if (!space) return "";
     const sslat_graph *g = &space->layers[layer].candidates[0].graph;
     cuda_plan plan;
-    EXPECT_EQ(cuda_plan_build(g, mode, &plan, &err), SSLAT_OK) << err.message;
+    EXPECT_EQ(cuda_plan_build(g, mode, SSLAT_CUDNN_API_LEGACY, &plan, &err), SSLAT_OK) << err.message;
     char buffer[1024];
     cuda_plan_describe(&plan, buffer, sizeof buffer);
     if (steps) *steps = plan.count;
@@ -305,11 +305,11 @@ TEST(CudaSelect, TheFindCacheTellsEveryFieldApart)
     sslat_shape in = {1, 16, 28, 28}, out = {1, 32, 28, 28};
     cuda_find_cache cache = {};
     cuda_conv_choice choice = {};
-    choice.key = cuda_conv_key_of(in, out, &conv, 0, false, 2, true);
+    choice.key = cuda_conv_key_of(in, out, &conv, 0, false, 2, true, 0);
     choice.algo = 6;
     sslat_error err;
     ASSERT_EQ(cuda_find_cache_put(&cache, &choice, &err), SSLAT_OK);
-    cuda_conv_key same = cuda_conv_key_of(in, out, &conv, 0, false, 2, true);
+    cuda_conv_key same = cuda_conv_key_of(in, out, &conv, 0, false, 2, true, 0);
     const cuda_conv_choice *hit = cuda_find_cache_get(&cache, &same);
     ASSERT_NE(hit, nullptr);
     EXPECT_EQ(hit->algo, 6);
@@ -318,18 +318,25 @@ TEST(CudaSelect, TheFindCacheTellsEveryFieldApart)
     sslat_shape batch = in;
     batch.n = 8;
     const cuda_conv_key others[] = {
-        cuda_conv_key_of(in, out, &conv, 2, false, 2, true),    // dtype
-        cuda_conv_key_of(in, out, &conv, 0, true, 2, true),     // layout
-        cuda_conv_key_of(in, out, &conv, 0, false, 1, true),    // math
-        cuda_conv_key_of(in, out, &conv, 0, false, 2, false),   // plain instead of fused call
-        cuda_conv_key_of(in, out, &stride, 0, false, 2, true),  // parameters
-        cuda_conv_key_of(in, out, &groups, 0, false, 2, true),
-        cuda_conv_key_of(in, out, &bias, 0, false, 2, true),
-        cuda_conv_key_of(batch, out, &conv, 0, false, 2, true)};  // shape
+        cuda_conv_key_of(in, out, &conv, 2, false, 2, true, 0),    // dtype
+        cuda_conv_key_of(in, out, &conv, 0, true, 2, true, 0),     // layout
+        cuda_conv_key_of(in, out, &conv, 0, false, 1, true, 0),    // math
+        cuda_conv_key_of(in, out, &conv, 0, false, 2, false, 0),   // plain instead of fused call
+        cuda_conv_key_of(in, out, &stride, 0, false, 2, true, 0),  // parameters
+        cuda_conv_key_of(in, out, &groups, 0, false, 2, true, 0),
+        cuda_conv_key_of(in, out, &bias, 0, false, 2, true, 0),
+        cuda_conv_key_of(batch, out, &conv, 0, false, 2, true, 0),   // shape
+        cuda_conv_key_of(in, out, &conv, 0, false, 2, true, 1)};      // the graph API
     for (const cuda_conv_key &key : others) EXPECT_EQ(cuda_find_cache_get(&cache, &key), nullptr);
     EXPECT_EQ(cache.hits, 1);
     EXPECT_EQ(cache.misses, (int)(sizeof others / sizeof others[0]));
     cuda_find_cache_release(&cache);
+    // each side's padding: stride 2 padded 1 all round, and 'same' on 28 (0 before, 1 after)
+    sslat_conv_params tf_same = stride;
+    tf_same.padding = 0, tf_same.same = true;
+    cuda_conv_key around = cuda_conv_key_of(in, out, &stride, 0, false, 2, false, 1),
+                  lopsided = cuda_conv_key_of(in, out, &tf_same, 0, false, 2, false, 1);
+    EXPECT_NE(std::memcmp(around.fields, lopsided.fields, sizeof around.fields), 0);
 }
 
 TEST(CudaSelect, SizesAreCheckedBeforeAnyDescriptorOrAllocation)

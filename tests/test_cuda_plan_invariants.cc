@@ -77,16 +77,18 @@ int check_space(const sslat_space *space, const std::string &what)
     int checked = 0;
     for (int32_t i = 0; i < space->n_layers; i++)
         for (int32_t c = 0; c < space->layers[i].n_candidates; c++)
-            for (sslat_exec_mode mode : {SSLAT_MODE_FUSED, SSLAT_MODE_EAGER}) {
+            for (sslat_exec_mode mode : {SSLAT_MODE_FUSED, SSLAT_MODE_EAGER})
+              for (sslat_cudnn_api api : {SSLAT_CUDNN_API_LEGACY, SSLAT_CUDNN_API_GRAPH}) {
                 const sslat_graph *g = &space->layers[i].candidates[c].graph;
                 cuda_plan plan;
                 sslat_error err;
-                EXPECT_EQ(cuda_plan_build(g, mode, &plan, &err), SSLAT_OK) << what << ": " << err.message;
+                EXPECT_EQ(cuda_plan_build(g, mode, api, &plan, &err), SSLAT_OK) << what << ": " << err.message;
                 if (plan.count == 0 && g->count > 0) ADD_FAILURE() << what << ": an empty plan";
                 std::string problems = plan_problems(g, plan);
                 EXPECT_EQ(problems, "") << what << " layer '" << space->layers[i].name << "' candidate '"
                                         << space->layers[i].candidates[c].label << "' "
-                                        << (mode == SSLAT_MODE_FUSED ? "fused" : "eager");
+                                        << (mode == SSLAT_MODE_FUSED ? "fused" : "eager") << " "
+                                        << sslat_cudnn_api_name(api);
                 cuda_plan_release(&plan);
                 checked++;
             }
@@ -115,17 +117,24 @@ TEST(CudaPlanInvariants, EveryOpCaseBothModes)
     }
 }
 
-TEST(CudaPlanInvariants, LopsidedPaddingIsRefusedByNameNotPlannedWrong)
+TEST(CudaPlanInvariants, LopsidedPaddingIsRefusedByNameOnTheLegacyApiAndPlannedOnTheGraphApi)
 {
     for (const OpCase &c : LOPSIDED_CASES) {
         sslat_space *space = load_text(space_json(c.layers, "", std::string("{\"shape\": ") + c.input + "}"));
         ASSERT_NE(space, nullptr) << c.layers;
+        const sslat_graph *g = &space->layers[0].candidates[0].graph;
         cuda_plan plan;
         sslat_error err;
-        EXPECT_EQ(cuda_plan_build(&space->layers[0].candidates[0].graph, SSLAT_MODE_FUSED, &plan, &err),
-                  SSLAT_ERR_UNSUPPORTED) << c.layers;
+        EXPECT_EQ(cuda_plan_build(g, SSLAT_MODE_FUSED, SSLAT_CUDNN_API_LEGACY, &plan, &err), SSLAT_ERR_UNSUPPORTED)
+            << c.layers;
         EXPECT_NE(std::string(err.message).find("padded one side more than the other"), std::string::npos)
             << err.message;
+        EXPECT_NE(std::string(err.message).find("--cuda-api graph"), std::string::npos) << err.message;
+        // the graph API takes each side's padding: planned, through a graph plan
+        ASSERT_EQ(cuda_plan_build(g, SSLAT_MODE_FUSED, SSLAT_CUDNN_API_GRAPH, &plan, &err), SSLAT_OK) << err.message;
+        EXPECT_EQ(plan.steps[0].call, CUDA_CALL_CUDNN_GRAPH_CONV) << c.layers;
+        EXPECT_EQ(plan_problems(g, plan), "") << c.layers;
+        cuda_plan_release(&plan);
         sslat_space_free(space);
     }
 }
@@ -137,7 +146,7 @@ TEST(CudaPlanInvariants, TheCheckerFindsABrokenPlan)
     const sslat_graph *g = &space->layers[0].candidates[0].graph;
     cuda_plan plan;
     sslat_error err;
-    ASSERT_EQ(cuda_plan_build(g, SSLAT_MODE_FUSED, &plan, &err), SSLAT_OK);
+    ASSERT_EQ(cuda_plan_build(g, SSLAT_MODE_FUSED, SSLAT_CUDNN_API_LEGACY, &plan, &err), SSLAT_OK);
     ASSERT_EQ(plan.count, 1); // conv + BN + relu: one call
     EXPECT_EQ(plan_problems(g, plan), "");
     plan.steps[0].input[0] = plan.steps[0].node; // reads what it writes
@@ -170,13 +179,13 @@ TableWork work_of(const char *space_name, int dtype, bool nhwc)
             if (!units.insert(sslat_graph_hash(g)).second) continue;
             cuda_plan plan;
             sslat_error err;
-            EXPECT_EQ(cuda_plan_build(g, SSLAT_MODE_FUSED, &plan, &err), SSLAT_OK) << err.message;
+            EXPECT_EQ(cuda_plan_build(g, SSLAT_MODE_FUSED, SSLAT_CUDNN_API_LEGACY, &plan, &err), SSLAT_OK) << err.message;
             for (int32_t s = 0; s < plan.count; s++) {
                 if (plan.steps[s].kind != CUDA_STEP_CONV) continue;
                 const sslat_node *node = &g->nodes[plan.steps[s].main_node];
                 cuda_conv_key key =
                     cuda_conv_key_of(sslat_graph_shape_of(g, node->input[0]), node->shape, sslat_node_conv(node), dtype,
-                                     nhwc, 0, plan.steps[s].call == CUDA_CALL_CUDNN_CONV_BIAS_ACT);
+                                     nhwc, 0, plan.steps[s].call == CUDA_CALL_CUDNN_CONV_BIAS_ACT, 0);
                 keys.insert(std::vector<int64_t>(key.fields, key.fields + CUDA_CONV_KEY_FIELDS));
             }
             cuda_plan_release(&plan);

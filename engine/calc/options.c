@@ -59,6 +59,23 @@ const char *sslat_layout_name(sslat_layout layout)
     return layout == SSLAT_LAYOUT_NHWC ? "nhwc" : layout == SSLAT_LAYOUT_NCHW ? "nchw" : "default";
 }
 
+static const char *const CUDNN_API_NAMES[SSLAT_CUDNN_API_COUNT] = {"legacy", "graph"};
+
+bool sslat_cudnn_api_parse(const char *text, sslat_cudnn_api *api)
+{
+    for (int a = 0; text && a < SSLAT_CUDNN_API_COUNT; a++)
+        if (!strcmp(text, CUDNN_API_NAMES[a])) {
+            *api = (sslat_cudnn_api)a;
+            return true;
+        }
+    return false;
+}
+
+const char *sslat_cudnn_api_name(sslat_cudnn_api api)
+{
+    return (unsigned)api < SSLAT_CUDNN_API_COUNT ? CUDNN_API_NAMES[api] : "?";
+}
+
 bool sslat_device_parse(const char *text, int32_t *device)
 {
     if (!text) return false;

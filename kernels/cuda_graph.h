@@ -1,0 +1,85 @@
+/* One convolution through cuDNN's graph (backend) API, in plain C: its
+ * operation graph (tensors with NCHW-ordered dimensions and the layout in the
+ * strides, a convolution descriptor with separate pre and post paddings),
+ * the engine configurations cuDNN's heuristics offer for it (mode A, then
+ * the fallback list), execution plans, variant packs and execution. The
+ * choice among the plans (timed by sslat's own replays) is
+ * kernels/cuda_graph_choice.c. The call sequence follows cudnn-frontend's
+ * builders (include/cudnn_frontend_*.h) and PyTorch's Conv_v8.cpp. */
+#ifndef SSLAT_CUDA_GRAPH_H
+#define SSLAT_CUDA_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "calc/options.h"
+#include "ir/graph.h"
+#include "kernels/cuda_api.h"
+#include "kernels/cuda_select.h"
+
+/* What one convolution is, as its graph describes it. */
+typedef struct cuda_graph_problem {
+    sslat_shape in, out;
+    int32_t kernel, stride, dilation, groups;
+    sslat_pads pads; /* each side its own: the graph API takes pre and post paddings */
+    sslat_dtype dtype;
+    bool nhwc;
+} cuda_graph_problem;
+
+/* The tensors' unique ids in every convolution graph (PyTorch's 'x', 'w', 'y'). */
+enum { CUDA_GRAPH_UID_X = 'x', CUDA_GRAPH_UID_W = 'w', CUDA_GRAPH_UID_Y = 'y' };
+
+/* A convolution's operation graph, finalized, with the descriptors it is made of. */
+typedef struct cuda_graph_conv {
+    cudnnBackendDescriptor_t x, w, y, conv, op, graph;
+} cuda_graph_conv;
+
+/* An engine configuration the heuristics returned, and what it is. */
+typedef struct cuda_graph_config {
+    cudnnBackendDescriptor_t config;
+    cuda_engine engine;
+} cuda_graph_config;
+
+/* A finalized execution plan, kept with the graph and configuration it was
+ * made from (cudnn-frontend keeps them alive together too). */
+typedef struct cuda_graph_plan {
+    cuda_graph_conv conv;
+    cudnnBackendDescriptor_t config, plan;
+    size_t workspace;
+    cuda_engine engine;
+} cuda_graph_plan;
+
+/* NULL when the graph API is there, else why not. */
+const char *cuda_graph_unavailable(void);
+
+/* The finalized operation graph of one convolution. On failure *out holds
+ * what was made (cuda_graph_conv_release frees it). */
+sslat_status cuda_graph_conv_build(cudnnHandle_t handle, const cuda_graph_problem *problem, cuda_graph_conv *out,
+                                   sslat_error *err);
+void cuda_graph_conv_release(cuda_graph_conv *conv);
+
+/* The graph's engine configurations: heuristics mode A, then the fallback
+ * list, each configuration once, in that order, with their notes and knobs.
+ * A mode that cuDNN refuses adds none; *count may be 0. */
+sslat_status cuda_graph_configs(const cuda_graph_conv *conv, cuda_graph_config **out, int32_t *count,
+                                sslat_error *err);
+void cuda_graph_configs_release(cuda_graph_config *configs, int32_t count);
+
+/* An execution plan of one configuration, finalized (outside any capture:
+ * it may compile), and its workspace. cuDNN may refuse: its status and
+ * message come back in err, and *plan is NULL. */
+sslat_status cuda_graph_plan_finalize(cudnnHandle_t handle, cudnnBackendDescriptor_t config,
+                                      cudnnBackendDescriptor_t *plan, size_t *workspace, sslat_error *err);
+
+/* The variant pack of one copy's buffers (made before any capture). */
+sslat_status cuda_graph_pack(void *x, const void *w, void *y, void *workspace, cudnnBackendDescriptor_t *pack,
+                             sslat_error *err);
+
+/* The plan on the handle's stream with one copy's pack (capturable). */
+sslat_status cuda_graph_execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan, cudnnBackendDescriptor_t pack,
+                                sslat_error *err);
+
+void cuda_graph_destroy(cudnnBackendDescriptor_t descriptor);
+void cuda_graph_plan_release(cuda_graph_plan *plan);
+
+#endif
