@@ -72,11 +72,16 @@ TEST_P(BackendOps, MatchesTheReferenceInEagerAndFusedMode)
     ASSERT_NE(held.expected, nullptr);
     size_t n = (size_t)sslat_shape_elements(sslat_graph_output(&held.whole));
     sslat_unit unit = {&held.whole, sslat_graph_hash(&held.whole), 0, 0, "network", "case", false};
+    // every cuDNN API a backend can be asked for (the cuda backend: legacy and graph)
+    std::vector<sslat_cudnn_api> apis = {SSLAT_CUDNN_API_LEGACY};
+    if (calculator->options_read & SSLAT_READS_CUDNN_API) apis.push_back(SSLAT_CUDNN_API_GRAPH);
+    for (sslat_cudnn_api api : apis)
     for (sslat_exec_mode mode : {SSLAT_MODE_EAGER, SSLAT_MODE_FUSED}) {
-        SCOPED_TRACE(mode == SSLAT_MODE_FUSED ? "fused" : "eager");
+        SCOPED_TRACE(std::string(mode == SSLAT_MODE_FUSED ? "fused" : "eager") + ", " + sslat_cudnn_api_name(api) +
+                     " API");
         sslat_calc_options o;
         sslat_calc_options_default(&o);
-        o.seed = seed, o.mode = mode, o.threads = 1;
+        o.seed = seed, o.mode = mode, o.threads = 1, o.cuda.api = api;
         sslat_run_plan plan = {};
         if (calculator->begin)
             ASSERT_EQ(calculator->begin(calculator, &o, &plan, &held.session, &err), SSLAT_OK) << err.message;

@@ -93,6 +93,18 @@ std::string unknown_variants()
     return unknown + " (known: " + names + ")";
 }
 
+// SSLAT_GPU_APIS=legacy,graph (the default: both) names the cuDNN APIs the op
+// cases run through.
+std::vector<sslat_cudnn_api> wanted_apis()
+{
+    const char *wanted = std::getenv("SSLAT_GPU_APIS");
+    std::string list = std::string(",") + (wanted && *wanted ? wanted : "legacy,graph") + ",";
+    std::vector<sslat_cudnn_api> apis;
+    for (sslat_cudnn_api api : {SSLAT_CUDNN_API_LEGACY, SSLAT_CUDNN_API_GRAPH})
+        if (list.find(std::string(",") + sslat_cudnn_api_name(api) + ",") != std::string::npos) apis.push_back(api);
+    return apis;
+}
+
 // One session for the whole suite (device, handles, workspace, the Find
 // cache): opening one per test cost about a second each.
 class GpuOps : public ::testing::TestWithParam<OpCase> {
@@ -175,14 +187,17 @@ void report(const std::string &what, const char *outcome, const std::string &det
 
 TEST_P(GpuOps, MatchesTheReferenceInEveryDtypeAndLayout)
 {
+    ASSERT_FALSE(wanted_apis().empty()) << "SSLAT_GPU_APIS names no API (legacy, graph)";
+    for (sslat_cudnn_api api : wanted_apis())
     for (const Variant &v : VARIANTS)
         for (sslat_exec_mode mode : {SSLAT_MODE_EAGER, SSLAT_MODE_FUSED}) {
             if (!variant_wanted(v)) continue;
-            std::string what = std::string(GetParam().layers) + " " + variant_name(v, mode);
+            std::string what = std::string(GetParam().layers) + " " + variant_name(v, mode) + " " +
+                               sslat_cudnn_api_name(api);
             SCOPED_TRACE(what);
             sslat_calc_options o;
             sslat_calc_options_default(&o);
-            o.seed = SEED, o.dtype = v.dtype, o.layout = v.layout, o.mode = mode;
+            o.seed = SEED, o.dtype = v.dtype, o.layout = v.layout, o.mode = mode, o.cuda.api = api;
             cuda_program p;
             sslat_error err;
             sslat_status status = cuda_program_init(&p, session, &whole, &o, &err);
@@ -210,13 +225,14 @@ TEST_P(GpuOps, MatchesTheReferenceInEveryDtypeAndLayout)
 TEST_P(GpuOps, MeasuredThroughCaptureAndReplayCopyZeroIsRight)
 {
     const Variant cases[] = {VARIANTS[0], VARIANTS[3]}; // fp32 NCHW, fp16 NHWC
+    for (sslat_cudnn_api api : wanted_apis())
     for (const Variant &v : cases) {
         if (!variant_wanted(v)) continue;
         for (bool cold : {false, true}) {
-            SCOPED_TRACE(variant_name(v, SSLAT_MODE_FUSED) + (cold ? " cold" : " hot"));
+            SCOPED_TRACE(variant_name(v, SSLAT_MODE_FUSED) + (cold ? " cold " : " hot ") + sslat_cudnn_api_name(api));
             sslat_calc_options o;
             sslat_calc_options_default(&o);
-            o.seed = SEED, o.dtype = v.dtype, o.layout = v.layout, o.cold = cold;
+            o.seed = SEED, o.dtype = v.dtype, o.layout = v.layout, o.cold = cold, o.cuda.api = api;
             o.warmup_iterations = 2, o.run_iterations = 3;
             if (cold && !session->flush) continue; /* the suite's session was opened hot */
             cuda_program p;

@@ -32,9 +32,6 @@ extern "C" {
 #include "kernels/cuda_api.h"
 }
 
-struct cudnnContext {
-    cudaStream_t stream = nullptr;
-};
 struct cudnnTensorStruct {
     bool set = false;
     cudnnTensorFormat_t format = CUDNN_TENSOR_NCHW;
@@ -74,19 +71,8 @@ size_t element_size(cudnnDataType_t t) { return t == CUDNN_DATA_FLOAT ? 4 : 2; }
 size_t bytes(cudnnTensorDescriptor_t d) { return elements(d) * element_size(d->type); }
 size_t filter_elements(cudnnFilterDescriptor_t f) { return (size_t)f->k * f->c * f->r * f->s; }
 
-float load(const void *p, cudnnDataType_t t, size_t i)
-{
-    if (t == CUDNN_DATA_FLOAT) return ((const float *)p)[i];
-    if (t == CUDNN_DATA_HALF) return __half2float(((const __half *)p)[i]);
-    return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
-}
-
-void store(void *p, cudnnDataType_t t, size_t i, float v)
-{
-    if (t == CUDNN_DATA_FLOAT) ((float *)p)[i] = v;
-    else if (t == CUDNN_DATA_HALF) ((__half *)p)[i] = __float2half(v);
-    else ((__nv_bfloat16 *)p)[i] = __float2bfloat16(v);
-}
+float load(const void *p, cudnnDataType_t t, size_t i) { return standin_load(p, t, i); }
+void store(void *p, cudnnDataType_t t, size_t i, float v) { standin_store(p, t, i, v); }
 
 // Where element (n, c, h, w) of a tensor lies in its format.
 size_t at(cudnnTensorDescriptor_t d, int n, int c, int h, int w)

@@ -25,6 +25,7 @@ struct Work {
     std::function<void()> run;
     std::vector<StandinRange> ranges; // the device memory it reads or writes
     uint64_t position = 0;            // its place in its stream's queue
+    double cost_ms = 0;               // the stand-in clock's time for it (scripted: graph-API engines)
 };
 
 struct CUstream_st {
@@ -52,6 +53,7 @@ struct EventState {
     bool recorded = false, complete = false;
     cudaStream_t stream = nullptr;
     uint64_t position = 0;
+    double clock_ms = 0; // the stand-in clock when it completed
 };
 struct CUevent_st {
     std::shared_ptr<EventState> state = std::make_shared<EventState>();
@@ -75,6 +77,10 @@ StandinScript script;
 StandinCounters counters;
 std::string last_error;
 cudaError_t sticky = cudaSuccess; // what cudaGetLastError reports and clears
+// The stand-in's clock: the scripted costs of the work run so far. Events
+// read it, so a timed replay of a scripted engine lasts its cost (plus the
+// script's constant): the autotune's choice among engines is testable.
+double device_clock_ms = 0;
 
 cudaError_t fail(cudaError_t code)
 {
@@ -111,6 +117,7 @@ void check_ranges(const Work &work)
 void run_work(const Work &work)
 {
     check_ranges(work);
+    device_clock_ms += work.cost_ms;
     work.run();
 }
 
@@ -154,6 +161,7 @@ void standin_reset()
     };
     // the fused call refuses the tensor-op entry: the trial goes on to the next
     script.refuse_fused = {{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_TENSOR_OP_MATH}};
+    script.engines = standin_default_engines();
     StandinCounters kept = counters;
     counters = StandinCounters();
     counters.violations = kept.violations, counters.expected_violations = kept.expected_violations;
@@ -193,9 +201,10 @@ void standin_invalidate(cudaStream_t s)
     if (!is_legacy(s) && s->capture) s->invalidated = true;
 }
 
-cudaError_t standin_submit(cudaStream_t s, const char *what, std::function<void()> run, std::vector<StandinRange> ranges)
+cudaError_t standin_submit(cudaStream_t s, const char *what, std::function<void()> run, std::vector<StandinRange> ranges,
+                          double cost_ms)
 {
-    Work work{what, std::move(run), std::move(ranges), 0};
+    Work work{what, std::move(run), std::move(ranges), 0, cost_ms};
     if (is_legacy(s)) {
         counters.legacy_stream_ops++;
         wait_for_blocking_streams();
@@ -505,7 +514,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
         if (compute) counters.computed_launches++;
         for (const Work &w : replay->record) {
             if (compute) run_work(w);
-            else check_ranges(w);
+            else check_ranges(w), device_clock_ms += w.cost_ms;
         }
     });
 }
@@ -542,7 +551,10 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     }
     std::shared_ptr<EventState> state = event->state;
     state->recorded = true, state->complete = false, state->stream = stream;
-    cudaError_t code = standin_submit(stream, "cudaEventRecord", [state]() { state->complete = true; });
+    cudaError_t code = standin_submit(stream, "cudaEventRecord", [state]() {
+        state->complete = true;
+        state->clock_ms = device_clock_ms;
+    });
     state->position = is_legacy(stream) ? 0 : stream->submitted;
     return code;
 }
@@ -561,7 +573,8 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
     if (!start->state->recorded || !end->state->recorded) return fail(cudaErrorInvalidResourceHandle);
     if (!start->state->complete || !end->state->complete) return fail(cudaErrorNotReady);
-    *ms = script.elapsed_ms; // scripted: the stand-in times nothing
+    // scripted: a constant, plus the scripted costs of what ran between the two (graph-API engines)
+    *ms = script.elapsed_ms + (float)(end->state->clock_ms - start->state->clock_ms);
     return cudaSuccess;
 }
 

@@ -28,8 +28,30 @@
 #include <utility>
 #include <vector>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
+
+// A cuDNN handle of the stand-in: the stream its work goes on.
+struct cudnnContext {
+    cudaStream_t stream = nullptr;
+};
+
+// Element i of a cuDNN tensor of type t, as float, and back (rounded to t).
+inline float standin_load(const void *p, cudnnDataType_t t, size_t i)
+{
+    if (t == CUDNN_DATA_FLOAT) return ((const float *)p)[i];
+    if (t == CUDNN_DATA_HALF) return __half2float(((const __half *)p)[i]);
+    return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+}
+
+inline void standin_store(void *p, cudnnDataType_t t, size_t i, float v)
+{
+    if (t == CUDNN_DATA_FLOAT) ((float *)p)[i] = v;
+    else if (t == CUDNN_DATA_HALF) ((__half *)p)[i] = __float2half(v);
+    else ((__nv_bfloat16 *)p)[i] = __float2bfloat16(v);
+}
 
 // One entry of cudnnFindConvolutionForwardAlgorithmEx's scripted answer.
 struct StandinFindEntry {
@@ -40,6 +62,20 @@ struct StandinFindEntry {
     size_t memory_other_math; // workspace under any other math type
 };
 
+// One engine of the graph API's scripted answer (cudnn_backend.cc): what
+// heuristics return, what its plan does when finalized and executed.
+struct StandinEngine {
+    int64_t global_index;
+    std::vector<std::pair<int64_t, int64_t>> knobs; // (cudnnBackendKnobType_t, value)
+    unsigned numerical = 0;     // bit n: cudnnBackendNumericalNote_t n
+    unsigned behavior = 0;      // bit n: cudnnBackendBehaviorNote_t n
+    size_t workspace = 0;
+    bool fallback_list = false; // returned by heuristics mode FALLBACK (else by modes INSTANT, A and B)
+    bool finalizes = true;      // false: its plan's finalize is NOT_SUPPORTED (a shape it lacks, no NVRTC)
+    bool executes = true;       // false: cudnnBackendExecute is EXECUTION_FAILED
+    double ms = 0.01;           // what one execution adds to the stand-in clock
+};
+
 // What the stand-in answers; tests change it, standin_reset() restores it.
 struct StandinScript {
     // Find's answer, fastest first: by default a failing entry, a non-FMA
@@ -47,6 +83,8 @@ struct StandinScript {
     std::vector<StandinFindEntry> find;
     // (algorithm, math) pairs the fused conv + bias + act call refuses (math -1: any)
     std::vector<std::pair<int, int>> refuse_fused;
+    // the graph API's engines for a convolution, in heuristics order (standin_reset says the default)
+    std::vector<StandinEngine> engines;
     float elapsed_ms = 1.0f;  // every cudaEventElapsedTime: a constant, not a latency
     int computed_replays = 2; // launches of a graph that compute; later ones check their buffers only
     int device_count = 1;
@@ -66,6 +104,12 @@ struct StandinCounters {
     std::vector<std::pair<int, int>> plain_calls; // the same for cudnnConvolutionForward
     long computed_launches = 0;   // graph launches that computed
     long legacy_stream_ops = 0;   // work put on the NULL stream
+    // the graph API
+    long heuristics_queries = 0;  // engine heuristics finalized
+    long configs_returned = 0;    // engine configurations written into the caller's descriptors
+    long plans_finalized = 0, plans_refused = 0;
+    long compile_events = 0;      // runtime-compiled plans finalized (NVRTC on a GPU)
+    std::vector<int64_t> executions; // the global index of every engine executed, in order
 };
 StandinCounters &standin_counters();
 
@@ -90,13 +134,16 @@ struct StandinRange {
 // NULL stream. Its ranges must be allocated whenever it runs; replays that do
 // not compute check them only.
 cudaError_t standin_submit(cudaStream_t stream, const char *what, std::function<void()> run,
-                           std::vector<StandinRange> ranges = {});
+                           std::vector<StandinRange> ranges = {}, double cost_ms = 0);
 // A capture that cannot go on (Find inside it): its end reports it invalid.
 void standin_invalidate(cudaStream_t stream);
 // Run everything queued on a stream (cuDNN's Find waits for its stream).
 cudaError_t standin_drain(cudaStream_t stream);
 bool standin_capturing(cudaStream_t stream);
 
-// The functions of the call table (cudnn.cc, cublas.cc) and the blocking kernel.
+// The functions of the call table (cudnn.cc, cudnn_backend.cc, cublas.cc) and the blocking kernel.
 void standin_fill_cudnn_table();
+void standin_fill_cudnn_backend_table();
+// The default engine script (standin_reset installs it).
+std::vector<StandinEngine> standin_default_engines();
 void standin_fill_cublas_table();
