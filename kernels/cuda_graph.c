@@ -26,12 +26,13 @@ const char *cuda_graph_unavailable(void)
 }
 
 /* A library call named by what it did ("cudnnBackendSetAttribute(CUDNN_ATTR_TENSOR_STRIDES)"). */
-static sslat_status checked(cudnnStatus_t code, const char *call, const char *what, sslat_error *err)
+static sslat_status checked_at(cudnnStatus_t code, const char *call, const char *what, int line, sslat_error *err)
 {
     char name[160];
     snprintf(name, sizeof name, "%s(%s)", call, what);
-    return cuda_check_cudnn(code, name, __FILE__, __LINE__, err);
+    return cuda_check_cudnn(code, name, __FILE__, line, err);
 }
+#define checked(code, call, what, err) checked_at((code), (call), (what), __LINE__, (err))
 
 #define RETURN_IF(status)                        \
     do {                                         \

@@ -54,6 +54,14 @@ static sslat_status time_plan(cuda_program *p, const cuda_step *step, cudnnBacke
     return status;
 }
 
+/* cuDNN's own words in a failure's message, without the call and where it was made. */
+static const char *library_words(const char *message)
+{
+    const char *at = strstr(message, " failed at ");
+    const char *words = at ? strstr(at, ": ") : NULL;
+    return words ? words + 2 : message;
+}
+
 /* Why the legacy API decides instead, with cuDNN's last words when there are some. */
 static void legacy_because(cuda_conv_choice *choice, const char *why, const char *detail)
 {
@@ -79,7 +87,7 @@ sslat_status cuda_graph_choose(cuda_program *p, int32_t k, cuda_conv_choice *cho
     sslat_status status = cuda_graph_conv_build(s->cudnn, &problem, &kept->conv, err);
     if (status == SSLAT_OK) status = cuda_graph_configs(&kept->conv, &configs, &n_configs, err);
     if (status != SSLAT_OK && status != SSLAT_ERR_NOMEM) { /* cuDNN refused the graph itself */
-        legacy_because(choice, "cuDNN refused the convolution's operation graph", err->message);
+        legacy_because(choice, "cuDNN refused the convolution's operation graph", library_words(err->message));
         status = SSLAT_OK;
     }
     census->configs = n_configs;
@@ -87,7 +95,7 @@ sslat_status cuda_graph_choose(cuda_program *p, int32_t k, cuda_conv_choice *cho
     int32_t plan_config[CUDA_AUTOTUNE_LIMIT];
     size_t plan_workspace[CUDA_AUTOTUNE_LIMIT];
     double ms[CUDA_AUTOTUNE_LIMIT];
-    char last_refusal[160] = "";
+    char last_refusal[192] = "";
     for (int32_t i = 0; status == SSLAT_OK && i < n_configs && census->timed < CUDA_AUTOTUNE_LIMIT; i++) {
         if (cuda_engine_refusal(&configs[i].engine, (int)p->dtype)) {
             census->refused++;
@@ -109,7 +117,7 @@ sslat_status cuda_graph_choose(cuda_program *p, int32_t k, cuda_conv_choice *cho
         if (finalized == SSLAT_OK) finalized = time_plan(p, step, plan, workspace, &plan_ms, &why);
         if (finalized != SSLAT_OK) { /* not supported for this shape, no NVRTC, failed to run, … */
             census->unfinalized++;
-            snprintf(last_refusal, sizeof last_refusal, "%s", why.message);
+            snprintf(last_refusal, sizeof last_refusal, "%s", library_words(why.message));
             cuda_graph_destroy(plan);
             continue;
         }
@@ -120,7 +128,7 @@ sslat_status cuda_graph_choose(cuda_program *p, int32_t k, cuda_conv_choice *cho
     }
     int winner = status == SSLAT_OK ? cuda_autotune_pick(ms, census->timed) : -1;
     if (status == SSLAT_OK && winner < 0 && !choice->legacy_reason[0]) {
-        char detail[224];
+        char detail[300];
         snprintf(detail, sizeof detail, "%d configurations, %d refused for %s, %d not finalized or run%s%s",
                  n_configs, census->refused, sslat_dtype_name(p->dtype), census->unfinalized,
                  last_refusal[0] ? "; last: " : "", last_refusal);

@@ -138,7 +138,7 @@ typedef struct cuda_conv_choice {
     void *graph_plan;          /* struct cuda_graph_plan, owned by the session */
     cuda_engine engine;
     cuda_graph_census census;
-    char legacy_reason[224];   /* api graph and not graph: why the legacy call runs */
+    char legacy_reason[320];   /* api graph and not graph: why the legacy call runs */
 } cuda_conv_choice;
 
 typedef struct cuda_find_cache {

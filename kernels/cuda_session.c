@@ -232,8 +232,8 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     cuda_phase_enter(s, CUDA_PHASE_OUTSIDE);
     static const char *const PHASE_KEYS[CUDA_PHASE_COUNT] = {"cuda.time.open", "cuda.time.select", "cuda.time.prepare",
                                                              "cuda.time.capture", "cuda.time.measure", "cuda.time.outside"};
-    for (int phase = 0; phase < CUDA_PHASE_COUNT; phase++) PAIR(PHASE_KEYS[phase], "%.3f s", s->phase_s[phase]);
-    PAIR("cuda.time.wall", "%.3f s (from opening the session to this description: the sum of cuda.time.*)",
+    for (int phase = 0; phase < CUDA_PHASE_COUNT; phase++) PAIR(PHASE_KEYS[phase], "%.6f s", s->phase_s[phase]);
+    PAIR("cuda.time.wall", "%.6f s (from opening the session to this description: the sum of cuda.time.*)",
          s->phase_mark - s->opened_at);
 #undef PAIR
     if (s->noisy_units > 0)

@@ -364,3 +364,53 @@ TEST(CudaSelect, SizesAreCheckedBeforeAnyDescriptorOrAllocation)
 
 } // namespace
 
+
+// ---- the graph API's host decisions ---------------------------------------------------------------
+
+TEST(CudaGraphSelect, NotesDecideWhichEnginesADtypeMayTime)
+{
+    cuda_engine plain = {}, tensor_core = {}, down_convert = {};
+    tensor_core.numerical = CUDA_NOTE_TENSOR_CORE;
+    down_convert.numerical = CUDA_NOTE_DOWN_CONVERT_INPUTS | CUDA_NOTE_TENSOR_CORE;
+    for (int dtype = 0; dtype < SSLAT_DTYPE_COUNT; dtype++) {
+        EXPECT_EQ(cuda_engine_refusal(&plain, dtype), nullptr) << dtype;
+        EXPECT_NE(cuda_engine_refusal(&down_convert, dtype), nullptr) << "no dtype takes converted inputs";
+    }
+    // TF32 tensor cores: fp32 stays fp32; tf32, fp16 and bf16 take them
+    EXPECT_NE(cuda_engine_refusal(&tensor_core, SSLAT_DTYPE_FP32), nullptr);
+    EXPECT_NE(std::string(cuda_engine_refusal(&tensor_core, SSLAT_DTYPE_FP32)).find("TENSOR_CORE"), std::string::npos);
+    for (sslat_dtype d : {SSLAT_DTYPE_TF32, SSLAT_DTYPE_FP16, SSLAT_DTYPE_BF16})
+        EXPECT_EQ(cuda_engine_refusal(&tensor_core, d), nullptr) << sslat_dtype_name(d);
+}
+
+TEST(CudaGraphSelect, AnEngineIsNamedAsCudnnFrontendNamesItWithItsNotes)
+{
+    cuda_engine e = {};
+    e.global_index = 12, e.knobs = 2;
+    e.knob_type[0] = 2, e.knob_value[0] = 3, e.knob_type[1] = 14, e.knob_value[1] = -1;
+    e.numerical = CUDA_NOTE_TENSOR_CORE | CUDA_NOTE_WINOGRAD, e.behavior = CUDA_BEHAVIOR_RUNTIME_COMPILATION;
+    char tag[64], notes[128];
+    cuda_engine_tag(&e, tag, sizeof tag);
+    EXPECT_STREQ(tag, "eng12_k2=3_k14=-1");
+    cuda_engine_notes(&e, notes, sizeof notes);
+    EXPECT_STREQ(notes, "tensor_core,winograd,runtime_compilation");
+    char small[8];
+    cuda_engine_tag(&e, small, sizeof small); // cut, never past the buffer
+    EXPECT_STREQ(small, "eng12_k");
+    // the same engine with other knobs is another configuration
+    cuda_engine other = e;
+    EXPECT_TRUE(cuda_engine_same(&e, &other));
+    other.knob_value[1] = 0;
+    EXPECT_FALSE(cuda_engine_same(&e, &other));
+    other = e, other.knobs = 1;
+    EXPECT_FALSE(cuda_engine_same(&e, &other));
+}
+
+TEST(CudaGraphSelect, TheAutotuneKeepsTheFastestThatRanAndTheEarlierOnATie)
+{
+    const double ms[] = {-1, 0.5, 0.3, 0.3, 0.9};
+    EXPECT_EQ(cuda_autotune_pick(ms, 5), 2);
+    EXPECT_EQ(cuda_autotune_pick(ms, 2), 1);
+    EXPECT_EQ(cuda_autotune_pick(ms, 1), -1) << "none ran";
+    EXPECT_EQ(cuda_autotune_pick(ms, 0), -1);
+}

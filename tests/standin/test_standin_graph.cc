@@ -1,0 +1,581 @@
+// The cuda backend's graph-API path on the stand-in device (cudnn_backend.cc):
+// how an engine is chosen (the notes a dtype refuses, the first ten plans
+// timed on the stand-in clock, the fastest kept and named), the legacy API
+// where the graph API cannot compute a convolution, each side's padding,
+// the phase timers, `sslat measure --cuda-api graph`, and every documented
+// rule of the backend API broken once on purpose.
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "cli_fixture.h"
+#include "standin_fixture.h"
+
+extern "C" {
+#include "api/latency.h"
+#include "kernels/cuda_graph.h"
+}
+
+namespace {
+
+class StandinGraph : public Standin {
+  protected:
+    // the loaded network computed once through the graph API: its plan text
+    std::string run(sslat_dtype dtype, sslat_exec_mode mode, double *error_out = nullptr)
+    {
+        sslat_calc_options o = options(dtype, mode);
+        o.cuda.api = SSLAT_CUDNN_API_GRAPH;
+        cuda_program p;
+        sslat_error err;
+        EXPECT_EQ(cuda_program_init(&p, &session, &whole, &o, &err), SSLAT_OK) << err.message;
+        EXPECT_EQ(cuda_program_choose_algorithms(&p, &err), SSLAT_OK) << err.message;
+        EXPECT_EQ(cuda_program_enqueue(&p, 0, &err), SSLAT_OK) << err.message;
+        std::vector<float> got(expected.size());
+        EXPECT_EQ(cuda_program_read_output(&p, got.data(), &err), SSLAT_OK) << err.message;
+        if (error_out) *error_out = error(got);
+        char plan[2048];
+        cuda_program_describe(&p, plan, sizeof plan);
+        cuda_program_release(&p);
+        return plan;
+    }
+    static int executions_of(int64_t engine)
+    {
+        int n = 0;
+        for (int64_t e : standin_counters().executions) n += e == engine;
+        return n;
+    }
+};
+
+TEST_F(StandinGraph, Fp32KeepsTheFastestEngineWithoutTensorCoresAndNamesIt)
+{
+    load("\"cn_k3_c16\"", "[8, 8, 8]");
+    double e = 1;
+    std::string plan = run(SSLAT_DTYPE_FP32, SSLAT_MODE_FUSED, &e);
+    EXPECT_LT(e, 1e-4);
+    // the script: 7 refuses to finalize, 12 is TENSOR_CORE, 21 DOWN_CONVERT,
+    // 3 is in both lists (counted once); 40 (runtime-compiled), 3 and 0 ran
+    EXPECT_NE(plan.find("cudnnBackendExecute(conv) + sslat_epilogue(bias,relu)"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("graph eng3_k0=1, ws 1048576 B, notes none, rank 2 of 3 timed"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("6 configs (2 refused for fp32, 1 not finalized or run)"), std::string::npos) << plan;
+    EXPECT_EQ(executions_of(12), 0) << "fp32 never runs a TF32 engine";
+    EXPECT_EQ(executions_of(21), 0) << "no dtype runs a down-converting engine";
+    EXPECT_EQ(executions_of(7), 0);
+    EXPECT_GT(executions_of(40), 0);
+    EXPECT_GT(executions_of(0), 0) << "the fallback list was timed too";
+    EXPECT_EQ(standin_counters().compile_events, 1) << "the runtime-compiled plan was finalized once";
+    EXPECT_EQ(standin_counters().plans_refused, 1);
+    EXPECT_EQ(standin_counters().heuristics_queries, 2) << "mode A and the fallback list";
+    EXPECT_EQ(session.graph_convs, 1);
+    EXPECT_EQ(session.legacy_convs, 0);
+    EXPECT_EQ(standin_counters().find_calls, 0) << "the legacy API's Find never ran";
+    EXPECT_GE(session.workspace_size, (size_t)1 << 20) << "the kept plan's workspace";
+    unload();
+}
+
+// TF32 rounding on the stand-in is visible beyond fp32's bound: an fp32 table
+// that took the tensor-core engine would fail its check.
+TEST_F(StandinGraph, Tf32AndFp16TakeTheTensorCoreEngineWhoseTf32RoundingShows)
+{
+    load("\"conv_k3_c32\"", "[32, 8, 8]");
+    double e = 0;
+    std::string plan = run(SSLAT_DTYPE_TF32, SSLAT_MODE_EAGER, &e);
+    EXPECT_NE(plan.find("graph eng12_"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("notes tensor_core, rank 1 of 4 timed"), std::string::npos) << plan;
+    EXPECT_GT(e, 1e-4) << "the TF32 engine's rounding shows at fp32's bound";
+    EXPECT_LT(e, 5e-3);
+    plan = run(SSLAT_DTYPE_FP16, SSLAT_MODE_EAGER, &e);
+    EXPECT_NE(plan.find("graph eng12_"), std::string::npos) << plan;
+    EXPECT_LT(e, 1e-2);
+    unload();
+}
+
+TEST_F(StandinGraph, AtMostTenPlansAreTimedInHeuristicsOrder)
+{
+    load("\"conv_k1_c8\"", "[8, 4, 4]");
+    std::vector<StandinEngine> many;
+    for (int i = 0; i < 14; i++) many.push_back({100 + i, {}, 0, 0, 0, false, true, true, 0.05 - 0.002 * i});
+    standin_script().engines = many;
+    std::string plan = run(SSLAT_DTYPE_FP32, SSLAT_MODE_EAGER);
+    EXPECT_NE(plan.find("graph eng109, ws 0 B, notes none, rank 10 of 10 timed"), std::string::npos) << plan;
+    for (int i = 10; i < 14; i++) EXPECT_EQ(executions_of(100 + i), 0) << "engine " << 100 + i << " past the limit";
+    unload();
+}
+
+TEST_F(StandinGraph, TheSessionKeepsItsPlanForTheNextProgram)
+{
+    load("\"cn_k3_c16\"", "[8, 8, 8]");
+    std::string first = run(SSLAT_DTYPE_FP32, SSLAT_MODE_FUSED);
+    long queries = standin_counters().heuristics_queries, finalized = standin_counters().plans_finalized;
+    std::string again = run(SSLAT_DTYPE_FP32, SSLAT_MODE_FUSED);
+    EXPECT_EQ(again, first);
+    EXPECT_EQ(standin_counters().heuristics_queries, queries);
+    EXPECT_EQ(standin_counters().plans_finalized, finalized);
+    EXPECT_EQ(session.find_cache.hits, 1);
+    unload();
+}
+
+TEST_F(StandinGraph, WhereNoPlanRunsTheLegacyApiDecidesAndSaysWhy)
+{
+    load("\"cn_k3_c16\"", "[8, 8, 8]");
+    for (StandinEngine &e : standin_script().engines) e.finalizes = false; // e.g. no NVRTC, no engine for the shape
+    double e = 1;
+    std::string plan = run(SSLAT_DTYPE_FP32, SSLAT_MODE_EAGER, &e);
+    EXPECT_LT(e, 1e-4);
+    EXPECT_NE(plan.find("legacy API: no engine configuration of cuDNN's heuristics ran: 6 configurations, 2 refused for "
+                        "fp32, 4 not finalized or run; last: "),
+              std::string::npos) << plan;
+    EXPECT_NE(plan.find("does not support this graph"), std::string::npos) << plan << ": cuDNN's own words";
+    EXPECT_GT(standin_counters().find_calls, 0);
+    EXPECT_EQ(session.legacy_convs, 1);
+    unload();
+    // plans that finalize but fail to run: the same
+    standin_reset();
+    for (StandinEngine &engine : standin_script().engines) engine.executes = false;
+    load("\"conv_k3_c8\"", "[8, 8, 8]");
+    plan = run(SSLAT_DTYPE_FP16, SSLAT_MODE_EAGER, &e);
+    EXPECT_LT(e, 1e-2);
+    EXPECT_NE(plan.find("fails to run"), std::string::npos) << plan;
+    unload();
+}
+
+TEST_F(StandinGraph, WithoutTheGraphApiTheLegacyApiDecides)
+{
+    load("\"conv_k3_c8\"", "[8, 8, 8]");
+    std::snprintf(sslat_cuda_api.graph_missing, sizeof sslat_cuda_api.graph_missing,
+                  "libcudnn.so.9 has no cudnnBackendExecute");
+    double e = 1;
+    std::string plan = run(SSLAT_DTYPE_FP32, SSLAT_MODE_EAGER, &e);
+    standin_fill_cudnn_backend_table();
+    EXPECT_LT(e, 1e-4);
+    EXPECT_NE(plan.find("legacy API: this cuDNN has no graph API: libcudnn.so.9 has no cudnnBackendExecute"),
+              std::string::npos) << plan;
+    EXPECT_EQ(standin_counters().heuristics_queries, 0);
+    unload();
+}
+
+TEST_F(StandinGraph, AnEngineWhoseWorkspaceIsPastTheLimitIsNotTimed)
+{
+    load("\"conv_k3_c8\"", "[8, 8, 8]");
+    standin_script().engines = {{5, {}, 0, 0, (size_t)64 << 30, false, true, true, 0.001},
+                                {6, {}, 0, 0, 0, false, true, true, 0.01}};
+    std::string plan = run(SSLAT_DTYPE_FP32, SSLAT_MODE_EAGER);
+    EXPECT_NE(plan.find("graph eng6, ws 0 B"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("(0 refused for fp32, 1 not finalized or run)"), std::string::npos) << plan;
+    EXPECT_EQ(executions_of(5), 0);
+    EXPECT_LT(session.workspace_size, (size_t)1 << 30);
+    unload();
+}
+
+// 'same' padding one side more than the other: the graph API's pre and post
+// paddings compute it (the legacy API cannot); without a plan that runs, a
+// clear refusal
+TEST_F(StandinGraph, EachSidesPaddingRunsThroughTheGraphApi)
+{
+    for (const OpCase &c : LOPSIDED_CASES) {
+        load(c.layers, c.input);
+        for (sslat_dtype dtype : {SSLAT_DTYPE_FP32, SSLAT_DTYPE_FP16})
+            for (sslat_exec_mode mode : {SSLAT_MODE_EAGER, SSLAT_MODE_FUSED}) {
+                double e = 1;
+                std::string plan = run(dtype, mode, &e);
+                EXPECT_LT(e, dtype == SSLAT_DTYPE_FP32 ? 1e-4 : 1e-2) << c.layers << " " << plan;
+                EXPECT_NE(plan.find("graph eng"), std::string::npos) << plan;
+            }
+        unload();
+    }
+    close(); // a new session: the one above keeps the plans it chose
+    open(false);
+    load(LOPSIDED_CASES[0].layers, LOPSIDED_CASES[0].input);
+    for (StandinEngine &e : standin_script().engines) e.finalizes = false;
+    sslat_calc_options o = options(SSLAT_DTYPE_FP32, SSLAT_MODE_FUSED);
+    o.cuda.api = SSLAT_CUDNN_API_GRAPH;
+    cuda_program p;
+    sslat_error err;
+    ASSERT_EQ(cuda_program_init(&p, &session, &whole, &o, &err), SSLAT_OK) << err.message;
+    EXPECT_EQ(cuda_program_choose_algorithms(&p, &err), SSLAT_ERR_UNSUPPORTED);
+    EXPECT_NE(std::string(err.message).find("cannot pad one side more than the other"), std::string::npos)
+        << err.message;
+    cuda_program_release(&p);
+    unload();
+}
+
+TEST_F(StandinGraph, NvidiaTf32OverrideZeroRefusesATf32Table)
+{
+    load("\"conv_k3_c8\"", "[8, 8, 8]");
+    setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+    sslat_calc_options o = options(SSLAT_DTYPE_TF32, SSLAT_MODE_EAGER);
+    cuda_program p;
+    sslat_error err;
+    EXPECT_EQ(cuda_program_init(&p, &session, &whole, &o, &err), SSLAT_ERR_UNSUPPORTED);
+    EXPECT_NE(std::string(err.message).find("NVIDIA_TF32_OVERRIDE=0"), std::string::npos) << err.message;
+    o.dtype = SSLAT_DTYPE_FP32; // fp32 is what the override leaves: it runs
+    EXPECT_EQ(cuda_program_init(&p, &session, &whole, &o, &err), SSLAT_OK) << err.message;
+    cuda_program_release(&p);
+    unsetenv("NVIDIA_TF32_OVERRIDE");
+    unload();
+}
+
+// ---- the phase timers -----------------------------------------------------------------------------
+
+double seconds_in(const sslat_container *table, const char *key)
+{
+    const char *value = sslat_container_metadata(table, key);
+    return value ? std::atof(value) : -1;
+}
+
+TEST(StandinPhases, ThePhaseTimersAddUpToTheWallTimeOfTheRun)
+{
+    // ProxylessNAS at 64x64: every kind of unit, a short run on the stand-in
+    sslat_space_options small = {1, 64, 64};
+    sslat_space *space = nullptr;
+    sslat_error loaded;
+    ASSERT_EQ(sslat_space_load_file(example_path("proxylessnas.json").c_str(), &small, &space, &loaded), SSLAT_OK)
+        << loaded.message;
+    setenv("SSLAT_CUDA_COPIES_CAP", "2", 1);
+    for (sslat_cudnn_api api : {SSLAT_CUDNN_API_LEGACY, SSLAT_CUDNN_API_GRAPH}) {
+        SCOPED_TRACE(sslat_cudnn_api_name(api));
+        sslat_calc_options o;
+        sslat_calc_options_default(&o);
+        o.warmup_iterations = 1, o.run_iterations = 3, o.cuda.api = api;
+        sslat_container *table = nullptr;
+        sslat_error err;
+        auto started = std::chrono::steady_clock::now();
+        ASSERT_EQ(sslat_measure_space(&sslat_cuda_calculator, space, &o, nullptr, nullptr, &table, &err), SSLAT_OK)
+            << err.message;
+        double outside = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        double sum = 0;
+        for (const char *phase : {"open", "select", "prepare", "capture", "measure", "outside"}) {
+            double s = seconds_in(table, (std::string("cuda.time.") + phase).c_str());
+            EXPECT_GE(s, 0.0) << phase;
+            sum += s;
+        }
+        double wall = seconds_in(table, "cuda.time.wall");
+        EXPECT_NEAR(sum, wall, 1e-5) << "each phase printed to the microsecond";
+        EXPECT_LE(wall, outside + 0.001) << "the session lives inside the run";
+        EXPECT_GE(wall, 0.8 * outside) << "the phases cover the run: nothing of it is unaccounted for";
+        for (const char *phase : {"cuda.time.open", "cuda.time.select", "cuda.time.prepare", "cuda.time.capture",
+                                  "cuda.time.measure"})
+            EXPECT_GT(seconds_in(table, phase), 0.0) << phase;
+        EXPECT_STREQ(sslat_container_metadata(table, "cuda.api"), sslat_cudnn_api_name(api));
+        sslat_container_free(table);
+    }
+    unsetenv("SSLAT_CUDA_COPIES_CAP");
+    sslat_space_free(space);
+}
+
+// ---- the command ------------------------------------------------------------------------------
+
+class StandinGraphCommand : public CliFixture {
+  protected:
+    Result standin(const std::string &args)
+    {
+        std::string out = dir + "/stdout", err = dir + "/stderr";
+        std::string command = "SSLAT_CUDA_COPIES_CAP=2 " + std::string(SSLAT_STANDIN_CLI_PATH) + " " + args + " >" +
+                              out + " 2>" + err;
+        return {exit_code(std::system(command.c_str())), read_file(out), read_file(err)};
+    }
+};
+
+TEST_F(StandinGraphCommand, MeasureTakesTheGraphApiAndRefusesAnythingElse)
+{
+    std::string json = path("px.json");
+    Result r = standin("measure " + example_path("proxylessnas.json") + " -c cuda --cuda-api graph --resolution 64 "
+                       "--warmup 1 --runs 3 -o " + path("px.sslat") + " --json " + json);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err.find("RULE"), std::string::npos) << r.err;
+    std::string text = read_file(json);
+    for (const char *wanted : {"\"cuda.api\": \"graph\"", "distinct convolutions on graph-API plans, 0 on the legacy API",
+                               "cudnnBackendExecute(conv)", "\"cuda.time.wall\""})
+        EXPECT_NE(text.find(wanted), std::string::npos) << wanted;
+    Result bad = standin("measure " + example_path("proxylessnas.json") + " -c cuda --cuda-api fast -o " + path("x.sslat"));
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("--cuda-api is legacy or graph, got 'fast'"), std::string::npos) << bad.err;
+    Result cpu = run("measure " + example_path("proxylessnas.json") + " -c mac --cuda-api graph -o " + path("m.sslat"));
+    EXPECT_NE(cpu.code, 0);
+    EXPECT_NE(cpu.err.find("a cuDNN API (--cuda-api): it applies to the cuda calculator only, not mac"),
+              std::string::npos) << cpu.err;
+}
+
+// ---- every rule of the backend API, broken once on purpose --------------------------------------------
+
+// A 3x3 convolution 8 -> 16 channels on 1x8x6x6, padding 1, NCHW fp32, built
+// through the backend API the way kernels/cuda_graph.c builds it; each test
+// changes one thing.
+class StandinGraphRules : public Standin {
+  protected:
+    void SetUp() override
+    {
+        Standin::SetUp();
+        ASSERT_EQ(cudaMalloc(&memory, 4 << 20), cudaSuccess);
+    }
+    void TearDown() override
+    {
+        for (cudnnBackendDescriptor_t d : made) cudnnBackendDestroyDescriptor(d);
+        cudaFree(memory);
+        Standin::TearDown();
+    }
+    cudnnBackendDescriptor_t create(cudnnBackendDescriptorType_t type)
+    {
+        cudnnBackendDescriptor_t d = nullptr;
+        EXPECT_EQ(cudnnBackendCreateDescriptor(type, &d), CUDNN_STATUS_SUCCESS);
+        made.push_back(d);
+        return d;
+    }
+    template <typename T>
+    cudnnStatus_t set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+                      std::vector<T> values)
+    {
+        return cudnnBackendSetAttribute(d, name, type, (int64_t)values.size(), values.data());
+    }
+    // a tensor, unfinalized (dims in N, C, H, W order; NCHW strides unless given)
+    cudnnBackendDescriptor_t tensor(int64_t uid, std::vector<int64_t> dims, std::vector<int64_t> strides = {},
+                                    bool finalize = true)
+    {
+        if (strides.empty()) strides = {dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1};
+        cudnnBackendDescriptor_t t = create(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+        set<cudnnDataType_t>(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, {CUDNN_DATA_FLOAT});
+        set<int64_t>(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims);
+        set<int64_t>(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, strides);
+        set<int64_t>(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, {uid});
+        set<int64_t>(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, {16});
+        if (finalize) EXPECT_EQ(cudnnBackendFinalize(t), CUDNN_STATUS_SUCCESS);
+        return t;
+    }
+    cudnnBackendDescriptor_t convolution(std::vector<int64_t> post = {1, 1})
+    {
+        cudnnBackendDescriptor_t c = create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+        set<cudnnDataType_t>(c, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, {CUDNN_DATA_FLOAT});
+        set<cudnnConvolutionMode_t>(c, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE,
+                                    {CUDNN_CROSS_CORRELATION});
+        set<int64_t>(c, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, {2});
+        set<int64_t>(c, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, {1, 1});
+        set<int64_t>(c, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, post);
+        set<int64_t>(c, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, {1, 1});
+        set<int64_t>(c, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, {1, 1});
+        EXPECT_EQ(cudnnBackendFinalize(c), CUDNN_STATUS_SUCCESS);
+        return c;
+    }
+    cudnnBackendDescriptor_t operation(cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t w,
+                                       cudnnBackendDescriptor_t y, cudnnBackendDescriptor_t conv, float beta = 0)
+    {
+        cudnnBackendDescriptor_t op = create(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+        set<cudnnBackendDescriptor_t>(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, {x});
+        set<cudnnBackendDescriptor_t>(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, {w});
+        set<cudnnBackendDescriptor_t>(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR, {y});
+        set<cudnnBackendDescriptor_t>(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+                                      CUDNN_TYPE_BACKEND_DESCRIPTOR, {conv});
+        set<float>(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, {1.0f});
+        set<float>(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, {beta});
+        return op;
+    }
+    cudnnBackendDescriptor_t graph(std::vector<cudnnBackendDescriptor_t> ops)
+    {
+        cudnnBackendDescriptor_t g = create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+        set<cudnnBackendDescriptor_t>(g, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, ops);
+        set<cudnnHandle_t>(g, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, {session.cudnn});
+        return g;
+    }
+    // the default convolution's finalized graph
+    cudnnBackendDescriptor_t good_graph()
+    {
+        cudnnBackendDescriptor_t op = operation(tensor('x', {1, 8, 6, 6}), tensor('w', {16, 8, 3, 3}),
+                                                tensor('y', {1, 16, 6, 6}), convolution());
+        EXPECT_EQ(cudnnBackendFinalize(op), CUDNN_STATUS_SUCCESS);
+        cudnnBackendDescriptor_t g = graph({op});
+        EXPECT_EQ(cudnnBackendFinalize(g), CUDNN_STATUS_SUCCESS);
+        return g;
+    }
+    cudnnBackendDescriptor_t heuristics(cudnnBackendDescriptor_t g)
+    {
+        cudnnBackendDescriptor_t h = create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+        set<cudnnBackendDescriptor_t>(h, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, {g});
+        set<cudnnBackendHeurMode_t>(h, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, {CUDNN_HEUR_MODE_A});
+        return h;
+    }
+    // the plan of mode A's configuration `which` (the script's 3: engine 3, 1 MiB of workspace), finalized
+    cudnnBackendDescriptor_t plan(int which = 3)
+    {
+        cudnnBackendDescriptor_t h = heuristics(good_graph());
+        EXPECT_EQ(cudnnBackendFinalize(h), CUDNN_STATUS_SUCCESS);
+        std::vector<cudnnBackendDescriptor_t> configs;
+        for (int i = 0; i < 5; i++) configs.push_back(create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
+        int64_t returned = 0;
+        EXPECT_EQ(cudnnBackendGetAttribute(h, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 5, &returned,
+                                           configs.data()),
+                  CUDNN_STATUS_SUCCESS);
+        EXPECT_EQ(returned, 5);
+        cudnnBackendDescriptor_t p = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+        set<cudnnBackendDescriptor_t>(p, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                      {configs[which]});
+        set<cudnnHandle_t>(p, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, {session.cudnn});
+        return p;
+    }
+    cudnnBackendDescriptor_t pack(std::vector<int64_t> uids, std::vector<void *> pointers, void *workspace)
+    {
+        cudnnBackendDescriptor_t v = create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+        set<int64_t>(v, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids);
+        set<void *>(v, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers);
+        set<void *>(v, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, {workspace});
+        return v;
+    }
+    void *buffer(int i) { return (char *)memory + (size_t)i * (1 << 20); } // 1 MiB slices
+    void *memory = nullptr;
+    std::vector<cudnnBackendDescriptor_t> made;
+};
+
+TEST_F(StandinGraphRules, DescriptorsAreLiveSetBeforeFinalizeAndReadAfter)
+{
+    cudnnBackendDescriptor_t t = tensor('x', {1, 8, 6, 6});
+    expect_rule(set<int64_t>(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, {9}), CUDNN_STATUS_NOT_INITIALIZED,
+                "backendSetAfterFinalize");
+    cudnnBackendDescriptor_t p = plan();
+    int64_t workspace = 0, count = 0;
+    expect_rule(cudnnBackendGetAttribute(p, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &count,
+                                         &workspace),
+                CUDNN_STATUS_NOT_INITIALIZED, "backendGetBeforeFinalize");
+    ASSERT_EQ(cudnnBackendFinalize(p), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(cudnnBackendGetAttribute(p, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &count,
+                                       &workspace),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(workspace, 1 << 20);
+    // a destroyed descriptor as an operand
+    cudnnBackendDescriptor_t op = create(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+    cudnnBackendDescriptor_t gone = tensor('w', {16, 8, 3, 3});
+    cudnnBackendDestroyDescriptor(gone);
+    made.erase(std::find(made.begin(), made.end(), gone));
+    expect_rule(set<cudnnBackendDescriptor_t>(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, {gone}),
+                CUDNN_STATUS_BAD_PARAM, "backendDescriptorLive");
+}
+
+TEST_F(StandinGraphRules, AttributesHaveTheirDescriptorTheirTypeAndTheirCount)
+{
+    cudnnBackendDescriptor_t t = create(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+    expect_rule(set<int32_t>(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT32, {1, 8, 6, 6}), CUDNN_STATUS_BAD_PARAM,
+                "backendAttributeType"); // dimensions are int64
+    expect_rule(set<int64_t>(t, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, {2}), CUDNN_STATUS_BAD_PARAM,
+                "backendAttributeOfDescriptor");
+    expect_rule(set<int64_t>(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, std::vector<int64_t>(9, 1)),
+                CUDNN_STATUS_BAD_PARAM, "backendElementCount");
+}
+
+TEST_F(StandinGraphRules, TensorsAreCompleteDenseAndAligned)
+{
+    cudnnBackendDescriptor_t t = create(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+    set<int64_t>(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, {1, 8, 6, 6});
+    expect_rule(cudnnBackendFinalize(t), CUDNN_STATUS_BAD_PARAM, "tensorRequired");
+    // dimensions given in N, H, W, C order with NCHW's dense strides: neither layout
+    cudnnBackendDescriptor_t nhwc_order = tensor('x', {1, 6, 6, 8}, {288, 1, 48, 8}, false);
+    expect_rule(cudnnBackendFinalize(nhwc_order), CUDNN_STATUS_BAD_PARAM, "tensorDenseLayout");
+    cudnnBackendDescriptor_t odd = tensor('x', {1, 8, 6, 6}, {}, false);
+    set<int64_t>(odd, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, {12});
+    expect_rule(cudnnBackendFinalize(odd), CUDNN_STATUS_BAD_PARAM, "tensorAlignment");
+    // NHWC by strides, the dimensions in N, C, H, W order: dense
+    EXPECT_EQ(cudnnBackendFinalize(tensor('x', {1, 8, 6, 6}, {288, 1, 48, 8}, false)), CUDNN_STATUS_SUCCESS);
+}
+
+TEST_F(StandinGraphRules, AConvolutionsShapesGroupsAndScalarsAgree)
+{
+    cudnnBackendDescriptor_t c = create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+    set<cudnnDataType_t>(c, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, {CUDNN_DATA_FLOAT});
+    set<int64_t>(c, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, {2});
+    set<int64_t>(c, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, {1});
+    expect_rule(cudnnBackendFinalize(c), CUDNN_STATUS_BAD_PARAM, "convDescriptorRequired");
+    cudnnBackendDescriptor_t x = tensor('x', {1, 8, 6, 6}), y = tensor('y', {1, 16, 6, 6});
+    // groups are X.C / W.C: 8 / 3 is none
+    expect_rule(cudnnBackendFinalize(operation(x, tensor('w', {16, 3, 3, 3}), y, convolution())),
+                CUDNN_STATUS_BAD_PARAM, "convGroups");
+    // no post padding: 4x4, not 6x6 (the graph API pads each side on its own)
+    expect_rule(cudnnBackendFinalize(operation(x, tensor('w', {16, 8, 3, 3}), y, convolution({0, 0}))),
+                CUDNN_STATUS_BAD_PARAM, "convOutputDims");
+    expect_rule(cudnnBackendFinalize(operation(x, tensor('w', {16, 8, 3, 3}), y, convolution(), 1.0f)),
+                CUDNN_STATUS_BAD_PARAM, "convAlphaBeta");
+    // post padding 0 and a 5x5 output: one side more, right
+    EXPECT_EQ(cudnnBackendFinalize(operation(x, tensor('w', {16, 8, 3, 3}), tensor('y', {1, 16, 5, 5}),
+                                             convolution({0, 0}))),
+              CUDNN_STATUS_SUCCESS);
+}
+
+TEST_F(StandinGraphRules, AGraphsTensorsHaveOneIdEachAndNoOperationWritesItsInput)
+{
+    cudnnBackendDescriptor_t x = tensor('x', {1, 8, 6, 6});
+    // W under X's id
+    cudnnBackendDescriptor_t op = operation(x, tensor('x', {16, 8, 3, 3}), tensor('y', {1, 16, 6, 6}), convolution());
+    ASSERT_EQ(cudnnBackendFinalize(op), CUDNN_STATUS_SUCCESS);
+    expect_rule(cudnnBackendFinalize(graph({op})), CUDNN_STATUS_BAD_PARAM, "graphUniqueIds");
+    // a 1x1 convolution 8 -> 8 writing its own input
+    cudnnBackendDescriptor_t one = create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+    set<cudnnDataType_t>(one, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, {CUDNN_DATA_FLOAT});
+    set<cudnnConvolutionMode_t>(one, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, {CUDNN_CROSS_CORRELATION});
+    set<int64_t>(one, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, {2});
+    for (cudnnBackendAttributeName_t name : {CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS})
+        set<int64_t>(one, name, CUDNN_TYPE_INT64, {0, 0});
+    for (cudnnBackendAttributeName_t name : {CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES})
+        set<int64_t>(one, name, CUDNN_TYPE_INT64, {1, 1});
+    ASSERT_EQ(cudnnBackendFinalize(one), CUDNN_STATUS_SUCCESS);
+    cudnnBackendDescriptor_t in_place = operation(x, tensor('w', {8, 8, 1, 1}), x, one);
+    ASSERT_EQ(cudnnBackendFinalize(in_place), CUDNN_STATUS_SUCCESS);
+    expect_rule(cudnnBackendFinalize(graph({in_place})), CUDNN_STATUS_BAD_PARAM, "graphInPlace");
+    // a virtual input: nothing produces it
+    cudnnBackendDescriptor_t v = tensor('v', {1, 8, 6, 6}, {}, false);
+    bool yes = true;
+    cudnnBackendSetAttribute(v, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &yes);
+    ASSERT_EQ(cudnnBackendFinalize(v), CUDNN_STATUS_SUCCESS);
+    cudnnBackendDescriptor_t reads_virtual = operation(v, tensor('w', {16, 8, 3, 3}), tensor('y', {1, 16, 6, 6}), convolution());
+    ASSERT_EQ(cudnnBackendFinalize(reads_virtual), CUDNN_STATUS_SUCCESS);
+    expect_rule(cudnnBackendFinalize(graph({reads_virtual})), CUDNN_STATUS_BAD_PARAM, "graphVirtualTensors");
+}
+
+TEST_F(StandinGraphRules, HeuristicsWriteIntoTheCallersConfigurationsAndNeverRunInACapture)
+{
+    cudnnBackendDescriptor_t h = heuristics(good_graph());
+    ASSERT_EQ(cudnnBackendFinalize(h), CUDNN_STATUS_SUCCESS);
+    int64_t available = 0;
+    ASSERT_EQ(cudnnBackendGetAttribute(h, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &available,
+                                       nullptr),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(available, 5) << "mode A's engines of the default script";
+    // results into descriptors of another kind (cudnn-frontend makes ENGINECFG ones first)
+    std::vector<cudnnBackendDescriptor_t> wrong = {create(CUDNN_BACKEND_TENSOR_DESCRIPTOR)};
+    int64_t returned = 0;
+    expect_rule(cudnnBackendGetAttribute(h, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &returned,
+                                         wrong.data()),
+                CUDNN_STATUS_BAD_PARAM, "backendOutputDescriptors");
+    // heuristics and a plan's finalize inside a capture: refused, and the capture ends invalid
+    cudnnBackendDescriptor_t later = heuristics(good_graph()), p = plan();
+    ASSERT_EQ(cudaStreamBeginCapture(session.stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    expect_rule(cudnnBackendFinalize(later), CUDNN_STATUS_NOT_SUPPORTED, "heurNotCaptured");
+    expect_rule(cudnnBackendFinalize(p), CUDNN_STATUS_NOT_SUPPORTED, "planNotCaptured");
+    cudaGraph_t graph = nullptr;
+    EXPECT_EQ(cudaStreamEndCapture(session.stream, &graph), cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+}
+
+TEST_F(StandinGraphRules, AVariantPackNamesTheGraphsTensorsInDeviceMemoryWithTheWorkspace)
+{
+    cudnnBackendDescriptor_t p = plan();
+    ASSERT_EQ(cudnnBackendFinalize(p), CUDNN_STATUS_SUCCESS);
+    const std::vector<int64_t> uids = {'x', 'w', 'y'};
+    const std::vector<void *> pointers = {buffer(0), buffer(1), buffer(2)};
+    cudnnBackendDescriptor_t good = pack(uids, pointers, buffer(3));
+    ASSERT_EQ(cudnnBackendFinalize(good), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(cudnnBackendExecute(session.cudnn, p, good), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(cudaStreamSynchronize(session.stream), cudaSuccess);
+    expect_rule(cudnnBackendFinalize(pack(uids, {buffer(0), buffer(1)}, buffer(3))), CUDNN_STATUS_BAD_PARAM,
+                "packRequired");
+    cudnnBackendDescriptor_t unfinalized = pack(uids, pointers, buffer(3));
+    expect_rule(cudnnBackendExecute(session.cudnn, p, unfinalized), CUDNN_STATUS_BAD_PARAM, "executeFinalized");
+    auto execute = [&](std::vector<int64_t> u, std::vector<void *> ptr, void *workspace) {
+        cudnnBackendDescriptor_t v = pack(u, ptr, workspace);
+        EXPECT_EQ(cudnnBackendFinalize(v), CUDNN_STATUS_SUCCESS);
+        return cudnnBackendExecute(session.cudnn, p, v);
+    };
+    expect_rule(execute({'x', 'y', 'z'}, pointers, buffer(3)), CUDNN_STATUS_BAD_PARAM, "packMatchesGraph");
+    expect_rule(execute({'x', 'y'}, {buffer(0), buffer(2)}, buffer(3)), CUDNN_STATUS_BAD_PARAM, "packMatchesGraph");
+    expect_rule(execute(uids, {(char *)buffer(0) + 4, buffer(1), buffer(2)}, buffer(3)), CUDNN_STATUS_BAD_PARAM,
+                "packPointers"); // 4 bytes past a 16-byte boundary
+    float host[8];
+    expect_rule(execute(uids, {host, buffer(1), buffer(2)}, buffer(3)), CUDNN_STATUS_BAD_PARAM, "packPointers");
+    expect_rule(execute(uids, pointers, nullptr), CUDNN_STATUS_BAD_PARAM, "packWorkspace"); // engine 3 needs 1 MiB
+}
+
+} // namespace
