@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# The device check as ONE call of the device tool, its steps in priority order
+# The GPU self-test as ONE call on a GPU node, its steps in priority order
 # under one deadline, so a short GPU window (15 min, starts included) yields
-# the most a fix needs. Build here first (bash bench/gpu_build.sh), then:
-#   run(command="SSLAT_COMMIT=<hash> bash bench/gpu_check.sh", carry=["gpu-carry"], timeout_s=BUDGET+40)
-# then give_back at once (SSLAT_COMMIT names the commit in the summary: the
-# device copy's .git may not be this checkout's). The second call re-runs only
-# what the first did not finish, read from its summary (the failed or skipped
-# steps, the failed op tests as the filter; tables resume from their journals):
-#   mkdir -p gpu-results && tar xzf FILES_AT/tables.tar.gz -C gpu-results && cp FILES_AT/summary.md gpu-results/first.md
-#   run(command="bash bench/gpu_check.sh --retry gpu-results/first.md", carry=["gpu-carry", "gpu-results"], timeout_s=280)
-# --plan prints the steps, their limits and the session's device time.
-# Narrowed by hand: STEPS="ops table_ofa" OPS_FILTER='*MatchesTheReference*/7_*' VARIANTS=fp16-nhwc
-# (OPS_REST_FILTER narrows ops_rest the same way).
+# the most a fix needs. Build on a machine with the toolchain first
+# (bash bench/gpu_build.sh), copy gpu-carry/ beside the tree, then:
+#   SSLAT_COMMIT=<hash> bash bench/gpu_check.sh            (within BUDGET + 40 s)
+# (SSLAT_COMMIT names the commit in the summary when the tree there has no
+# .git). A second call re-runs only what the first did not finish, read from
+# its summary (the failed or skipped steps, the failed op tests as the filter;
+# tables resume from their journals), with gpu-results/ carried along:
+#   mkdir -p gpu-results && tar xzf tables.tar.gz -C gpu-results && cp summary.md gpu-results/first.md
+#   bash bench/gpu_check.sh --retry gpu-results/first.md  (within 280 s)
+# --plan prints the steps, their limits and the device time of both calls.
+# Narrowed by hand: STEPS="ops table_ofa_graph" OPS_FILTER='*MatchesTheReference*/7_*' VARIANTS=fp16-nhwc
+# APIS=graph (OPS_REST_FILTER narrows ops_rest the same way).
+# The first steps are what the graph-API path (--cuda-api graph) needs on its
+# first GPU: every op case through both cuDNN APIs, ProxylessNAS tables on the
+# graph and the legacy API with their engine census and phase timers,
+# PyTorch of the same dtype and layout per candidate, the kernel names of one
+# unit on both sides, OFA on the graph API, the table against PyTorch end to end.
 # Each step has `timeout -k 5` and its own log; one summary line per step goes
 # to $OUT/summary.md as it ends, and everything is packed after every step into
 # $OUT/logs.tar.gz and $OUT/tables.tar.gz (3 files back). Tables are written
@@ -19,10 +25,14 @@
 # of being refused, and a failing unit is listed instead of ending the table.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-ALL_STEPS="probe fill ops capture errors table_px table_ofa ofa_again validate_torch validate_sslat validate_px_torch memcheck nvtx torch_ops ops_rest"
-# each step's limit in seconds (never past the call's deadline)
-LIMITS="probe:30 fill:20 ops:100 capture:60 errors:30 table_px:75 table_ofa:100 ofa_again:100 validate_torch:90
-        validate_sslat:90 validate_px_torch:90 memcheck:60 nvtx:60 torch_ops:120 ops_rest:120"
+ALL_STEPS="probe ops table_px_graph table_px torch_ops kernels table_px_fp32_graph torch_ops_fp32 table_ofa_graph validate_px_graph_torch ops_rest capture fill table_ofa errors memcheck nvtx"
+# each step's limit in seconds (never past the call's deadline). A graph-API
+# table: 0.05 s a unit, 0.6 s a distinct convolution (heuristics, up to ten
+# plans finalized and timed; runtime-compiled engines compile: a guess until a
+# GPU run measures it), 4 s to start (tests/test_cuda_plan_invariants.cc)
+LIMITS="probe:40 ops:150 table_px_graph:90 table_px:75 torch_ops:150 kernels:90 table_px_fp32_graph:75
+        torch_ops_fp32:120 table_ofa_graph:130 validate_px_graph_torch:120 ops_rest:150 capture:60 fill:20
+        table_ofa:100 errors:30 memcheck:60 nvtx:60"
 limit_of() { local pair; for pair in $LIMITS; do [ "${pair%%:*}" = "$1" ] && echo "${pair#*:}" && return; done; echo 60; }
 # The session's device time (the device tool: 15 min in all, starts included;
 # a start took 60-90 s on the H200): start + first call + transfer, then the
@@ -32,11 +42,11 @@ FIRST_BUDGET=${BUDGET:-360} RETRY_BUDGET=${RETRY_BUDGET:-240}
 
 if [ "${1:-}" = "--plan" ]; then
   echo "bench/gpu_check.sh: steps in priority order (a step past the deadline is skipped)"
-  printf '  %-18s %6s %10s  %s\n' step limit "ends by" "in a ${FIRST_BUDGET} s call"
+  printf '  %-24s %6s %10s  %s\n' step limit "ends by" "in a ${FIRST_BUDGET} s call"
   at=0
   for name in ${STEPS:-$ALL_STEPS}; do
     at=$((at + $(limit_of "$name")))
-    printf '  %-18s %5ss %9ss  %s\n' "$name" "$(limit_of "$name")" "$at" "$( ((at <= FIRST_BUDGET)) && echo yes || echo "if the steps before end early")"
+    printf '  %-24s %5ss %9ss  %s\n' "$name" "$(limit_of "$name")" "$at" "$( ((at <= FIRST_BUDGET)) && echo yes || echo "if the steps before end early")"
   done
   total=$((START_S + FIRST_BUDGET + TRANSFER_S + START_S + RETRY_BUDGET + TRANSFER_S))
   echo "device time: start ${START_S} + first call ${FIRST_BUDGET} + transfer ${TRANSFER_S} + start ${START_S} + retry ${RETRY_BUDGET} + transfer ${TRANSFER_S} = ${total} s of ${SESSION_S} s"
@@ -53,7 +63,8 @@ if [ "${1:-}" = "--retry" ]; then
   [ -f "$first" ] || { echo "FAIL: no summary $first"; exit 2; }
   # the name of a step's summary line (its log), for a STEPS name
   line_name() { case "$1" in table_px) echo px_b1_fp16 ;; table_ofa) echo ofa_b1_fp32 ;;
-    validate_torch) echo validate_ofa_torch ;; validate_sslat) echo validate_ofa_sslat ;; *) echo "$1" ;; esac; }
+    table_px_graph) echo px_b1_fp16_graph ;; table_px_fp32_graph) echo px_b1_fp32_graph ;;
+    table_ofa_graph) echo ofa_b1_fp32_graph ;; *) echo "$1" ;; esac; }
   asked=$(sed -nE 's/^## bench\/gpu_check.sh, .*, steps: (.*)$/\1/p' "$first" | tail -n 1)
   # the probe passed when it ran and said no FAIL (its rc is that of its last
   # command, which only looks for compute-sanitizer and ncu)
@@ -123,7 +134,7 @@ step() {
 say ""
 say "## bench/gpu_check.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), commit ${SSLAT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}, budget ${BUDGET:-360} s, steps: $STEPS"
 if [ ! -x "$BIN/sslat" ] || [ ! -x "$T" ]; then
-  say "FAIL: no gpu-carry/: run bash bench/gpu_build.sh here first and carry gpu-carry"
+  say "FAIL: no gpu-carry/: run bash bench/gpu_build.sh here first and copy gpu-carry/ beside the tree"
   exit 2
 fi
 
@@ -147,12 +158,20 @@ say "- python $PY, wheels ${NV:-none}; library folders: ${folders:-none}"
 
 X="--gtest_output=xml:$L/"
 if wanted probe; then
+  # the tiny space the probe measures on the graph API: one convolution
+  printf '%s' '{"sslat": 1, "input": {"shape": [16, 28, 28]}, "layers": [{"name": "b0", "choice": ["conv_k3_c16"], "c": 16}]}' > "$WORK/one.json"
   step probe "$(limit_of probe)" sh -c "nvidia-smi; nvidia-smi -q -d CLOCK,PERFORMANCE; lscpu | head -20;
     $PY -m pip show nvidia-cudnn-cu13 nvidia-cublas torch 2>/dev/null | grep -E '^(Name|Version|Location)';
     $PY -c 'import torch; print(\"torch\", torch.__version__, \"cudnn\", torch.backends.cudnn.version())';
-    ldd $BIN/sslat $T; $BIN/sslat calculators; command -v compute-sanitizer ncu"
+    echo \"NVIDIA_TF32_OVERRIDE=\${NVIDIA_TF32_OVERRIDE-unset}\";
+    echo \"nvrtc: \$(ls ${NV:+$NV/cu13/lib/libnvrtc* $NV/cuda_nvrtc/lib/libnvrtc*} /usr/local/cuda/lib64/libnvrtc* 2>/dev/null | tr '\n' ' ')\";
+    ldconfig -p | grep -i nvrtc | head -3;
+    ldd $BIN/sslat $T; $BIN/sslat calculators; command -v compute-sanitizer ncu;
+    $BIN/sslat measure -c cuda $WORK/one.json --cuda-api graph --runs 3 -o $WORK/one.sslat --json $WORK/one_table.json;
+    grep -E '\"cuda\.(api|graph|plan\.b0:conv_k3_c16|tf32_override)\"' $WORK/one_table.json"
   say "    $(grep -E '^cuda ' "$L/probe.log")"
   say "    $(grep -m1 -E 'NVIDIA H|Driver Version' "$L/probe.log" | tr -s ' ')"
+  grep -E '^nvrtc: |^NVIDIA_TF32_OVERRIDE=|"cuda\.(graph|plan\.)' "$L/probe.log" | cut -c1-400 | sed 's/^/    /' | tee -a "$OUT/summary.md"
   if ! grep -qE '^cuda +timed +ms +available' "$L/probe.log"; then
     LD_DEBUG=libs "$BIN/sslat" calculators > "$L/lddebug.log" 2>&1
     say "FAIL: the cuda calculator cannot run here (logs: probe.log, lddebug.log)"
@@ -160,30 +179,21 @@ if wanted probe; then
     exit 1
   fi
 fi
-if wanted fill; then step fill "$(limit_of fill)" "$T" --gtest_filter='GpuFill*:GpuKernels*' "${X}fill.xml"; fi
 # op_matrix NAME: the counts of step NAME's "sslat-op:" lines (one per case,
-# variant and mode, with its plan or cuDNN's reason) and the ones that failed
+# variant, mode and cuDNN API, with its plan or cuDNN's reason) and the ones that failed
 op_matrix() {
-  local log=$L/$1.log
-  say "    per (case, variant, mode): $(grep -c '^sslat-op: .*: ok:' "$log") ok, $(grep -c '^sslat-op: .*: WRONG:' "$log") wrong, $(grep -c '^sslat-op: .*: FAILED:' "$log") refused"
+  local log=$L/$1.log api
+  for api in legacy graph; do
+    say "    per (case, variant, mode), $api API: $(grep -c "^sslat-op: .* $api: ok:" "$log") ok, $(grep -c "^sslat-op: .* $api: WRONG:" "$log") wrong, $(grep -c "^sslat-op: .* $api: FAILED:" "$log") refused, $(grep -c "^sslat-op: .* $api: ok:.*legacy API: " "$log") on the legacy API instead"
+  done
   grep -E '^sslat-op: .*: (WRONG|FAILED):' "$log" | head -n 30 | cut -c1-400 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+  grep -E '^sslat-op: .* graph: ok:.*legacy API: ' "$log" | head -n 5 | cut -c1-400 | sed 's/^/    /' | tee -a "$OUT/summary.md"
 }
-# every op case against the plain-C reference, the main variants, both modes
+# every op case against the plain-C reference, the main variants, both modes, both cuDNN APIs
 if wanted ops; then
-  SSLAT_GPU_VARIANTS=${VARIANTS:-fp32-nchw,fp16-nhwc} step ops "$(limit_of ops)" "$T" --gtest_filter="$OPS_FILTER" "${X}ops.xml"
+  SSLAT_GPU_APIS=${APIS:-legacy,graph} SSLAT_GPU_VARIANTS=${VARIANTS:-fp32-nchw,fp16-nhwc} \
+    step ops "$(limit_of ops)" "$T" --gtest_filter="$OPS_FILTER" "${X}ops.xml"
   op_matrix ops
-fi
-# capture, replay over rotating copies (capped at 8 here), hot and cold; OOM; a bad device
-if wanted capture; then
-  SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc SSLAT_CUDA_COPIES_CAP=8 CUDNN_LOGLEVEL_DBG=1 \
-    step capture "$(limit_of capture)" "$T" --gtest_filter='*Measured*:GpuCalculator.ColdAndHot*:*OutOfMemory*:*BadDevice*' "${X}capture.xml"
-fi
-# clear errors from the command: a bad device, out of memory
-if wanted errors; then
-  step errors "$(limit_of errors)" sh -c "\"\$0\" measure -c cuda examples/proxylessnas.json --device 999 -o $WORK/bad.sslat; echo \"exit \$?\";
-    printf '%s' '{\"sslat\": 1, \"input\": {\"shape\": [256, 8, 8]}, \"layers\": [{\"choice\": [\"conv_k3_c256\", \"skip\"], \"c\": 256}]}' > $WORK/big.json;
-    \"\$0\" measure -c cuda $WORK/big.json --batch 4096 --resolution 1024 -o $WORK/big.sslat; echo \"exit \$?\"" "$BIN/sslat"
-  grep -vE '^\s*$' "$L/errors.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
 fi
 # table NAME SECONDS SPACE DTYPE [extra…]: batch 1, --resume, CSV and JSON beside it
 table() {
@@ -199,46 +209,114 @@ table() {
   if [ $rc -eq 0 ] || [ $rc -eq 5 ]; then
     "$BIN/sslat" export "$R/$name.sslat" --json > "$R/$name.json" 2>> "$L/export.log"
     "$PY" -c "
-import json, sys
+import collections, json, re, sys
 m = json.load(open(sys.argv[1]))['metadata']
-keys = [k for k in sorted(m) if k.startswith(('device.', 'software.', 'cuda.find', 'cuda.blocking', 'cuda.fused', 'cuda.fma', 'cuda.relaxed', 'cuda.noisy', 'quality.', 'failed.'))]
+keys = [k for k in sorted(m) if k.startswith(('device.', 'software.', 'cuda.api', 'cuda.graph', 'cuda.time', 'cuda.tf32',
+        'cuda.find', 'cuda.blocking', 'cuda.fused', 'cuda.fma', 'cuda.relaxed', 'cuda.noisy', 'quality.', 'failed.'))]
 for k in keys: print('    %s: %s' % (k, m[k]))
 plans = [v for k, v in m.items() if k.startswith('cuda.plan.')]
-algos = {}
+algos, ranks, legacy, notes = collections.Counter(), collections.Counter(), collections.Counter(), collections.Counter()
 for v in plans:
     for part in v.split(' | '):
-        if part.startswith('conv ') and ': ' in part:
-            a = part.split(': ', 1)[1].split(',')[0]; algos[a] = algos.get(a, 0) + 1
-print('    cuda.plan: %d units; conv algorithms chosen: %s' % (len(plans), ', '.join('%s %d' % kv for kv in sorted(algos.items(), key=lambda kv: -kv[1]))))
+        if not (part.startswith('conv ') and ': ' in part): continue
+        chosen = part.split(': ', 1)[1]
+        if chosen.startswith('graph '):
+            algos[chosen.split(',')[0]] += 1
+            r = re.search(r'rank (\d+) of (\d+) timed', chosen)
+            if r: ranks['%s of %s' % r.groups()] += 1
+            n = re.search(r'notes ([a-z_,]+)', chosen)
+            if n: notes[n.group(1)] += 1
+        else:
+            algos[chosen.split(',')[0]] += 1
+            if 'legacy API: ' in chosen: legacy[chosen.split('legacy API: ', 1)[1][:120]] += 1
+top = lambda c, n: ', '.join('%s %d' % kv for kv in c.most_common(n))
+print('    cuda.plan: %d units; conv choices: %s' % (len(plans), top(algos, 12)))
+if ranks: print('    graph winners by rank among the timed: %s; notes: %s' % (top(ranks, 10), top(notes, 6)))
+if legacy: print('    on the legacy API instead: %s' % top(legacy, 4))
 " "$R/$name.json" 2>&1 | tee -a "$OUT/summary.md"
   fi
   pack
   return $rc
 }
+if wanted table_px_graph; then table px_b1_fp16_graph "$(limit_of table_px_graph)" proxylessnas fp16 --cuda-api graph; fi
 if wanted table_px; then table px_b1_fp16 "$(limit_of table_px)" proxylessnas fp16; fi
-if wanted table_ofa; then table ofa_b1_fp32 "$(limit_of table_ofa)" ofa_mobilenet_v3 fp32; fi
-# a second OFA table in a new process (Find again): the two-run spread
-if wanted ofa_again && [ -f "$R/ofa_b1_fp32.csv" ]; then
-  rm -f "$R/ofa_again.sslat" "$R/ofa_again.sslat.journal"
-  table ofa_again "$(limit_of ofa_again)" ofa_mobilenet_v3 fp32 && say "    two runs of OFA b1 fp32, entries >= 20 us: $("$PY" bench/gpu_compare.py spread "$R/ofa_b1_fp32.csv" "$R/ofa_again.csv" 2>&1)"
+# per candidate against PyTorch of the same dtype and layout (per-copy weights
+# and intermediates, BN folded, a GPU spin before each sample; the plain regime beside)
+# torch_ops NAME DTYPE LAYOUT TABLES…: PyTorch's CSV, then ours / PyTorch for each table present
+torch_ops() {
+  local name=$1 dtype=$2 layout=$3 t
+  shift 3
+  "$BIN/sslat" show --ir examples/proxylessnas.json > "$L/ir_px_b1.json" 2>> "$L/export.log"
+  step "$name" "$(limit_of "$name")" "$PY" bench/torch_ops.py "$L/ir_px_b1.json" --dtype "$dtype" --layout "$layout" \
+    --compare-regimes -o "$R/torch_px_b1_${dtype}_$layout.csv" || return
+  for t in "$@"; do
+    [ -f "$R/$t.csv" ] || continue
+    for column in torch_ms torch_plain_ms; do
+      say "    $t / PyTorch $dtype $layout ($column), ProxylessNAS b1: $("$PY" bench/gpu_compare.py torch "$R/$t.csv" "$R/torch_px_b1_${dtype}_$layout.csv" $column 2>&1)"
+    done
+  done
+  tail -n 2 "$L/$name.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+}
+if wanted torch_ops; then torch_ops torch_ops fp16 nhwc px_b1_fp16_graph px_b1_fp16; fi
+# the kernels of one unit (expansion 1x1, 7x7 depthwise, projection 1x1 with
+# the residual), fp16 NHWC: ncu on sslat's profile replay (graph and legacy
+# API), torch.profiler on PyTorch's module
+if wanted kernels && command -v ncu > /dev/null; then
+  printf '%s' '{"sslat": 1, "input": {"shape": [24, 56, 56]}, "layers": [{"name": "b0", "choice": ["ir_k7_e6"], "c": 24}]}' > "$WORK/k7.json"
+  "$BIN/sslat" show --ir "$WORK/k7.json" > "$WORK/k7_ir.json" 2>> "$L/export.log"
+  step kernels "$(limit_of kernels)" sh -c "for api in graph legacy; do echo \"== sslat \$api\";
+      ncu --nvtx --nvtx-include 'sslat@b0:ir_k7_e6/profile/' --clock-control none --metrics gpu__time_duration.sum \
+        $BIN/sslat measure -c cuda $WORK/k7.json --dtype fp16 --cuda-api \$api --profile --runs 3 -o $WORK/k7_\$api.sslat; done;
+    echo '== torch'; $PY bench/torch_ops.py $WORK/k7_ir.json --dtype fp16 --kernels b0:ir_k7_e6"
+  # each profiled kernel's name (ncu's header: NAME (grid)x(block)) and its duration
+  awk '/^== /{side=$0; next}
+       /^  [^ ].*\(([0-9]+, ?){2}[0-9]+\)x\(/{name=$0; sub(/^ +/, "", name); sub(/ \(.*/, "", name); next}
+       /gpu__time_duration.sum/ && name != "" {print "    " side ": " name " " $(NF-1) " " $NF; name=""}' "$L/kernels.log" |
+    cut -c1-260 | head -n 30 | tee -a "$OUT/summary.md"
+  grep -E '^torch b0:ir_k7_e6' "$L/kernels.log" | cut -c1-600 | sed 's/^/    /' | tee -a "$OUT/summary.md"
 fi
-# validate NAME SPACE TABLE REFERENCE: the table against whole architectures
-# timed end to end (sslat: our own whole-network graphs; torch: PyTorch CUDA
-# graphs, BN folded, the table's layout), 20 random + fastest + slowest
+if wanted table_px_fp32_graph; then table px_b1_fp32_graph "$(limit_of table_px_fp32_graph)" proxylessnas fp32 --cuda-api graph; fi
+if wanted torch_ops_fp32; then torch_ops torch_ops_fp32 fp32 nchw px_b1_fp32_graph; fi
+if wanted table_ofa_graph; then table ofa_b1_fp32_graph "$(limit_of table_ofa_graph)" ofa_mobilenet_v3 fp32 --cuda-api graph; fi
+# validate NAME SPACE TABLE REFERENCE K [extra…]: the table against K random
+# whole architectures (+ the fastest and the slowest) timed end to end
 validate() {
-  local name=$1 space=$2 table=$3 reference=$4
-  CUDNN_LOGLEVEL_DBG=1 step "$name" "$(limit_of "$5")" sh -c "\"\$0\" validate -c cuda examples/$space.json \"\$1\" -k 20 --reference $reference --json > \"\$2\"" \
+  local name=$1 space=$2 table=$3 reference=$4 k=$5
+  shift 5
+  CUDNN_LOGLEVEL_DBG=1 step "$name" "$(limit_of "$name")" sh -c "\"\$0\" validate -c cuda examples/$space.json \"\$1\" -k $k --reference $reference $* --json > \"\$2\"" \
     "$BIN/sslat" "$R/$table.sslat" "$R/$name.json" &&
     say "    $table against $reference: $("$PY" bench/gpu_compare.py validation "$R/$name.json" 2>&1)"
   tail -n 2 "$L/$name.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
 }
-if wanted validate_torch && [ -f "$R/ofa_b1_fp32.sslat" ]; then validate validate_ofa_torch ofa_mobilenet_v3 ofa_b1_fp32 torch validate_torch; fi
-if wanted validate_sslat && [ -f "$R/ofa_b1_fp32.sslat" ]; then validate validate_ofa_sslat ofa_mobilenet_v3 ofa_b1_fp32 sslat validate_sslat; fi
-if wanted validate_px_torch && [ -f "$R/px_b1_fp16.sslat" ]; then validate validate_px_torch proxylessnas px_b1_fp16 torch validate_px_torch; fi
-# the own kernels under compute-sanitizer memcheck (gap, shuffle, concat/slice, upsample, Focus, from)
+if wanted validate_px_graph_torch && [ -f "$R/px_b1_fp16_graph.sslat" ]; then
+  validate validate_px_graph_torch proxylessnas px_b1_fp16_graph torch 100 --cuda-api graph
+fi
+# the other variants: tf32 NCHW, bf16 NHWC, fp32 NHWC
+if wanted ops_rest; then
+  CUDNN_LOGLEVEL_DBG=1 SSLAT_GPU_APIS=${APIS:-legacy,graph} SSLAT_GPU_VARIANTS=tf32-nchw,bf16-nhwc,fp32-nhwc \
+    step ops_rest "$(limit_of ops_rest)" "$T" --gtest_filter="$OPS_REST_FILTER" "${X}ops_rest.xml"
+  op_matrix ops_rest
+fi
+# capture, replay over rotating copies (capped at 8 here), hot and cold; OOM; a bad device
+if wanted capture; then
+  SSLAT_GPU_APIS=${APIS:-legacy,graph} SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc SSLAT_CUDA_COPIES_CAP=8 CUDNN_LOGLEVEL_DBG=1 \
+    step capture "$(limit_of capture)" "$T" --gtest_filter='*Measured*:GpuCalculator.ColdAndHot*:*OutOfMemory*:*BadDevice*' "${X}capture.xml"
+fi
+if wanted fill; then step fill "$(limit_of fill)" "$T" --gtest_filter='GpuFill*:GpuKernels*' "${X}fill.xml"; fi
+if wanted table_ofa; then table ofa_b1_fp32 "$(limit_of table_ofa)" ofa_mobilenet_v3 fp32; fi
+# clear errors from the command: a bad device, out of memory
+if wanted errors; then
+  step errors "$(limit_of errors)" sh -c "\"\$0\" measure -c cuda examples/proxylessnas.json --device 999 -o $WORK/bad.sslat; echo \"exit \$?\";
+    printf '%s' '{\"sslat\": 1, \"input\": {\"shape\": [256, 8, 8]}, \"layers\": [{\"choice\": [\"conv_k3_c256\", \"skip\"], \"c\": 256}]}' > $WORK/big.json;
+    \"\$0\" measure -c cuda $WORK/big.json --batch 4096 --resolution 1024 -o $WORK/big.sslat; echo \"exit \$?\"" "$BIN/sslat"
+  grep -vE '^\s*$' "$L/errors.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+fi
+# the own kernels, and the graph API's plans, under compute-sanitizer memcheck
+# (gap, shuffle, concat/slice, upsample, Focus, from; the first convolutions)
 if wanted memcheck && command -v compute-sanitizer > /dev/null; then
-  SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc step memcheck "$(limit_of memcheck)" compute-sanitizer --tool memcheck --error-exitcode 99 \
-    "$T" --gtest_filter="$(printf '*MatchesTheReference*/%s_*:' 23 27 42 44 45 53 54)"
+  SSLAT_GPU_APIS=${APIS:-legacy,graph} SSLAT_GPU_VARIANTS=fp32-nchw,fp16-nhwc step memcheck "$(limit_of memcheck)" \
+    compute-sanitizer --tool memcheck --error-exitcode 99 \
+    "$T" --gtest_filter="$(printf '*MatchesTheReference*/%s_*:' 0 1 23 27 42 44 45 53 54)"
   grep -E 'ERROR SUMMARY|Invalid' "$L/memcheck.log" | head -n 8 | sed 's/^/    /' | tee -a "$OUT/summary.md"
 fi
 # NVTX: ncu profiles only the kernels of one unit's profile replay, chosen by
@@ -250,18 +328,6 @@ if wanted nvtx && command -v ncu > /dev/null; then
   kernel_line='^  [^ ].*\(([0-9]+, ?){2}[0-9]+\)x\(' # ncu's header of a profiled kernel: NAME (grid)x(block)
   say "    ncu profiled $(grep -cE "$kernel_line" "$L/nvtx.log") kernels in sslat@b0:ir_k3_e3/profile/: $(grep -E "$kernel_line" "$L/nvtx.log" | sed 's/(.*//' | tr -s ' ' | head -n 12 | tr '\n' ';' | cut -c1-400)"
   grep -E '==PROF==|==WARNING==|==ERROR==' "$L/nvtx.log" | head -n 4 | cut -c1-200 | sed 's/^/    /' | tee -a "$OUT/summary.md"
-fi
-# per op against PyTorch (fair: per-copy weights, BN folded, the same layout): ProxylessNAS b1 fp16
-if wanted torch_ops && [ -f "$R/px_b1_fp16.csv" ]; then
-  "$BIN/sslat" show --ir examples/proxylessnas.json > "$L/ir_px_b1.json" 2>> "$L/export.log"
-  step torch_ops "$(limit_of torch_ops)" "$PY" bench/torch_ops.py "$L/ir_px_b1.json" --dtype fp16 -o "$R/torch_px_b1_fp16.csv" &&
-    say "    ours / PyTorch per op, ProxylessNAS b1 fp16: $("$PY" bench/gpu_compare.py torch "$R/px_b1_fp16.csv" "$R/torch_px_b1_fp16.csv" 2>&1 | tail -n 1)"
-  tail -n 2 "$L/torch_ops.log" | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
-fi
-# the other variants: tf32 NCHW, bf16 NHWC, fp32 NHWC
-if wanted ops_rest; then
-  CUDNN_LOGLEVEL_DBG=1 SSLAT_GPU_VARIANTS=tf32-nchw,bf16-nhwc,fp32-nhwc step ops_rest "$(limit_of ops_rest)" "$T" --gtest_filter="$OPS_REST_FILTER" "${X}ops_rest.xml"
-  op_matrix ops_rest
 fi
 nvidia-smi -q -d CLOCK,PERFORMANCE > "$L/nvidia-smi-after.log" 2>&1
 say "- done, $((${BUDGET:-360} - (END - $(date +%s)))) s of ${BUDGET:-360}"

@@ -2,7 +2,8 @@
 """Figures of bench/gpu_check.sh from its files (standard library only).
 
     gpu_compare.py spread A.csv B.csv          two runs' entries >= 20 us: spread
-    gpu_compare.py torch OURS.csv TORCH.csv    per-op ratio ours / PyTorch
+    gpu_compare.py torch OURS.csv TORCH.csv [COLUMN]  per-op ratio ours / PyTorch (torch_ms, or
+                                               torch_plain_ms of --compare-regimes), the extremes named
     gpu_compare.py validation V.json           MAPE, within 5 % / 10 %, tau
 
 OURS / A / B are `sslat export --csv` files; each prints one line of key=value.
@@ -29,16 +30,24 @@ def spread(a_path, b_path, floor_ms=0.020):
         len(diffs), 100 * statistics.median(diffs), 100 * diffs[int(0.9 * (len(diffs) - 1))], 100 * within)
 
 
-def torch_ratio(ours_path, torch_path):
+def torch_ratio(ours_path, torch_path, column="torch_ms"):
     ours = entries(ours_path)
     with open(torch_path) as file:
-        theirs = {(row["layer"], row["label"]): float(row["torch_ms"]) for row in csv.DictReader(file)}
-    ratios = sorted(ours[k] / theirs[k] for k in ours if k in theirs and theirs[k] > 0 and ours[k] > 0)
-    if not ratios:
+        theirs = {(row["layer"], row["label"]): float(row[column]) for row in csv.DictReader(file)}
+    both = [k for k in ours if k in theirs]
+    # a candidate that launches nothing is 0 on both sides; one side 0 alone is a mismatch to look at
+    zero_one_side = [k for k in both if (ours[k] > 0) != (theirs[k] > 0)]
+    pairs = sorted((ours[k] / theirs[k], k) for k in both if theirs[k] > 0 and ours[k] > 0)
+    if not pairs:
         return "ops=0"
-    return "ops=%d median_ratio=%.3f p10=%.3f p90=%.3f faster_share=%.0f%%" % (
+    ratios = [r for r, _ in pairs]
+    named = lambda chosen: ", ".join("%s:%s %.2f" % (k[0], k[1], r) for r, k in chosen)
+    return ("ops=%d median_ratio=%.3f p10=%.3f p90=%.3f faster_share=%.0f%% zero_on_one_side=%d%s\n"
+            "    lowest: %s\n    highest: %s") % (
         len(ratios), statistics.median(ratios), ratios[int(0.1 * (len(ratios) - 1))],
-        ratios[int(0.9 * (len(ratios) - 1))], 100 * sum(r <= 1 for r in ratios) / len(ratios))
+        ratios[int(0.9 * (len(ratios) - 1))], 100 * sum(r <= 1 for r in ratios) / len(ratios), len(zero_one_side),
+        (" (" + ", ".join("%s:%s" % k for k in zero_one_side[:4]) + ")") if zero_one_side else "",
+        named(pairs[:3]), named(pairs[-3:]))
 
 
 def validation(path):
