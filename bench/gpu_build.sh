@@ -2,8 +2,8 @@
 # Build, here, what bench/gpu_check.sh runs on the GPU machine (which has no
 # GoogleTest and no network): Release, sm_90, static CUDA runtime, no MPI; the
 # command, the GPU test binary, libsslat.so, libjansson and libprotobuf-c go to
-# gpu-carry/ (git-ignored), which the device run carries:
-#   run(command="bash bench/gpu_check.sh", carry=["gpu-carry"], timeout_s=400)
+# gpu-carry/ (git-ignored), to copy beside the tree on the GPU node, where
+#   bash bench/gpu_check.sh    runs the check (bench/gpu_check.sh says how)
 # Needs the build packages of scripts/setup.sh: --setup runs it first (apt, a
 # venv and a full build: minutes, so only on a fresh machine).
 set -euo pipefail

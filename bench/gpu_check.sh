@@ -34,9 +34,9 @@ LIMITS="probe:40 ops:150 table_px_graph:90 table_px:75 torch_ops:150 kernels:90 
         torch_ops_fp32:120 table_ofa_graph:130 validate_px_graph_torch:120 ops_rest:150 capture:60 fill:20
         table_ofa:100 errors:30 memcheck:60 nvtx:60"
 limit_of() { local pair; for pair in $LIMITS; do [ "${pair%%:*}" = "$1" ] && echo "${pair#*:}" && return; done; echo 60; }
-# The session's device time (the device tool: 15 min in all, starts included;
-# a start took 60-90 s on the H200): start + first call + transfer, then the
-# same for the retry; kept at or under 14 min.
+# The GPU window's time (15 min in all, the machine's starts included; a start
+# took 60-90 s on the H200): start + first call + transfer, then the same for
+# the retry; kept at or under 14 min.
 START_S=90 TRANSFER_S=20 SESSION_S=840
 FIRST_BUDGET=${BUDGET:-360} RETRY_BUDGET=${RETRY_BUDGET:-240}
 
