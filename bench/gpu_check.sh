@@ -80,6 +80,8 @@ if [ "${1:-}" = "--retry" ]; then
   # failed_in STEP: the tests listed failed under STEP's line; "" when none or cut
   failed_in() {
     local names
+    # a step cut by its limit (rc 124 / 137) left tests unrun: all of them again
+    grep -qE "^- $1: rc (124|137)," "$first" && return
     names=$(awk -v step="- $1:" 'index($0, "- ") == 1 { inside = index($0, step) == 1; next }
       inside && /^ +\[  FAILED  \] / { sub(/,$/, "", $4); print $4 }' "$first")
     [ "$(printf '%s\n' "$names" | grep -c .)" -ge 20 ] && return # cut at 20: run them all
@@ -224,7 +226,7 @@ for v in plans:
             algos[chosen.split(',')[0]] += 1
             r = re.search(r'rank (\d+) of (\d+) timed', chosen)
             if r: ranks['%s of %s' % r.groups()] += 1
-            n = re.search(r'notes ([a-z_,]+)', chosen)
+            n = re.search(r'notes ([a-z_]+(?:,[a-z_]+)*)', chosen)
             if n: notes[n.group(1)] += 1
         else:
             algos[chosen.split(',')[0]] += 1
@@ -270,7 +272,7 @@ if wanted kernels && command -v ncu > /dev/null; then
     echo '== torch'; $PY bench/torch_ops.py $WORK/k7_ir.json --dtype fp16 --kernels b0:ir_k7_e6"
   # each profiled kernel's name (ncu's header: NAME (grid)x(block)) and its duration
   awk '/^== /{side=$0; next}
-       /^  [^ ].*\(([0-9]+, ?){2}[0-9]+\)x\(/{name=$0; sub(/^ +/, "", name); sub(/ \(.*/, "", name); next}
+       /^  [^ ].*\([0-9]+, ?[0-9]+, ?[0-9]+\)x\(/{name=$0; sub(/^ +/, "", name); sub(/ \(.*/, "", name); next}
        /gpu__time_duration.sum/ && name != "" {print "    " side ": " name " " $(NF-1) " " $NF; name=""}' "$L/kernels.log" |
     cut -c1-260 | head -n 30 | tee -a "$OUT/summary.md"
   grep -E '^torch b0:ir_k7_e6' "$L/kernels.log" | cut -c1-600 | sed 's/^/    /' | tee -a "$OUT/summary.md"

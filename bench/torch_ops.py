@@ -16,10 +16,11 @@ entry is: an empty graph's replay is no latency.
 The regime, as sslat's ("fair", the default): every copy keeps its own
 intermediates (each copy's values stay referenced through the capture, so
 the graph's memory pool cannot hand one copy's buffers to the next, L2-warm),
-and each timed replay waits behind a GPU spin (torch.cuda._sleep) long
-enough for the start event, the replay and the stop event to be queued
-before the GPU reaches them, as sslat's blocking kernel does: the host's
-launch latency stays out of the sample. --compare-regimes also times the
+and each timed replay waits behind a GPU spin (torch.cuda._sleep, about
+50 us) meant to last until the start event, the replay and the stop event are
+queued, as sslat's blocking kernel does: the host's launch latency stays out
+of the sample. The spin is fixed, not released by the host: the samples it
+ended too early for are counted on stderr. --compare-regimes also times the
 plain regime (intermediates freed into the pool, no spin) and writes it as a
 second column, torch_plain_ms, so the difference is reported beside.
 
@@ -97,15 +98,25 @@ def capture(models, inputs, keep_intermediates):
 SPIN_CYCLES = 100_000
 
 
+# samples whose spin had ended before the stop event was queued (launch
+# latency inside them), and all spun samples: printed at the end
+SPIN_SHORT = [0, 0]
+
+
 def replay_ms(graph, runs, spin):
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    spun = torch.cuda.Event()
     samples = []
     for _ in range(runs):
         if spin:
             torch.cuda._sleep(SPIN_CYCLES)
+            spun.record()
         start.record()
         graph.replay()
         stop.record()
+        if spin:  # a fixed spin, not sslat's host-released one: say when it was too short
+            SPIN_SHORT[0] += spun.query()
+            SPIN_SHORT[1] += 1
         stop.synchronize()
         samples.append(start.elapsed_time(stop))
     return statistics.median(samples)
@@ -227,6 +238,8 @@ def main():
         writer.writerow([name, label] + ["%.9g" % t for t in times])
     if out is not sys.stdout:
         out.close()
+    print("torch_ops.py: %d of %d spun samples had the spin end before their stop event was queued"
+          % (SPIN_SHORT[0], SPIN_SHORT[1]), file=sys.stderr)
 
 
 if __name__ == "__main__":

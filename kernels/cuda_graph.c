@@ -149,10 +149,11 @@ static sslat_status read_notes(cudnnBackendDescriptor_t engine, cudnnBackendAttr
     return SSLAT_OK;
 }
 
-/* What a configuration is: its engine's index and notes, its knob choices
- * (read into pre-made knob descriptors, as cuDNN writes into the caller's). */
-static sslat_status describe_config(cudnnBackendDescriptor_t config, cudnnBackendDescriptor_t engine,
-                                    cudnnBackendDescriptor_t *knobs, cuda_engine *out, sslat_error *err)
+/* What a configuration is: its engine's index and notes, its knob choices,
+ * read into descriptors made for it (cuDNN writes into the caller's; as
+ * cudnn-frontend, a fresh engine and fresh knob choices for each). */
+static sslat_status read_config(cudnnBackendDescriptor_t config, cudnnBackendDescriptor_t engine,
+                                cudnnBackendDescriptor_t *knobs, cuda_engine *out, sslat_error *err)
 {
     memset(out, 0, sizeof *out);
     int64_t count = 0;
@@ -185,6 +186,20 @@ static sslat_status describe_config(cudnnBackendDescriptor_t config, cudnnBacken
     return SSLAT_OK;
 }
 
+static sslat_status describe_config(cudnnBackendDescriptor_t config, cuda_engine *out, sslat_error *err)
+{
+    cudnnBackendDescriptor_t engine = NULL, knobs[CUDA_MAX_KNOBS] = {NULL};
+    sslat_status status = checked(CUDNN(cudnnBackendCreateDescriptor)(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine),
+                                  "cudnnBackendCreateDescriptor", "CUDNN_BACKEND_ENGINE_DESCRIPTOR", err);
+    for (int k = 0; status == SSLAT_OK && k < CUDA_MAX_KNOBS; k++)
+        status = checked(CUDNN(cudnnBackendCreateDescriptor)(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, &knobs[k]),
+                         "cudnnBackendCreateDescriptor", "CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR", err);
+    if (status == SSLAT_OK) status = read_config(config, engine, knobs, out, err);
+    for (int k = 0; k < CUDA_MAX_KNOBS; k++) cuda_graph_destroy(knobs[k]);
+    cuda_graph_destroy(engine);
+    return status;
+}
+
 /* A growing list of configurations (the caller releases it, whatever happens). */
 typedef struct config_list {
     cuda_graph_config *items;
@@ -194,8 +209,7 @@ typedef struct config_list {
 /* The configurations of one heuristics mode appended, each unless already
  * there. A mode cuDNN refuses for this graph adds none (not an error: the
  * other mode or the legacy API may still compute it). */
-static sslat_status add_mode(const cuda_graph_conv *c, cudnnBackendHeurMode_t mode, bool fallback,
-                             cudnnBackendDescriptor_t engine, cudnnBackendDescriptor_t *knobs, config_list *list,
+static sslat_status add_mode(const cuda_graph_conv *c, cudnnBackendHeurMode_t mode, bool fallback, config_list *list,
                              sslat_error *err)
 {
     cudnnBackendDescriptor_t heuristics = NULL;
@@ -233,7 +247,7 @@ static sslat_status add_mode(const cuda_graph_conv *c, cudnnBackendHeurMode_t mo
     }
     for (int64_t i = 0; status == SSLAT_OK && i < returned && i < available; i++) {
         cuda_engine info;
-        status = describe_config(results[i], engine, knobs, &info, err);
+        status = describe_config(results[i], &info, err);
         info.fallback = fallback;
         bool seen = false;
         for (int32_t j = 0; status == SSLAT_OK && j < list->count; j++) seen = seen || cuda_engine_same(&list->items[j].engine, &info);
@@ -263,18 +277,9 @@ sslat_status cuda_graph_configs(const cuda_graph_conv *c, cuda_graph_config **ou
     *out = NULL;
     *count = 0;
     config_list list = {0};
-    /* one engine and one set of knob descriptors, reused for every configuration */
-    cudnnBackendDescriptor_t engine = NULL, knobs[CUDA_MAX_KNOBS] = {NULL};
-    sslat_status status = checked(CUDNN(cudnnBackendCreateDescriptor)(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine),
-                                  "cudnnBackendCreateDescriptor", "CUDNN_BACKEND_ENGINE_DESCRIPTOR", err);
-    for (int k = 0; status == SSLAT_OK && k < CUDA_MAX_KNOBS; k++)
-        status = checked(CUDNN(cudnnBackendCreateDescriptor)(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, &knobs[k]),
-                         "cudnnBackendCreateDescriptor", "CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR", err);
     /* mode A (cudnn-frontend's "heuristics_instant" is A too), then the fallback list */
-    if (status == SSLAT_OK) status = add_mode(c, CUDNN_HEUR_MODE_A, false, engine, knobs, &list, err);
-    if (status == SSLAT_OK) status = add_mode(c, CUDNN_HEUR_MODE_FALLBACK, true, engine, knobs, &list, err);
-    for (int k = 0; k < CUDA_MAX_KNOBS; k++) cuda_graph_destroy(knobs[k]);
-    cuda_graph_destroy(engine);
+    sslat_status status = add_mode(c, CUDNN_HEUR_MODE_A, false, &list, err);
+    if (status == SSLAT_OK) status = add_mode(c, CUDNN_HEUR_MODE_FALLBACK, true, &list, err);
     if (status != SSLAT_OK) {
         cuda_graph_configs_release(list.items, list.count);
         return status;

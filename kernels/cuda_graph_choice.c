@@ -96,11 +96,15 @@ sslat_status cuda_graph_choose(cuda_program *p, int32_t k, cuda_conv_choice *cho
     size_t plan_workspace[CUDA_AUTOTUNE_LIMIT];
     double ms[CUDA_AUTOTUNE_LIMIT];
     char last_refusal[192] = "";
-    for (int32_t i = 0; status == SSLAT_OK && i < n_configs && census->timed < CUDA_AUTOTUNE_LIMIT; i++) {
+    int32_t attempts = 0;
+    for (int32_t i = 0; status == SSLAT_OK && i < n_configs && census->timed < CUDA_AUTOTUNE_LIMIT &&
+                        attempts < CUDA_AUTOTUNE_ATTEMPTS;
+         i++) {
         if (cuda_engine_refusal(&configs[i].engine, (int)p->dtype)) {
             census->refused++;
             continue;
         }
+        attempts++;
         /* finalize, outside any capture: a runtime-compiled engine compiles here (NVRTC) */
         double started = sslat_now_s();
         cudnnBackendDescriptor_t plan = NULL;

@@ -103,31 +103,33 @@ static sslat_status find_algorithm(cuda_program *p, int32_t k, cuda_conv_choice 
  * the legacy API's (Find); a lopsided padding has no legacy lowering. */
 static sslat_status decide(cuda_program *p, int32_t k, cuda_conv_choice *choice, sslat_error *err)
 {
-    cuda_session *s = p->session;
     if (p->api == SSLAT_CUDNN_API_GRAPH) {
         sslat_status status = cuda_graph_choose(p, k, choice, err);
-        if (status != SSLAT_OK || choice->graph) {
-            if (status == SSLAT_OK) s->graph_convs++;
-            return status;
-        }
-        s->legacy_convs++;
+        if (status != SSLAT_OK || choice->graph) return status;
         if (!p->states[k].conv)
             return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d: cuDNN's graph API cannot compute this convolution "
                               "(%s), and its legacy API cannot pad one side more than the other; -c cpu measures it",
                               p->plan.steps[k].main_node, choice->legacy_reason);
     }
-    sslat_status status = find_algorithm(p, k, choice, err);
-    if (status == SSLAT_OK && choice->fallback) s->fused_fallbacks++;
-    if (status == SSLAT_OK && choice->fma_forced) s->fma_forced++;
-    return status;
+    return find_algorithm(p, k, choice, err);
+}
+
+/* A new decision counted in the session's metadata. */
+static void count_decision(cuda_session *s, const cuda_conv_choice *choice)
+{
+    if (choice->graph) s->graph_convs++;
+    else if (choice->legacy_reason[0]) s->legacy_convs++;
+    if (choice->fallback) s->fused_fallbacks++;
+    if (choice->fma_forced) s->fma_forced++;
 }
 
 sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
 {
     if (p->algorithms_chosen) return SSLAT_OK;
     cuda_session *s = p->session;
+    sslat_status status = cuda_program_allocate(p, 1, err); /* copy 0: what Find and the plans run on */
+    if (status != SSLAT_OK) return status;
     cuda_phase before = cuda_phase_enter(s, CUDA_PHASE_SELECT);
-    sslat_status status = cuda_program_allocate(p, 1, err);
     size_t needed = 0;
     for (int32_t k = 0; status == SSLAT_OK && k < p->plan.count; k++) {
         const cuda_step *step = &p->plan.steps[k];
@@ -145,8 +147,10 @@ sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
             choice.key = key;
             status = decide(p, k, &choice, err);
             if (status == SSLAT_OK) status = cuda_find_cache_put(&s->find_cache, &choice, err);
-            if (status == SSLAT_OK) st->choice = s->find_cache.count - 1;
-            else if (choice.graph_plan) { /* not kept: nobody else owns it */
+            if (status == SSLAT_OK) {
+                st->choice = s->find_cache.count - 1;
+                count_decision(s, &choice);
+            } else if (choice.graph_plan) { /* not kept: nobody else owns it */
                 cuda_graph_plan_release(choice.graph_plan);
                 free(choice.graph_plan);
             }
@@ -170,12 +174,10 @@ sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
      * may have left it smaller: an engine it tried could not have its own) */
     void *workspace = NULL;
     if (status == SSLAT_OK) status = cuda_session_workspace(s, needed, &workspace, err);
-    if (status == SSLAT_OK) {
-        p->algorithms_chosen = true;
-        status = cuda_program_pack(p, err); /* copy 0's variant packs, the workspace now final */
-    }
     cuda_phase_enter(s, before);
-    return status;
+    if (status != SSLAT_OK) return status;
+    p->algorithms_chosen = true;
+    return cuda_program_pack(p, err); /* copy 0's variant packs, the workspace now final */
 }
 
 /* cuDNN's fused call for conv step k: y = act(conv(x) + bias (+ z)). */

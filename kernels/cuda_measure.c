@@ -64,33 +64,44 @@ static sslat_status enqueue_copies(void *context, sslat_error *err)
     return status;
 }
 
-/* The copies as one graph, in thread-local mode, and once more in relaxed
- * mode when a library call was refused inside it (counted: the metadata says
- * so). */
-static sslat_status capture(cuda_program *p, int32_t copies, captured *out, sslat_error *err)
+/* What fn enqueues as one graph, in thread-local mode, and once more in
+ * relaxed mode when a library call was refused inside it (counted: the
+ * metadata says so). */
+static sslat_status capture_either(cuda_session *s, enqueue_fn fn, void *context, captured *out, sslat_error *err)
 {
-    program_copies what = {p, copies};
-    sslat_status status = capture_in(p->session, enqueue_copies, &what, cudaStreamCaptureModeThreadLocal, out, err);
+    sslat_status status = capture_in(s, fn, context, cudaStreamCaptureModeThreadLocal, out, err);
     if (status == SSLAT_OK || status == SSLAT_ERR_NOMEM) return status;
     sslat_error first = *err;
     cudaGetLastError();
-    status = capture_in(p->session, enqueue_copies, &what, cudaStreamCaptureModeRelaxed, out, err);
-    if (status == SSLAT_OK) p->session->relaxed_captures++;
+    status = capture_in(s, fn, context, cudaStreamCaptureModeRelaxed, out, err);
+    if (status == SSLAT_OK) s->relaxed_captures++;
     else sslat_error_prefix(err, "(thread-local capture: %s) relaxed capture: ", first.message);
     return status;
+}
+
+static sslat_status capture(cuda_program *p, int32_t copies, captured *out, sslat_error *err)
+{
+    program_copies what = {p, copies};
+    return capture_either(p->session, enqueue_copies, &what, out, err);
 }
 
 /* How long the blocking kernel waits for the host at most: far more than
  * queueing three calls takes, far less than a hang. */
 #define BLOCK_TIMEOUT_NS 100000000ull /* 100 ms */
 
-/* One replay between events, in ms; cold: the L2 flushed first, outside the
- * events. Hot: behind nvbench's blocking kernel, so the start event, the
- * graph and the stop event are queued before the GPU reaches them and the
- * host's launch latency stays out of the sample. */
-static sslat_status replay(cuda_session *s, const captured *c, bool cold, double *ms, sslat_error *err)
+/* How a replay is timed: a sample behind nvbench's blocking kernel (hot; the
+ * start event, the graph and the stop event are queued before the GPU reaches
+ * them, so the host's launch latency stays out of the sample), a sample after
+ * the L2 is flushed (cold, outside the events), or a timing that is no sample
+ * (a plan's trial in the autotune: blocked, not counted in
+ * cuda.blocking_kernel), or a plain replay (the profiler's: no blocking kernel
+ * in its range). */
+typedef enum replay_kind { REPLAY_HOT, REPLAY_COLD, REPLAY_TRIAL, REPLAY_PLAIN } replay_kind;
+
+/* One replay between events, in ms. */
+static sslat_status replay(cuda_session *s, const captured *c, replay_kind kind, double *ms, sslat_error *err)
 {
-    bool block = !cold && s->block_flags;
+    bool cold = kind == REPLAY_COLD, block = (kind == REPLAY_HOT || kind == REPLAY_TRIAL) && s->block_flags;
     if (cold) CUDA_RETURN_IF_FAILED(err, runtime, cudaMemsetAsync(s->flush, 0, (size_t)s->props.l2CacheSize * 2, s->stream));
     if (block) {
         volatile int32_t *flags = s->block_flags;
@@ -106,7 +117,7 @@ static sslat_status replay(cuda_session *s, const captured *c, bool cold, double
     }
     CUDA_RETURN_IF_FAILED(err, runtime, queued);
     CUDA_RETURN_IF_FAILED(err, runtime, cudaEventSynchronize(s->stop));
-    if (block) {
+    if (block && kind == REPLAY_HOT) {
         if (__atomic_load_n(&s->block_flags[1], __ATOMIC_SEQ_CST)) s->unblocked_samples++;
         else s->blocked_samples++;
     }
@@ -129,7 +140,7 @@ static sslat_status single_copy_ms(cuda_program *p, double *ms, sslat_error *err
     captured one;
     sslat_status status = capture(p, 1, &one, err);
     double t[4] = {0};
-    for (int i = 0; status == SSLAT_OK && i < 4; i++) status = replay(p->session, &one, false, &t[i], err);
+    for (int i = 0; status == SSLAT_OK && i < 4; i++) status = replay(p->session, &one, REPLAY_TRIAL, &t[i], err);
     captured_release(&one);
     if (status != SSLAT_OK) return status;
     *ms = median_of_three(t);
@@ -145,9 +156,9 @@ sslat_status cuda_time_calls(cuda_session *s, sslat_status (*fn)(void *, sslat_e
         status = cuda_check_runtime(cudaStreamSynchronize(s->stream), "cudaStreamSynchronize(eager run)", __FILE__,
                                     __LINE__, err);
     captured graph = {0};
-    if (status == SSLAT_OK) status = capture_in(s, fn, context, cudaStreamCaptureModeThreadLocal, &graph, err);
+    if (status == SSLAT_OK) status = capture_either(s, fn, context, &graph, err);
     double t[4] = {0};
-    for (int i = 0; status == SSLAT_OK && i < 4; i++) status = replay(s, &graph, false, &t[i], err);
+    for (int i = 0; status == SSLAT_OK && i < 4; i++) status = replay(s, &graph, REPLAY_TRIAL, &t[i], err);
     captured_release(&graph);
     if (status == SSLAT_OK) *ms = median_of_three(t);
     return status;
@@ -193,7 +204,7 @@ sslat_status cuda_measure_program(cuda_program *p, int32_t batch, const sslat_ca
     cuda_nvtx_push(s, "warmup", CUDA_NVTX_PHASE, payload);
     double warm_ms = 0, ms = 0;
     for (int32_t i = 0; status == SSLAT_OK && (i < o->warmup_iterations || warm_ms < WARMUP_MIN_MS); i++) {
-        status = replay(s, &graph, o->cold, &ms, err);
+        status = replay(s, &graph, o->cold ? REPLAY_COLD : REPLAY_HOT, &ms, err);
         warm_ms += ms;
         if (i > 100000) break;
     }
@@ -206,7 +217,7 @@ sslat_status cuda_measure_program(cuda_program *p, int32_t batch, const sslat_ca
     if (status == SSLAT_OK) status = sslat_stop_init(&stop, &rule, err);
     cuda_nvtx_push(s, "measure", CUDA_NVTX_PHASE, payload);
     while (status == SSLAT_OK) {
-        status = replay(s, &graph, o->cold, &ms, err);
+        status = replay(s, &graph, o->cold ? REPLAY_COLD : REPLAY_HOT, &ms, err);
         if (status == SSLAT_OK && sslat_stop_add(&stop, ms, ms / copies / (batch > 0 ? batch : 1))) break;
     }
     cuda_nvtx_pop(s);
@@ -224,7 +235,7 @@ sslat_status cuda_measure_program(cuda_program *p, int32_t batch, const sslat_ca
         if (status == SSLAT_OK) {
             cudaProfilerStart();
             cuda_nvtx_push(s, "profile", CUDA_NVTX_PHASE, payload);
-            status = replay(s, &one, false, &ms, err);
+            status = replay(s, &one, REPLAY_PLAIN, &ms, err);
             cuda_nvtx_pop(s);
             cudaProfilerStop();
         }

@@ -92,6 +92,9 @@ void cuda_engine_notes(const cuda_engine *engine, char *out, size_t size);
 
 /* Configurations timed per convolution: PyTorch's benchmark_limit_cudnn. */
 #define CUDA_AUTOTUNE_LIMIT 10
+/* Plans finalized per convolution at most, those that then fail to run
+ * included: a fallback list of refusals cannot compile (NVRTC) without end. */
+#define CUDA_AUTOTUNE_ATTEMPTS 24
 
 /* The configuration to keep from the times of those that ran (ms < 0: it
  * failed to run), in heuristics order: the fastest, the earlier one on a tie.

@@ -94,6 +94,13 @@ sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, ssl
 void cuda_session_close(cuda_session *s)
 {
     if (s->stream) cudaStreamSynchronize(s->stream);
+    /* the graph plans the session chose, before the handle they were finalized with */
+    for (int i = 0; i < s->find_cache.count; i++) {
+        cuda_graph_plan *plan = s->find_cache.items[i].graph_plan;
+        if (plan) cuda_graph_plan_release(plan);
+        free(plan);
+        s->find_cache.items[i].graph_plan = NULL;
+    }
     if (s->cublas) CUBLAS(cublasDestroy_v2)(s->cublas);
     if (s->cudnn) CUDNN(cudnnDestroy)(s->cudnn);
     cudaFree(s->workspace);
@@ -104,11 +111,6 @@ void cuda_session_close(cuda_session *s)
     if (s->stream) cudaStreamDestroy(s->stream);
     if (s->nvtx) nvtxDomainDestroy(s->nvtx);
     if (s->block_flags) cudaFreeHost(s->block_flags);
-    for (int i = 0; i < s->find_cache.count; i++) { /* the graph plans the session chose */
-        cuda_graph_plan *plan = s->find_cache.items[i].graph_plan;
-        if (plan) cuda_graph_plan_release(plan);
-        free(plan);
-    }
     cuda_find_cache_release(&s->find_cache);
     free(s->notes);
     memset(s, 0, sizeof *s);
@@ -215,8 +217,8 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
             if (c->graph) c->census.rank == 0 ? first++ : later++;
         }
         PAIR("cuda.graph", "%d distinct convolutions on graph-API plans, %d on the legacy API (why: cuda.plan.*); "
-             "%d engine configurations offered, %d timed; the heuristics' first was the fastest for %d, a later one "
-             "for %d; finalizing %.0f ms, of which runtime-compiled %.0f ms",
+             "%d engine configurations offered, %d timed; the first plan timed (in heuristics order) was the fastest "
+             "for %d, a later one for %d; finalizing %.0f ms, of which runtime-compiled %.0f ms",
              s->graph_convs, s->legacy_convs, configs, timed, first, later, finalize_ms, compile_ms);
     }
     const char *tf32_override = getenv("NVIDIA_TF32_OVERRIDE");

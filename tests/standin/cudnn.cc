@@ -310,6 +310,11 @@ cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)
 
 cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)
 {
+    // stand-in rule: the graph API's plans and graphs go before the handle
+    // they were finalized with (a runtime-compiled plan's module lives in its context)
+    if (standin_backend_uses_handle(handle))
+        standin_rule("handleOutlivesPlans", "stand-in rule", "cudnnDestroy of a handle live execution plans or "
+                     "operation graphs were finalized with");
     delete handle;
     return CUDNN_STATUS_SUCCESS;
 }

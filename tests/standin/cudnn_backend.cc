@@ -101,6 +101,9 @@ struct Descriptor {
     StandinEngine engine{};         // an engine configuration's, an engine's, a plan's
     int64_t knob_type = 0, knob_value = 0; // a knob choice
     size_t workspace = 0;           // a plan's
+    // what a plan was made from (its configuration, and the graph the
+    // heuristics answered for), kept alive while it lives (stand-in rule)
+    Descriptor *config_of = nullptr, *graph_of = nullptr;
 };
 
 std::set<Descriptor *> &live()
@@ -120,6 +123,7 @@ struct AttributeRule {
     cudnnBackendAttributeName_t name;
     cudnnBackendAttributeType_t type;
     int64_t min, max;
+    bool read_only = false; // derived by cuDNN: got, never set
 };
 
 const AttributeRule ATTRIBUTES[] = {
@@ -156,21 +160,21 @@ const AttributeRule ATTRIBUTES[] = {
     {CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, 1},
     {CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, 1},
     {CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, 1},
-    {CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, 1 << 20},
+    {CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, 1 << 20, true},
     {CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, 1},
     {CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
      CUDNN_KNOB_TYPE_COUNTS},
     {CUDNN_BACKEND_ENGINE_DESCRIPTOR, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, 1},
     {CUDNN_BACKEND_ENGINE_DESCRIPTOR, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE, 0,
-     CUDNN_NUMERICAL_NOTE_TYPE_COUNT},
+     CUDNN_NUMERICAL_NOTE_TYPE_COUNT, true},
     {CUDNN_BACKEND_ENGINE_DESCRIPTOR, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE, 0,
-     CUDNN_BEHAVIOR_NOTE_TYPE_COUNT},
+     CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, true},
     {CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, 1},
     {CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1, 1},
     {CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
      1},
     {CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, 1},
-    {CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, 1},
+    {CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, 1, true},
     {CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 1, 64},
     {CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 1, 64},
     {CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, 1},
@@ -450,6 +454,7 @@ cudnnStatus_t finalize_heuristics(Descriptor *d)
     }
     standin_counters().heuristics_queries++;
     d->ops = graph->ops;
+    d->graph_of = graph;
     bool fallback = mode->at<cudnnBackendHeurMode_t>(0) == CUDNN_HEUR_MODE_FALLBACK;
     d->results.clear();
     if (d->ops.size() == 1) // the scripted engines compute one convolution
@@ -476,6 +481,7 @@ cudnnStatus_t finalize_plan(Descriptor *d)
     }
     d->engine = config->engine;
     d->ops = config->ops;
+    d->config_of = config, d->graph_of = config->graph_of;
     if (!d->engine.finalizes) {
         standin_counters().plans_refused++;
         standin_set_last_error("stand-in: engine " + std::to_string(d->engine.global_index) +
@@ -585,6 +591,16 @@ cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
     Descriptor *d = live_descriptor(descriptor);
     if (!d) return broken("backendDescriptorLive", GRAPH_API, "cudnnBackendDestroyDescriptor of a descriptor that is "
                           "not live (destroyed twice, or never created)", -1);
+    // stand-in rule: a plan's configuration and graph outlive it (cudnn-frontend
+    // keeps them alive together; cuDNN does not say a plan holds its own)
+    for (Descriptor *other : live()) {
+        if (other != d && other->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR && other->finalized &&
+            (other->config_of == d || other->graph_of == d))
+            standin_rule("backendPlanSources", STANDIN_RULE, "the %s of a live execution plan destroyed before it",
+                         other->config_of == d ? "engine configuration" : "operation graph");
+        if (other->config_of == d) other->config_of = nullptr; // its address may come back for another
+        if (other->graph_of == d) other->graph_of = nullptr;
+    }
     live().erase(d);
     delete d;
     return CUDNN_STATUS_SUCCESS;
@@ -607,6 +623,9 @@ cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudn
     const char *rule_broken = nullptr;
     const AttributeRule *rule = attribute_rule(d->type, name, type, &rule_broken);
     if (!rule) return broken(rule_broken, GRAPH_API, "cudnnBackendSetAttribute: not this descriptor's, or not of this type", name);
+    if (rule->read_only)
+        return broken("backendAttributeOfDescriptor", GRAPH_API, "cudnnBackendSetAttribute: an attribute cuDNN derives "
+                      "(not settable)", name);
     if (count < rule->min || count > rule->max || (count > 0 && !elements))
         return broken("backendElementCount", GRAPH_API, "cudnnBackendSetAttribute: an element count it does not take", name);
     Value v{type, count, std::vector<uint8_t>((size_t)count * type_size(type))};
@@ -669,6 +688,11 @@ cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const descriptor
             if (!out || out->type != kind)
                 return broken("backendOutputDescriptors", GRAPH_API, "descriptors are written into ones the caller "
                               "created, of the attribute's kind", name);
+            // stand-in rule: into a fresh one, as cudnn-frontend always does
+            // (cuDNN does not say a finalized descriptor may be written again)
+            if (out->finalized)
+                return broken("backendOutputFresh", STANDIN_RULE, "a descriptor is written into one already "
+                              "finalized (make a fresh one for each, as cudnn-frontend does)", name);
         }
         for (size_t i = 0; i < n; i++) {
             Descriptor *out = (Descriptor *)((cudnnBackendDescriptor_t *)elements)[i];
@@ -698,6 +722,7 @@ cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const descriptor
         return descriptors_out(d->results.size(), CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, [&](Descriptor *out, size_t i) {
             out->engine = d->results[i];
             out->ops = d->ops;
+            out->graph_of = d->graph_of;
             standin_counters().configs_returned++;
         });
     case CUDNN_ATTR_ENGINECFG_ENGINE:
@@ -790,6 +815,15 @@ cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t
 // one, a plain one with a workspace (fp32's fastest), one that down-converts
 // its inputs (no dtype takes it); the fallback list repeats the plain one
 // (counted once) and adds a slow plain one.
+bool standin_backend_uses_handle(cudnnHandle_t handle)
+{
+    for (Descriptor *d : live())
+        if (d->finalized && d->handle == handle &&
+            (d->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR || d->type == CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR))
+            return true;
+    return false;
+}
+
 std::vector<StandinEngine> standin_default_engines()
 {
     const unsigned TENSOR_CORE = 1u << CUDNN_NUMERICAL_NOTE_TENSOR_CORE,

@@ -144,6 +144,8 @@ bool standin_capturing(cudaStream_t stream);
 // The functions of the call table (cudnn.cc, cudnn_backend.cc, cublas.cc) and the blocking kernel.
 void standin_fill_cudnn_table();
 void standin_fill_cudnn_backend_table();
+// Whether a live graph-API plan or operation graph was finalized with handle.
+bool standin_backend_uses_handle(cudnnHandle_t handle);
 // The default engine script (standin_reset installs it).
 std::vector<StandinEngine> standin_default_engines();
 void standin_fill_cublas_table();

@@ -309,7 +309,7 @@ class StandinGraphRules : public Standin {
     }
     void TearDown() override
     {
-        for (cudnnBackendDescriptor_t d : made) cudnnBackendDestroyDescriptor(d);
+        for (auto d = made.rbegin(); d != made.rend(); ++d) cudnnBackendDestroyDescriptor(*d); // plans first
         cudaFree(memory);
         Standin::TearDown();
     }
@@ -445,6 +445,46 @@ TEST_F(StandinGraphRules, DescriptorsAreLiveSetBeforeFinalizeAndReadAfter)
     expect_rule(set<cudnnBackendDescriptor_t>(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
                                               CUDNN_TYPE_BACKEND_DESCRIPTOR, {gone}),
                 CUDNN_STATUS_BAD_PARAM, "backendDescriptorLive");
+}
+
+TEST_F(StandinGraphRules, APlansSourcesAndHandleOutliveItAndOutputsAreFresh)
+{
+    cudnnBackendDescriptor_t h = heuristics(good_graph());
+    ASSERT_EQ(cudnnBackendFinalize(h), CUDNN_STATUS_SUCCESS);
+    std::vector<cudnnBackendDescriptor_t> configs;
+    for (int i = 0; i < 5; i++) configs.push_back(create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
+    int64_t returned = 0;
+    ASSERT_EQ(cudnnBackendGetAttribute(h, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 5, &returned,
+                                       configs.data()),
+              CUDNN_STATUS_SUCCESS);
+    // the same configuration descriptors written again
+    expect_rule(cudnnBackendGetAttribute(h, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &returned,
+                                         configs.data()),
+                CUDNN_STATUS_BAD_PARAM, "backendOutputFresh");
+    // a derived attribute is not set
+    cudnnBackendDescriptor_t p = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    int64_t bytes = 0;
+    expect_rule(cudnnBackendSetAttribute(p, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &bytes),
+                CUDNN_STATUS_BAD_PARAM, "backendAttributeOfDescriptor");
+    // the configuration of a live plan destroyed before it
+    set<cudnnBackendDescriptor_t>(p, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, {configs[3]});
+    set<cudnnHandle_t>(p, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, {session.cudnn});
+    ASSERT_EQ(cudnnBackendFinalize(p), CUDNN_STATUS_SUCCESS);
+    made.erase(std::find(made.begin(), made.end(), configs[3]));
+    expect_rule(cudnnBackendDestroyDescriptor(configs[3]), CUDNN_STATUS_SUCCESS, "backendPlanSources");
+    // a handle destroyed while an operation graph finalized with it lives
+    cudnnHandle_t other = nullptr;
+    ASSERT_EQ(cudnnCreate(&other), CUDNN_STATUS_SUCCESS);
+    cudnnSetStream(other, session.stream);
+    cudnnBackendDescriptor_t op = operation(tensor('x', {1, 8, 6, 6}), tensor('w', {16, 8, 3, 3}),
+                                            tensor('y', {1, 16, 6, 6}), convolution());
+    ASSERT_EQ(cudnnBackendFinalize(op), CUDNN_STATUS_SUCCESS);
+    cudnnBackendDescriptor_t g = create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+    set<cudnnBackendDescriptor_t>(g, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, {op});
+    set<cudnnHandle_t>(g, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, {other});
+    ASSERT_EQ(cudnnBackendFinalize(g), CUDNN_STATUS_SUCCESS);
+    EXPECT_TRUE(standin_backend_uses_handle(other));
+    expect_rule(cudnnDestroy(other), CUDNN_STATUS_SUCCESS, "handleOutlivesPlans");
 }
 
 TEST_F(StandinGraphRules, AttributesHaveTheirDescriptorTheirTypeAndTheirCount)
