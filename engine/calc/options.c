@@ -22,16 +22,21 @@ void sslat_calc_options_default(sslat_calc_options *o)
     o->cuda.device = -1;
 }
 
+/* The index of text in names (count of them), or -1. */
+static int name_index(const char *text, const char *const *names, int count)
+{
+    for (int i = 0; text && i < count; i++)
+        if (!strcmp(text, names[i])) return i;
+    return -1;
+}
+
 static const char *const DTYPE_NAMES[SSLAT_DTYPE_COUNT] = {"fp32", "tf32", "fp16", "bf16"};
 
 bool sslat_dtype_parse(const char *text, sslat_dtype *dtype)
 {
-    for (int d = 0; text && d < SSLAT_DTYPE_COUNT; d++)
-        if (!strcmp(text, DTYPE_NAMES[d])) {
-            *dtype = (sslat_dtype)d;
-            return true;
-        }
-    return false;
+    int d = name_index(text, DTYPE_NAMES, SSLAT_DTYPE_COUNT);
+    if (d >= 0) *dtype = (sslat_dtype)d;
+    return d >= 0;
 }
 
 const char *sslat_dtype_name(sslat_dtype dtype)
@@ -63,12 +68,9 @@ static const char *const CUDNN_API_NAMES[SSLAT_CUDNN_API_COUNT] = {"legacy", "gr
 
 bool sslat_cudnn_api_parse(const char *text, sslat_cudnn_api *api)
 {
-    for (int a = 0; text && a < SSLAT_CUDNN_API_COUNT; a++)
-        if (!strcmp(text, CUDNN_API_NAMES[a])) {
-            *api = (sslat_cudnn_api)a;
-            return true;
-        }
-    return false;
+    int a = name_index(text, CUDNN_API_NAMES, SSLAT_CUDNN_API_COUNT);
+    if (a >= 0) *api = (sslat_cudnn_api)a;
+    return a >= 0;
 }
 
 const char *sslat_cudnn_api_name(sslat_cudnn_api api)

@@ -229,7 +229,16 @@ Descriptor *operand(const Descriptor *d, cudnnBackendAttributeName_t name, cudnn
     return o && o->type == type && o->finalized ? o : nullptr;
 }
 
-bool capturing(cudnnHandle_t handle) { return handle && standin_capturing(handle->stream); }
+// Stand-in rule, as for Find: heuristics and a plan's finalize may compile
+// (NVRTC) and allocate, which a stream capture cannot hold: refused, and the
+// capture invalidated. True when it was refused.
+bool refused_in_capture(cudnnHandle_t handle, const char *rule, const char *what)
+{
+    if (!handle || !standin_capturing(handle->stream)) return false;
+    standin_invalidate(handle->stream);
+    standin_rule(rule, STANDIN_RULE, "%s inside a stream capture", what);
+    return true;
+}
 
 // ---- finalize, per descriptor type ------------------------------------------------------------
 
@@ -445,13 +454,7 @@ cudnnStatus_t finalize_heuristics(Descriptor *d)
         standin_rule("heurRequired", GRAPH_API, "heuristics without a finalized operation graph or a mode");
         return CUDNN_STATUS_BAD_PARAM;
     }
-    // stand-in rule, as for Find: heuristics may compile and allocate, which a
-    // stream capture cannot hold (the capture is invalidated)
-    if (capturing(graph->handle)) {
-        standin_invalidate(graph->handle->stream);
-        standin_rule("heurNotCaptured", STANDIN_RULE, "engine heuristics inside a stream capture");
-        return CUDNN_STATUS_NOT_SUPPORTED;
-    }
+    if (refused_in_capture(graph->handle, "heurNotCaptured", "engine heuristics")) return CUDNN_STATUS_NOT_SUPPORTED;
     standin_counters().heuristics_queries++;
     d->ops = graph->ops;
     d->graph_of = graph;
@@ -472,13 +475,7 @@ cudnnStatus_t finalize_plan(Descriptor *d)
         return CUDNN_STATUS_BAD_PARAM;
     }
     d->handle = handle->at<cudnnHandle_t>(0);
-    // stand-in rule: finalizing a plan may compile (NVRTC) and allocate, which
-    // a stream capture cannot hold (the capture is invalidated)
-    if (capturing(d->handle)) {
-        standin_invalidate(d->handle->stream);
-        standin_rule("planNotCaptured", STANDIN_RULE, "an execution plan finalized inside a stream capture");
-        return CUDNN_STATUS_NOT_SUPPORTED;
-    }
+    if (refused_in_capture(d->handle, "planNotCaptured", "an execution plan finalized")) return CUDNN_STATUS_NOT_SUPPORTED;
     d->engine = config->engine;
     d->ops = config->ops;
     d->config_of = config, d->graph_of = config->graph_of;

@@ -1,6 +1,7 @@
-// The fixture of the stand-in's tests (test_standin.cc, test_standin_graph.cc):
+// The fixtures of the stand-in's tests (test_standin.cc, test_standin_graph.cc):
 // the cuda backend's session on the stand-in with the default script, a
-// one-layer space with its reference output, and a rule broken on purpose.
+// one-layer space with its reference output, a rule broken on purpose, and
+// `sslat` built against the stand-in.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 
 #include <cublas_v2.h> // outside extern "C": it declares C++ overloads
 
+#include "cli_fixture.h"
 #include "helpers.h"
 #include "op_cases.h"
 #include "standin.h"
@@ -123,3 +125,14 @@ class Standin : public ::testing::Test {
     std::vector<float> expected;
 };
 
+// `sslat` against the stand-in (copies capped at 2), beside the real command.
+class StandinCommand : public CliFixture {
+  protected:
+    Result standin(const std::string &args)
+    {
+        std::string out = dir + "/stdout", err = dir + "/stderr";
+        std::string command = "SSLAT_CUDA_COPIES_CAP=2 " + std::string(SSLAT_STANDIN_CLI_PATH) + " " + args + " >" +
+                              out + " 2>" + err;
+        return {exit_code(std::system(command.c_str())), read_file(out), read_file(err)};
+    }
+};

@@ -473,17 +473,6 @@ TEST_F(StandinFind, TheFusedTrialRunsThePairThatWillRunAndACacheHitRestoresIt)
 
 // ---- sslat measure -c cuda, end to end -------------------------------------------------------------
 
-class StandinCommand : public CliFixture {
-  protected:
-    Result standin(const std::string &args)
-    {
-        std::string out = dir + "/stdout", err = dir + "/stderr";
-        std::string command = "SSLAT_CUDA_COPIES_CAP=2 " + std::string(SSLAT_STANDIN_CLI_PATH) + " " + args + " >" +
-                              out + " 2>" + err;
-        return {exit_code(std::system(command.c_str())), read_file(out), read_file(err)};
-    }
-};
-
 TEST_F(StandinCommand, MeasuresEveryExampleSpaceWithItsPlanAndMetadata)
 {
     const char *spaces[] = {"proxylessnas.json", "ofa_mobilenet_v3.json", "mobilenet_v2_space.json", "fbnet.json",

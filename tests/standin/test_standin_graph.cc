@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <map>
 
-#include "cli_fixture.h"
 #include "standin_fixture.h"
 
 extern "C" {
@@ -268,16 +267,7 @@ TEST(StandinPhases, ThePhaseTimersAddUpToTheWallTimeOfTheRun)
 
 // ---- the command ------------------------------------------------------------------------------
 
-class StandinGraphCommand : public CliFixture {
-  protected:
-    Result standin(const std::string &args)
-    {
-        std::string out = dir + "/stdout", err = dir + "/stderr";
-        std::string command = "SSLAT_CUDA_COPIES_CAP=2 " + std::string(SSLAT_STANDIN_CLI_PATH) + " " + args + " >" +
-                              out + " 2>" + err;
-        return {exit_code(std::system(command.c_str())), read_file(out), read_file(err)};
-    }
-};
+class StandinGraphCommand : public StandinCommand {};
 
 TEST_F(StandinGraphCommand, MeasureTakesTheGraphApiAndRefusesAnythingElse)
 {
@@ -395,8 +385,8 @@ class StandinGraphRules : public Standin {
         set<cudnnBackendHeurMode_t>(h, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, {CUDNN_HEUR_MODE_A});
         return h;
     }
-    // the plan of mode A's configuration `which` (the script's 3: engine 3, 1 MiB of workspace), finalized
-    cudnnBackendDescriptor_t plan(int which = 3)
+    // mode A's five configurations of the default graph, in fresh descriptors
+    std::vector<cudnnBackendDescriptor_t> mode_a_configs(cudnnBackendDescriptor_t *heuristics_out = nullptr)
     {
         cudnnBackendDescriptor_t h = heuristics(good_graph());
         EXPECT_EQ(cudnnBackendFinalize(h), CUDNN_STATUS_SUCCESS);
@@ -407,6 +397,13 @@ class StandinGraphRules : public Standin {
                                            configs.data()),
                   CUDNN_STATUS_SUCCESS);
         EXPECT_EQ(returned, 5);
+        if (heuristics_out) *heuristics_out = h;
+        return configs;
+    }
+    // the plan of mode A's configuration `which` (the script's 3: engine 3, 1 MiB of workspace), not finalized
+    cudnnBackendDescriptor_t plan(int which = 3)
+    {
+        std::vector<cudnnBackendDescriptor_t> configs = mode_a_configs();
         cudnnBackendDescriptor_t p = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
         set<cudnnBackendDescriptor_t>(p, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR,
                                       {configs[which]});
@@ -453,14 +450,9 @@ TEST_F(StandinGraphRules, DescriptorsAreLiveSetBeforeFinalizeAndReadAfter)
 
 TEST_F(StandinGraphRules, APlansSourcesAndHandleOutliveItAndOutputsAreFresh)
 {
-    cudnnBackendDescriptor_t h = heuristics(good_graph());
-    ASSERT_EQ(cudnnBackendFinalize(h), CUDNN_STATUS_SUCCESS);
-    std::vector<cudnnBackendDescriptor_t> configs;
-    for (int i = 0; i < 5; i++) configs.push_back(create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
+    cudnnBackendDescriptor_t h = nullptr;
+    std::vector<cudnnBackendDescriptor_t> configs = mode_a_configs(&h);
     int64_t returned = 0;
-    ASSERT_EQ(cudnnBackendGetAttribute(h, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 5, &returned,
-                                       configs.data()),
-              CUDNN_STATUS_SUCCESS);
     // the same configuration descriptors written again
     expect_rule(cudnnBackendGetAttribute(h, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &returned,
                                          configs.data()),
