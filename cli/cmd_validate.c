@@ -160,6 +160,9 @@ static int adopt_table_settings(validate_args *a, const sslat_container *table, 
     const char *table_cache = sslat_container_metadata(table, "calculator.cache");
     if (cuda && !a->dtype_given && table_dtype) sslat_dtype_parse(table_dtype, &o->dtype);
     if (cuda && !a->layout_given && table_layout) sslat_layout_parse(table_layout, &o->layout);
+    /* the table's cuDNN API (its absence: a table from before the graph API, the legacy one) */
+    const char *table_api = sslat_container_metadata(table, "cuda.api");
+    if (cuda && o->cuda.api == SSLAT_CUDNN_API_DEFAULT && table_api) sslat_cudnn_api_parse(table_api, &o->cuda.api);
     /* the table's cache mode; a cpu table from before hot existed was timed interleaved */
     const char *table_schedule = sslat_container_metadata(table, "calculator.schedule");
     if (!a->cache_given) {

@@ -323,7 +323,10 @@ bool cli_device_option(int opt, const char *value, sslat_calc_options *options, 
         }
         return true;
     case CLI_OPT_LAYOUT:
-        if (!sslat_layout_parse(value, &options->layout)) {
+        if (options->layout != SSLAT_LAYOUT_DEFAULT) {
+            fprintf(stderr, "sslat: --layout is given twice\n");
+            *exit_code = CLI_BAD_INPUT;
+        } else if (!sslat_layout_parse(value, &options->layout)) {
             fprintf(stderr, "sslat: --layout is nchw or nhwc, got '%s'\n", value);
             *exit_code = CLI_BAD_INPUT;
         }
@@ -338,7 +341,10 @@ bool cli_device_option(int opt, const char *value, sslat_calc_options *options, 
         return true;
     case CLI_OPT_PROFILE: options->cuda.profile = true; return true;
     case CLI_OPT_CUDA_API:
-        if (!sslat_cudnn_api_parse(value, &options->cuda.api)) {
+        if (options->cuda.api != SSLAT_CUDNN_API_DEFAULT) {
+            fprintf(stderr, "sslat: --cuda-api is given twice\n");
+            *exit_code = CLI_BAD_INPUT;
+        } else if (!sslat_cudnn_api_parse(value, &options->cuda.api)) {
             fprintf(stderr, "sslat: --cuda-api is legacy or graph, got '%s'\n", value);
             *exit_code = CLI_BAD_INPUT;
         }

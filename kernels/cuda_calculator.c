@@ -33,6 +33,8 @@ static sslat_status cuda_begin(const sslat_calculator *self, const sslat_calc_op
 {
     (void)self;
     (void)plan; /* a unit is one graph replay: nothing to stop between, nothing said on stderr */
+    const char *tf32 = sslat_cuda_tf32_refusal(o->dtype); /* the whole run, before any unit */
+    if (tf32) return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "%s", tf32);
     cuda_session *s = calloc(1, sizeof *s);
     if (!s) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     sslat_status status = cuda_session_open(s, o, err);

@@ -40,6 +40,14 @@ sslat_status sslat_choose_device(int32_t requested, int32_t device_count, sslat_
     return SSLAT_OK;
 }
 
+const char *sslat_cuda_tf32_refusal(sslat_dtype dtype)
+{
+    const char *override = getenv("NVIDIA_TF32_OVERRIDE");
+    if (dtype != SSLAT_DTYPE_TF32 || !override || strcmp(override, "0")) return NULL;
+    return "NVIDIA_TF32_OVERRIDE=0 turns TF32 off in cuDNN and cuBLAS: a tf32 table would time fp32 math (unset it, "
+           "or measure --dtype fp32)";
+}
+
 int32_t sslat_cuda_copies(double single_copy_ms, size_t copy_bytes, size_t l2_bytes,
                           size_t memory_budget, double min_replay_ms, int32_t max_copies)
 {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "base/limits.h"
+#include "calc/options.h"
 #include "sslat.h"
 
 /* The environment variables a launcher sets to a process's rank on its node,
@@ -24,6 +25,11 @@ typedef struct sslat_device_choice {
  * for a device out of range or a variable that is not a whole number. */
 sslat_status sslat_choose_device(int32_t requested, int32_t device_count, sslat_device_choice *out,
                                  sslat_error *err);
+
+/* Why a run of dtype cannot be what it says under the environment, or NULL:
+ * NVIDIA_TF32_OVERRIDE=0 turns TF32 off in cuDNN and cuBLAS, so a tf32 table
+ * would time fp32 math. */
+const char *sslat_cuda_tf32_refusal(sslat_dtype dtype);
 
 /* Limits of hot-mode replays. */
 #define SSLAT_CUDA_MIN_REPLAY_MS 0.2  /* one replay lasts at least this long */

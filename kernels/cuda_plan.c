@@ -84,7 +84,7 @@ sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, sslat_c
         int32_t covered = 1;
         switch (node->op) {
         case SSLAT_OP_CONV2D:
-            if (api == SSLAT_CUDNN_API_LEGACY &&
+            if (api != SSLAT_CUDNN_API_GRAPH &&
                 !sslat_pads_symmetric(sslat_conv_pads(sslat_node_conv(node), sslat_graph_shape_of(g, node->input[0])))) {
                 /* the legacy 2-D descriptor pads both sides alike; the graph API takes pre and post paddings */
                 cuda_plan_release(plan);

@@ -282,7 +282,7 @@ sslat_status cuda_program_init(cuda_program *p, cuda_session *session, const ssl
     p->elem_size = p->elem == SSLAT_ELEM_F32 ? 4 : 2;
     p->nhwc = sslat_layout_resolve(o->layout, o->dtype) == SSLAT_LAYOUT_NHWC;
     p->seed = o->seed;
-    p->api = o->cuda.api;
+    p->api = sslat_cudnn_api_resolve(o->cuda.api);
     p->n_values = graph->count + 1;
     /* cuDNN's and the device's limits before any descriptor or allocation */
     size_t free_bytes = 0, total = 0;
@@ -292,13 +292,12 @@ sslat_status cuda_program_init(cuda_program *p, cuda_session *session, const ssl
         p->session = NULL; /* nothing to synchronise or free */
         return status;
     }
-    const char *tf32_override = getenv("NVIDIA_TF32_OVERRIDE");
-    if (o->dtype == SSLAT_DTYPE_TF32 && tf32_override && !strcmp(tf32_override, "0")) {
+    const char *tf32 = sslat_cuda_tf32_refusal(o->dtype);
+    if (tf32) {
         p->session = NULL;
-        return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "NVIDIA_TF32_OVERRIDE=0 turns TF32 off in cuDNN and cuBLAS: a "
-                          "tf32 table would time fp32 math (unset it, or measure --dtype fp32)");
+        return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "%s", tf32);
     }
-    status = cuda_plan_build(graph, o->mode, o->cuda.api, &p->plan, err);
+    status = cuda_plan_build(graph, o->mode, p->api, &p->plan, err);
     if (status != SSLAT_OK) return status;
     p->states = calloc((size_t)p->plan.count + 1, sizeof *p->states);
     p->value_bytes = calloc((size_t)p->n_values, sizeof *p->value_bytes);

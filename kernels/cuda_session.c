@@ -165,7 +165,7 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     unsigned long long reasons = 0;
     if (s->nvml && sslat_cuda_api.nvml.throttle_reasons) sslat_cuda_api.nvml.throttle_reasons(s->nvml, &reasons);
     sslat_layout layout = sslat_layout_resolve(o->layout, o->dtype);
-    struct { const char *key; char value[256]; } pairs[56];
+    struct { const char *key; char value[512]; } pairs[56];
     int n = 0;
 #define PAIR(KEY, ...) do { pairs[n].key = KEY; snprintf(pairs[n].value, sizeof pairs[n].value, __VA_ARGS__); n++; } while (0)
     if (sslat_cuda_api.standin) PAIR("standin", "%s", sslat_cuda_api.standin);
@@ -203,9 +203,9 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     PAIR("cuda.blocking_kernel", "%d hot samples behind it, %d where it timed out (launch latency inside)",
          s->blocked_samples, s->unblocked_samples);
     PAIR("cuda.api", "%s", sslat_cudnn_api_name(o->cuda.api));
-    PAIR("cuda.find", "%d distinct convolutions timed by cudnnFind, %d reused from the session's cache",
-         s->find_cache.misses - s->graph_convs, s->find_cache.hits);
-    if (o->cuda.api == SSLAT_CUDNN_API_GRAPH) {
+    PAIR("cuda.find", "%d distinct convolutions timed by cudnnFind, %d convolutions reused a decision from the "
+         "session's cache (Find's or the graph API's)", s->find_cache.misses - s->graph_convs, s->find_cache.hits);
+    if (sslat_cudnn_api_resolve(o->cuda.api) == SSLAT_CUDNN_API_GRAPH) {
         /* the engine census: how the graph API's choices were made */
         int configs = 0, timed = 0, first = 0, later = 0;
         double finalize_ms = 0, compile_ms = 0;

@@ -73,7 +73,7 @@ TEST_P(BackendOps, MatchesTheReferenceInEagerAndFusedMode)
     size_t n = (size_t)sslat_shape_elements(sslat_graph_output(&held.whole));
     sslat_unit unit = {&held.whole, sslat_graph_hash(&held.whole), 0, 0, "network", "case", false};
     // every cuDNN API a backend can be asked for (the cuda backend: legacy and graph)
-    std::vector<sslat_cudnn_api> apis = {SSLAT_CUDNN_API_LEGACY};
+    std::vector<sslat_cudnn_api> apis = {SSLAT_CUDNN_API_DEFAULT};
     if (calculator->options_read & SSLAT_READS_CUDNN_API) apis.push_back(SSLAT_CUDNN_API_GRAPH);
     for (sslat_cudnn_api api : apis)
     for (sslat_exec_mode mode : {SSLAT_MODE_EAGER, SSLAT_MODE_FUSED}) {

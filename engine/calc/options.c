@@ -64,18 +64,25 @@ const char *sslat_layout_name(sslat_layout layout)
     return layout == SSLAT_LAYOUT_NHWC ? "nhwc" : layout == SSLAT_LAYOUT_NCHW ? "nchw" : "default";
 }
 
-static const char *const CUDNN_API_NAMES[SSLAT_CUDNN_API_COUNT] = {"legacy", "graph"};
+/* the names of SSLAT_CUDNN_API_LEGACY onwards */
+static const char *const CUDNN_API_NAMES[SSLAT_CUDNN_API_COUNT - 1] = {"legacy", "graph"};
 
 bool sslat_cudnn_api_parse(const char *text, sslat_cudnn_api *api)
 {
-    int a = name_index(text, CUDNN_API_NAMES, SSLAT_CUDNN_API_COUNT);
-    if (a >= 0) *api = (sslat_cudnn_api)a;
+    int a = name_index(text, CUDNN_API_NAMES, SSLAT_CUDNN_API_COUNT - 1);
+    if (a >= 0) *api = (sslat_cudnn_api)(SSLAT_CUDNN_API_LEGACY + a);
     return a >= 0;
+}
+
+sslat_cudnn_api sslat_cudnn_api_resolve(sslat_cudnn_api api)
+{
+    return api == SSLAT_CUDNN_API_DEFAULT ? SSLAT_CUDNN_API_LEGACY : api;
 }
 
 const char *sslat_cudnn_api_name(sslat_cudnn_api api)
 {
-    return (unsigned)api < SSLAT_CUDNN_API_COUNT ? CUDNN_API_NAMES[api] : "?";
+    api = sslat_cudnn_api_resolve(api);
+    return (unsigned)api < SSLAT_CUDNN_API_COUNT ? CUDNN_API_NAMES[api - SSLAT_CUDNN_API_LEGACY] : "?";
 }
 
 bool sslat_device_parse(const char *text, int32_t *device)

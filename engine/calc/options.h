@@ -38,12 +38,21 @@ bool sslat_layout_parse(const char *text, sslat_layout *layout);
 sslat_layout sslat_layout_resolve(sslat_layout layout, sslat_dtype dtype);
 const char *sslat_layout_name(sslat_layout layout);
 /* Which cuDNN API the cuda backend calls for convolutions: the legacy calls
- * (cudnnConvolutionForward, Find; the default until a GPU run shows the graph
- * path right and faster) or the graph (backend) API with engines chosen by
- * heuristics and timed by sslat (kernels/cuda_graph.c). */
-typedef enum sslat_cudnn_api { SSLAT_CUDNN_API_LEGACY, SSLAT_CUDNN_API_GRAPH, SSLAT_CUDNN_API_COUNT } sslat_cudnn_api;
+ * (cudnnConvolutionForward, Find) or the graph (backend) API with engines
+ * chosen by heuristics and timed by sslat (kernels/cuda_graph.c). DEFAULT
+ * (not asked for) is the legacy API until a GPU run shows the graph path
+ * right and faster. */
+typedef enum sslat_cudnn_api {
+    SSLAT_CUDNN_API_DEFAULT,
+    SSLAT_CUDNN_API_LEGACY,
+    SSLAT_CUDNN_API_GRAPH,
+    SSLAT_CUDNN_API_COUNT
+} sslat_cudnn_api;
 /* "legacy" / "graph"; false for anything else. */
 bool sslat_cudnn_api_parse(const char *text, sslat_cudnn_api *api);
+/* The API a run uses: the given one, or the default's. */
+sslat_cudnn_api sslat_cudnn_api_resolve(sslat_cudnn_api api);
+/* "legacy" or "graph" (DEFAULT: the one it resolves to). */
 const char *sslat_cudnn_api_name(sslat_cudnn_api api);
 /* "3" or "cuda:3" → 3 (at most SSLAT_MAX_DEVICE_INDEX); false for anything else. */
 bool sslat_device_parse(const char *text, int32_t *device);
@@ -81,7 +90,7 @@ typedef struct sslat_calc_options {
     struct {
         int32_t device;        /* device index, -1 = from LOCAL_RANK & co. (default) */
         bool profile;          /* each unit once more between cudaProfilerStart / Stop */
-        sslat_cudnn_api api;    /* convolutions through cuDNN's legacy (default) or graph API */
+        sslat_cudnn_api api;    /* convolutions through cuDNN's legacy or graph API (default: legacy) */
     } cuda;
 } sslat_calc_options;
 

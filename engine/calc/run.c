@@ -63,7 +63,7 @@ uint64_t sslat_run_fingerprint(const sslat_calculator *calculator, const sslat_s
                             (int32_t)sslat_layout_resolve(o->layout, o->dtype), (int32_t)o->cold};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) sslat_hash_i32(&h, ints[i]);
     if (o->fuse_bn) sslat_hash_i32(&h, 1); /* (journals of runs without it keep their fingerprint) */
-    if (o->cuda.api != SSLAT_CUDNN_API_LEGACY) sslat_hash_i32(&h, 0x100 + (int32_t)o->cuda.api); /* (the same) */
+    if (sslat_cudnn_api_resolve(o->cuda.api) == SSLAT_CUDNN_API_GRAPH) sslat_hash_i32(&h, 0x100 + 2); /* (the same) */
     sslat_hash_u64(&h, o->seed);
     sslat_hash_bytes(&h, &o->target_noise, sizeof o->target_noise);
     sslat_hash_bytes(&h, &o->max_seconds, sizeof o->max_seconds);

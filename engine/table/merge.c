@@ -16,7 +16,7 @@ int32_t sslat_container_shard(const sslat_container *c, int32_t *index, int32_t 
     return 1;
 }
 
-/* Every calculator.* option, the dtype, the layout and the latency type must agree. */
+/* Every calculator.* option, the dtype, the layout, the cuDNN API and the latency type must agree. */
 static sslat_status same_run(const sslat_container *a, const sslat_container *b, size_t k,
                              sslat_error *err)
 {
@@ -39,7 +39,9 @@ static sslat_status same_run(const sslat_container *a, const sslat_container *b,
     for (int side = 0; side < 2; side++)
         for (int32_t i = 0; i < both[side].x->n_meta; i++) {
             const char *key = both[side].x->meta[i].key;
-            if (strncmp(key, "calculator.", 11) != 0 && strcmp(key, "dtype") != 0 && strcmp(key, "layout") != 0) continue;
+            if (strncmp(key, "calculator.", 11) != 0 && strcmp(key, "dtype") != 0 && strcmp(key, "layout") != 0 &&
+                strcmp(key, "cuda.api") != 0)
+                continue;
             const char *other = sslat_container_metadata(both[side].y, key);
             if (!other || strcmp(other, both[side].x->meta[i].value) != 0)
                 return sslat_fail(err, SSLAT_ERR_SPACE, "part %zu was measured with other options: %s is '%s' in one part and '%s' in the other",

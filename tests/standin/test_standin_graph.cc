@@ -4,6 +4,8 @@
 // where the graph API cannot compute a convolution, each side's padding,
 // the phase timers, `sslat measure --cuda-api graph`, and every documented
 // rule of the backend API broken once on purpose.
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -283,10 +285,37 @@ TEST_F(StandinGraphCommand, MeasureTakesTheGraphApiAndRefusesAnythingElse)
     Result bad = standin("measure " + example_path("proxylessnas.json") + " -c cuda --cuda-api fast -o " + path("x.sslat"));
     EXPECT_EQ(bad.code, 2);
     EXPECT_NE(bad.err.find("--cuda-api is legacy or graph, got 'fast'"), std::string::npos) << bad.err;
-    Result cpu = run("measure " + example_path("proxylessnas.json") + " -c mac --cuda-api graph -o " + path("m.sslat"));
-    EXPECT_NE(cpu.code, 0);
-    EXPECT_NE(cpu.err.find("a cuDNN API (--cuda-api): it applies to the cuda calculator only, not mac"),
-              std::string::npos) << cpu.err;
+    for (const char *api : {"graph", "legacy"}) { // even the default's name: the option is the cuda calculator's
+        Result mac = run("measure " + example_path("proxylessnas.json") + " -c mac --cuda-api " + api + " -o " +
+                         path("m.sslat"));
+        EXPECT_EQ(mac.code, 2) << api;
+        EXPECT_NE(mac.err.find("a cuDNN API (--cuda-api): it applies to the cuda calculator only, not mac"),
+                  std::string::npos) << mac.err;
+    }
+    for (const char *twice : {"--cuda-api graph --cuda-api legacy", "--layout nchw --layout nhwc"}) {
+        Result again = standin("measure " + example_path("fbnet.json") + " -c cuda " + twice + " -o " + path("t.sslat"));
+        EXPECT_EQ(again.code, 2) << twice;
+        EXPECT_NE(again.err.find("is given twice"), std::string::npos) << again.err;
+    }
+}
+
+TEST_F(StandinGraphCommand, ShardsOfTwoApisAreNotMergedAndTf32UnderTheOverrideIsRefusedUpFront)
+{
+    std::string common = "measure " + example_path("fbnet.json") + " -c cuda --resolution 64 --warmup 1 --runs 3 ";
+    ASSERT_EQ(standin(common + "--cuda-api graph --shard 0/2 -o " + path("s0.sslat")).code, 0);
+    ASSERT_EQ(standin(common + "--shard 1/2 -o " + path("s1.sslat")).code, 0);
+    Result merged = run("merge " + path("s0.sslat") + " " + path("s1.sslat") + " -o " + path("all.sslat"));
+    EXPECT_NE(merged.code, 0);
+    EXPECT_NE(merged.err.find("cuda.api is 'graph' in one part and 'legacy' in the other"), std::string::npos)
+        << merged.err;
+    setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+    Result tf32 = standin(common + "--dtype tf32 --keep-going -o " + path("tf32.sslat"));
+    unsetenv("NVIDIA_TF32_OVERRIDE");
+    EXPECT_NE(tf32.code, 0);
+    EXPECT_NE(tf32.err.find("NVIDIA_TF32_OVERRIDE=0 turns TF32 off"), std::string::npos) << tf32.err;
+    EXPECT_EQ(tf32.err.find("layer '"), std::string::npos) << "refused for the run, not blamed on a layer: " << tf32.err;
+    struct stat st;
+    EXPECT_NE(stat(path("tf32.sslat").c_str(), &st), 0) << "no table of zeros written";
 }
 
 // ---- every rule of the backend API, broken once on purpose --------------------------------------------
