@@ -165,6 +165,10 @@ void cuda_program_describe(const cuda_program *program, char *buffer, size_t cap
 /* The graph steps' variant packs of every copy allocated that has none
  * (after the algorithms are chosen; before any capture). */
 sslat_status cuda_program_pack(cuda_program *program, sslat_error *err);
+/* The variant pack of conv step k's buffers in one copy, with the session's
+ * workspace (also for the plans the choice tries on copy 0). */
+sslat_status cuda_program_step_pack(const cuda_program *program, int32_t k, int32_t copy,
+                                    cudnnBackendDescriptor_t *pack, sslat_error *err);
 
 /* Conv step k's engine through the graph API (kernels/cuda_graph_choice.c):
  * choice->graph and its plan, or choice->legacy_reason when the graph API

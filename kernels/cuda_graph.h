@@ -41,12 +41,11 @@ typedef struct cuda_graph_config {
 } cuda_graph_config;
 
 /* A finalized execution plan, kept with the graph and configuration it was
- * made from (cudnn-frontend keeps them alive together too). */
+ * made from (cudnn-frontend keeps them alive together too); what it is, its
+ * engine and workspace, is in the session's cuda_conv_choice. */
 typedef struct cuda_graph_plan {
     cuda_graph_conv conv;
     cudnnBackendDescriptor_t config, plan;
-    size_t workspace;
-    cuda_engine engine;
 } cuda_graph_plan;
 
 /* NULL when the graph API is there, else why not. */

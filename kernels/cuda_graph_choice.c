@@ -14,7 +14,6 @@
 #include "base/error.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_graph.h"
-#include "kernels/cuda_values.h"
 
 static cuda_graph_problem problem_of(const cuda_program *p, const cuda_step *step)
 {
@@ -37,17 +36,15 @@ static sslat_status run_candidate(void *context, sslat_error *err)
     return cuda_graph_execute(run->session->cudnn, run->plan, run->pack, err);
 }
 
-/* The median replay time of one finalized plan on copy 0, in ms. */
-static sslat_status time_plan(cuda_program *p, const cuda_step *step, cudnnBackendDescriptor_t plan, size_t workspace,
-                              double *ms, sslat_error *err)
+/* The median replay time of one finalized plan for conv step k on copy 0, in ms. */
+static sslat_status time_plan(cuda_program *p, int32_t k, cudnnBackendDescriptor_t plan, size_t workspace, double *ms,
+                              sslat_error *err)
 {
     cuda_session *s = p->session;
     void *space = NULL;
     sslat_status status = cuda_session_workspace(s, workspace, &space, err);
     candidate_run run = {s, plan, NULL};
-    if (status == SSLAT_OK)
-        status = cuda_graph_pack(buffer_of(p, 0, value_of(step->input[0])), param_of(p, 0, p->states[step - p->plan.steps].params[0]),
-                                 buffer_of(p, 0, value_of(step->node)), s->workspace, &run.pack, err);
+    if (status == SSLAT_OK) status = cuda_program_step_pack(p, k, 0, &run.pack, err);
     if (status == SSLAT_OK) status = cuda_time_calls(s, run_candidate, &run, ms, err);
     cuda_graph_destroy(run.pack);
     cudaGetLastError(); /* a plan that failed to run leaves nothing behind for the next */
@@ -118,7 +115,7 @@ sslat_status cuda_graph_choose(cuda_program *p, int32_t k, cuda_conv_choice *cho
             finalized = sslat_fail(&why, SSLAT_ERR_NOMEM, "a workspace of %zu MB, more than sslat lends a convolution "
                                    "(%zu MB)", workspace >> 20, cuda_session_workspace_limit(s) >> 20);
         double plan_ms = -1;
-        if (finalized == SSLAT_OK) finalized = time_plan(p, step, plan, workspace, &plan_ms, &why);
+        if (finalized == SSLAT_OK) finalized = time_plan(p, k, plan, workspace, &plan_ms, &why);
         if (finalized != SSLAT_OK) { /* not supported for this shape, no NVRTC, failed to run, … */
             census->unfinalized++;
             snprintf(last_refusal, sizeof last_refusal, "%s", library_words(why.message));
@@ -144,15 +141,13 @@ sslat_status cuda_graph_choose(cuda_program *p, int32_t k, cuda_conv_choice *cho
         plans[winner] = NULL;
         kept->config = configs[i].config;
         configs[i].config = NULL; /* the kept plan owns its configuration */
-        kept->engine = configs[i].engine;
-        kept->workspace = plan_workspace[winner];
         census->rank = winner;
         census->winner_ms = ms[winner];
         census->first_ms = ms[0];
         choice->graph = true;
         choice->graph_plan = kept;
-        choice->engine = kept->engine;
-        choice->workspace = kept->workspace;
+        choice->engine = configs[i].engine;
+        choice->workspace = plan_workspace[winner];
     }
     for (int32_t t = 0; t < census->timed; t++) cuda_graph_destroy(plans[t]);
     cuda_graph_configs_release(configs, n_configs);

@@ -127,24 +127,24 @@ static sslat_status replay(cuda_session *s, const captured *c, replay_kind kind,
     return SSLAT_OK;
 }
 
-/* The median of three replays after the first (which uploads the graph). */
-static double median_of_three(const double t[4])
+/* What fn enqueues, captured and replayed four times as trials: the median
+ * of the last three, in ms (the first replay uploads the graph). */
+static sslat_status trial_ms(cuda_session *s, enqueue_fn fn, void *context, double *ms, sslat_error *err)
 {
-    double a = t[1], b = t[2], c = t[3];
-    return fmax(fmin(a, b), fmin(fmax(a, b), c));
+    captured graph;
+    sslat_status status = capture_either(s, fn, context, &graph, err);
+    double t[4] = {0};
+    for (int i = 0; status == SSLAT_OK && i < 4; i++) status = replay(s, &graph, REPLAY_TRIAL, &t[i], err);
+    captured_release(&graph);
+    if (status == SSLAT_OK) *ms = fmax(fmin(t[1], t[2]), fmin(fmax(t[1], t[2]), t[3]));
+    return status;
 }
 
-/* The median of three single-copy replays: the base for the number of copies. */
+/* One copy's time: the base for the number of copies. */
 static sslat_status single_copy_ms(cuda_program *p, double *ms, sslat_error *err)
 {
-    captured one;
-    sslat_status status = capture(p, 1, &one, err);
-    double t[4] = {0};
-    for (int i = 0; status == SSLAT_OK && i < 4; i++) status = replay(p->session, &one, REPLAY_TRIAL, &t[i], err);
-    captured_release(&one);
-    if (status != SSLAT_OK) return status;
-    *ms = median_of_three(t);
-    return SSLAT_OK;
+    program_copies one = {p, 1};
+    return trial_ms(p->session, enqueue_copies, &one, ms, err);
 }
 
 sslat_status cuda_time_calls(cuda_session *s, sslat_status (*fn)(void *, sslat_error *), void *context, double *ms,
@@ -155,13 +155,7 @@ sslat_status cuda_time_calls(cuda_session *s, sslat_status (*fn)(void *, sslat_e
     if (status == SSLAT_OK)
         status = cuda_check_runtime(cudaStreamSynchronize(s->stream), "cudaStreamSynchronize(eager run)", __FILE__,
                                     __LINE__, err);
-    captured graph = {0};
-    if (status == SSLAT_OK) status = capture_either(s, fn, context, &graph, err);
-    double t[4] = {0};
-    for (int i = 0; status == SSLAT_OK && i < 4; i++) status = replay(s, &graph, REPLAY_TRIAL, &t[i], err);
-    captured_release(&graph);
-    if (status == SSLAT_OK) *ms = median_of_three(t);
-    return status;
+    return status == SSLAT_OK ? trial_ms(s, fn, context, ms, err) : status;
 }
 
 sslat_status cuda_measure_program(cuda_program *p, int32_t batch, const sslat_calc_options *o, const char *label,

@@ -416,6 +416,14 @@ sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error 
     return p->algorithms_chosen ? cuda_program_pack(p, err) : SSLAT_OK;
 }
 
+sslat_status cuda_program_step_pack(const cuda_program *p, int32_t k, int32_t copy, cudnnBackendDescriptor_t *pack,
+                                    sslat_error *err)
+{
+    const cuda_step *step = &p->plan.steps[k];
+    return cuda_graph_pack(buffer_of(p, copy, value_of(step->input[0])), param_of(p, copy, p->states[k].params[0]),
+                           buffer_of(p, copy, value_of(step->node)), p->session->workspace, pack, err);
+}
+
 sslat_status cuda_program_pack(cuda_program *p, sslat_error *err)
 {
     /* packs name the session's workspace: it must not move under a program (one program is chosen and measured
@@ -431,12 +439,8 @@ sslat_status cuda_program_pack(cuda_program *p, sslat_error *err)
     for (int32_t copy = p->packed_copies; copy < p->copies; copy++) {
         p->packed_copies = copy + 1; /* release destroys what is made so far */
         for (int32_t k = 0; k < p->plan.count; k++) {
-            const cuda_step *step = &p->plan.steps[k];
             if (!p->states[k].graph) continue;
-            sslat_status status = cuda_graph_pack(buffer_of(p, copy, value_of(step->input[0])),
-                                                  param_of(p, copy, p->states[k].params[0]),
-                                                  buffer_of(p, copy, value_of(step->node)), p->session->workspace,
-                                                  &packs[(size_t)copy * steps + (size_t)k], err);
+            sslat_status status = cuda_program_step_pack(p, k, copy, &packs[(size_t)copy * steps + (size_t)k], err);
             if (status != SSLAT_OK) return status;
         }
     }
