@@ -30,6 +30,19 @@ cudaError_t sslat_cuda_add(int elem, int act, const void *a, const void *b, void
 cudaError_t sslat_cuda_epilogue(int elem, int nhwc, void *y, const float *bias, const void *residual, int act,
                         int n, int c, int hw, void *stream);
 
+/* A depthwise convolution's shape: n images of c channels, h × w in, out_h ×
+ * out_w out, a k × k window (kernel) per channel, its stride and dilation,
+ * the padding above and left (below and right follow from the output size). */
+typedef struct sslat_depthwise_shape {
+    int n, c, h, w, out_h, out_w, kernel, stride, dilation, pad_top, pad_left;
+} sslat_depthwise_shape;
+
+/* Depthwise convolution with its epilogue in one kernel (kernels/depthwise.cu):
+ * y = act(conv(x, w) + bias[c] + residual); w holds c filters of k × k (its
+ * KCRS and KRSC forms agree); bias (float) and residual may be NULL. */
+cudaError_t sslat_cuda_depthwise(int elem, int nhwc, const sslat_depthwise_shape *shape, const void *x, const void *w,
+                                 const float *bias, const void *residual, int act, void *y, void *stream);
+
 /* Squeeze-excitation scaling: y[n, c, p] = x[n, c, p] · s[n, c]. */
 cudaError_t sslat_cuda_mul_channel(int elem, int nhwc, const void *x, const void *s, void *y, int n, int c,
                            int hw, void *stream);

@@ -206,6 +206,74 @@ TEST_P(CudaKernelsOnHost, EpilogueAddsBiasPerChannelAndTheResidual)
     }
 }
 
+// Depthwise shapes: 3×3 to 7×7, strides 1 and 2, dilation 2, "same" padding
+// one side more than the other (TensorFlow's stride-2 'same'), a 1×1 plane.
+struct DepthwiseCase {
+    int n, c, h, w, kernel, stride, dilation, pad_top, pad_bottom;
+};
+const DepthwiseCase kDepthwiseCases[] = {{1, 3, 5, 7, 3, 1, 1, 1, 1}, {2, 8, 9, 9, 7, 2, 1, 3, 3},
+                                         {1, 5, 8, 6, 5, 2, 1, 1, 2}, {2, 16, 6, 10, 3, 1, 2, 2, 2},
+                                         {1, 4, 1, 1, 3, 1, 1, 1, 1}, {3, 12, 7, 7, 7, 1, 1, 3, 3}};
+
+TEST_P(CudaKernelsOnHost, DepthwiseIsEachChannelsOwnWindowThenTheEpilogue)
+{
+    for (const DepthwiseCase &d : kDepthwiseCases) {
+        int reach = d.dilation * (d.kernel - 1) + 1;
+        sslat_depthwise_shape s = {d.n, d.c, d.h, d.w, (d.h + d.pad_top + d.pad_bottom - reach) / d.stride + 1,
+                                   (d.w + d.pad_top + d.pad_bottom - reach) / d.stride + 1, d.kernel, d.stride,
+                                   d.dilation, d.pad_top, d.pad_top};
+        size_t in_count = (size_t)s.n * s.c * s.h * s.w, out_count = (size_t)s.n * s.c * s.out_h * s.out_w;
+        Buffer x = seeded(elem(), in_count, 11), w = seeded(elem(), (size_t)s.c * s.kernel * s.kernel, 12, -1.f, 1.f);
+        Buffer residual = seeded(elem(), out_count, 13);
+        std::vector<float> bias(s.c);
+        for (int k = 0; k < s.c; k++) bias[k] = sslat_fill_at(14, k, -1.f, 1.f);
+        for (int with_bias : {0, 1})
+            for (int with_residual : {0, 1})
+                for (int act : {-1, (int)SSLAT_ACT_RELU6, (int)SSLAT_ACT_HSWISH}) {
+                    std::vector<double> want(out_count), scale(out_count);
+                    for (int image = 0; image < s.n; image++)
+                        for (int ch = 0; ch < s.c; ch++)
+                            for (int row = 0; row < s.out_h; row++)
+                                for (int col = 0; col < s.out_w; col++) {
+                                    double sum = 0, magnitude = 0;
+                                    for (int r = 0; r < s.kernel; r++)
+                                        for (int q = 0; q < s.kernel; q++) {
+                                            int ih = row * s.stride - s.pad_top + r * s.dilation;
+                                            int iw = col * s.stride - s.pad_left + q * s.dilation;
+                                            if (ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) continue;
+                                            double term = x.get(offset(nhwc(), image, ch, ih, iw, s.c, s.h, s.w)) *
+                                                          w.get(((size_t)ch * s.kernel + r) * s.kernel + q);
+                                            sum += term, magnitude += std::fabs(term);
+                                        }
+                                    size_t i = offset(nhwc(), image, ch, row, col, s.c, s.out_h, s.out_w);
+                                    if (with_bias) sum += bias[ch];
+                                    if (with_residual) sum += residual.get(i);
+                                    want[i] = activation(act, sum);
+                                    scale[i] = magnitude + 8.0; /* float accumulation over the window */
+                                }
+                    Buffer y(elem(), out_count);
+                    ASSERT_EQ(sslat_cuda_depthwise(elem(), nhwc(), &s, x.data(), w.data(),
+                                                   with_bias ? bias.data() : nullptr,
+                                                   with_residual ? residual.data() : nullptr, act, y.data(), nullptr),
+                              0);
+                    double relative = elem() == SSLAT_ELEM_F32 ? 1e-6 : elem() == SSLAT_ELEM_F16 ? 0x1p-10 : 0x1p-7;
+                    size_t wrong = 0;
+                    for (size_t i = 0; i < out_count; i++) {
+                        double g = y.get(i), tolerance = 2 * relative * std::fabs(want[i]) + 1e-6 * scale[i];
+                        if (std::isnan(g) || std::fabs(g - want[i]) > tolerance) {
+                            if (wrong < 4)
+                                ADD_FAILURE() << "depthwise k" << d.kernel << " s" << d.stride << " d" << d.dilation
+                                              << " element " << i << " is " << g << ", expected " << want[i];
+                            wrong++;
+                        }
+                    }
+                    EXPECT_EQ(wrong, 0u) << "depthwise bias " << with_bias << " residual " << with_residual << " act "
+                                         << act << " k" << d.kernel << " " << s.n << "x" << s.c << "x" << s.h << "x"
+                                         << s.w;
+                }
+    }
+}
+
 TEST_P(CudaKernelsOnHost, SqueezeExcitationScalesEachChannel)
 {
     for (const Shape &s : kShapes) {
