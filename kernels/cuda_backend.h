@@ -18,6 +18,7 @@
 #include "table/container.h"
 
 struct cuda_graph_plan;
+struct cuda_graph_conv;
 
 /* Where a cuda run's wall time goes (cuda.time.* in the metadata): every
  * moment from opening the session to describing the table counts to exactly
@@ -63,6 +64,7 @@ typedef struct cuda_session {
     cuda_phase phase;             /* the phase the time counts to now */
     double phase_mark, opened_at; /* sslat_now_s() of the last switch, of the session's start */
     int fused_fallbacks;          /* fused calls that no algorithm took: conv + own epilogue */
+    int fused_graphs, own_depthwise; /* graph-API decisions that kept a fused graph, the own depthwise kernel */
     int fma_forced;               /* fp32 convolutions where Find reported no FMA result: FMA set on Find's first */
     int relaxed_captures;         /* captures that needed cudaStreamCaptureModeRelaxed */
     int blocked_samples, unblocked_samples; /* hot samples behind the blocking kernel, and those it timed out on */
@@ -101,6 +103,7 @@ typedef struct cuda_step_state {
     cudnnMathType_t math;
     size_t workspace;
     bool fallback;     /* a fused call no algorithm took: runs as the plain convolution + own epilogue */
+    cuda_conv_route route; /* how the convolution runs (its decision's) */
     const struct cuda_graph_plan *graph; /* the graph API's plan (the session's), or NULL: the legacy calls */
     int32_t choice;    /* its decision in the session's find_cache (-1: none) */
     bool fma_forced;   /* fp32: Find reported no FMA result; FMA is set on the one chosen */
@@ -137,6 +140,7 @@ typedef struct cuda_program {
     size_t copy_bytes;    /* device bytes of one copy */
     bool algorithms_chosen;
     sslat_cudnn_api api;   /* the cuDNN API convolutions are asked of */
+    sslat_exec_mode mode;  /* fused: the graph API may fuse a convolution's epilogue */
     cudnnBackendDescriptor_t *packs; /* [copies][steps]: graph steps' variant packs, NULL elsewhere */
     int32_t packed_copies;           /* copies whose packs are made */
     void *packs_workspace;           /* the session workspace they name */
@@ -165,10 +169,20 @@ void cuda_program_describe(const cuda_program *program, char *buffer, size_t cap
 /* The graph steps' variant packs of every copy allocated that has none
  * (after the algorithms are chosen; before any capture). */
 sslat_status cuda_program_pack(cuda_program *program, sslat_error *err);
-/* The variant pack of conv step k's buffers in one copy, with the session's
- * workspace (also for the plans the choice tries on copy 0). */
+/* The variant pack of conv step k's buffers in one copy for a plan of
+ * graph (plain or fused), with the session's workspace (also for the plans
+ * the choice tries on copy 0). */
 sslat_status cuda_program_step_pack(const cuda_program *program, int32_t k, int32_t copy,
-                                    cudnnBackendDescriptor_t *pack, sslat_error *err);
+                                    const struct cuda_graph_conv *graph, cudnnBackendDescriptor_t *pack,
+                                    sslat_error *err);
+
+/* Conv step k of one copy through the own depthwise kernel with its whole
+ * epilogue, and the own epilogue alone after a plain convolution
+ * (kernels/cuda_launch.c; on the session's stream, capturable). */
+cudaError_t cuda_launch_own_depthwise(const cuda_program *program, int32_t k, int32_t copy);
+cudaError_t cuda_launch_own_epilogue(const cuda_program *program, int32_t k, int32_t copy);
+/* Whether conv step k is depthwise (one filter per channel, as many out as in). */
+bool cuda_step_is_depthwise(const cuda_program *program, int32_t k);
 
 /* Conv step k's engine through the graph API (kernels/cuda_graph_choice.c):
  * choice->graph and its plan, or choice->legacy_reason when the graph API

@@ -4,6 +4,7 @@
  * part of the way. */
 #include "kernels/cuda_graph.h"
 
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,74 +59,232 @@ static cudnnDataType_t data_type(sslat_dtype dtype)
 }
 
 /* A 4-D tensor: dimensions in N, C, H, W order whatever the layout; the
- * layout is in the strides (channels last: C has stride 1). */
-static sslat_status tensor(int64_t uid, const int64_t dims[4], bool channels_last, cudnnDataType_t type,
-                           cudnnBackendDescriptor_t *out, sslat_error *err)
+ * layout is in the strides (channels last: C has stride 1). A virtual one
+ * (an intermediate of a fused graph) has no memory; a by-value one is a
+ * host scalar the variant pack points at. */
+typedef enum tensor_kind { TENSOR_REAL, TENSOR_VIRTUAL, TENSOR_BY_VALUE } tensor_kind;
+
+static sslat_status tensor(cuda_graph_conv *c, int64_t uid, const int64_t dims[4], bool channels_last,
+                           cudnnDataType_t type, tensor_kind kind, cudnnBackendDescriptor_t *out, sslat_error *err)
 {
-    int64_t c = dims[1], h = dims[2], w = dims[3];
-    int64_t strides[4] = {c * h * w, h * w, w, 1};
-    if (channels_last) strides[0] = h * w * c, strides[1] = 1, strides[2] = w * c, strides[3] = c;
+    if (c->n_parts == CUDA_GRAPH_MAX_PARTS) return sslat_fail(err, SSLAT_ERR_LIMIT, "a convolution graph of more "
+                                                              "than %d descriptors", CUDA_GRAPH_MAX_PARTS);
+    int64_t n = dims[0], ch = dims[1], h = dims[2], w = dims[3];
+    int64_t strides[4] = {ch * h * w, h * w, w, 1};
+    if (channels_last) strides[0] = h * w * ch, strides[1] = 1, strides[2] = w * ch, strides[3] = ch;
+    (void)n;
     int64_t alignment = 16; /* every buffer starts 256-byte aligned in its copy's slab */
+    bool is_virtual = kind == TENSOR_VIRTUAL, by_value = kind == TENSOR_BY_VALUE;
     CREATE(CUDNN_BACKEND_TENSOR_DESCRIPTOR, out);
+    c->parts[c->n_parts++] = *out; /* released with the graph, whatever happens next */
     SET(*out, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
     SET(*out, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims);
     SET(*out, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides);
     SET(*out, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
     SET(*out, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
+    if (is_virtual) SET(*out, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &is_virtual);
+    if (by_value) SET(*out, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &by_value);
     FINALIZE(*out, "CUDNN_BACKEND_TENSOR_DESCRIPTOR");
+    return SSLAT_OK;
+}
+
+/* A descriptor kept with the graph (released with it). */
+static sslat_status part(cuda_graph_conv *c, cudnnBackendDescriptorType_t type, const char *name,
+                         cudnnBackendDescriptor_t *out, sslat_error *err)
+{
+    if (c->n_parts == CUDA_GRAPH_MAX_PARTS) return sslat_fail(err, SSLAT_ERR_LIMIT, "a convolution graph of more "
+                                                              "than %d descriptors", CUDA_GRAPH_MAX_PARTS);
+    RETURN_IF(checked(CUDNN(cudnnBackendCreateDescriptor)(type, out), "cudnnBackendCreateDescriptor", name, err));
+    c->parts[c->n_parts++] = *out;
     return SSLAT_OK;
 }
 
 void cuda_graph_conv_release(cuda_graph_conv *c)
 {
-    cudnnBackendDescriptor_t all[] = {c->graph, c->op, c->conv, c->x, c->w, c->y};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) cuda_graph_destroy(all[i]);
+    cuda_graph_destroy(c->graph);
+    for (int32_t i = c->n_parts - 1; i >= 0; i--) cuda_graph_destroy(c->parts[i]);
     memset(c, 0, sizeof *c);
+}
+
+bool cuda_graph_fuses_act(int32_t act)
+{
+    switch ((sslat_act_kind)act) {
+    case SSLAT_ACT_RELU: case SSLAT_ACT_RELU6: case SSLAT_ACT_HSWISH: case SSLAT_ACT_HSIGMOID: case SSLAT_ACT_SIGMOID:
+    case SSLAT_ACT_SILU: case SSLAT_ACT_GELU: case SSLAT_ACT_TANH: return true;
+    case SSLAT_ACT_COUNT: break;
+    }
+    return act == -1;
+}
+
+/* The convolution operation: y = 1 · conv(x, w) + 0 · y (fusion engines
+ * take alpha 1 and beta 0 only); groups are X's channels over W's. */
+static sslat_status conv_operation(cuda_graph_conv *c, const cuda_graph_problem *p, cudnnBackendDescriptor_t x,
+                                   cudnnBackendDescriptor_t w, cudnnBackendDescriptor_t y, sslat_error *err)
+{
+    /* compute in float for every dtype (PyTorch does so for half and bfloat16) */
+    cudnnDataType_t compute = CUDNN_DATA_FLOAT;
+    cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+    int64_t spatial = 2, pre[2] = {p->pads.top, p->pads.left}, post[2] = {p->pads.bottom, p->pads.right};
+    int64_t dilations[2] = {p->dilation, p->dilation}, strides[2] = {p->stride, p->stride};
+    cudnnBackendDescriptor_t conv, op;
+    RETURN_IF(part(c, CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, "CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR", &conv, err));
+    SET(conv, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
+    SET(conv, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
+    SET(conv, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &spatial);
+    SET(conv, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, pre);
+    SET(conv, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, post);
+    SET(conv, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2, dilations);
+    SET(conv, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, strides);
+    FINALIZE(conv, "CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR");
+    float alpha = 1.0f, beta = 0.0f;
+    RETURN_IF(part(c, CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
+                   "CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR", &op, err));
+    SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &w);
+    SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
+    SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &conv);
+    SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
+    SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+    FINALIZE(op, "CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR");
+    c->ops[c->n_ops++] = op;
+    return SSLAT_OK;
+}
+
+/* One pointwise operation y = mode(x[, b]) in float, as cudnn-frontend's
+ * builders set it (clips as doubles; alpha1 = alpha2 = 1, which fusion
+ * engines require). A relu's clips bound it below and above (relu6). */
+static sslat_status pointwise(cuda_graph_conv *c, cudnnPointwiseMode_t mode, double lower, double upper,
+                              cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t y,
+                              sslat_error *err)
+{
+    if (c->n_ops == CUDA_GRAPH_MAX_OPS) return sslat_fail(err, SSLAT_ERR_LIMIT, "more than %d operations",
+                                                          CUDA_GRAPH_MAX_OPS);
+    cudnnDataType_t precision = CUDNN_DATA_FLOAT;
+    cudnnBackendDescriptor_t pw, op;
+    RETURN_IF(part(c, CUDNN_BACKEND_POINTWISE_DESCRIPTOR, "CUDNN_BACKEND_POINTWISE_DESCRIPTOR", &pw, err));
+    SET(pw, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode);
+    SET(pw, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &precision);
+    if (mode == CUDNN_POINTWISE_RELU_FWD) {
+        SET(pw, CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP, CUDNN_TYPE_DOUBLE, 1, &lower);
+        SET(pw, CUDNN_ATTR_POINTWISE_RELU_UPPER_CLIP, CUDNN_TYPE_DOUBLE, 1, &upper);
+    }
+    if (mode == CUDNN_POINTWISE_SWISH_FWD) {
+        double beta = 1.0; /* silu: x · sigmoid(1 · x) */
+        SET(pw, CUDNN_ATTR_POINTWISE_SWISH_BETA, CUDNN_TYPE_DOUBLE, 1, &beta);
+    }
+    FINALIZE(pw, "CUDNN_BACKEND_POINTWISE_DESCRIPTOR");
+    float one = 1.0f;
+    RETURN_IF(part(c, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, "CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR", &op,
+                   err));
+    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &pw);
+    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    if (b) SET(op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b);
+    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
+    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1, CUDNN_TYPE_FLOAT, 1, &one);
+    SET(op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, CUDNN_TYPE_FLOAT, 1, &one);
+    FINALIZE(op, "CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR");
+    c->ops[c->n_ops++] = op;
+    return SSLAT_OK;
+}
+
+/* A by-value float scalar (hswish's 3 and 1/6), in the variant pack by its host address. */
+static sslat_status scalar(cuda_graph_conv *c, float value, cudnnBackendDescriptor_t *out, sslat_error *err)
+{
+    static const int64_t one[4] = {1, 1, 1, 1};
+    int32_t i = c->n_scalars;
+    if (i == CUDA_GRAPH_MAX_SCALARS) return sslat_fail(err, SSLAT_ERR_LIMIT, "more than %d scalars", i);
+    c->scalars[i] = value;
+    c->scalar_uids[i] = CUDA_GRAPH_UID_SCALAR + i;
+    c->n_scalars++;
+    return tensor(c, c->scalar_uids[i], one, false, CUDNN_DATA_FLOAT, TENSOR_BY_VALUE, out, err);
+}
+
+/* The epilogue as pointwise operations on the convolution's float result v:
+ * + bias (a 1×K×1×1 tensor), + the residual, then the activation; the last
+ * operation writes y. hswish and hsigmoid have no mode of their own: v·relu6(v+3)/6
+ * and relu6(v+3)/6, from ADD, RELU_FWD clipped to [0, 6] and MUL. */
+static sslat_status epilogue_ops(cuda_graph_conv *c, const cuda_graph_problem *p, cudnnBackendDescriptor_t v,
+                                 cudnnBackendDescriptor_t y, cudnnDataType_t type, sslat_error *err)
+{
+    const int64_t dims[4] = {p->out.n, p->out.c, p->out.h, p->out.w}, bias_dims[4] = {1, p->out.c, 1, 1};
+    int64_t next_uid = CUDA_GRAPH_UID_VIRTUAL;
+    /* the steps still to come after each one decide whether it writes y or a new virtual tensor */
+    int32_t act_ops = p->act == SSLAT_ACT_HSWISH ? 4 : p->act == SSLAT_ACT_HSIGMOID ? 3 : p->act >= 0 ? 1 : 0;
+    int32_t left = (p->bias ? 1 : 0) + (p->residual ? 1 : 0) + act_ops;
+#define NEXT(out)                                                                                            \
+    do {                                                                                                     \
+        if (--left == 0) (out) = y;                                                                          \
+        else RETURN_IF(tensor(c, next_uid++, dims, p->nhwc, CUDNN_DATA_FLOAT, TENSOR_VIRTUAL, &(out), err)); \
+    } while (0)
+    cudnnBackendDescriptor_t out = NULL, operand = NULL;
+    if (p->bias) {
+        RETURN_IF(tensor(c, CUDA_GRAPH_UID_B, bias_dims, p->nhwc, type, TENSOR_REAL, &operand, err));
+        NEXT(out);
+        RETURN_IF(pointwise(c, CUDNN_POINTWISE_ADD, 0, 0, v, operand, out, err));
+        v = out;
+    }
+    if (p->residual) {
+        RETURN_IF(tensor(c, CUDA_GRAPH_UID_Z, dims, p->nhwc, type, TENSOR_REAL, &operand, err));
+        NEXT(out);
+        RETURN_IF(pointwise(c, CUDNN_POINTWISE_ADD, 0, 0, v, operand, out, err));
+        v = out;
+    }
+    cudnnBackendDescriptor_t three = NULL, sixth = NULL, clipped = NULL, scaled = NULL;
+    switch ((sslat_act_kind)p->act) {
+    case SSLAT_ACT_RELU: NEXT(out); return pointwise(c, CUDNN_POINTWISE_RELU_FWD, 0.0, FLT_MAX, v, NULL, out, err);
+    case SSLAT_ACT_RELU6: NEXT(out); return pointwise(c, CUDNN_POINTWISE_RELU_FWD, 0.0, 6.0, v, NULL, out, err);
+    case SSLAT_ACT_SIGMOID: NEXT(out); return pointwise(c, CUDNN_POINTWISE_SIGMOID_FWD, 0, 0, v, NULL, out, err);
+    case SSLAT_ACT_TANH: NEXT(out); return pointwise(c, CUDNN_POINTWISE_TANH_FWD, 0, 0, v, NULL, out, err);
+    case SSLAT_ACT_SILU: NEXT(out); return pointwise(c, CUDNN_POINTWISE_SWISH_FWD, 0, 0, v, NULL, out, err);
+    case SSLAT_ACT_GELU: NEXT(out); return pointwise(c, CUDNN_POINTWISE_GELU_FWD, 0, 0, v, NULL, out, err);
+    case SSLAT_ACT_HSWISH:
+    case SSLAT_ACT_HSIGMOID:
+        RETURN_IF(scalar(c, 3.0f, &three, err));
+        RETURN_IF(scalar(c, 1.0f / 6.0f, &sixth, err));
+        NEXT(out);
+        RETURN_IF(pointwise(c, CUDNN_POINTWISE_ADD, 0, 0, v, three, out, err));
+        NEXT(clipped);
+        RETURN_IF(pointwise(c, CUDNN_POINTWISE_RELU_FWD, 0.0, 6.0, out, NULL, clipped, err));
+        NEXT(scaled);
+        RETURN_IF(pointwise(c, CUDNN_POINTWISE_MUL, 0, 0, clipped, sixth, scaled, err));
+        if (p->act == SSLAT_ACT_HSIGMOID) return SSLAT_OK;
+        NEXT(out);
+        return pointwise(c, CUDNN_POINTWISE_MUL, 0, 0, scaled, v, out, err);
+    case SSLAT_ACT_COUNT: break;
+    }
+#undef NEXT
+    return SSLAT_OK; /* no activation: the last add wrote y */
 }
 
 sslat_status cuda_graph_conv_build(cudnnHandle_t handle, const cuda_graph_problem *p, cuda_graph_conv *c,
                                    sslat_error *err)
 {
     memset(c, 0, sizeof *c);
+    if (p->fused && !cuda_graph_fuses_act(p->act))
+        return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "activation %d has no pointwise form", (int)p->act);
+    bool epilogue = p->fused && (p->bias || p->residual || p->act >= 0);
     cudnnDataType_t type = data_type(p->dtype);
     const int64_t x_dims[4] = {p->in.n, p->in.c, p->in.h, p->in.w};
     const int64_t y_dims[4] = {p->out.n, p->out.c, p->out.h, p->out.w};
     /* filters K × C/groups × R × S: KRSC beside NHWC (the layout of the weights sslat uploads), KCRS beside NCHW */
     const int64_t w_dims[4] = {p->out.c, p->in.c / p->groups, p->kernel, p->kernel};
-    RETURN_IF(tensor(CUDA_GRAPH_UID_X, x_dims, p->nhwc, type, &c->x, err));
-    RETURN_IF(tensor(CUDA_GRAPH_UID_W, w_dims, p->nhwc, type, &c->w, err));
-    RETURN_IF(tensor(CUDA_GRAPH_UID_Y, y_dims, p->nhwc, type, &c->y, err));
-
-    /* compute in float for every dtype (PyTorch does so for half and bfloat16) */
-    cudnnDataType_t compute = CUDNN_DATA_FLOAT;
-    cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
-    int64_t spatial = 2, pre[2] = {p->pads.top, p->pads.left}, post[2] = {p->pads.bottom, p->pads.right};
-    int64_t dilations[2] = {p->dilation, p->dilation}, strides[2] = {p->stride, p->stride};
-    CREATE(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, &c->conv);
-    SET(c->conv, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
-    SET(c->conv, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
-    SET(c->conv, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &spatial);
-    SET(c->conv, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, pre);
-    SET(c->conv, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, post);
-    SET(c->conv, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2, dilations);
-    SET(c->conv, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, strides);
-    FINALIZE(c->conv, "CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR");
-
-    /* y = 1 · conv(x, w) + 0 · y; groups are X's channels over W's, no attribute of their own */
-    float alpha = 1.0f, beta = 0.0f;
-    CREATE(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, &c->op);
-    SET(c->op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c->x);
-    SET(c->op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c->w);
-    SET(c->op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c->y);
-    SET(c->op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c->conv);
-    SET(c->op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
-    SET(c->op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
-    FINALIZE(c->op, "CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR");
+    cudnnBackendDescriptor_t x, w, y, v;
+    RETURN_IF(tensor(c, CUDA_GRAPH_UID_X, x_dims, p->nhwc, type, TENSOR_REAL, &x, err));
+    RETURN_IF(tensor(c, CUDA_GRAPH_UID_W, w_dims, p->nhwc, type, TENSOR_REAL, &w, err));
+    RETURN_IF(tensor(c, CUDA_GRAPH_UID_Y, y_dims, p->nhwc, type, TENSOR_REAL, &y, err));
+    /* fused: the convolution's result stays in float, inside the engine */
+    if (epilogue) RETURN_IF(tensor(c, CUDA_GRAPH_UID_VIRTUAL - 1, y_dims, p->nhwc, CUDNN_DATA_FLOAT, TENSOR_VIRTUAL, &v,
+                                   err));
+    RETURN_IF(conv_operation(c, p, x, w, epilogue ? v : y, err));
+    if (epilogue) RETURN_IF(epilogue_ops(c, p, v, y, type, err));
+    c->fused = epilogue;
+    c->bias = epilogue && p->bias;
+    c->residual = epilogue && p->residual;
 
     /* the handle attribute is deprecated in cuDNN 9 in favour of a device
      * property descriptor (9.8+), and still what cudnn-frontend sets */
     CREATE(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &c->graph);
-    SET(c->graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c->op);
+    SET(c->graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, c->n_ops, c->ops);
     SET(c->graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
     FINALIZE(c->graph, "CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR");
     return SSLAT_OK;
@@ -332,22 +491,27 @@ sslat_status cuda_graph_plan_finalize(cudnnHandle_t handle, cudnnBackendDescript
     return SSLAT_OK;
 }
 
-sslat_status cuda_graph_pack(void *x, const void *w, void *y, void *workspace, cudnnBackendDescriptor_t *pack,
-                             sslat_error *err)
+sslat_status cuda_graph_pack(const cuda_graph_conv *c, const cuda_graph_buffers *b, void *workspace,
+                             cudnnBackendDescriptor_t *pack, sslat_error *err)
 {
-    const int64_t uids[3] = {CUDA_GRAPH_UID_X, CUDA_GRAPH_UID_W, CUDA_GRAPH_UID_Y};
-    void *pointers[3] = {x, (void *)w, y};
+    int64_t uids[5 + CUDA_GRAPH_MAX_SCALARS] = {CUDA_GRAPH_UID_X, CUDA_GRAPH_UID_W, CUDA_GRAPH_UID_Y};
+    void *pointers[5 + CUDA_GRAPH_MAX_SCALARS] = {b->x, (void *)b->w, b->y};
+    int64_t n = 3;
+    if (c->bias) uids[n] = CUDA_GRAPH_UID_B, pointers[n++] = (void *)b->bias;
+    if (c->residual) uids[n] = CUDA_GRAPH_UID_Z, pointers[n++] = (void *)b->residual;
+    /* by-value scalars: the host address of each value */
+    for (int32_t i = 0; i < c->n_scalars; i++) uids[n] = c->scalar_uids[i], pointers[n++] = (void *)&c->scalars[i];
     *pack = NULL;
     cudnnBackendDescriptor_t made = NULL;
     sslat_status status = checked(CUDNN(cudnnBackendCreateDescriptor)(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &made),
                                   "cudnnBackendCreateDescriptor", "CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR", err);
     if (status == SSLAT_OK)
-        status = checked(CUDNN(cudnnBackendSetAttribute)(made, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3,
+        status = checked(CUDNN(cudnnBackendSetAttribute)(made, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, n,
                                                          uids),
                          "cudnnBackendSetAttribute", "CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS", err);
     if (status == SSLAT_OK)
         status = checked(CUDNN(cudnnBackendSetAttribute)(made, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS,
-                                                         CUDNN_TYPE_VOID_PTR, 3, pointers),
+                                                         CUDNN_TYPE_VOID_PTR, n, pointers),
                          "cudnnBackendSetAttribute", "CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS", err);
     if (status == SSLAT_OK)
         status = checked(CUDNN(cudnnBackendSetAttribute)(made, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR,

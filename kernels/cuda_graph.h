@@ -24,15 +24,40 @@ typedef struct cuda_graph_problem {
     sslat_pads pads; /* each side its own: the graph API takes pre and post paddings */
     sslat_dtype dtype;
     bool nhwc;
+    /* fused: the step's epilogue in the graph too, as pointwise operations
+     * after the convolution (+ bias, + the residual, the activation) */
+    bool fused, bias, residual;
+    int32_t act; /* sslat_act_kind, or -1 */
 } cuda_graph_problem;
 
-/* The tensors' unique ids in every convolution graph (PyTorch's 'x', 'w', 'y'). */
-enum { CUDA_GRAPH_UID_X = 'x', CUDA_GRAPH_UID_W = 'w', CUDA_GRAPH_UID_Y = 'y' };
+/* The tensors' unique ids in every convolution graph (PyTorch's 'x', 'w',
+ * 'y'; its fused graph's bias 'b' and residual 'z'), the fused graph's
+ * virtual intermediates and by-value scalars. */
+enum {
+    CUDA_GRAPH_UID_X = 'x', CUDA_GRAPH_UID_W = 'w', CUDA_GRAPH_UID_Y = 'y', CUDA_GRAPH_UID_B = 'b',
+    CUDA_GRAPH_UID_Z = 'z', CUDA_GRAPH_UID_VIRTUAL = 1001, CUDA_GRAPH_UID_SCALAR = 2001
+};
 
-/* A convolution's operation graph, finalized, with the descriptors it is made of. */
+#define CUDA_GRAPH_MAX_PARTS 40
+#define CUDA_GRAPH_MAX_OPS 8
+#define CUDA_GRAPH_MAX_SCALARS 2
+
+/* A convolution's operation graph, finalized, with the descriptors it is
+ * made of, and what its variant pack must name besides x, w and y. */
 typedef struct cuda_graph_conv {
-    cudnnBackendDescriptor_t x, w, y, conv, op, graph;
+    cudnnBackendDescriptor_t parts[CUDA_GRAPH_MAX_PARTS]; /* tensors, descriptors, operations */
+    int32_t n_parts;
+    cudnnBackendDescriptor_t ops[CUDA_GRAPH_MAX_OPS];
+    int32_t n_ops;
+    cudnnBackendDescriptor_t graph;
+    bool fused, bias, residual;  /* the graph computes the epilogue; it reads a bias, a residual */
+    float scalars[CUDA_GRAPH_MAX_SCALARS]; /* by-value constants, packed by their address */
+    int64_t scalar_uids[CUDA_GRAPH_MAX_SCALARS];
+    int32_t n_scalars;
 } cuda_graph_conv;
+
+/* Whether an activation has a pointwise form in a fused graph (-1: none needed). */
+bool cuda_graph_fuses_act(int32_t act);
 
 /* An engine configuration the heuristics returned, and what it is. */
 typedef struct cuda_graph_config {
@@ -70,9 +95,17 @@ void cuda_graph_configs_release(cuda_graph_config *configs, int32_t count);
 sslat_status cuda_graph_plan_finalize(cudnnHandle_t handle, cudnnBackendDescriptor_t config,
                                       cudnnBackendDescriptor_t *plan, size_t *workspace, sslat_error *err);
 
-/* The variant pack of one copy's buffers (made before any capture). */
-sslat_status cuda_graph_pack(void *x, const void *w, void *y, void *workspace, cudnnBackendDescriptor_t *pack,
-                             sslat_error *err);
+/* One copy's buffers as a graph reads them (bias: the element type, for a fused graph). */
+typedef struct cuda_graph_buffers {
+    void *x, *y;
+    const void *w, *bias, *residual;
+} cuda_graph_buffers;
+
+/* The variant pack of one copy's buffers (made before any capture); the
+ * graph's by-value scalars by their address in *conv, which must not move
+ * while the pack lives. */
+sslat_status cuda_graph_pack(const cuda_graph_conv *conv, const cuda_graph_buffers *buffers, void *workspace,
+                             cudnnBackendDescriptor_t *pack, sslat_error *err);
 
 /* The plan on the handle's stream with one copy's pack (capturable). */
 sslat_status cuda_graph_execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan, cudnnBackendDescriptor_t pack,

@@ -105,7 +105,7 @@ static sslat_status decide(cuda_program *p, int32_t k, cuda_conv_choice *choice,
 {
     if (p->api == SSLAT_CUDNN_API_GRAPH) {
         sslat_status status = cuda_graph_choose(p, k, choice, err);
-        if (status != SSLAT_OK || choice->graph) return status;
+        if (status != SSLAT_OK || choice->route != CUDA_ROUTE_LEGACY) return status;
         if (!p->states[k].conv)
             return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d: cuDNN's graph API cannot compute this convolution "
                               "(%s), and its legacy API cannot pad one side more than the other; -c cpu measures it",
@@ -117,7 +117,9 @@ static sslat_status decide(cuda_program *p, int32_t k, cuda_conv_choice *choice,
 /* A new decision counted in the session's metadata. */
 static void count_decision(cuda_session *s, const cuda_conv_choice *choice)
 {
-    if (choice->graph) s->graph_convs++;
+    if (choice->route != CUDA_ROUTE_LEGACY) s->graph_convs++;
+    if (choice->route == CUDA_ROUTE_GRAPH_FUSED) s->fused_graphs++;
+    if (choice->route == CUDA_ROUTE_OWN_DEPTHWISE) s->own_depthwise++;
     else if (choice->legacy_reason[0]) s->legacy_convs++;
     if (choice->fallback) s->fused_fallbacks++;
     if (choice->fma_forced) s->fma_forced++;
@@ -136,9 +138,12 @@ sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
         cuda_step_state *st = &p->states[k];
         if (step->kind != CUDA_STEP_CONV) continue;
         const sslat_node *node = &p->graph->nodes[step->main_node];
+        int epilogue = cuda_epilogue_code(step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT, step->bias,
+                                          step->residual != SSLAT_NO_INPUT, step->act,
+                                          p->mode == SSLAT_MODE_FUSED && step->epilogue);
         cuda_conv_key key = cuda_conv_key_of(sslat_graph_shape_of(p->graph, node->input[0]), node->shape,
                                              sslat_node_conv(node), (int)p->dtype, p->nhwc, (int)math_of(p->dtype),
-                                             step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT, (int)p->api);
+                                             epilogue, (int)p->api);
         const cuda_conv_choice *known = cuda_find_cache_get(&s->find_cache, &key);
         if (known) st->choice = (int32_t)(known - s->find_cache.items);
         else {
@@ -157,9 +162,10 @@ sslat_status cuda_program_choose_algorithms(cuda_program *p, sslat_error *err)
         }
         if (status != SSLAT_OK) break;
         const cuda_conv_choice *chosen = &s->find_cache.items[st->choice];
-        st->graph = chosen->graph ? chosen->graph_plan : NULL;
+        st->route = chosen->route;
+        st->graph = chosen->graph_plan;
         st->workspace = chosen->workspace;
-        if (!st->graph) {
+        if (chosen->route == CUDA_ROUTE_LEGACY) {
             st->algo = (cudnnConvolutionFwdAlgo_t)chosen->algo;
             st->math = (cudnnMathType_t)chosen->math;
             st->fallback = chosen->fallback;
@@ -211,18 +217,49 @@ typedef struct step_launch {
 
 static const float ONE = 1.0f, ZERO = 0.0f;
 
-/* cuDNN's convolution: the fused call, or the plain one with the own epilogue
- * (bias, residual, activation) after it. */
+cudaError_t cuda_launch_own_epilogue(const cuda_program *p, int32_t k, int32_t copy)
+{
+    const cuda_step *step = &p->plan.steps[k];
+    sslat_shape out = p->graph->nodes[step->node].shape;
+    const void *residual = step->residual != SSLAT_NO_INPUT ? buffer_of(p, copy, value_of(step->residual)) : NULL;
+    return sslat_cuda_epilogue(p->elem, p->nhwc, buffer_of(p, copy, value_of(step->node)),
+                               param_of(p, copy, p->states[k].params[2]), residual, step->act, out.n, out.c,
+                               out.h * out.w, p->session->stream);
+}
+
+cudaError_t cuda_launch_own_depthwise(const cuda_program *p, int32_t k, int32_t copy)
+{
+    const cuda_step *step = &p->plan.steps[k];
+    const sslat_node *node = &p->graph->nodes[step->main_node];
+    const sslat_conv_params *c = sslat_node_conv(node);
+    sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]), out = node->shape;
+    sslat_pads pads = sslat_conv_pads(c, in);
+    sslat_depthwise_shape shape = {in.n,  in.c,      in.h,        in.w,     out.h,    out.w,
+                                   c->kernel, c->stride, c->dilation, pads.top, pads.left};
+    const void *residual = step->residual != SSLAT_NO_INPUT ? buffer_of(p, copy, value_of(step->residual)) : NULL;
+    /* the epilogue the step carries, whole: its bias, residual and activation */
+    return sslat_cuda_depthwise(p->elem, p->nhwc, &shape, buffer_of(p, copy, value_of(step->input[0])),
+                                param_of(p, copy, p->states[k].params[0]), param_of(p, copy, p->states[k].params[2]),
+                                residual, step->act, buffer_of(p, copy, value_of(step->node)), p->session->stream);
+}
+
+/* A convolution step as chosen: the own depthwise kernel; cuDNN's legacy
+ * fused call; a graph plan (fused: with its epilogue); or a plain
+ * convolution with the own epilogue (bias, residual, activation) after it. */
 static sslat_status enqueue_conv(const step_launch *l, sslat_error *err)
 {
     const cuda_step *step = l->step;
     const cuda_step_state *st = l->st;
+    if (st->route == CUDA_ROUTE_OWN_DEPTHWISE) {
+        CUDA_RETURN_IF_FAILED(err, runtime, cuda_launch_own_depthwise(l->p, l->k, l->copy));
+        return SSLAT_OK;
+    }
     if (step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT && !st->fallback) return launch_fused(l->p, l->k, l->copy, err);
     if (st->graph) {
         sslat_status status = cuda_graph_execute(l->s->cudnn, st->graph->plan,
                                                  l->p->packs[(size_t)l->copy * (size_t)l->p->plan.count + (size_t)l->k],
                                                  err);
-        if (status != SSLAT_OK) return status;
+        if (status != SSLAT_OK || st->route == CUDA_ROUTE_GRAPH_FUSED) return status;
     } else {
         CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnConvolutionForward)(
                                               l->s->cudnn, &ONE, st->x, l->x, st->w,
@@ -230,10 +267,7 @@ static sslat_status enqueue_conv(const step_launch *l, sslat_error *err)
                                               l->s->workspace, st->workspace, &ZERO, st->y, l->y));
     }
     if (!step->epilogue && !st->fallback) return SSLAT_OK;
-    const void *residual = step->residual != SSLAT_NO_INPUT ? buffer_of(l->p, l->copy, value_of(step->residual)) : NULL;
-    CUDA_RETURN_IF_FAILED(err, runtime, sslat_cuda_epilogue(l->p->elem, l->p->nhwc, l->y,
-                                                            param_of(l->p, l->copy, st->params[2]), residual, step->act,
-                                                            l->out.n, l->out.c, l->out.h * l->out.w, l->s->stream));
+    CUDA_RETURN_IF_FAILED(err, runtime, cuda_launch_own_epilogue(l->p, l->k, l->copy));
     return SSLAT_OK;
 }
 

@@ -124,10 +124,11 @@ static sslat_status conv_params(cuda_program *p, cuda_step_state *st, const cuda
         free(w);
         w = t;
     }
-    bool fused_call = s->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT;
+    /* the bias in the element type for cuDNN's fused call or a fused graph,
+     * in float for the own epilogue and kernel: both kept, as the choice
+     * decides later which runs */
+    bool fused_call = s->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT || s->call == CUDA_CALL_CUDNN_GRAPH_CONV;
     st->params[0] = add_converted(p, w, count, p->elem);
-    /* the bias in the element type for cuDNN's fused call, in float for the own epilogue:
-     * a fused call keeps both, as it falls back to conv + epilogue when no algorithm takes it */
     if (s->bias && fused_call)
         st->params[1] = add_converted(p, b, (size_t)c->out_channels, p->elem);
     if (s->bias)
@@ -283,6 +284,7 @@ sslat_status cuda_program_init(cuda_program *p, cuda_session *session, const ssl
     p->nhwc = sslat_layout_resolve(o->layout, o->dtype) == SSLAT_LAYOUT_NHWC;
     p->seed = o->seed;
     p->api = sslat_cudnn_api_resolve(o->cuda.api);
+    p->mode = o->mode;
     p->n_values = graph->count + 1;
     /* cuDNN's and the device's limits before any descriptor or allocation */
     size_t free_bytes = 0, total = 0;
@@ -416,12 +418,19 @@ sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error 
     return p->algorithms_chosen ? cuda_program_pack(p, err) : SSLAT_OK;
 }
 
-sslat_status cuda_program_step_pack(const cuda_program *p, int32_t k, int32_t copy, cudnnBackendDescriptor_t *pack,
-                                    sslat_error *err)
+sslat_status cuda_program_step_pack(const cuda_program *p, int32_t k, int32_t copy, const cuda_graph_conv *graph,
+                                    cudnnBackendDescriptor_t *pack, sslat_error *err)
 {
     const cuda_step *step = &p->plan.steps[k];
-    return cuda_graph_pack(buffer_of(p, copy, value_of(step->input[0])), param_of(p, copy, p->states[k].params[0]),
-                           buffer_of(p, copy, value_of(step->node)), p->session->workspace, pack, err);
+    const cuda_step_state *st = &p->states[k];
+    cuda_graph_buffers buffers = {
+        .x = buffer_of(p, copy, value_of(step->input[0])),
+        .y = buffer_of(p, copy, value_of(step->node)),
+        .w = param_of(p, copy, st->params[0]),
+        .bias = graph->bias ? param_of(p, copy, st->params[1]) : NULL,
+        .residual = graph->residual ? buffer_of(p, copy, value_of(step->residual)) : NULL,
+    };
+    return cuda_graph_pack(graph, &buffers, p->session->workspace, pack, err);
 }
 
 sslat_status cuda_program_pack(cuda_program *p, sslat_error *err)
@@ -440,7 +449,8 @@ sslat_status cuda_program_pack(cuda_program *p, sslat_error *err)
         p->packed_copies = copy + 1; /* release destroys what is made so far */
         for (int32_t k = 0; k < p->plan.count; k++) {
             if (!p->states[k].graph) continue;
-            sslat_status status = cuda_program_step_pack(p, k, copy, &packs[(size_t)copy * steps + (size_t)k], err);
+            sslat_status status = cuda_program_step_pack(p, k, copy, &p->states[k].graph->conv,
+                                                         &packs[(size_t)copy * steps + (size_t)k], err);
             if (status != SSLAT_OK) return status;
         }
     }
@@ -458,6 +468,51 @@ static const char *math_name(int math)
                                                            : "default";
 }
 
+/* "-" for a candidate that was not one (or did not run), else its time. */
+static void candidate_ms(double ms, char *out, size_t size)
+{
+    if (ms < 0) snprintf(out, size, "-");
+    else snprintf(out, size, "%.4f ms", ms);
+}
+
+/* A graph-API decision: what runs (a plain or fused plan's engine, or the
+ * own depthwise kernel), the candidates' times beside each other, how the
+ * engine was chosen, and whether the decision came from the selection cache. */
+static size_t describe_graph_choice(const cuda_program *p, int32_t k, const cuda_conv_choice *choice, char *buffer,
+                                    size_t capacity, size_t used)
+{
+    const cuda_graph_census *c = &choice->census;
+    char plain[32], fused[32], own[32];
+    candidate_ms(c->plain_total_ms, plain, sizeof plain);
+    candidate_ms(c->fused_ms, fused, sizeof fused);
+    candidate_ms(c->own_ms, own, sizeof own);
+    int n;
+    if (choice->route == CUDA_ROUTE_OWN_DEPTHWISE) {
+        n = snprintf(buffer + used, capacity - used, " | conv %d: own_depthwise (sslat_depthwise with its epilogue)",
+                     p->plan.steps[k].main_node);
+    } else {
+        char tag[256], notes[128];
+        cuda_engine_tag(&choice->engine, tag, sizeof tag);
+        cuda_engine_notes(&choice->engine, notes, sizeof notes);
+        n = snprintf(buffer + used, capacity - used,
+                     " | conv %d: %s %s%s, ws %zu B, notes %s, rank %d of %d timed (%.4f ms; the first %.4f ms), "
+                     "%d configs (%d refused for %s, %d not finalized or run), finalize %.1f ms (runtime-compiled "
+                     "%.1f ms)",
+                     p->plan.steps[k].main_node, cuda_route_name(choice->route), tag,
+                     choice->engine.fallback ? " (fallback list)" : "", choice->workspace, notes[0] ? notes : "none",
+                     c->rank + 1, choice->route == CUDA_ROUTE_GRAPH_FUSED ? c->fused_timed : c->timed, c->winner_ms,
+                     c->first_ms, c->configs, c->refused, sslat_dtype_name(p->dtype), c->unfinalized, c->finalize_ms,
+                     c->compile_ms);
+    }
+    if (n > 0) used += (size_t)n;
+    if (used >= capacity) return used;
+    if (choice->from_disk) n = snprintf(buffer + used, capacity - used, ", from the selection cache");
+    else n = snprintf(buffer + used, capacity - used, "; candidates: plain%s %s, fused graph %s (%d configs), own "
+                      "depthwise %s", p->plan.steps[k].epilogue ? "+epilogue" : "", plain, fused, c->fused_configs, own);
+    if (n > 0) used += (size_t)n;
+    return used;
+}
+
 void cuda_program_describe(const cuda_program *p, char *buffer, size_t capacity)
 {
     size_t used = cuda_plan_describe(&p->plan, buffer, capacity);
@@ -470,21 +525,8 @@ void cuda_program_describe(const cuda_program *p, char *buffer, size_t capacity)
         if (p->plan.steps[k].kind != CUDA_STEP_CONV) continue;
         const cuda_conv_choice *choice = st->choice >= 0 ? &p->session->find_cache.items[st->choice] : NULL;
         int n;
-        if (st->graph) {
-            /* the engine cuDNN's graph API runs, and how it was chosen */
-            const cuda_graph_census *c = &choice->census;
-            char tag[256], notes[128];
-            cuda_engine_tag(&choice->engine, tag, sizeof tag);
-            cuda_engine_notes(&choice->engine, notes, sizeof notes);
-            n = snprintf(buffer + used, capacity - used,
-                         " | conv %d: graph %s%s, ws %zu B, notes %s, rank %d of %d timed (%.4f ms; the first %.4f ms), "
-                         "%d configs (%d refused for %s, %d not finalized or run), finalize %.1f ms (runtime-compiled "
-                         "%.1f ms)",
-                         p->plan.steps[k].main_node, tag, choice->engine.fallback ? " (fallback list)" : "",
-                         st->workspace, notes[0] ? notes : "none", c->rank + 1, c->timed, c->winner_ms, c->first_ms,
-                         c->configs, c->refused, sslat_dtype_name(p->dtype), c->unfinalized, c->finalize_ms,
-                         c->compile_ms);
-            if (n > 0) used += (size_t)n;
+        if (st->route != CUDA_ROUTE_LEGACY) {
+            used = describe_graph_choice(p, k, choice, buffer, capacity, used);
             continue;
         }
         n = snprintf(buffer + used, capacity - used, " | conv %d: %s, ws %zu B, %s%s%s", p->plan.steps[k].main_node,

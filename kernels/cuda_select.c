@@ -30,7 +30,7 @@ bool cuda_any_fma_result(const cuda_algo_result *results, int n)
 }
 
 cuda_conv_key cuda_conv_key_of(sslat_shape in, sslat_shape out, const sslat_conv_params *c, int dtype, bool nhwc,
-                               int math, bool fused_call, int api)
+                               int math, int epilogue, int api)
 {
     cuda_conv_key key;
     memset(&key, 0, sizeof key);
@@ -38,10 +38,26 @@ cuda_conv_key cuda_conv_key_of(sslat_shape in, sslat_shape out, const sslat_conv
     const int64_t fields[] = {in.n,      in.c,      in.h,        in.w,      out.n,        out.c,           out.h,
                               out.w,     c->kernel, c->stride,   pads.top,  pads.bottom,  pads.left,       pads.right,
                               c->dilation, c->groups, c->bias,   c->out_channels, dtype,  nhwc,            math,
-                              fused_call, api,      0};
+                              epilogue, api,        0};
     _Static_assert(sizeof fields / sizeof fields[0] == CUDA_CONV_KEY_FIELDS, "every field of the key");
     memcpy(key.fields, fields, sizeof fields);
     return key;
+}
+
+int cuda_epilogue_code(bool fused_call, bool bias, bool residual, int act, bool may_fuse)
+{
+    return (fused_call ? 1 : 0) | (bias ? 2 : 0) | (residual ? 4 : 0) | ((act + 1) & 15) << 3 | (may_fuse ? 128 : 0);
+}
+
+const char *cuda_route_name(cuda_conv_route route)
+{
+    switch (route) {
+    case CUDA_ROUTE_LEGACY: return "legacy";
+    case CUDA_ROUTE_GRAPH: return "graph";
+    case CUDA_ROUTE_GRAPH_FUSED: return "graph_fused";
+    case CUDA_ROUTE_OWN_DEPTHWISE: return "own_depthwise";
+    }
+    return "?";
 }
 
 static uint64_t key_hash(const cuda_conv_key *key)

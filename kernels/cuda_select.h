@@ -104,15 +104,31 @@ int cuda_autotune_pick(const double *ms, int n);
 /* ---- the session's decisions ------------------------------------------------------------ */
 
 /* What decides a convolution's algorithm: shapes, parameters (each side's
- * padding), element type, layout, math, whether it runs as the fused call, and
- * the cuDNN API (sslat_cudnn_api) it goes through. */
+ * padding), element type, layout, math, the epilogue it carries
+ * (cuda_epilogue_code), and the cuDNN API (sslat_cudnn_api) it goes through. */
 #define CUDA_CONV_KEY_FIELDS 24
 typedef struct cuda_conv_key {
     int64_t fields[CUDA_CONV_KEY_FIELDS];
 } cuda_conv_key;
 
 cuda_conv_key cuda_conv_key_of(sslat_shape in, sslat_shape out, const sslat_conv_params *conv, int dtype, bool nhwc,
-                               int math, bool fused_call, int api);
+                               int math, int epilogue, int api);
+
+/* The epilogue of a conv step as one number of the key: the legacy fused
+ * call (bit 0), a bias (1), a residual (2), the activation + 1 (bits 3-6),
+ * and whether the graph API may fuse it (bit 7: fused mode). 0: none. */
+int cuda_epilogue_code(bool fused_call, bool bias, bool residual, int act, bool may_fuse);
+
+/* How a convolution step runs, once chosen. */
+typedef enum cuda_conv_route {
+    CUDA_ROUTE_LEGACY,        /* the legacy API: Find's algorithm (the fused call, or conv + own epilogue) */
+    CUDA_ROUTE_GRAPH,         /* a graph-API plan of the convolution, then the own epilogue if the step has one */
+    CUDA_ROUTE_GRAPH_FUSED,   /* a graph-API plan of the convolution with its epilogue as pointwise operations */
+    CUDA_ROUTE_OWN_DEPTHWISE, /* kernels/depthwise.cu: the convolution and its epilogue in one own kernel */
+} cuda_conv_route;
+
+/* "legacy", "graph", "graph_fused", "own_depthwise" */
+const char *cuda_route_name(cuda_conv_route route);
 
 /* How the graph API chose a convolution's engine (for cuda.plan.* and the census). */
 typedef struct cuda_graph_census {
@@ -124,6 +140,11 @@ typedef struct cuda_graph_census {
     double winner_ms, first_ms; /* its median replay time, and the first timed one's */
     double finalize_ms;   /* host time finalizing plans, all of them */
     double compile_ms;    /* of which runtime-compiled (NVRTC) plans */
+    /* the candidates beside each other, median replay ms (-1: not a candidate or none ran) */
+    double plain_total_ms; /* the plain plan + the own epilogue (the plain plan alone when no epilogue) */
+    double fused_ms;       /* the fastest fused graph plan */
+    double own_ms;         /* the own depthwise kernel */
+    int32_t fused_configs, fused_timed; /* the fused graph's configurations, and those that ran */
 } cuda_graph_census;
 
 /* A session's decisions, so each distinct convolution is timed by Find once
@@ -137,8 +158,9 @@ typedef struct cuda_conv_choice {
     bool fma_forced; /* fp32: Find reported no result with FMA math; Find's first runs with FMA set */
     int reported_maths; /* bit m: Find reported a successful result with cudnnMathType_t m (for cuda.plan.*) */
     /* the graph API (key's api): its engine, or why the legacy call runs instead */
-    bool graph;                /* runs through the graph plan below */
-    void *graph_plan;          /* struct cuda_graph_plan, owned by the session */
+    cuda_conv_route route;
+    void *graph_plan;          /* struct cuda_graph_plan, owned by the session (routes GRAPH, GRAPH_FUSED) */
+    bool from_disk;            /* taken from the persistent selection cache, not timed in this run */
     cuda_engine engine;
     cuda_graph_census census;
     char legacy_reason[320];   /* api graph and not graph: why the legacy call runs */

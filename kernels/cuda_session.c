@@ -211,15 +211,18 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
         double finalize_ms = 0, compile_ms = 0;
         for (int i = 0; i < s->find_cache.count; i++) {
             const cuda_conv_choice *c = &s->find_cache.items[i];
-            if (!c->graph && !c->legacy_reason[0]) continue; /* decided by Find alone */
-            configs += c->census.configs, timed += c->census.timed;
+            bool graph_plan = c->route == CUDA_ROUTE_GRAPH || c->route == CUDA_ROUTE_GRAPH_FUSED;
+            if (c->route == CUDA_ROUTE_LEGACY && !c->legacy_reason[0]) continue; /* decided by Find alone */
+            configs += c->census.configs + c->census.fused_configs, timed += c->census.timed + c->census.fused_timed;
             finalize_ms += c->census.finalize_ms, compile_ms += c->census.compile_ms;
-            if (c->graph) c->census.rank == 0 ? first++ : later++;
+            if (graph_plan && !c->from_disk) c->census.rank == 0 ? first++ : later++;
         }
-        PAIR("cuda.graph", "%d distinct convolutions on graph-API plans, %d on the legacy API (why: cuda.plan.*); "
+        PAIR("cuda.graph", "%d distinct convolutions through the graph-API autotune (%d kept a fused graph, %d the own "
+             "depthwise kernel, the rest a plain plan), %d on the legacy API (why: cuda.plan.*); "
              "%d engine configurations offered, %d timed; the first plan timed (in heuristics order) was the fastest "
              "for %d, a later one for %d; finalizing %.0f ms, of which runtime-compiled %.0f ms",
-             s->graph_convs, s->legacy_convs, configs, timed, first, later, finalize_ms, compile_ms);
+             s->graph_convs, s->fused_graphs, s->own_depthwise, s->legacy_convs, configs, timed, first, later,
+             finalize_ms, compile_ms);
     }
     const char *tf32_override = getenv("NVIDIA_TF32_OVERRIDE");
     PAIR("cuda.tf32_override", "%s", tf32_override ? tf32_override : "unset");

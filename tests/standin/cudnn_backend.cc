@@ -64,7 +64,7 @@ struct TensorInfo {
     cudnnDataType_t type = CUDNN_DATA_FLOAT;
     int64_t dims[4] = {0, 0, 0, 0}, strides[4] = {0, 0, 0, 0};
     int64_t uid = 0, alignment = 0;
-    bool is_virtual = false;
+    bool is_virtual = false, by_value = false;
     size_t element() const { return type == CUDNN_DATA_FLOAT ? 4 : 2; }
     // the bytes from the first element to the last, whatever the strides
     size_t span() const
@@ -79,13 +79,23 @@ struct TensorInfo {
     bool same(const TensorInfo &o) const
     {
         return type == o.type && !std::memcmp(dims, o.dims, sizeof dims) && !std::memcmp(strides, o.strides, sizeof strides) &&
-               is_virtual == o.is_virtual;
+               is_virtual == o.is_virtual && by_value == o.by_value;
     }
 };
 
+// A convolution (x, w → y) or a pointwise operation (x[, b] → y; w holds b).
 struct OpInfo {
+    bool pointwise = false;
     TensorInfo x, w, y;
     int64_t pre[2] = {0, 0}, post[2] = {0, 0}, dilation[2] = {1, 1}, stride[2] = {1, 1};
+    cudnnPointwiseMode_t mode = CUDNN_POINTWISE_ADD;
+    bool binary = false;
+    double lower = 0, upper = 0, swish_beta = 1;
+    std::vector<const TensorInfo *> inputs() const
+    {
+        if (pointwise) return binary ? std::vector<const TensorInfo *>{&x, &w} : std::vector<const TensorInfo *>{&x};
+        return {&x, &w};
+    }
 };
 
 struct Descriptor {
@@ -133,6 +143,24 @@ const AttributeRule ATTRIBUTES[] = {
     {CUDNN_BACKEND_TENSOR_DESCRIPTOR, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, 1},
     {CUDNN_BACKEND_TENSOR_DESCRIPTOR, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, 1},
     {CUDNN_BACKEND_TENSOR_DESCRIPTOR, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, 1},
+    {CUDNN_BACKEND_TENSOR_DESCRIPTOR, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, 1},
+    {CUDNN_BACKEND_POINTWISE_DESCRIPTOR, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, 1},
+    {CUDNN_BACKEND_POINTWISE_DESCRIPTOR, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, 1},
+    {CUDNN_BACKEND_POINTWISE_DESCRIPTOR, CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP, CUDNN_TYPE_DOUBLE, 1, 1},
+    {CUDNN_BACKEND_POINTWISE_DESCRIPTOR, CUDNN_ATTR_POINTWISE_RELU_UPPER_CLIP, CUDNN_TYPE_DOUBLE, 1, 1},
+    {CUDNN_BACKEND_POINTWISE_DESCRIPTOR, CUDNN_ATTR_POINTWISE_SWISH_BETA, CUDNN_TYPE_DOUBLE, 1, 1},
+    {CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR,
+     CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, 1},
+    {CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+     1, 1},
+    {CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+     1, 1},
+    {CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+     1, 1},
+    {CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1, CUDNN_TYPE_FLOAT, 1, 1},
+    {CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1, CUDNN_TYPE_DOUBLE, 1, 1},
+    {CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, CUDNN_TYPE_FLOAT, 1, 1},
+    {CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, CUDNN_TYPE_DOUBLE, 1, 1},
     {CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, 1},
     {CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, 1},
     {CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, 1},
@@ -165,6 +193,7 @@ const AttributeRule ATTRIBUTES[] = {
     {CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
      CUDNN_KNOB_TYPE_COUNTS},
     {CUDNN_BACKEND_ENGINE_DESCRIPTOR, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, 1},
+    {CUDNN_BACKEND_ENGINE_DESCRIPTOR, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, 1},
     {CUDNN_BACKEND_ENGINE_DESCRIPTOR, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE, 0,
      CUDNN_NUMERICAL_NOTE_TYPE_COUNT, true},
     {CUDNN_BACKEND_ENGINE_DESCRIPTOR, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE, 0,
@@ -264,6 +293,12 @@ cudnnStatus_t finalize_tensor(Descriptor *d)
     t.alignment = alignment->at<int64_t>(0);
     const Value *is_virtual = attribute(d, CUDNN_ATTR_TENSOR_IS_VIRTUAL);
     t.is_virtual = is_virtual && is_virtual->at<bool>(0);
+    const Value *by_value = attribute(d, CUDNN_ATTR_TENSOR_IS_BY_VALUE);
+    t.by_value = by_value && by_value->at<bool>(0);
+    if (t.by_value && t.is_virtual) {
+        standin_rule("tensorByValue", GRAPH_API, "a tensor both virtual and by value");
+        return CUDNN_STATUS_BAD_PARAM;
+    }
     int64_t elements = 1;
     for (int i = 0; i < 4; i++) {
         t.dims[i] = dims->at<int64_t>(i), t.strides[i] = strides->at<int64_t>(i);
@@ -361,7 +396,9 @@ cudnnStatus_t finalize_conv_operation(Descriptor *d)
                      "alpha %g, beta %g (1 and 0)", alpha ? scalar_of(alpha) : NAN, beta ? scalar_of(beta) : NAN);
         return CUDNN_STATUS_BAD_PARAM;
     }
-    if (op.x.type != op.w.type || op.x.type != op.y.type) {
+    // one io type; a fused graph's virtual output stays in float
+    bool y_ok = op.y.type == op.x.type || (op.y.is_virtual && op.y.type == CUDNN_DATA_FLOAT);
+    if (op.x.type != op.w.type || !y_ok) {
         standin_rule("convTypes", STANDIN_RULE, "X, W and Y of types %d, %d, %d (one io type)", (int)op.x.type,
                      (int)op.w.type, (int)op.y.type);
         return CUDNN_STATUS_BAD_PARAM;
@@ -392,6 +429,99 @@ cudnnStatus_t finalize_conv_operation(Descriptor *d)
     return CUDNN_STATUS_SUCCESS;
 }
 
+// The pointwise modes the stand-in computes (what sslat's fused graphs use).
+bool pointwise_modelled(cudnnPointwiseMode_t mode, bool *binary)
+{
+    switch (mode) {
+    case CUDNN_POINTWISE_ADD:
+    case CUDNN_POINTWISE_MUL: *binary = true; return true;
+    case CUDNN_POINTWISE_RELU_FWD:
+    case CUDNN_POINTWISE_SIGMOID_FWD:
+    case CUDNN_POINTWISE_TANH_FWD:
+    case CUDNN_POINTWISE_SWISH_FWD:
+    case CUDNN_POINTWISE_GELU_FWD: *binary = false; return true;
+    default: return false;
+    }
+}
+
+cudnnStatus_t finalize_pointwise(Descriptor *d)
+{
+    const Value *mode = attribute(d, CUDNN_ATTR_POINTWISE_MODE), *precision = attribute(d, CUDNN_ATTR_POINTWISE_MATH_PREC);
+    // CUDNN_BACKEND_POINTWISE_DESCRIPTOR: the mode and the math precision required
+    if (!mode || !precision) {
+        standin_rule("pointwiseRequired", GRAPH_API, "a pointwise descriptor without its mode or math precision");
+        return CUDNN_STATUS_BAD_PARAM;
+    }
+    OpInfo &op = d->op;
+    op.pointwise = true;
+    op.mode = mode->at<cudnnPointwiseMode_t>(0);
+    if (!pointwise_modelled(op.mode, &op.binary)) {
+        standin_set_last_error("stand-in: pointwise mode " + std::to_string((int)op.mode) + " is not modelled");
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    }
+    // stand-in rule, as PyTorch's and cudnn-frontend's fused graphs: the math in float
+    if (precision->at<cudnnDataType_t>(0) != CUDNN_DATA_FLOAT) {
+        standin_rule("pointwisePrecision", STANDIN_RULE, "pointwise math precision %d (float only)",
+                     (int)precision->at<cudnnDataType_t>(0));
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    }
+    const Value *lower = attribute(d, CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP),
+                *upper = attribute(d, CUDNN_ATTR_POINTWISE_RELU_UPPER_CLIP),
+                *beta = attribute(d, CUDNN_ATTR_POINTWISE_SWISH_BETA);
+    // a relu's clips default to 0 and +inf; cudnn-frontend clamps the upper one to float's range
+    op.lower = lower ? lower->at<double>(0) : 0.0;
+    op.upper = upper ? upper->at<double>(0) : HUGE_VAL;
+    op.swish_beta = beta ? beta->at<double>(0) : 1.0;
+    if (op.mode == CUDNN_POINTWISE_RELU_FWD && !(op.lower <= op.upper)) {
+        standin_rule("pointwiseClips", GRAPH_API, "relu clipped below at %g and above at %g", op.lower, op.upper);
+        return CUDNN_STATUS_BAD_PARAM;
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+// Whether b broadcasts to y: each dimension equal or 1.
+bool broadcasts(const TensorInfo &b, const TensorInfo &y)
+{
+    for (int i = 0; i < 4; i++)
+        if (b.dims[i] != y.dims[i] && b.dims[i] != 1) return false;
+    return true;
+}
+
+cudnnStatus_t finalize_pointwise_operation(Descriptor *d)
+{
+    Descriptor *pw = operand(d, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_BACKEND_POINTWISE_DESCRIPTOR),
+               *x = operand(d, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_BACKEND_TENSOR_DESCRIPTOR),
+               *b = operand(d, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_BACKEND_TENSOR_DESCRIPTOR),
+               *y = operand(d, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+    // CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR: the pointwise descriptor,
+    // X and Y required; B for the two-input modes (ADD, MUL), none for the others
+    if (!pw || !x || !y || (pw->op.binary != (b != nullptr))) {
+        standin_rule("pointwiseOperationRequired", GRAPH_API, "PW_DESCRIPTOR, XDESC and YDESC: set and finalized; "
+                     "BDESC for a two-input mode only");
+        return CUDNN_STATUS_BAD_PARAM;
+    }
+    const Value *alpha1 = attribute(d, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1),
+                *alpha2 = attribute(d, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2);
+    // NVIDIA's fusion engines: "we only support alpha1 == alpha2 == 1"
+    if ((alpha1 && scalar_of(alpha1) != 1.0f) || (alpha2 && scalar_of(alpha2) != 1.0f)) {
+        standin_rule("pointwiseAlpha", "NVIDIA forum, fusion engines", "alpha1 %g, alpha2 %g (1 and 1)",
+                     alpha1 ? scalar_of(alpha1) : 1.0, alpha2 ? scalar_of(alpha2) : 1.0);
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    }
+    OpInfo &op = d->op;
+    op = pw->op;
+    op.x = x->tensor, op.y = y->tensor;
+    if (b) op.w = b->tensor;
+    // the output has X's dimensions; B broadcasts to them (dims equal or 1)
+    bool same = !std::memcmp(op.x.dims, op.y.dims, sizeof op.x.dims);
+    if (!same || (b && !broadcasts(op.w, op.y)) || op.y.by_value || op.x.by_value) {
+        standin_rule("pointwiseShapes", GRAPH_API, "Y has X's dimensions, B broadcasts to them (each equal or 1), and "
+                     "only B may be a by-value scalar");
+        return CUDNN_STATUS_BAD_PARAM;
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
 cudnnStatus_t finalize_graph(Descriptor *d)
 {
     const Value *ops = attribute(d, CUDNN_ATTR_OPERATIONGRAPH_OPS), *handle = attribute(d, CUDNN_ATTR_OPERATIONGRAPH_HANDLE);
@@ -401,20 +531,41 @@ cudnnStatus_t finalize_graph(Descriptor *d)
     }
     d->handle = handle->at<cudnnHandle_t>(0);
     d->ops.clear();
+    int convolutions = 0;
     for (int64_t i = 0; i < ops->count; i++) {
         Descriptor *op = operand(d, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, i);
+        if (!op) op = operand(d, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, i);
         if (!op) {
             standin_rule("graphRequired", GRAPH_API, "operation %lld is not a finalized operation (the stand-in: "
-                         "convolution forward only)", (long long)i);
+                         "convolution forward and pointwise)", (long long)i);
             return CUDNN_STATUS_BAD_PARAM;
         }
+        convolutions += op->op.pointwise ? 0 : 1;
         d->ops.push_back(op->op);
     }
+    // the patterns sslat builds and the stand-in computes: one convolution,
+    // alone or first, its output read by the first pointwise operation
+    // (cuDNN's runtime fusion pattern "ConvolutionFwd followed by pointwise
+    // operations", as recalled), every intermediate virtual and in float
+    // (stand-in rule, as PyTorch's fused graphs)
+    if (convolutions != 1 || d->ops[0].pointwise || (d->ops.size() > 1 && d->ops[1].x.uid != d->ops[0].y.uid)) {
+        standin_rule("graphPattern", STANDIN_RULE, "%d convolutions in %zu operations: one convolution first, its "
+                     "output the first pointwise operation's X", convolutions, d->ops.size());
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    }
+    for (const OpInfo &op : d->ops)
+        if (op.y.is_virtual && op.y.type != CUDNN_DATA_FLOAT) {
+            standin_rule("graphVirtualFloat", STANDIN_RULE, "virtual tensor %lld of type %d (float)",
+                         (long long)op.y.uid, (int)op.y.type);
+            return CUDNN_STATUS_NOT_SUPPORTED;
+        }
     // one unique id per tensor: two tensors that differ may not share one
     std::map<int64_t, TensorInfo> by_uid;
     std::map<int64_t, int> produced, consumed;
-    for (const OpInfo &op : d->ops)
-        for (const TensorInfo *t : {&op.x, &op.w, &op.y}) {
+    for (const OpInfo &op : d->ops) {
+        std::vector<const TensorInfo *> tensors = op.inputs();
+        tensors.push_back(&op.y);
+        for (const TensorInfo *t : tensors) {
             auto seen = by_uid.find(t->uid);
             if (seen != by_uid.end() && !seen->second.same(*t)) {
                 standin_rule("graphUniqueIds", GRAPH_API, "two different tensors have the unique id %lld",
@@ -424,11 +575,12 @@ cudnnStatus_t finalize_graph(Descriptor *d)
             by_uid[t->uid] = *t;
             (t == &op.y ? produced : consumed)[t->uid]++;
         }
+    }
     // "Graphs with more than one operation node do not support in-place
     // operations" (developer guide, Graph API); a convolution never writes its
     // own input (stand-in rule for one node)
     for (const OpInfo &op : d->ops)
-        if (op.y.uid == op.x.uid || op.y.uid == op.w.uid) {
+        if (op.y.uid == op.x.uid || (op.inputs().size() > 1 && op.y.uid == op.w.uid)) {
             standin_rule("graphInPlace", d->ops.size() > 1 ? GRAPH_API : STANDIN_RULE,
                          "an operation writes its own input (unique id %lld)", (long long)op.y.uid);
             return CUDNN_STATUS_BAD_PARAM;
@@ -460,9 +612,9 @@ cudnnStatus_t finalize_heuristics(Descriptor *d)
     d->graph_of = graph;
     bool fallback = mode->at<cudnnBackendHeurMode_t>(0) == CUDNN_HEUR_MODE_FALLBACK;
     d->results.clear();
-    if (d->ops.size() == 1) // the scripted engines compute one convolution
-        for (const StandinEngine &e : standin_script().engines)
-            if (e.fallback_list == fallback) d->results.push_back(e);
+    // the scripted engines: of one convolution, or of a convolution with its pointwise epilogue
+    for (const StandinEngine &e : d->ops.size() == 1 ? standin_script().engines : standin_script().fused_engines)
+        if (e.fallback_list == fallback) d->results.push_back(e);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -485,9 +637,88 @@ cudnnStatus_t finalize_plan(Descriptor *d)
                                " does not support this graph (scripted refusal)");
         return CUDNN_STATUS_NOT_SUPPORTED_SHAPE;
     }
-    if (d->engine.behavior & (1u << CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION)) standin_counters().compile_events++;
+    // runtime fusion engines: channels-last half or bfloat16 convolutions only
+    // (cuDNN's documented limits of its generic runtime fusion engines, as
+    // recalled; NCHW fused graphs get no working engine, cudnn-frontend #171)
+    const TensorInfo &x = d->ops[0].x;
+    bool runtime = d->engine.behavior & (1u << CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION);
+    if (d->ops.size() > 1 && runtime && (x.type == CUDNN_DATA_FLOAT || (x.layout_known() && !x.channels_last()))) {
+        standin_counters().plans_refused++;
+        standin_set_last_error("stand-in: runtime fusion engine " + std::to_string(d->engine.global_index) +
+                               " takes channels-last half or bfloat16 only");
+        return CUDNN_STATUS_NOT_SUPPORTED_SHAPE;
+    }
+    if (runtime) standin_counters().compile_events++;
     standin_counters().plans_finalized++;
     d->workspace = d->engine.workspace;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+// An engine asked for by its global index (a selection kept from an earlier
+// run): the scripted engine of that index for the graph's kind, if any.
+cudnnStatus_t finalize_engine(Descriptor *d)
+{
+    Descriptor *graph = operand(d, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+    const Value *index = attribute(d, CUDNN_ATTR_ENGINE_GLOBAL_INDEX);
+    if (!graph || !index) {
+        standin_rule("engineRequired", GRAPH_API, "an engine without a finalized operation graph or a global index");
+        return CUDNN_STATUS_BAD_PARAM;
+    }
+    for (const StandinEngine &e : graph->ops.size() == 1 ? standin_script().engines : standin_script().fused_engines)
+        if (e.global_index == index->at<int64_t>(0)) {
+            d->engine = e;
+            d->ops = graph->ops;
+            d->graph_of = graph;
+            return CUDNN_STATUS_SUCCESS;
+        }
+    standin_set_last_error("stand-in: no engine " + std::to_string(index->at<int64_t>(0)) + " for this graph");
+    return CUDNN_STATUS_NOT_SUPPORTED;
+}
+
+cudnnStatus_t finalize_knob_choice(Descriptor *d)
+{
+    const Value *type = attribute(d, CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE), *value = attribute(d, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE);
+    if (!type || !value) {
+        standin_rule("knobChoiceRequired", GRAPH_API, "a knob choice without its type or value");
+        return CUDNN_STATUS_BAD_PARAM;
+    }
+    d->knob_type = (int64_t)type->at<cudnnBackendKnobType_t>(0);
+    d->knob_value = value->at<int64_t>(0);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+// A configuration made by the caller: an engine and its knob choices. A knob
+// the engine does not have is refused (stand-in rule: the scripted engines'
+// knobs are all they take).
+cudnnStatus_t finalize_engine_config(Descriptor *d)
+{
+    Descriptor *engine = operand(d, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+    if (!engine) {
+        standin_rule("engineConfigRequired", GRAPH_API, "an engine configuration without a finalized engine");
+        return CUDNN_STATUS_BAD_PARAM;
+    }
+    d->engine = engine->engine;
+    d->ops = engine->ops;
+    d->graph_of = engine->graph_of;
+    const Value *knobs = attribute(d, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES);
+    std::vector<std::pair<int64_t, int64_t>> chosen;
+    for (int64_t i = 0; knobs && i < knobs->count; i++) {
+        Descriptor *k = operand(d, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, i);
+        if (!k) {
+            standin_rule("engineConfigRequired", GRAPH_API, "knob choice %lld is not a finalized knob choice",
+                         (long long)i);
+            return CUDNN_STATUS_BAD_PARAM;
+        }
+        bool known = false;
+        for (const auto &knob : engine->engine.knobs) known = known || knob.first == k->knob_type;
+        if (!known) {
+            standin_set_last_error("stand-in: engine " + std::to_string(d->engine.global_index) + " has no knob " +
+                                   std::to_string(k->knob_type));
+            return CUDNN_STATUS_NOT_SUPPORTED;
+        }
+        chosen.push_back({k->knob_type, k->knob_value});
+    }
+    d->engine.knobs = chosen;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -539,16 +770,15 @@ std::vector<float> read_nchw(const TensorInfo &t, const void *p, unsigned numeri
     return v;
 }
 
-// y = conv(x, w) with pre and post paddings, in float, written through y's strides.
-void convolve(const OpInfo &op, unsigned numerical, const void *xp, const void *wp, void *yp)
+// conv(x, w) with pre and post paddings, in float, as logical NCHW values.
+std::vector<float> convolve(const OpInfo &op, const std::vector<float> &x, const std::vector<float> &w)
 {
     const TensorInfo &X = op.x, &W = op.w, &Y = op.y;
-    std::vector<float> x = read_nchw(X, xp, numerical), w = read_nchw(W, wp, numerical);
     int64_t cg = W.dims[1], kg = W.dims[0] / (X.dims[1] / cg), xh = X.dims[2], xw = X.dims[3];
-    std::vector<float> plane((size_t)(Y.dims[2] * Y.dims[3]));
+    std::vector<float> y((size_t)(Y.dims[0] * Y.dims[1] * Y.dims[2] * Y.dims[3]), 0.0f);
     for (int64_t n = 0; n < Y.dims[0]; n++)
         for (int64_t k = 0; k < Y.dims[1]; k++) {
-            std::fill(plane.begin(), plane.end(), 0.0f);
+            float *plane = &y[(size_t)((n * Y.dims[1] + k) * Y.dims[2] * Y.dims[3])];
             for (int64_t c = 0; c < cg; c++) {
                 const float *source = &x[(size_t)((n * X.dims[1] + k / kg * cg + c) * xh * xw)];
                 for (int64_t r = 0; r < W.dims[2]; r++)
@@ -564,10 +794,70 @@ void convolve(const OpInfo &op, unsigned numerical, const void *xp, const void *
                         }
                     }
             }
-            for (int64_t oh = 0; oh < Y.dims[2]; oh++)
-                for (int64_t ow = 0; ow < Y.dims[3]; ow++)
-                    standin_store(yp, Y.type, (size_t)offset(Y, n, k, oh, ow), plane[(size_t)(oh * Y.dims[3] + ow)]);
         }
+    return y;
+}
+
+// One pointwise operation over logical NCHW values, b broadcast to x's shape.
+std::vector<float> pointwise_values(const OpInfo &op, const std::vector<float> &x, const std::vector<float> &b)
+{
+    std::vector<float> y(x.size());
+    const int64_t *d = op.y.dims, *bd = op.w.dims;
+    size_t i = 0;
+    for (int64_t n = 0; n < d[0]; n++)
+        for (int64_t c = 0; c < d[1]; c++)
+            for (int64_t h = 0; h < d[2]; h++)
+                for (int64_t w = 0; w < d[3]; w++, i++) {
+                    float v = x[i], other = 0;
+                    if (op.binary) {
+                        int64_t at = (((bd[0] > 1 ? n : 0) * bd[1] + (bd[1] > 1 ? c : 0)) * bd[2] + (bd[2] > 1 ? h : 0)) *
+                                         bd[3] + (bd[3] > 1 ? w : 0);
+                        other = b[(size_t)at];
+                    }
+                    switch (op.mode) {
+                    case CUDNN_POINTWISE_ADD: v = v + other; break;
+                    case CUDNN_POINTWISE_MUL: v = v * other; break;
+                    case CUDNN_POINTWISE_RELU_FWD: v = std::fmin(std::fmax(v, (float)op.lower), (float)op.upper); break;
+                    case CUDNN_POINTWISE_SIGMOID_FWD: v = 1.0f / (1.0f + std::exp(-v)); break;
+                    case CUDNN_POINTWISE_TANH_FWD: v = std::tanh(v); break;
+                    case CUDNN_POINTWISE_SWISH_FWD: v = v / (1.0f + std::exp(-(float)op.swish_beta * v)); break;
+                    case CUDNN_POINTWISE_GELU_FWD: v = 0.5f * v * (1.0f + std::erf(v * 0.70710678f)); break;
+                    default: break; // finalize refused the rest
+                    }
+                    y[i] = v;
+                }
+    return y;
+}
+
+// A plan's graph run in operation order (the pattern rule puts the
+// convolution first, each pointwise operation after what it reads): real
+// tensors read from their pointers, by-value ones from the values taken at
+// execution, virtual ones kept in float; the real outputs stored through
+// their strides in their type.
+void run_graph(const std::vector<OpInfo> &ops, unsigned numerical, const std::map<int64_t, void *> &at,
+               const std::map<int64_t, float> &scalars)
+{
+    std::map<int64_t, std::vector<float>> virtuals;
+    auto value = [&](const TensorInfo &t, unsigned notes) -> std::vector<float> {
+        if (t.by_value) return {scalars.at(t.uid)};
+        if (t.is_virtual) return virtuals.at(t.uid);
+        return read_nchw(t, at.at(t.uid), notes);
+    };
+    for (const OpInfo &op : ops) {
+        std::vector<float> y = op.pointwise ? pointwise_values(op, value(op.x, 0), op.binary ? value(op.w, 0)
+                                                                                             : std::vector<float>{})
+                                            : convolve(op, value(op.x, numerical), value(op.w, numerical));
+        if (op.y.is_virtual) {
+            virtuals[op.y.uid] = std::move(y);
+            continue;
+        }
+        size_t i = 0;
+        for (int64_t n = 0; n < op.y.dims[0]; n++)
+            for (int64_t c = 0; c < op.y.dims[1]; c++)
+                for (int64_t h = 0; h < op.y.dims[2]; h++)
+                    for (int64_t w = 0; w < op.y.dims[3]; w++)
+                        standin_store(at.at(op.y.uid), op.y.type, (size_t)offset(op.y, n, c, h, w), y[i++]);
+    }
 }
 
 } // namespace
@@ -648,9 +938,13 @@ cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)
     case CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR: status = finalize_heuristics(d); break;
     case CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: status = finalize_plan(d); break;
     case CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR: status = finalize_pack(d); break;
+    case CUDNN_BACKEND_POINTWISE_DESCRIPTOR: status = finalize_pointwise(d); break;
+    case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR: status = finalize_pointwise_operation(d); break;
+    case CUDNN_BACKEND_ENGINE_DESCRIPTOR: status = finalize_engine(d); break;
+    case CUDNN_BACKEND_ENGINECFG_DESCRIPTOR: status = finalize_engine_config(d); break;
+    case CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR: status = finalize_knob_choice(d); break;
     default:
-        standin_set_last_error("stand-in: this descriptor type is not modelled (engine configurations come from "
-                               "heuristics)");
+        standin_set_last_error("stand-in: this descriptor type is not modelled");
         status = CUDNN_STATUS_NOT_SUPPORTED;
     }
     d->finalized = status == CUDNN_STATUS_SUCCESS;
@@ -756,35 +1050,47 @@ cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t
         standin_rule("executeFinalized", GRAPH_API, "cudnnBackendExecute needs a finalized plan and variant pack");
         return CUDNN_STATUS_BAD_PARAM;
     }
-    const OpInfo &op = plan->ops[0];
     const Value *uids = attribute(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS),
                 *pointers = attribute(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS);
     void *workspace = attribute(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE)->at<void *>(0);
-    // the variant pack: every non-virtual tensor of the plan's graph once, nothing else
-    const TensorInfo *tensors[3] = {&op.x, &op.w, &op.y};
-    void *at[3] = {nullptr, nullptr, nullptr};
+    // the variant pack: every non-virtual tensor of the plan's graph once (a
+    // by-value one by its host address), nothing else
+    std::map<int64_t, const TensorInfo *> tensors;
+    for (const OpInfo &op : plan->ops) {
+        for (const TensorInfo *t : op.inputs())
+            if (!t->is_virtual) tensors[t->uid] = t;
+        if (!op.y.is_virtual) tensors[op.y.uid] = &op.y;
+    }
+    std::map<int64_t, void *> at;
     for (int64_t i = 0; i < uids->count; i++) {
         int64_t uid = uids->at<int64_t>(i);
-        int which = uid == op.x.uid ? 0 : uid == op.w.uid ? 1 : uid == op.y.uid ? 2 : -1;
-        if (which < 0 || at[which]) {
+        if (!tensors.count(uid) || at.count(uid)) {
             standin_rule("packMatchesGraph", GRAPH_API, "unique id %lld is %s", (long long)uid,
-                         which < 0 ? "not a tensor of the plan's graph" : "in the variant pack twice");
+                         !tensors.count(uid) ? "not a tensor of the plan's graph" : "in the variant pack twice");
             return CUDNN_STATUS_BAD_PARAM;
         }
-        at[which] = pointers->at<void *>(i);
+        at[uid] = pointers->at<void *>(i);
     }
-    for (int t = 0; t < 3; t++) {
-        if (!at[t]) {
+    std::map<int64_t, float> scalars; // a by-value tensor's value, as it is at this call (captured with it)
+    std::vector<StandinRange> ranges;
+    for (const auto &entry : tensors) {
+        const TensorInfo *t = entry.second;
+        if (!at.count(entry.first) || !at[entry.first]) {
             standin_rule("packMatchesGraph", GRAPH_API, "tensor %lld of the plan's graph has no pointer",
-                         (long long)tensors[t]->uid);
+                         (long long)entry.first);
             return CUDNN_STATUS_BAD_PARAM;
+        }
+        if (t->by_value) {
+            scalars[entry.first] = *(const float *)at[entry.first];
+            continue;
         }
         // each pointer: device memory holding the whole tensor, at its byte alignment
-        if (!standin_is_device(at[t], tensors[t]->span()) || (uintptr_t)at[t] % (uintptr_t)tensors[t]->alignment) {
+        if (!standin_is_device(at[entry.first], t->span()) || (uintptr_t)at[entry.first] % (uintptr_t)t->alignment) {
             standin_rule("packPointers", GRAPH_API, "tensor %lld at %p: not %zu B of device memory aligned to %lld",
-                         (long long)tensors[t]->uid, at[t], tensors[t]->span(), (long long)tensors[t]->alignment);
+                         (long long)entry.first, at[entry.first], t->span(), (long long)t->alignment);
             return CUDNN_STATUS_BAD_PARAM;
         }
+        ranges.push_back({at[entry.first], t->span()});
     }
     // the workspace holds what the plan asks (CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE)
     if (plan->workspace > 0 && !standin_is_device(workspace, plan->workspace)) {
@@ -792,16 +1098,16 @@ cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t
                      plan->workspace, workspace);
         return CUDNN_STATUS_BAD_PARAM;
     }
+    ranges.push_back({workspace, plan->workspace});
     StandinEngine engine = plan->engine;
     standin_counters().executions.push_back(engine.global_index);
     if (!engine.executes) {
         standin_set_last_error("stand-in: engine " + std::to_string(engine.global_index) + " fails to run (scripted)");
         return CUDNN_STATUS_EXECUTION_FAILED;
     }
-    OpInfo copy = op;
-    void *x = at[0], *w = at[1], *y = at[2];
-    standin_submit(handle->stream, "cudnnBackendExecute", [=]() { convolve(copy, engine.numerical, x, w, y); },
-                   {{x, op.x.span()}, {w, op.w.span()}, {y, op.y.span()}, {workspace, plan->workspace}}, engine.ms);
+    std::vector<OpInfo> ops = plan->ops;
+    standin_submit(handle->stream, "cudnnBackendExecute", [=]() { run_graph(ops, engine.numerical, at, scalars); },
+                   ranges, engine.ms);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -835,6 +1141,17 @@ std::vector<StandinEngine> standin_default_engines()
     StandinEngine plain_again = plain, slow{0, {}, 0, 0, 0, true, true, true, 0.02};
     plain_again.fallback_list = true;
     return {refuses, tensor_core, compiled, plain, down_convert, plain_again, slow};
+}
+
+// A fused graph's engines: a runtime-compiled one (channels-last half and
+// bfloat16 only, faster than the plain convolution with a separate epilogue)
+// and a slow one from the fallback list that any graph finalizes.
+std::vector<StandinEngine> standin_default_fused_engines()
+{
+    const unsigned RUNTIME = 1u << CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION;
+    StandinEngine runtime_fusion{51, {{CUDNN_KNOB_TYPE_TILE_SIZE, 2}}, 0, RUNTIME, 0, false, true, true, 0.0015};
+    StandinEngine slow_fused{52, {}, 0, 0, 0, true, true, true, 0.05};
+    return {runtime_fusion, slow_fused};
 }
 
 void standin_fill_cudnn_backend_table()

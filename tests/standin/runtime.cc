@@ -162,6 +162,7 @@ void standin_reset()
     // the fused call refuses the tensor-op entry: the trial goes on to the next
     script.refuse_fused = {{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_TENSOR_OP_MATH}};
     script.engines = standin_default_engines();
+    script.fused_engines = standin_default_fused_engines();
     StandinCounters kept = counters;
     counters = StandinCounters();
     counters.violations = kept.violations, counters.expected_violations = kept.expected_violations;
@@ -240,7 +241,7 @@ cudaError_t standin_drain(cudaStream_t s)
 // same queues.
 static void submit_kernel(void *stream, std::function<void()> run)
 {
-    standin_submit((cudaStream_t)stream, "kernel", std::move(run));
+    standin_submit((cudaStream_t)stream, "kernel", std::move(run), {}, script.kernel_ms);
 }
 
 // ---- device, versions, errors -----------------------------------------------------------------

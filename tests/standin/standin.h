@@ -85,6 +85,9 @@ struct StandinScript {
     std::vector<std::pair<int, int>> refuse_fused;
     // the graph API's engines for a convolution, in heuristics order (standin_reset says the default)
     std::vector<StandinEngine> engines;
+    // the same for a convolution with its epilogue fused as pointwise operations
+    std::vector<StandinEngine> fused_engines;
+    double kernel_ms = 0; // what each own (emulated) kernel launch adds to the stand-in clock
     float elapsed_ms = 1.0f;  // every cudaEventElapsedTime: a constant, not a latency
     int computed_replays = 2; // launches of a graph that compute; later ones check their buffers only
     int device_count = 1;
@@ -148,4 +151,5 @@ void standin_fill_cudnn_backend_table();
 bool standin_backend_uses_handle(cudnnHandle_t handle);
 // The default engine script (standin_reset installs it).
 std::vector<StandinEngine> standin_default_engines();
+std::vector<StandinEngine> standin_default_fused_engines();
 void standin_fill_cublas_table();

@@ -68,8 +68,14 @@ TEST_F(StandinGraph, Fp32KeepsTheFastestEngineWithoutTensorCoresAndNamesIt)
     EXPECT_GT(executions_of(40), 0);
     EXPECT_GT(executions_of(0), 0) << "the fallback list was timed too";
     EXPECT_EQ(standin_counters().compile_events, 1) << "the runtime-compiled plan was finalized once";
-    EXPECT_EQ(standin_counters().plans_refused, 1);
-    EXPECT_EQ(standin_counters().heuristics_queries, 2) << "mode A and the fallback list";
+    // fused mode: the epilogue fused as a graph too; its runtime-fusion engine
+    // takes no fp32 NCHW, the slow fallback one ran and lost to conv + epilogue
+    EXPECT_EQ(standin_counters().plans_refused, 2);
+    EXPECT_EQ(standin_counters().heuristics_queries, 4) << "mode A and the fallback list, for each graph";
+    EXPECT_EQ(executions_of(51), 0);
+    EXPECT_GT(executions_of(52), 0);
+    EXPECT_NE(plan.find("candidates: plain+epilogue 1.0040 ms, fused graph 1.0500 ms (2 configs), own depthwise -"),
+              std::string::npos) << plan;
     EXPECT_EQ(session.graph_convs, 1);
     EXPECT_EQ(session.legacy_convs, 0);
     EXPECT_EQ(standin_counters().find_calls, 0) << "the legacy API's Find never ran";
@@ -176,6 +182,7 @@ TEST_F(StandinGraph, AnEngineWhoseWorkspaceIsPastTheLimitIsNotTimed)
 // clear refusal
 TEST_F(StandinGraph, EachSidesPaddingRunsThroughTheGraphApi)
 {
+    standin_script().kernel_ms = 1.0; /* cuDNN's plans, not the own depthwise kernel, for the depthwise case */
     for (const OpCase &c : LOPSIDED_CASES) {
         load(c.layers, c.input);
         for (sslat_dtype dtype : {SSLAT_DTYPE_FP32, SSLAT_DTYPE_FP16})
@@ -200,6 +207,86 @@ TEST_F(StandinGraph, EachSidesPaddingRunsThroughTheGraphApi)
     EXPECT_NE(std::string(err.message).find("cannot pad one side more than the other"), std::string::npos)
         << err.message;
     cuda_program_release(&p);
+    unload();
+}
+
+// A convolution's epilogue fused into its graph (bias of the folded BN, then
+// relu6 as a clipped relu) is timed against the plain plan + the own
+// epilogue, and kept only when faster; either way the numbers are right.
+TEST_F(StandinGraph, AFusedEpilogueIsKeptOnlyWhenFasterThanConvPlusOwnEpilogue)
+{
+    load("\"cn_k3_s2_c16_nr6\"", "[8, 9, 9]");
+    double e = 1;
+    std::string plan = run(SSLAT_DTYPE_FP16, SSLAT_MODE_FUSED, &e);
+    EXPECT_LT(e, 1e-2) << plan;
+    EXPECT_NE(plan.find("conv 0: graph_fused eng51_k"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("notes runtime_compilation"), std::string::npos) << plan;
+    EXPECT_GT(executions_of(51), 0);
+    EXPECT_EQ(session.fused_graphs, 1);
+    close();
+    open(false);
+    // fusion slower than the two kernels (PyTorch #68506's 7x7 case): the plain plan and the own epilogue
+    standin_script().fused_engines[0].ms = 0.01;
+    plan = run(SSLAT_DTYPE_FP16, SSLAT_MODE_FUSED, &e);
+    EXPECT_LT(e, 1e-2) << plan;
+    EXPECT_NE(plan.find("conv 0: graph eng12_"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("candidates: plain+epilogue 1.0020 ms, fused graph 1.0100 ms"), std::string::npos) << plan;
+    EXPECT_EQ(session.fused_graphs, 0);
+    close();
+    open(false);
+    // eager mode fuses nothing: one node per step, no fused graph asked for
+    long queries = standin_counters().heuristics_queries;
+    plan = run(SSLAT_DTYPE_FP16, SSLAT_MODE_EAGER, &e);
+    EXPECT_LT(e, 1e-2) << plan;
+    EXPECT_EQ(plan.find("graph_fused"), std::string::npos) << plan;
+    EXPECT_EQ(standin_counters().heuristics_queries - queries, 2) << "the convolution's graph only";
+    unload();
+}
+
+// hswish has no pointwise mode of its own: x · relu6(x + 3) / 6 from ADD,
+// a clipped RELU and two MULs, its constants by-value scalars; with the
+// residual of an inverted residual block, every epilogue the graph holds.
+TEST_F(StandinGraph, HswishAndTheResidualFuseAsAPointwiseGraph)
+{
+    for (const OpCase &c : {OpCase{"\"cn_k3_c16_nsw\"", "[8, 6, 6]"}, OpCase{"\"ir_k3_e2_c16\"", "[16, 8, 8]"}}) {
+        load(c.layers, c.input);
+        for (sslat_dtype dtype : {SSLAT_DTYPE_FP16, SSLAT_DTYPE_BF16}) {
+            double e = 1;
+            std::string plan = run(dtype, SSLAT_MODE_FUSED, &e);
+            EXPECT_LT(e, dtype == SSLAT_DTYPE_FP16 ? 1e-2 : 5e-2) << c.layers << " " << plan;
+            EXPECT_NE(plan.find("graph_fused eng51"), std::string::npos) << c.layers << " " << plan;
+        }
+        unload();
+    }
+}
+
+// The own depthwise kernel (bias, residual and activation in it) is one more
+// candidate of a depthwise convolution: kept when it is the fastest, not
+// otherwise, right either way.
+TEST_F(StandinGraph, TheOwnDepthwiseKernelIsKeptOnlyWhenItIsTheFastest)
+{
+    load("\"conv_k3_c8_g8\"", "[8, 9, 9]");
+    for (sslat_dtype dtype : {SSLAT_DTYPE_FP32, SSLAT_DTYPE_BF16}) {
+        double e = 1;
+        standin_script().kernel_ms = 0;
+        std::string plan = run(dtype, SSLAT_MODE_FUSED, &e);
+        EXPECT_LT(e, dtype == SSLAT_DTYPE_FP32 ? 1e-4 : 5e-2) << plan;
+        EXPECT_NE(plan.find("conv 0: own_depthwise"), std::string::npos) << plan;
+        close();
+        open(false);
+        standin_script().kernel_ms = 1.0;
+        plan = run(dtype, SSLAT_MODE_FUSED, &e);
+        EXPECT_LT(e, dtype == SSLAT_DTYPE_FP32 ? 1e-4 : 5e-2) << plan;
+        EXPECT_EQ(plan.find("conv 0: own_depthwise"), std::string::npos) << plan;
+        EXPECT_NE(plan.find("own depthwise 2.0000 ms"), std::string::npos) << plan;
+        close();
+        open(false);
+    }
+    // a dense convolution never has it as a candidate
+    unload();
+    load("\"conv_k3_c16\"", "[8, 10, 10]");
+    std::string plan = run(SSLAT_DTYPE_FP32, SSLAT_MODE_FUSED);
+    EXPECT_NE(plan.find("own depthwise -"), std::string::npos) << plan;
     unload();
 }
 
@@ -279,7 +366,7 @@ TEST_F(StandinGraphCommand, MeasureTakesTheGraphApiAndRefusesAnythingElse)
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.err.find("RULE"), std::string::npos) << r.err;
     std::string text = read_file(json);
-    for (const char *wanted : {"\"cuda.api\": \"graph\"", "distinct convolutions on graph-API plans, 0 on the legacy API",
+    for (const char *wanted : {"\"cuda.api\": \"graph\"", "through the graph-API autotune", "0 on the legacy API",
                                "cudnnBackendExecute(conv)", "\"cuda.time.wall\""})
         EXPECT_NE(text.find(wanted), std::string::npos) << wanted;
     Result bad = standin("measure " + example_path("proxylessnas.json") + " -c cuda --cuda-api fast -o " + path("x.sslat"));
@@ -588,6 +675,99 @@ TEST_F(StandinGraphRules, AGraphsTensorsHaveOneIdEachAndNoOperationWritesItsInpu
     cudnnBackendDescriptor_t reads_virtual = operation(v, tensor('w', {16, 8, 3, 3}), tensor('y', {1, 16, 6, 6}), convolution());
     ASSERT_EQ(cudnnBackendFinalize(reads_virtual), CUDNN_STATUS_SUCCESS);
     expect_rule(cudnnBackendFinalize(graph({reads_virtual})), CUDNN_STATUS_BAD_PARAM, "graphVirtualTensors");
+}
+
+TEST_F(StandinGraphRules, APointwiseEpilogueFollowsItsConvolutionInFloatWithUnitAlphas)
+{
+    auto virtual_tensor = [&](int64_t uid, cudnnDataType_t type) {
+        cudnnBackendDescriptor_t v = tensor(uid, {1, 16, 6, 6}, {}, false);
+        bool yes = true;
+        cudnnBackendSetAttribute(v, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &yes);
+        set<cudnnDataType_t>(v, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, {type});
+        EXPECT_EQ(cudnnBackendFinalize(v), CUDNN_STATUS_SUCCESS);
+        return v;
+    };
+    auto pw = [&](cudnnPointwiseMode_t mode) {
+        cudnnBackendDescriptor_t d = create(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
+        set<cudnnPointwiseMode_t>(d, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, {mode});
+        set<cudnnDataType_t>(d, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, {CUDNN_DATA_FLOAT});
+        EXPECT_EQ(cudnnBackendFinalize(d), CUDNN_STATUS_SUCCESS);
+        return d;
+    };
+    auto op = [&](cudnnBackendDescriptor_t mode, cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t b,
+                  cudnnBackendDescriptor_t y, float alpha) {
+        cudnnBackendDescriptor_t o = create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
+        set<cudnnBackendDescriptor_t>(o, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, {mode});
+        set<cudnnBackendDescriptor_t>(o, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, {x});
+        if (b) set<cudnnBackendDescriptor_t>(o, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, {b});
+        set<cudnnBackendDescriptor_t>(o, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, {y});
+        set<float>(o, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1, CUDNN_TYPE_FLOAT, {alpha});
+        set<float>(o, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, CUDNN_TYPE_FLOAT, {1.0f});
+        return o;
+    };
+    cudnnBackendDescriptor_t pw_mode = create(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
+    set<cudnnPointwiseMode_t>(pw_mode, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, {CUDNN_POINTWISE_ADD});
+    expect_rule(cudnnBackendFinalize(pw_mode), CUDNN_STATUS_BAD_PARAM, "pointwiseRequired");
+    cudnnBackendDescriptor_t add = pw(CUDNN_POINTWISE_ADD), relu = pw(CUDNN_POINTWISE_RELU_FWD);
+    cudnnBackendDescriptor_t v = virtual_tensor(1000, CUDNN_DATA_FLOAT), y = tensor('y', {1, 16, 6, 6});
+    cudnnBackendDescriptor_t bias = tensor('b', {1, 16, 1, 1});
+    // a relu with a second input; an add without one
+    expect_rule(cudnnBackendFinalize(op(relu, v, bias, y, 1.0f)), CUDNN_STATUS_BAD_PARAM, "pointwiseOperationRequired");
+    expect_rule(cudnnBackendFinalize(op(add, v, nullptr, y, 1.0f)), CUDNN_STATUS_BAD_PARAM, "pointwiseOperationRequired");
+    // fusion engines take alpha 1 only
+    expect_rule(cudnnBackendFinalize(op(add, v, bias, y, 0.5f)), CUDNN_STATUS_NOT_SUPPORTED, "pointwiseAlpha");
+    // a bias that does not broadcast (8 channels against 16)
+    expect_rule(cudnnBackendFinalize(op(add, v, tensor('b', {1, 8, 1, 1}), y, 1.0f)), CUDNN_STATUS_BAD_PARAM,
+                "pointwiseShapes");
+    // the convolution first, its output the first pointwise operation's X, and in float
+    cudnnBackendDescriptor_t conv = operation(tensor('x', {1, 8, 6, 6}), tensor('w', {16, 8, 3, 3}), v, convolution());
+    ASSERT_EQ(cudnnBackendFinalize(conv), CUDNN_STATUS_SUCCESS);
+    cudnnBackendDescriptor_t add_bias = op(add, v, bias, y, 1.0f);
+    ASSERT_EQ(cudnnBackendFinalize(add_bias), CUDNN_STATUS_SUCCESS);
+    expect_rule(cudnnBackendFinalize(graph({add_bias, conv})), CUDNN_STATUS_NOT_SUPPORTED, "graphPattern");
+    EXPECT_EQ(cudnnBackendFinalize(graph({conv, add_bias})), CUDNN_STATUS_SUCCESS);
+    cudnnBackendDescriptor_t v_half = virtual_tensor(1001, CUDNN_DATA_HALF);
+    cudnnBackendDescriptor_t conv_half = operation(tensor('x', {1, 8, 6, 6}), tensor('w', {16, 8, 3, 3}), v_half,
+                                                   convolution());
+    // (a float convolution into a half virtual tensor: the io types disagree first)
+    expect_rule(cudnnBackendFinalize(conv_half), CUDNN_STATUS_BAD_PARAM, "convTypes");
+}
+
+// A configuration made from an engine's global index and knobs (a kept
+// selection): the engine must exist for the graph, and the knobs be its own.
+TEST_F(StandinGraphRules, AnEngineIsMadeFromItsGlobalIndexAndItsOwnKnobs)
+{
+    cudnnBackendDescriptor_t g = good_graph();
+    auto engine = [&](int64_t index) {
+        cudnnBackendDescriptor_t e = create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+        set<cudnnBackendDescriptor_t>(e, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, {g});
+        set<int64_t>(e, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, {index});
+        return e;
+    };
+    EXPECT_EQ(cudnnBackendFinalize(engine(99)), CUDNN_STATUS_NOT_SUPPORTED) << "no engine 99 in the script";
+    cudnnBackendDescriptor_t three = engine(3);
+    ASSERT_EQ(cudnnBackendFinalize(three), CUDNN_STATUS_SUCCESS);
+    auto knob = [&](cudnnBackendKnobType_t type, int64_t value) {
+        cudnnBackendDescriptor_t k = create(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR);
+        set<cudnnBackendKnobType_t>(k, CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, {type});
+        set<int64_t>(k, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, {value});
+        EXPECT_EQ(cudnnBackendFinalize(k), CUDNN_STATUS_SUCCESS);
+        return k;
+    };
+    auto config = [&](cudnnBackendDescriptor_t k) {
+        cudnnBackendDescriptor_t c = create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+        set<cudnnBackendDescriptor_t>(c, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, {three});
+        set<cudnnBackendDescriptor_t>(c, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR, {k});
+        return c;
+    };
+    EXPECT_EQ(cudnnBackendFinalize(config(knob(CUDNN_KNOB_TYPE_STAGES, 2))), CUDNN_STATUS_NOT_SUPPORTED)
+        << "engine 3 has no STAGES knob";
+    cudnnBackendDescriptor_t ok = config(knob(CUDNN_KNOB_TYPE_SPLIT_K, 1));
+    ASSERT_EQ(cudnnBackendFinalize(ok), CUDNN_STATUS_SUCCESS);
+    cudnnBackendDescriptor_t p = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    set<cudnnBackendDescriptor_t>(p, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, {ok});
+    set<cudnnHandle_t>(p, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, {session.cudnn});
+    EXPECT_EQ(cudnnBackendFinalize(p), CUDNN_STATUS_SUCCESS);
 }
 
 TEST_F(StandinGraphRules, HeuristicsWriteIntoTheCallersConfigurationsAndNeverRunInACapture)
