@@ -107,6 +107,7 @@ bool cli_parse_int(const char *text, const char *what, int64_t lo, int64_t hi, i
 #define CLI_OPT_PROFILE 1105
 #define CLI_OPT_CACHE 1106
 #define CLI_OPT_CUDA_API 1107
+#define CLI_OPT_SELECTION_CACHE 1108
 #define CLI_DEVICE_LONG_OPTIONS                              \
     {"device", required_argument, NULL, CLI_OPT_DEVICE},     \
     {"dtype", required_argument, NULL, CLI_OPT_DTYPE},       \
@@ -114,7 +115,8 @@ bool cli_parse_int(const char *text, const char *what, int64_t lo, int64_t hi, i
     {"cold", no_argument, NULL, CLI_OPT_COLD},               \
     {"cache", required_argument, NULL, CLI_OPT_CACHE},       \
     {"profile", no_argument, NULL, CLI_OPT_PROFILE},         \
-    {"cuda-api", required_argument, NULL, CLI_OPT_CUDA_API}
+    {"cuda-api", required_argument, NULL, CLI_OPT_CUDA_API},     \
+    {"selection-cache", required_argument, NULL, CLI_OPT_SELECTION_CACHE}
 
 #define CLI_DEVICE_HELP                                                                          \
     "  --device N         GPU index (default: LOCAL_RANK, SLURM_LOCALID or\n"                    \
@@ -126,7 +128,9 @@ bool cli_parse_int(const char *text, const char *what, int64_t lo, int64_t hi, i
     "  --profile          run each unit once more between cudaProfilerStart / Stop (for\n"    \
     "                     nsys profile --capture-range=cudaProfilerApi)\n"                   \
     "  --cuda-api A       legacy (default) or graph: convolutions through cuDNN's graph API,\n" \
-    "                     engines from its heuristics, the fastest of the first 10 kept\n"
+    "                     engines from its heuristics, the fastest of the first 10 kept\n" \
+    "  --selection-cache F  folder of the kept algorithm and engine choices, or off\n"     \
+    "                     (default: $SSLAT_SELECTION_CACHE, else ~/.cache/sslat)\n"
 
 /* Handle the device options; returns true when opt was one of them (and sets
  * *exit_code non-zero on a bad value). */

@@ -349,6 +349,16 @@ bool cli_device_option(int opt, const char *value, sslat_calc_options *options, 
             *exit_code = CLI_BAD_INPUT;
         }
         return true;
+    case CLI_OPT_SELECTION_CACHE:
+        if (options->cuda.selection_cache) {
+            fprintf(stderr, "sslat: --selection-cache is given twice\n");
+            *exit_code = CLI_BAD_INPUT;
+        } else if (!value[0]) {
+            fprintf(stderr, "sslat: --selection-cache is a folder or 'off', got ''\n");
+            *exit_code = CLI_BAD_INPUT;
+        }
+        options->cuda.selection_cache = value;
+        return true;
     default: return false;
     }
 }

@@ -15,6 +15,7 @@
 #include "kernels/cuda_env.h"
 #include "kernels/cuda_plan.h"
 #include "kernels/cuda_select.h"
+#include "kernels/cuda_selection.h"
 #include "table/container.h"
 
 struct cuda_graph_plan;
@@ -59,12 +60,14 @@ typedef struct cuda_session {
     int noisy_units, units;
     double worst_noise;
     cuda_find_cache find_cache;   /* each distinct convolution's algorithm or graph plan, decided once */
+    cuda_selection_cache selection; /* the decisions of earlier runs on this device, kept on disk */
     int graph_convs, legacy_convs; /* distinct convolutions asked for the graph API: on graph plans, on the legacy API */
     double phase_s[CUDA_PHASE_COUNT]; /* seconds per phase so far */
     cuda_phase phase;             /* the phase the time counts to now */
     double phase_mark, opened_at; /* sslat_now_s() of the last switch, of the session's start */
     int fused_fallbacks;          /* fused calls that no algorithm took: conv + own epilogue */
     int fused_graphs, own_depthwise; /* graph-API decisions that kept a fused graph, the own depthwise kernel */
+    int find_runs;                /* convolutions cuDNN's Find timed (the legacy API, not from the selection cache) */
     int fma_forced;               /* fp32 convolutions where Find reported no FMA result: FMA set on Find's first */
     int relaxed_captures;         /* captures that needed cudaStreamCaptureModeRelaxed */
     int blocked_samples, unblocked_samples; /* hot samples behind the blocking kernel, and those it timed out on */
@@ -188,6 +191,13 @@ bool cuda_step_is_depthwise(const cuda_program *program, int32_t k);
  * choice->graph and its plan, or choice->legacy_reason when the graph API
  * cannot compute it (the caller runs the legacy choice then). */
 sslat_status cuda_graph_choose(cuda_program *program, int32_t k, cuda_conv_choice *choice, sslat_error *err);
+
+/* Conv step k's decision from a kept entry of the selection cache (routes
+ * graph, graph_fused, own_depthwise): its plan built from the engine's index
+ * and knobs and finalized; *works false when that no longer works (the
+ * engine is gone, the step is not the same kind): stale, decided again. */
+sslat_status cuda_graph_restore(cuda_program *program, int32_t k, const cuda_selection_entry *kept,
+                                cuda_conv_choice *choice, bool *works, sslat_error *err);
 
 /* What fn enqueues on the session's stream, run once, captured, replayed:
  * the median of three replays after the first, in ms (kernels/cuda_measure.c). */

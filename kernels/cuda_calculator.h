@@ -10,6 +10,6 @@
     .summary = "cuDNN / cuBLAS / own kernels timed with CUDA graphs and events",             \
     .dtypes = SSLAT_DTYPES_ALL,                                                              \
     .options_read = SSLAT_READS_COLD | SSLAT_READS_LAYOUT | SSLAT_READS_DEVICE | SSLAT_READS_PROFILE |        \
-                    SSLAT_READS_CUDNN_API
+                    SSLAT_READS_CUDNN_API | SSLAT_READS_SELECTION_CACHE
 
 #endif

@@ -454,6 +454,45 @@ void cuda_graph_configs_release(cuda_graph_config *configs, int32_t count)
     free(configs);
 }
 
+sslat_status cuda_graph_config_of(cuda_graph_conv *c, const cuda_engine *engine, cudnnBackendDescriptor_t *config,
+                                  sslat_error *err)
+{
+    *config = NULL;
+    cudnnBackendDescriptor_t made, knobs[CUDA_MAX_KNOBS];
+    /* the engine and its knob choices live with the graph: the configuration refers to them */
+    RETURN_IF(part(c, CUDNN_BACKEND_ENGINE_DESCRIPTOR, "CUDNN_BACKEND_ENGINE_DESCRIPTOR", &made, err));
+    SET(made, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c->graph);
+    SET(made, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &engine->global_index);
+    FINALIZE(made, "CUDNN_BACKEND_ENGINE_DESCRIPTOR");
+    for (int32_t k = 0; k < engine->knobs; k++) {
+        cudnnBackendKnobType_t type = (cudnnBackendKnobType_t)engine->knob_type[k];
+        RETURN_IF(part(c, CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, "CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR", &knobs[k], err));
+        SET(knobs[k], CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &type);
+        SET(knobs[k], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1, &engine->knob_value[k]);
+        FINALIZE(knobs[k], "CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR");
+    }
+    cudnnBackendDescriptor_t cfg = NULL;
+    sslat_status status = checked(CUDNN(cudnnBackendCreateDescriptor)(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfg),
+                                  "cudnnBackendCreateDescriptor", "CUDNN_BACKEND_ENGINECFG_DESCRIPTOR", err);
+    if (status == SSLAT_OK)
+        status = checked(CUDNN(cudnnBackendSetAttribute)(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                                         1, &made),
+                         "cudnnBackendSetAttribute", "CUDNN_ATTR_ENGINECFG_ENGINE", err);
+    if (status == SSLAT_OK && engine->knobs > 0)
+        status = checked(CUDNN(cudnnBackendSetAttribute)(cfg, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+                                                         CUDNN_TYPE_BACKEND_DESCRIPTOR, engine->knobs, knobs),
+                         "cudnnBackendSetAttribute", "CUDNN_ATTR_ENGINECFG_KNOB_CHOICES", err);
+    if (status == SSLAT_OK)
+        status = checked(CUDNN(cudnnBackendFinalize)(cfg), "cudnnBackendFinalize", "CUDNN_BACKEND_ENGINECFG_DESCRIPTOR",
+                         err);
+    if (status != SSLAT_OK) {
+        cuda_graph_destroy(cfg);
+        return status;
+    }
+    *config = cfg;
+    return SSLAT_OK;
+}
+
 /* ---- plans, variant packs, execution ------------------------------------------------------ */
 
 sslat_status cuda_graph_plan_finalize(cudnnHandle_t handle, cudnnBackendDescriptor_t config,

@@ -38,7 +38,7 @@ enum {
     CUDA_GRAPH_UID_Z = 'z', CUDA_GRAPH_UID_VIRTUAL = 1001, CUDA_GRAPH_UID_SCALAR = 2001
 };
 
-#define CUDA_GRAPH_MAX_PARTS 40
+#define CUDA_GRAPH_MAX_PARTS 96
 #define CUDA_GRAPH_MAX_OPS 8
 #define CUDA_GRAPH_MAX_SCALARS 2
 
@@ -88,6 +88,12 @@ void cuda_graph_conv_release(cuda_graph_conv *conv);
 sslat_status cuda_graph_configs(const cuda_graph_conv *conv, cuda_graph_config **out, int32_t *count,
                                 sslat_error *err);
 void cuda_graph_configs_release(cuda_graph_config *configs, int32_t count);
+
+/* The configuration of an engine known by its global index and knobs (a
+ * kept selection), for the graph; the engine and knob descriptors are kept
+ * with the graph. cuDNN refuses an engine it does not have for the graph. */
+sslat_status cuda_graph_config_of(cuda_graph_conv *conv, const cuda_engine *engine, cudnnBackendDescriptor_t *config,
+                                  sslat_error *err);
 
 /* An execution plan of one configuration, finalized (outside any capture:
  * it may compile), and its workspace. cuDNN may refuse: its status and

@@ -272,3 +272,39 @@ sslat_status cuda_graph_choose(cuda_program *p, int32_t k, cuda_conv_choice *cho
     tuned_release(&fused);
     return status;
 }
+
+sslat_status cuda_graph_restore(cuda_program *p, int32_t k, const cuda_selection_entry *kept, cuda_conv_choice *choice,
+                                bool *works, sslat_error *err)
+{
+    cuda_session *s = p->session;
+    *works = false;
+    if (kept->route == CUDA_ROUTE_OWN_DEPTHWISE) {
+        *works = cuda_step_is_depthwise(p, k);
+        if (*works) choice->route = CUDA_ROUTE_OWN_DEPTHWISE;
+        return SSLAT_OK;
+    }
+    if (cuda_graph_unavailable()) return SSLAT_OK;
+    bool fused = kept->route == CUDA_ROUTE_GRAPH_FUSED;
+    if (fused && !may_fuse(p, &p->plan.steps[k])) return SSLAT_OK;
+    cuda_graph_plan *plan = calloc(1, sizeof *plan);
+    if (!plan) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    cuda_graph_problem problem = cuda_graph_problem_of(p, k, fused);
+    size_t workspace = 0;
+    sslat_error why;
+    sslat_status status = cuda_graph_conv_build(s->cudnn, &problem, &plan->conv, &why);
+    if (status == SSLAT_OK) status = cuda_graph_config_of(&plan->conv, &kept->engine, &plan->config, &why);
+    if (status == SSLAT_OK) status = cuda_graph_plan_finalize(s->cudnn, plan->config, &plan->plan, &workspace, &why);
+    if (status == SSLAT_OK && workspace > cuda_session_workspace_limit(s)) status = SSLAT_ERR_NOMEM;
+    if (status == SSLAT_OK) {
+        *works = true;
+        choice->route = kept->route;
+        choice->graph_plan = plan;
+        choice->engine = kept->engine;
+        choice->workspace = workspace;
+        return SSLAT_OK;
+    }
+    cuda_graph_plan_release(plan); /* an engine this cuDNN no longer has for the graph: stale */
+    free(plan);
+    cudaGetLastError();
+    return SSLAT_OK;
+}

@@ -99,9 +99,9 @@ static sslat_status find_algorithm(cuda_program *p, int32_t k, cuda_conv_choice 
     return SSLAT_OK;
 }
 
-/* A decision for conv step k: the graph API's when asked for and able, else
- * the legacy API's (Find); a lopsided padding has no legacy lowering. */
-static sslat_status decide(cuda_program *p, int32_t k, cuda_conv_choice *choice, sslat_error *err)
+/* A decision for conv step k made now: the graph API's when asked for and
+ * able, else the legacy API's (Find); a lopsided padding has no legacy lowering. */
+static sslat_status decide_now(cuda_program *p, int32_t k, cuda_conv_choice *choice, sslat_error *err)
 {
     if (p->api == SSLAT_CUDNN_API_GRAPH) {
         sslat_status status = cuda_graph_choose(p, k, choice, err);
@@ -111,7 +111,75 @@ static sslat_status decide(cuda_program *p, int32_t k, cuda_conv_choice *choice,
                               "(%s), and its legacy API cannot pad one side more than the other; -c cpu measures it",
                               p->plan.steps[k].main_node, choice->legacy_reason);
     }
+    p->session->find_runs++;
     return find_algorithm(p, k, choice, err);
+}
+
+/* A legacy decision from the selection cache, checked against this cuDNN:
+ * the algorithm under its math must still give a workspace size. */
+static bool restore_legacy(cuda_program *p, int32_t k, const cuda_selection_entry *kept, cuda_conv_choice *choice)
+{
+    cuda_step_state *st = &p->states[k];
+    size_t need = 0;
+    if (!st->conv || kept->algo < 0 || kept->algo > (int)CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED) return false;
+    if (CUDNN(cudnnSetConvolutionMathType)(st->conv, (cudnnMathType_t)kept->math) != CUDNN_STATUS_SUCCESS ||
+        CUDNN(cudnnGetConvolutionForwardWorkspaceSize)(p->session->cudnn, st->x, st->w, st->conv, st->y,
+                                                       (cudnnConvolutionFwdAlgo_t)kept->algo, &need) != CUDNN_STATUS_SUCCESS)
+        return false;
+    choice->route = CUDA_ROUTE_LEGACY;
+    choice->algo = kept->algo, choice->math = kept->math;
+    choice->workspace = need > kept->workspace ? need : (size_t)kept->workspace;
+    choice->fallback = kept->fallback, choice->fma_forced = kept->fma_forced;
+    if (p->api == SSLAT_CUDNN_API_GRAPH)
+        snprintf(choice->legacy_reason, sizeof choice->legacy_reason, "chosen by an earlier run (the selection cache)");
+    return true;
+}
+
+/* The entry the selection cache keeps for a decision. */
+static cuda_selection_entry entry_of(const cuda_conv_choice *choice)
+{
+    cuda_selection_entry e;
+    memset(&e, 0, sizeof e);
+    e.key = choice->key;
+    e.route = choice->route;
+    e.algo = choice->algo, e.math = choice->math, e.fallback = choice->fallback, e.fma_forced = choice->fma_forced;
+    e.workspace = choice->workspace;
+    e.engine = choice->engine;
+    const cuda_graph_census *c = &choice->census;
+    e.ms = choice->route == CUDA_ROUTE_GRAPH_FUSED     ? c->fused_ms
+           : choice->route == CUDA_ROUTE_OWN_DEPTHWISE ? c->own_ms
+           : choice->route == CUDA_ROUTE_GRAPH         ? c->plain_total_ms
+                                                       : 0;
+    return e;
+}
+
+/* A decision for conv step k: the selection cache's when it has one that
+ * still works on this cuDNN, else one made now (and kept for the next run). */
+static sslat_status decide(cuda_program *p, int32_t k, cuda_conv_choice *choice, sslat_error *err)
+{
+    cuda_selection_cache *cache = &p->session->selection;
+    const cuda_selection_entry *kept = cuda_selection_get(cache, &choice->key);
+    if (kept) {
+        bool works = false;
+        sslat_status status = SSLAT_OK;
+        if (kept->route == CUDA_ROUTE_LEGACY) works = restore_legacy(p, k, kept, choice);
+        else status = cuda_graph_restore(p, k, kept, choice, &works, err);
+        if (status != SSLAT_OK) return status;
+        if (works) {
+            choice->from_disk = true;
+            return SSLAT_OK;
+        }
+        cuda_selection_mark_stale(cache); /* no longer works here: decided again, and replaced */
+        cuda_conv_key key = choice->key;
+        memset(choice, 0, sizeof *choice);
+        choice->key = key;
+    }
+    sslat_status status = decide_now(p, k, choice, err);
+    if (status == SSLAT_OK) {
+        cuda_selection_entry e = entry_of(choice);
+        cuda_selection_put(cache, &e);
+    }
+    return status;
 }
 
 /* A new decision counted in the session's metadata. */

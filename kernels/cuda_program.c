@@ -490,6 +490,12 @@ static size_t describe_graph_choice(const cuda_program *p, int32_t k, const cuda
     if (choice->route == CUDA_ROUTE_OWN_DEPTHWISE) {
         n = snprintf(buffer + used, capacity - used, " | conv %d: own_depthwise (sslat_depthwise with its epilogue)",
                      p->plan.steps[k].main_node);
+    } else if (choice->from_disk) { /* nothing was timed in this run */
+        char tag[256], notes[128];
+        cuda_engine_tag(&choice->engine, tag, sizeof tag);
+        cuda_engine_notes(&choice->engine, notes, sizeof notes);
+        n = snprintf(buffer + used, capacity - used, " | conv %d: %s %s, ws %zu B, notes %s", p->plan.steps[k].main_node,
+                     cuda_route_name(choice->route), tag, choice->workspace, notes[0] ? notes : "none");
     } else {
         char tag[256], notes[128];
         cuda_engine_tag(&choice->engine, tag, sizeof tag);
@@ -543,6 +549,10 @@ void cuda_program_describe(const cuda_program *p, char *buffer, size_t capacity)
         }
         if (choice && choice->legacy_reason[0] && used < capacity) {
             n = snprintf(buffer + used, capacity - used, ", legacy API: %s", choice->legacy_reason);
+            if (n > 0) used += (size_t)n;
+        }
+        if (choice && choice->from_disk && used < capacity) {
+            n = snprintf(buffer + used, capacity - used, ", from the selection cache");
             if (n > 0) used += (size_t)n;
         }
     }

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "kernels/cuda_graph.h"
 #include "kernels/ops.h"
+#include "sslat.h"
 #include "table/container.h"
 
 enum { NVML_TEMPERATURE_GPU = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
@@ -30,6 +31,37 @@ cuda_phase cuda_phase_enter(cuda_session *s, cuda_phase phase)
     s->phase_mark = now;
     s->phase = phase;
     return before;
+}
+
+/* The selection cache of this device (GPU and software): what it holds is
+ * said on stderr when some of it cannot be used. */
+static void open_selection_cache(cuda_session *s, const sslat_calc_options *o)
+{
+    char folder[4096];
+    const char *why = NULL, *where = cuda_selection_folder(o->cuda.selection_cache, folder, sizeof folder, &why);
+    int driver = 0;
+    cudaDriverGetVersion(&driver);
+    uint64_t hardware = cuda_selection_hardware(s->props.name, s->props.multiProcessorCount, s->props.major,
+                                                s->props.minor);
+    uint64_t software = cuda_selection_software(driver, (int)CUDNN(cudnnGetVersion)(), SSLAT_VERSION_STRING);
+    cuda_selection_open(&s->selection, where, hardware, software);
+    if (why) snprintf(s->selection.problem, sizeof s->selection.problem, "%s", why);
+    const cuda_selection_cache *c = &s->selection;
+    if (c->on && (c->problem[0] || c->stale || c->unreadable))
+        fprintf(stderr, "sslat: selection cache %s: %s%s%d entries of this GPU from another driver, cuDNN or sslat "
+                "ignored, %d unreadable lines skipped; every choice they held is made again\n", c->path, c->problem,
+                c->problem[0] ? "; " : "", c->stale, c->unreadable);
+}
+
+/* This run's new decisions into the selection cache (once; a failure is said, the run goes on). */
+static void save_selection_cache(cuda_session *s)
+{
+    cuda_selection_cache *c = &s->selection;
+    if (!c->on || c->written == c->n_fresh) return;
+    if (!cuda_selection_save(c))
+        fprintf(stderr, "sslat: selection cache not written (%s); the table is complete, the next run chooses "
+                "again\n", c->problem);
+    c->n_fresh = c->written; /* said once: not tried again at close */
 }
 
 sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, sslat_error *err)
@@ -83,6 +115,7 @@ sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, ssl
     cudaFree(warm);
     CUDA_RETURN_IF_FAILED(err, runtime, code);
     read_clocks(s, &s->sm_clock_start, &s->memory_clock_start, &s->temperature_start);
+    open_selection_cache(s, o);
     s->nvtx = nvtxDomainCreateA("sslat");
     nvtxDomainNameCategoryA(s->nvtx, CUDA_NVTX_CONSTANT, "constant part");
     nvtxDomainNameCategoryA(s->nvtx, CUDA_NVTX_BLOCK, "NAS block");
@@ -94,6 +127,8 @@ sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, ssl
 void cuda_session_close(cuda_session *s)
 {
     if (s->stream) cudaStreamSynchronize(s->stream);
+    save_selection_cache(s);
+    cuda_selection_release(&s->selection);
     /* the graph plans the session chose, before the handle they were finalized with */
     for (int i = 0; i < s->find_cache.count; i++) {
         cuda_graph_plan *plan = s->find_cache.items[i].graph_plan;
@@ -165,7 +200,7 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     unsigned long long reasons = 0;
     if (s->nvml && sslat_cuda_api.nvml.throttle_reasons) sslat_cuda_api.nvml.throttle_reasons(s->nvml, &reasons);
     sslat_layout layout = sslat_layout_resolve(o->layout, o->dtype);
-    struct { const char *key; char value[512]; } pairs[56];
+    struct { const char *key; char value[1024]; } pairs[60];
     int n = 0;
 #define PAIR(KEY, ...) do { pairs[n].key = KEY; snprintf(pairs[n].value, sizeof pairs[n].value, __VA_ARGS__); n++; } while (0)
     if (sslat_cuda_api.standin) PAIR("standin", "%s", sslat_cuda_api.standin);
@@ -203,8 +238,13 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     PAIR("cuda.blocking_kernel", "%d hot samples behind it, %d where it timed out (launch latency inside)",
          s->blocked_samples, s->unblocked_samples);
     PAIR("cuda.api", "%s", sslat_cudnn_api_name(o->cuda.api));
+    save_selection_cache(s);
+    char selection[1200];
+    cuda_selection_describe(&s->selection, selection, sizeof selection);
+    PAIR("cuda.selection_cache", "%s", selection);
     PAIR("cuda.find", "%d distinct convolutions timed by cudnnFind, %d convolutions reused a decision from the "
-         "session's cache (Find's or the graph API's)", s->find_cache.misses - s->graph_convs, s->find_cache.hits);
+         "session's cache (Find's or the graph API's), %d distinct ones took theirs from the selection cache",
+         s->find_runs, s->find_cache.hits, s->selection.hits);
     if (sslat_cudnn_api_resolve(o->cuda.api) == SSLAT_CUDNN_API_GRAPH) {
         /* the engine census: how the graph API's choices were made */
         int configs = 0, timed = 0, first = 0, later = 0;

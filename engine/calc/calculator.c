@@ -102,6 +102,7 @@ sslat_status sslat_calculator_check_options(const sslat_calculator *calculator, 
         {SSLAT_READS_PROFILE, o->cuda.profile, "profile (a cudaProfilerStart/Stop range per unit)", NULL},
         {SSLAT_READS_REPLICAS, o->cpu.replicas > 0, "replicas (copies per cpu timing program)", NULL},
         {SSLAT_READS_CUDNN_API, o->cuda.api != SSLAT_CUDNN_API_DEFAULT, "a cuDNN API (--cuda-api)", NULL},
+        {SSLAT_READS_SELECTION_CACHE, o->cuda.selection_cache != NULL, "a selection cache (--selection-cache)", NULL},
     };
     for (size_t i = 0; i < sizeof OPTIONS / sizeof OPTIONS[0]; i++) {
         if (!OPTIONS[i].set || (calculator->options_read & OPTIONS[i].bit)) continue;

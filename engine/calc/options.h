@@ -91,6 +91,10 @@ typedef struct sslat_calc_options {
         int32_t device;        /* device index, -1 = from LOCAL_RANK & co. (default) */
         bool profile;          /* each unit once more between cudaProfilerStart / Stop */
         sslat_cudnn_api api;    /* convolutions through cuDNN's legacy or graph API (default: legacy) */
+        /* the persistent selection cache's folder, or "off"; NULL: $SSLAT_SELECTION_CACHE, else the
+         * user's cache folder (kernels/cuda_selection.h). Not in the fingerprint: it changes how long
+         * choosing takes, not what is chosen for a machine */
+        const char *selection_cache;
     } cuda;
 } sslat_calc_options;
 
@@ -105,7 +109,8 @@ enum {
     SSLAT_READS_DEVICE = 1u << 4,  /* cuda.device */
     SSLAT_READS_PROFILE = 1u << 5, /* cuda.profile */
     SSLAT_READS_REPLICAS = 1u << 6, /* cpu.replicas */
-    SSLAT_READS_CUDNN_API = 1u << 7  /* cuda.api */
+    SSLAT_READS_CUDNN_API = 1u << 7, /* cuda.api */
+    SSLAT_READS_SELECTION_CACHE = 1u << 8 /* cuda.selection_cache */
 };
 
 struct sslat_journal;

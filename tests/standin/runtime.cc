@@ -239,6 +239,11 @@ cudaError_t standin_drain(cudaStream_t s)
 
 // The own kernels (kernels/*.cu built under SSLAT_CUDA_EMULATE) go through the
 // same queues.
+// A program on the stand-in never reads or writes the user's selection cache
+// (kernels/cuda_selection.h): the tests that test it name their own folder
+// (--selection-cache, or this variable set again after start-up).
+static const bool selection_cache_off = [] { return setenv("SSLAT_SELECTION_CACHE", "off", 1) == 0; }();
+
 static void submit_kernel(void *stream, std::function<void()> run)
 {
     standin_submit((cudaStream_t)stream, "kernel", std::move(run), {}, script.kernel_ms);

@@ -59,6 +59,7 @@ class Standin : public ::testing::Test {
         sslat_calc_options o;
         sslat_calc_options_default(&o);
         o.cold = cold;
+        if (!selection_folder.empty()) o.cuda.selection_cache = selection_folder.c_str();
         sslat_error err;
         ASSERT_EQ(cuda_session_open(&session, &o, &err), SSLAT_OK) << err.message;
         opened = true;
@@ -120,6 +121,7 @@ class Standin : public ::testing::Test {
     static constexpr uint64_t SEED = 77;
     cuda_session session{};
     bool opened = false;
+    std::string selection_folder; // the session's selection cache ("": off, as every stand-in program's default)
     sslat_space *space = nullptr;
     sslat_graph whole{};
     std::vector<float> expected;

@@ -15,6 +15,7 @@
 extern "C" {
 #include "api/latency.h"
 #include "kernels/cuda_graph.h"
+#include "kernels/cuda_selection.h"
 }
 
 namespace {
@@ -290,6 +291,67 @@ TEST_F(StandinGraph, TheOwnDepthwiseKernelIsKeptOnlyWhenItIsTheFastest)
     unload();
 }
 
+// The selection cache between two sessions: the second takes every
+// decision from disk (no heuristics, no autotune, no Find) and computes the
+// same numbers; an engine that is gone makes its entry stale: decided again.
+TEST_F(StandinGraph, ASecondRunTakesItsDecisionsFromTheSelectionCache)
+{
+    TempDir dir;
+    selection_folder = dir.path("cache");
+    close();
+    open(false);
+    load("\"ir_k3_e2_c16\"", "[16, 8, 8]"); // expansion, depthwise, projection with the residual
+    double e = 1;
+    std::string first = run(SSLAT_DTYPE_FP16, SSLAT_MODE_FUSED, &e);
+    EXPECT_LT(e, 1e-2) << first;
+    EXPECT_EQ(first.find("from the selection cache"), std::string::npos) << first;
+    close(); // writes the decisions
+    standin_reset();
+    open(false);
+    std::string second = run(SSLAT_DTYPE_FP16, SSLAT_MODE_FUSED, &e);
+    EXPECT_LT(e, 1e-2) << second;
+    EXPECT_NE(second.find("own_depthwise (sslat_depthwise with its epilogue), from the selection cache"),
+              std::string::npos) << second;
+    EXPECT_NE(second.find("graph_fused eng51_k2=2, ws 0 B, notes runtime_compilation, from the selection cache"),
+              std::string::npos) << second;
+    EXPECT_EQ(standin_counters().heuristics_queries, 0) << "no engine chosen again";
+    EXPECT_EQ(session.selection.hits, 3);
+    EXPECT_EQ(session.selection.n_fresh, 0);
+    // the legacy API: Find runs in the first session only
+    close();
+    standin_reset();
+    open(false);
+    sslat_calc_options o = options(SSLAT_DTYPE_FP32, SSLAT_MODE_FUSED);
+    for (int pass = 0; pass < 2; pass++) {
+        cuda_program p;
+        sslat_error err;
+        ASSERT_EQ(cuda_program_init(&p, &session, &whole, &o, &err), SSLAT_OK) << err.message;
+        ASSERT_EQ(cuda_program_choose_algorithms(&p, &err), SSLAT_OK) << err.message;
+        cuda_program_release(&p);
+        close();
+        if (pass == 0) EXPECT_GT(standin_counters().find_calls, 0);
+        else EXPECT_EQ(standin_counters().find_calls, 0) << "Find's choices from the first session";
+        standin_reset();
+        open(false);
+    }
+    // the fused engine is gone from this cuDNN: its entry is stale, the convolution decided again
+    close();
+    standin_reset();
+    standin_script().fused_engines.erase(standin_script().fused_engines.begin());
+    open(false);
+    std::string third = run(SSLAT_DTYPE_FP16, SSLAT_MODE_FUSED, &e);
+    EXPECT_LT(e, 1e-2) << third;
+    EXPECT_EQ(session.selection.stale, 2) << "the expansion's and the projection's";
+    EXPECT_GT(standin_counters().heuristics_queries, 0);
+    EXPECT_EQ(third.find("eng51"), std::string::npos) << third;
+    close();
+    standin_reset();
+    open(false);
+    EXPECT_EQ(session.selection.stale, 0) << "the stale entry was replaced when the file was written";
+    unload();
+    selection_folder.clear();
+}
+
 TEST_F(StandinGraph, NvidiaTf32OverrideZeroRefusesATf32Table)
 {
     load("\"conv_k3_c8\"", "[8, 8, 8]");
@@ -384,6 +446,53 @@ TEST_F(StandinGraphCommand, MeasureTakesTheGraphApiAndRefusesAnythingElse)
         EXPECT_EQ(again.code, 2) << twice;
         EXPECT_NE(again.err.find("is given twice"), std::string::npos) << again.err;
     }
+}
+
+// `--selection-cache DIR`: the second table of a space takes every decision
+// from the first's; the metadata says so; `off` and the cpu calculator.
+TEST_F(StandinGraphCommand, ASecondTableTakesItsChoicesFromTheSelectionCache)
+{
+    std::string cache = path("selection");
+    for (const char *api : {"graph", "legacy"}) {
+        std::string json[2];
+        for (int run = 0; run < 2; run++) {
+            json[run] = path(std::string(api) + std::to_string(run) + ".json");
+            Result r = standin("measure " + example_path("proxylessnas.json") + " -c cuda --cuda-api " + api +
+                               " --dtype fp16 --resolution 64 --warmup 1 --runs 3 --selection-cache " + cache +
+                               " -o " + path("px.sslat") + " --json " + json[run]);
+            ASSERT_EQ(r.code, 0) << r.err;
+            EXPECT_EQ(r.err.find("RULE"), std::string::npos) << r.err;
+            EXPECT_EQ(r.err.find("selection cache"), std::string::npos) << "nothing to say: " << r.err;
+        }
+        std::string first = read_file(json[0]), second = read_file(json[1]);
+        EXPECT_NE(first.find(cache + "/" CUDA_SELECTION_FILE ": 0 decisions reused"), std::string::npos) << first;
+        EXPECT_NE(second.find("made and written"), std::string::npos);
+        EXPECT_NE(second.find(", 0 made and written"), std::string::npos) << second;
+        EXPECT_NE(second.find("0 distinct convolutions timed by cudnnFind"), std::string::npos) << second;
+        EXPECT_NE(second.find(", from the selection cache"), std::string::npos);
+        EXPECT_EQ(first.find(", from the selection cache"), std::string::npos);
+    }
+    Result off = standin("measure " + example_path("fbnet.json") + " -c cuda --resolution 32 --warmup 1 --runs 3 "
+                         "--selection-cache off -o " + path("f.sslat") + " --json " + path("f.json"));
+    ASSERT_EQ(off.code, 0) << off.err;
+    EXPECT_NE(read_file(path("f.json")).find("\"cuda.selection_cache\": \"off (--selection-cache off)\""),
+              std::string::npos);
+    Result cpu = run("measure " + example_path("fbnet.json") + " -c mac --selection-cache " + cache + " -o " +
+                     path("m.sslat"));
+    EXPECT_EQ(cpu.code, 2);
+    EXPECT_NE(cpu.err.find("a selection cache (--selection-cache): it applies to the cuda calculator only"),
+              std::string::npos) << cpu.err;
+    Result twice = standin("measure " + example_path("fbnet.json") + " -c cuda --selection-cache off "
+                           "--selection-cache " + cache + " -o " + path("t.sslat"));
+    EXPECT_EQ(twice.code, 2);
+    EXPECT_NE(twice.err.find("--selection-cache is given twice"), std::string::npos) << twice.err;
+    // a cache file sslat cannot read: said, not trusted, not replaced, the table made
+    write("selection/" CUDA_SELECTION_FILE, "not a cache\n");
+    Result foreign = standin("measure " + example_path("fbnet.json") + " -c cuda --resolution 32 --warmup 1 --runs 3 "
+                             "--selection-cache " + cache + " -o " + path("g.sslat"));
+    ASSERT_EQ(foreign.code, 0) << foreign.err;
+    EXPECT_NE(foreign.err.find("is not a selection cache of this version"), std::string::npos) << foreign.err;
+    EXPECT_EQ(read_file(cache + "/" CUDA_SELECTION_FILE), "not a cache\n");
 }
 
 TEST_F(StandinGraphCommand, ShardsOfTwoApisAreNotMergedAndTf32UnderTheOverrideIsRefusedUpFront)
