@@ -139,7 +139,8 @@ typedef struct cuda_program {
     int32_t copies;
     void **values; /* [copies][n_values] device pointers */
     void **param_buffers; /* [copies][n_params] */
-    void **slabs;         /* [copies]: one allocation per copy holding its values and parameters */
+    void **slabs;         /* [n_slabs]: the allocations holding the copies' values and parameters */
+    int32_t n_slabs;      /* one per cuda_program_allocate that added copies */
     size_t copy_bytes;    /* device bytes of one copy */
     bool algorithms_chosen;
     sslat_cudnn_api api;   /* the cuDNN API convolutions are asked of */

@@ -340,7 +340,7 @@ void cuda_program_release(cuda_program *p)
         if (st->act) CUDNN(cudnnDestroyActivationDescriptor)(st->act);
         if (st->pool) CUDNN(cudnnDestroyPoolingDescriptor)(st->pool);
     }
-    for (int32_t copy = 0; p->slabs && copy < p->copies; copy++) cudaFree(p->slabs[copy]);
+    for (int32_t i = 0; p->slabs && i < p->n_slabs; i++) cudaFree(p->slabs[i]);
     free(p->slabs);
     for (int32_t i = 0; i < p->n_params; i++) free(p->params[i].host);
     free(p->params);
@@ -355,7 +355,10 @@ void cuda_program_release(cuda_program *p)
 
 static size_t aligned(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 
-/* Each copy is one slab: its values, then its parameters, 256-byte aligned.
+/* Each copy is one stretch of a slab: its values, then its parameters,
+ * 256-byte aligned. The copies a call adds share one allocation (a unit
+ * makes two: copy 0 for the choice, then the rest for the measurement), as
+ * cudaMalloc and cudaFree cost host time and cudaFree synchronizes the device.
  * Copy 0's parameters come from the host; later copies are device copies of them. */
 sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error *err)
 {
@@ -366,7 +369,7 @@ sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error 
     void **params = realloc(p->param_buffers, (size_t)copies * (size_t)p->n_params * sizeof *params + 1);
     if (!params) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     p->param_buffers = params;
-    void **slabs = realloc(p->slabs, (size_t)copies * sizeof *slabs);
+    void **slabs = realloc(p->slabs, ((size_t)p->n_slabs + 1) * sizeof *slabs);
     if (!slabs) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     p->slabs = slabs;
     size_t value_part = 0, param_part = 0;
@@ -374,12 +377,15 @@ sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error 
     for (int32_t i = 0; i < p->n_params; i++) param_part += aligned(p->params[i].bytes);
     p->copy_bytes = value_part + param_part;
     cudaStream_t stream = p->session->stream;
-    for (int32_t copy = p->copies; copy < copies; copy++) {
+    uint8_t *slab = NULL;
+    CUDA_RETURN_IF_FAILED(err, runtime,
+                          cudaMalloc((void **)&slab, (size_t)(copies - p->copies) * p->copy_bytes + 1));
+    p->slabs[p->n_slabs++] = slab; /* release frees it */
+    const int32_t first = p->copies;
+    for (int32_t copy = first; copy < copies; copy++) {
         void **row = p->values + (size_t)copy * (size_t)p->n_values, **prow = p->param_buffers + (size_t)copy * (size_t)p->n_params;
-        p->slabs[copy] = NULL;
-        p->copies = copy + 1; /* release frees what is allocated so far */
-        CUDA_RETURN_IF_FAILED(err, runtime, cudaMalloc(&p->slabs[copy], p->copy_bytes + 1));
-        uint8_t *at = p->slabs[copy];
+        p->copies = copy + 1; /* its buffers are allocated (in the slab): release and the packs count it */
+        uint8_t *at = slab + (size_t)(copy - first) * p->copy_bytes;
         for (int32_t v = 0; v < p->n_values; v++) {
             row[v] = p->value_bytes[v] ? at : NULL;
             at += aligned(p->value_bytes[v]);

@@ -372,6 +372,7 @@ cudaError_t cudaMalloc(void **out, size_t bytes)
     }
     allocations[(uintptr_t)p] = Allocation{size, mapped};
     allocated_bytes += size;
+    counters.mallocs++;
     *out = p;
     return cudaSuccess;
 }
@@ -391,6 +392,7 @@ cudaError_t cudaFree(void *p)
     else std::free(p);
     allocated_bytes -= it->second.bytes;
     allocations.erase(it);
+    counters.frees++;
     return cudaSuccess;
 }
 

@@ -107,6 +107,7 @@ struct StandinCounters {
     std::vector<std::pair<int, int>> plain_calls; // the same for cudnnConvolutionForward
     long computed_launches = 0;   // graph launches that computed
     long legacy_stream_ops = 0;   // work put on the NULL stream
+    long mallocs = 0, frees = 0;  // cudaMalloc and cudaFree calls that succeeded
     // the graph API
     long heuristics_queries = 0;  // engine heuristics finalized
     long configs_returned = 0;    // engine configurations written into the caller's descriptors

@@ -342,11 +342,16 @@ TEST_P(StandinMeasure, EveryCopyHoldsTheRightOutputHotAndCold)
             cuda_program p;
             sslat_error err;
             ASSERT_EQ(cuda_program_init(&p, &session, &whole, &o, &err), SSLAT_OK) << err.message;
-            long launches = standin_counters().computed_launches;
+            long launches = standin_counters().computed_launches, mallocs = standin_counters().mallocs;
+            size_t workspace = session.workspace_size;
             sslat_entry e;
             ASSERT_EQ(cuda_measure_program(&p, whole.input.n, &o, "test", CUDA_NVTX_PHASE, 0, &e, &err), SSLAT_OK)
                 << err.message;
             EXPECT_EQ(p.copies, copies) << "the cache rule asks for more than the cap: the cap holds";
+            // copy 0 for the choice, the other copies in one allocation (and the workspace when it grew)
+            long unit_mallocs = (copies > 1 ? 2 : 1) + (session.workspace_size != workspace ? 1 : 0);
+            EXPECT_EQ(standin_counters().mallocs - mallocs, unit_mallocs) << "one allocation per growth, not per copy";
+            EXPECT_EQ(p.n_slabs, copies > 1 ? 2 : 1);
             EXPECT_GT(standin_counters().computed_launches, launches);
             EXPECT_EQ(e.samples, 3u);
             double bound = dtype == SSLAT_DTYPE_FP32 ? 1e-4 : 1e-2;
@@ -358,7 +363,9 @@ TEST_P(StandinMeasure, EveryCopyHoldsTheRightOutputHotAndCold)
             for (float v : last) finite = finite && std::isfinite(v);
             EXPECT_TRUE(finite) << "the replays wrote the last copy's output";
             if (copies > 1) EXPECT_NE(last, first);
+            long frees = standin_counters().frees;
             cuda_program_release(&p);
+            EXPECT_EQ(standin_counters().frees - frees, copies > 1 ? 2 : 1);
         }
     EXPECT_GT(session.blocked_samples, 0);
     EXPECT_EQ(session.unblocked_samples, 0) << "the host released the blocking kernel before waiting";
