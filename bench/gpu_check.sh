@@ -25,13 +25,13 @@
 # of being refused, and a failing unit is listed instead of ending the table.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-ALL_STEPS="probe ops table_px_graph table_px torch_ops kernels table_px_fp32_graph torch_ops_fp32 table_ofa_graph validate_px_graph_torch ops_rest capture fill table_ofa errors memcheck nvtx"
+ALL_STEPS="probe ops table_px_graph table_px torch_ops kernels table_px_fp32_graph torch_ops_fp32 table_ofa_graph table_ofa_graph_warm validate_px_graph_torch ops_rest capture fill table_ofa errors memcheck nvtx"
 # each step's limit in seconds (never past the call's deadline). A graph-API
 # table: 0.05 s a unit, 0.6 s a distinct convolution (heuristics, up to ten
 # plans finalized and timed; runtime-compiled engines compile: a guess until a
 # GPU run measures it), 4 s to start (tests/test_cuda_plan_invariants.cc)
 LIMITS="probe:40 ops:150 table_px_graph:90 table_px:75 torch_ops:150 kernels:90 table_px_fp32_graph:75
-        torch_ops_fp32:120 table_ofa_graph:130 validate_px_graph_torch:120 ops_rest:150 capture:60 fill:20
+        torch_ops_fp32:120 table_ofa_graph:130 table_ofa_graph_warm:40 validate_px_graph_torch:120 ops_rest:150 capture:60 fill:20
         table_ofa:100 errors:30 memcheck:60 nvtx:60"
 limit_of() { local pair; for pair in $LIMITS; do [ "${pair%%:*}" = "$1" ] && echo "${pair#*:}" && return; done; echo 60; }
 # The GPU window's time (15 min in all, the machine's starts included; a start
@@ -64,7 +64,8 @@ if [ "${1:-}" = "--retry" ]; then
   # the name of a step's summary line (its log), for a STEPS name
   line_name() { case "$1" in table_px) echo px_b1_fp16 ;; table_ofa) echo ofa_b1_fp32 ;;
     table_px_graph) echo px_b1_fp16_graph ;; table_px_fp32_graph) echo px_b1_fp32_graph ;;
-    table_ofa_graph) echo ofa_b1_fp32_graph ;; *) echo "$1" ;; esac; }
+    table_ofa_graph) echo ofa_b1_fp32_graph ;; table_ofa_graph_warm) echo ofa_b1_fp32_graph_warm ;;
+    *) echo "$1" ;; esac; }
   asked=$(sed -nE 's/^## bench\/gpu_check.sh, .*, steps: (.*)$/\1/p' "$first" | tail -n 1)
   # the probe passed when it ran and said no FAIL (its rc is that of its last
   # command, which only looks for compute-sanitizer and ncu)
@@ -202,8 +203,10 @@ table() {
   local name=$1 limit=$2 space=$3 dtype=$4
   shift 4
   local start=$(date +%s.%N)
+  # every table keeps its choices in one selection cache of this run (a warm
+  # table is the same space again: its wall time is the warm build's)
   CUDNN_LOGLEVEL_DBG=1 step "$name" "$limit" "$BIN/sslat" measure -c cuda "examples/$space.json" --dtype "$dtype" \
-    --resume --keep-going -o "$R/$name.sslat" --csv "$R/$name.csv" "$@"
+    --resume --keep-going --selection-cache "$R/selection" -o "$R/$name.sslat" --csv "$R/$name.csv" "$@"
   local rc=$?
   # 5: written, some units failed (listed in the log; the retry resumes them)
   [ $rc -eq 5 ] && grep -E '^sslat: FAILED' "$L/$name.log" | head -n 10 | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
@@ -214,6 +217,7 @@ table() {
 import collections, json, re, sys
 m = json.load(open(sys.argv[1]))['metadata']
 keys = [k for k in sorted(m) if k.startswith(('device.', 'software.', 'cuda.api', 'cuda.graph', 'cuda.time', 'cuda.tf32',
+        'cuda.selection',
         'cuda.find', 'cuda.blocking', 'cuda.fused', 'cuda.fma', 'cuda.relaxed', 'cuda.noisy', 'quality.', 'failed.'))]
 for k in keys: print('    %s: %s' % (k, m[k]))
 plans = [v for k, v in m.items() if k.startswith('cuda.plan.')]
@@ -222,7 +226,7 @@ for v in plans:
     for part in v.split(' | '):
         if not (part.startswith('conv ') and ': ' in part): continue
         chosen = part.split(': ', 1)[1]
-        if chosen.startswith('graph '):
+        if chosen.startswith(('graph ', 'graph_fused ', 'own_depthwise')):
             algos[chosen.split(',')[0]] += 1
             r = re.search(r'rank (\d+) of (\d+) timed', chosen)
             if r: ranks['%s of %s' % r.groups()] += 1
@@ -280,6 +284,10 @@ fi
 if wanted table_px_fp32_graph; then table px_b1_fp32_graph "$(limit_of table_px_fp32_graph)" proxylessnas fp32 --cuda-api graph; fi
 if wanted torch_ops_fp32; then torch_ops torch_ops_fp32 fp32 nchw px_b1_fp32_graph; fi
 if wanted table_ofa_graph; then table ofa_b1_fp32_graph "$(limit_of table_ofa_graph)" ofa_mobilenet_v3 fp32 --cuda-api graph; fi
+# the same table again, every choice from the selection cache the first one wrote: the warm build's wall time
+if wanted table_ofa_graph_warm; then
+  table ofa_b1_fp32_graph_warm "$(limit_of table_ofa_graph_warm)" ofa_mobilenet_v3 fp32 --cuda-api graph
+fi
 # validate NAME SPACE TABLE REFERENCE K [extra…]: the table against K random
 # whole architectures (+ the fastest and the slowest) timed end to end
 validate() {

@@ -147,6 +147,26 @@ TEST(SelectionCache, AnUnreadableLineIsSkippedAndAFileOfAnotherFormatIsNeitherRe
     EXPECT_EQ(c.count, 2);
     EXPECT_EQ(c.unreadable, 2);
     cuda_selection_release(&c);
+    // every byte of the file changed in turn, truncated at every length: an entry reads back whole or not at all
+    run_deciding(dir.path("whole"), H200, DRIVER_A, 0, 2);
+    std::string good = read_text(dir.path("whole/" CUDA_SELECTION_FILE));
+    for (size_t i = 0; i < good.size(); i++)
+        for (int variant = 0; variant < 2; variant++) {
+            std::string bad = variant ? good.substr(0, i) : good;
+            if (!variant) bad[i] = (char)(bad[i] ^ 0x5a);
+            write_text(file, bad);
+            cuda_selection_open(&c, dir.path().c_str(), H200, DRIVER_A);
+            EXPECT_LE(c.count + c.unreadable, 2) << i;
+            for (int32_t k = 0; k < c.count; k++) { // what was read is one of the two entries, unchanged
+                int64_t which = c.items[k].engine.global_index - 40;
+                ASSERT_TRUE(which == 0 || which == 1) << "byte " << i;
+                cuda_selection_entry want = entry((int)which);
+                EXPECT_EQ(std::memcmp(&c.items[k].key, &want.key, sizeof want.key), 0) << "byte " << i;
+                EXPECT_EQ(c.items[k].workspace, want.workspace) << "byte " << i;
+                EXPECT_EQ(c.items[k].engine.knob_value[0], want.engine.knob_value[0]) << "byte " << i;
+            }
+            cuda_selection_release(&c);
+        }
     // a file that is not this format (another version, or anything else)
     for (const char *foreign : {"sslat-selection-cache 2\nE 1 2 3\n", "\x7f" "ELF binary", ""}) {
         write_text(file, foreign);
