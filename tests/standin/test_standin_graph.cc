@@ -261,6 +261,39 @@ TEST_F(StandinGraph, HswishAndTheResidualFuseAsAPointwiseGraph)
     }
 }
 
+// Every op case on the graph API in fused mode, half and bfloat16 channels
+// last (where the stand-in's runtime fusion engine is the fastest), the own
+// depthwise kernel made slow: each convolution with an epilogue runs as a
+// fused graph, against the plain-C reference.
+TEST_F(StandinGraph, EveryOpCaseRunsThroughTheFusedGraphPath)
+{
+    standin_script().kernel_ms = 1.0;
+    int fused = 0;
+    for (const OpCase &c : CASES) {
+        load(c.layers, c.input);
+        for (sslat_dtype dtype : {SSLAT_DTYPE_FP16, SSLAT_DTYPE_BF16}) {
+            double e = 1;
+            std::string plan = run(dtype, SSLAT_MODE_FUSED, &e);
+            EXPECT_LT(e, dtype == SSLAT_DTYPE_FP16 ? 1e-2 : 5e-2) << c.layers << " " << plan;
+            // no convolution with an epilogue left to the plain plan and the own epilogue kernel
+            size_t at = 0;
+            while ((at = plan.find(" | conv ", at)) != std::string::npos) {
+                size_t end = plan.find(" | ", at + 3);
+                std::string part = plan.substr(at, end == std::string::npos ? std::string::npos : end - at);
+                EXPECT_FALSE(part.find(": graph eng") != std::string::npos &&
+                             part.find("plain+epilogue") != std::string::npos)
+                    << c.layers << ": " << part;
+                fused += part.find(": graph_fused eng51") != std::string::npos;
+                at += 3;
+            }
+        }
+        unload();
+        close(); // a fresh session per case: nothing decided before
+        open(false);
+    }
+    EXPECT_GT(fused, 60) << "fused graphs across the op cases";
+}
+
 // The own depthwise kernel (bias, residual and activation in it) is one more
 // candidate of a depthwise convolution: kept when it is the fastest, not
 // otherwise, right either way.
