@@ -228,7 +228,10 @@ sslat_status cuda_graph_choose(cuda_program *p, int32_t k, cuda_conv_choice *cho
             sslat_error why;
             if (time_candidate(p, k, &plain.kept->conv, plain.kept->plan, plain.workspace, true, &total, &why) == SSLAT_OK)
                 census->plain_total_ms = total;
-            else tuned_release(&plain); /* the epilogue failed with it: not a candidate */
+            else { /* the epilogue failed with it: not a candidate */
+                tuned_release(&plain);
+                census->plain_total_ms = -1;
+            }
         }
     }
     /* the epilogue fused into the graph */
@@ -238,6 +241,8 @@ sslat_status cuda_graph_choose(cuda_program *p, int32_t k, cuda_conv_choice *cho
         status = tune_graph(p, k, true, &fused_census, &fused, err);
         census->fused_configs = fused_census.configs;
         census->fused_timed = fused_census.timed;
+        census->fused_refused = fused_census.refused;
+        census->fused_unfinalized = fused_census.unfinalized;
         census->finalize_ms += fused_census.finalize_ms;
         census->compile_ms += fused_census.compile_ms;
         if (fused.kept) census->fused_ms = fused.ms;

@@ -126,9 +126,11 @@ static bool restore_legacy(cuda_program *p, int32_t k, const cuda_selection_entr
         CUDNN(cudnnGetConvolutionForwardWorkspaceSize)(p->session->cudnn, st->x, st->w, st->conv, st->y,
                                                        (cudnnConvolutionFwdAlgo_t)kept->algo, &need) != CUDNN_STATUS_SUCCESS)
         return false;
+    size_t workspace = need > kept->workspace ? need : (size_t)kept->workspace;
+    if (workspace > cuda_session_workspace_limit(p->session)) return false; /* less memory free than then */
     choice->route = CUDA_ROUTE_LEGACY;
     choice->algo = kept->algo, choice->math = kept->math;
-    choice->workspace = need > kept->workspace ? need : (size_t)kept->workspace;
+    choice->workspace = workspace;
     choice->fallback = kept->fallback, choice->fma_forced = kept->fma_forced;
     if (p->api == SSLAT_CUDNN_API_GRAPH)
         snprintf(choice->legacy_reason, sizeof choice->legacy_reason, "chosen by an earlier run (the selection cache)");
@@ -323,6 +325,8 @@ static sslat_status enqueue_conv(const step_launch *l, sslat_error *err)
         return SSLAT_OK;
     }
     if (step->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT && !st->fallback) return launch_fused(l->p, l->k, l->copy, err);
+    /* a graph route always has its plan (the choice never keeps one whose plan it released) */
+    SSLAT_ASSERT((st->route == CUDA_ROUTE_GRAPH || st->route == CUDA_ROUTE_GRAPH_FUSED) == (st->graph != NULL));
     if (st->graph) {
         sslat_status status = cuda_graph_execute(l->s->cudnn, st->graph->plan,
                                                  l->p->packs[(size_t)l->copy * (size_t)l->p->plan.count + (size_t)l->k],

@@ -488,9 +488,10 @@ static size_t describe_graph_choice(const cuda_program *p, int32_t k, const cuda
                                     size_t capacity, size_t used)
 {
     const cuda_graph_census *c = &choice->census;
-    char plain[32], fused[32], own[32];
+    bool fused = choice->route == CUDA_ROUTE_GRAPH_FUSED; /* the figures of the graph whose plan runs */
+    char plain[32], fused_text[32], own[32];
     candidate_ms(c->plain_total_ms, plain, sizeof plain);
-    candidate_ms(c->fused_ms, fused, sizeof fused);
+    candidate_ms(c->fused_ms, fused_text, sizeof fused_text);
     candidate_ms(c->own_ms, own, sizeof own);
     int n;
     if (choice->route == CUDA_ROUTE_OWN_DEPTHWISE) {
@@ -512,15 +513,16 @@ static size_t describe_graph_choice(const cuda_program *p, int32_t k, const cuda
                      "%.1f ms)",
                      p->plan.steps[k].main_node, cuda_route_name(choice->route), tag,
                      choice->engine.fallback ? " (fallback list)" : "", choice->workspace, notes[0] ? notes : "none",
-                     c->rank + 1, choice->route == CUDA_ROUTE_GRAPH_FUSED ? c->fused_timed : c->timed, c->winner_ms,
-                     c->first_ms, c->configs, c->refused, sslat_dtype_name(p->dtype), c->unfinalized, c->finalize_ms,
+                     c->rank + 1, fused ? c->fused_timed : c->timed, c->winner_ms, c->first_ms,
+                     fused ? c->fused_configs : c->configs, fused ? c->fused_refused : c->refused,
+                     sslat_dtype_name(p->dtype), fused ? c->fused_unfinalized : c->unfinalized, c->finalize_ms,
                      c->compile_ms);
     }
     if (n > 0) used += (size_t)n;
     if (used >= capacity) return used;
     if (choice->from_disk) n = snprintf(buffer + used, capacity - used, ", from the selection cache");
     else n = snprintf(buffer + used, capacity - used, "; candidates: plain%s %s, fused graph %s (%d configs), own "
-                      "depthwise %s", p->plan.steps[k].epilogue ? "+epilogue" : "", plain, fused, c->fused_configs, own);
+                      "depthwise %s", p->plan.steps[k].epilogue ? "+epilogue" : "", plain, fused_text, c->fused_configs, own);
     if (n > 0) used += (size_t)n;
     return used;
 }

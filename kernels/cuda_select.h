@@ -145,6 +145,7 @@ typedef struct cuda_graph_census {
     double fused_ms;       /* the fastest fused graph plan */
     double own_ms;         /* the own depthwise kernel */
     int32_t fused_configs, fused_timed; /* the fused graph's configurations, and those that ran */
+    int32_t fused_refused, fused_unfinalized; /* of its configurations: refused for the dtype, not finalized or run */
 } cuda_graph_census;
 
 /* A session's decisions, so each distinct convolution is timed by Find once

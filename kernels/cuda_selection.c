@@ -193,21 +193,27 @@ static bool read_all(const char *path, cuda_selection_entry **all, int32_t *coun
         return false;
     }
     int32_t capacity = 0;
-    char *line = data + header;
-    while (line && *line) {
-        if (*line == '\n') line++;
-        char *end = strchr(line, '\n');
-        if (end) *end = '\0';
-        if (*line) {
+    /* line by line up to the file's size: a NUL byte makes its line unreadable, not the end of the file */
+    const char *line = data + header, *end_of_file = data + size;
+    while (line < end_of_file) {
+        const char *newline = memchr(line, '\n', (size_t)(end_of_file - line));
+        size_t length = (size_t)((newline ? newline : end_of_file) - line);
+        if (length > 0) {
             cuda_selection_entry e;
-            if (!parse_entry(line, &e)) (*unreadable)++;
-            else if (!append(all, count, &capacity, &e)) {
-                snprintf(problem, problem_size, "out of memory reading %s", path);
-                free(data);
-                return false;
+            if (memchr(line, '\0', length) || length >= 4096) (*unreadable)++;
+            else {
+                char text[4096];
+                memcpy(text, line, length);
+                text[length] = '\0';
+                if (!parse_entry(text, &e)) (*unreadable)++;
+                else if (!append(all, count, &capacity, &e)) {
+                    snprintf(problem, problem_size, "out of memory reading %s", path);
+                    free(data);
+                    return false;
+                }
             }
         }
-        line = end ? end + 1 : NULL;
+        line = newline ? newline + 1 : end_of_file;
     }
     free(data);
     return true;
@@ -250,7 +256,11 @@ const cuda_selection_entry *cuda_selection_get(cuda_selection_cache *c, const cu
     return NULL;
 }
 
-void cuda_selection_mark_stale(cuda_selection_cache *c) { c->stale++; }
+void cuda_selection_mark_stale(cuda_selection_cache *c)
+{
+    c->hits--; /* counted when it was found */
+    c->stale++;
+}
 
 void cuda_selection_put(cuda_selection_cache *c, const cuda_selection_entry *entry)
 {

@@ -51,6 +51,7 @@ typedef struct cuda_selection_cache {
     int32_t stale;               /* entries of this GPU made with other software, or that no longer work */
     int32_t unreadable;          /* lines that did not read back */
     int32_t hits, misses, written;
+    bool save_failed;            /* a save was tried and failed (said once) */
     char problem[512];           /* why the file could not be read or written ("" when it could) */
 } cuda_selection_cache;
 
@@ -71,7 +72,8 @@ void cuda_selection_open(cuda_selection_cache *cache, const char *folder, uint64
 /* This device's entry for key, or NULL (counts a hit or a miss). */
 const cuda_selection_entry *cuda_selection_get(cuda_selection_cache *cache, const cuda_conv_key *key);
 
-/* A kept entry turned out not to work any more (its engine is gone): counted stale. */
+/* The entry cuda_selection_get returned no longer works (its engine is
+ * gone): counted stale instead of a hit. */
 void cuda_selection_mark_stale(cuda_selection_cache *cache);
 
 /* A decision of this run, to write (replacing this device's entry for its key). */

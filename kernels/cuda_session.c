@@ -57,11 +57,12 @@ static void open_selection_cache(cuda_session *s, const sslat_calc_options *o)
 static void save_selection_cache(cuda_session *s)
 {
     cuda_selection_cache *c = &s->selection;
-    if (!c->on || c->written == c->n_fresh) return;
-    if (!cuda_selection_save(c))
+    if (!c->on || c->save_failed || c->written == c->n_fresh) return;
+    if (!cuda_selection_save(c)) { /* said once: not tried again at close */
+        c->save_failed = true;
         fprintf(stderr, "sslat: selection cache not written (%s); the table is complete, the next run chooses "
                 "again\n", c->problem);
-    c->n_fresh = c->written; /* said once: not tried again at close */
+    }
 }
 
 sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, sslat_error *err)

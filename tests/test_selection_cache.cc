@@ -147,6 +147,15 @@ TEST(SelectionCache, AnUnreadableLineIsSkippedAndAFileOfAnotherFormatIsNeitherRe
     EXPECT_EQ(c.count, 2);
     EXPECT_EQ(c.unreadable, 2);
     cuda_selection_release(&c);
+    // a NUL byte inside the first entry: that line is unreadable, the file goes on after it
+    run_deciding(dir.path("nul"), H200, DRIVER_A, 0, 3);
+    std::string with_nul = read_text(dir.path("nul/" CUDA_SELECTION_FILE));
+    with_nul[with_nul.find("\nE ") + 5] = '\0';
+    write_text(file, with_nul);
+    cuda_selection_open(&c, dir.path().c_str(), H200, DRIVER_A);
+    EXPECT_EQ(c.count, 2);
+    EXPECT_EQ(c.unreadable, 1);
+    cuda_selection_release(&c);
     // every byte of the file changed in turn, truncated at every length: an entry reads back whole or not at all
     run_deciding(dir.path("whole"), H200, DRIVER_A, 0, 2);
     std::string good = read_text(dir.path("whole/" CUDA_SELECTION_FILE));

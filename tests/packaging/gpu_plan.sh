@@ -86,7 +86,8 @@ grep -q "^- ofa_b1_fp32: skipped, no time left" "$work/slow/summary.md" || fail 
 # the next call resumes it: --resume again, the table written, its metadata summarised
 : > "$STUB_LOG"
 STUB_FAST=1 check resumed "table_px" 60
-grep -q "measure .*--resume --keep-going -o .*px_b1_fp16.sslat" "$STUB_LOG" || fail "the retry does not resume"
+grep -q "measure .*--resume --keep-going --selection-cache .*/selection -o .*px_b1_fp16.sslat" "$STUB_LOG" ||
+  fail "the retry does not resume (with the run's selection cache)"
 [ -f "$copy/gpu-results/px_b1_fp16.sslat" ] || fail "the resumed table was not written"
 grep -q "conv choices: .*GEMM 1" "$work/resumed/summary.md" || fail "the table's plan is not summarised"
 grep -q "graph winners by rank among the timed: 2 of 3 1" "$work/resumed/summary.md" ||
@@ -107,7 +108,7 @@ files=$(find "$work/resumed" -type f | wc -l)
 # does not fit is refused
 plan=$(cd "$copy" && bash bench/gpu_check.sh --plan) || fail "--plan failed: $plan"
 order=$(sed -nE 's/^  ([a-z0-9_]+) +[0-9]+s.*/\1/p' <<< "$plan" | tr '\n' ' ')
-[ "$order" = "probe ops table_px_graph table_px torch_ops kernels table_px_fp32_graph torch_ops_fp32 table_ofa_graph validate_px_graph_torch ops_rest capture fill table_ofa errors memcheck nvtx " ] ||
+[ "$order" = "probe ops table_px_graph table_px torch_ops kernels table_px_fp32_graph torch_ops_fp32 table_ofa_graph table_ofa_graph_warm validate_px_graph_torch ops_rest capture fill table_ofa errors memcheck nvtx " ] ||
   fail "--plan lists the steps as: $order"
 total=$(sed -nE 's/^device time: .* = ([0-9]+) s of 840 s$/\1/p' <<< "$plan")
 { [ -n "$total" ] && [ "$total" -le 840 ]; } || fail "--plan's device time is not within 840 s: $plan"

@@ -375,6 +375,7 @@ TEST_F(StandinGraph, ASecondRunTakesItsDecisionsFromTheSelectionCache)
     std::string third = run(SSLAT_DTYPE_FP16, SSLAT_MODE_FUSED, &e);
     EXPECT_LT(e, 1e-2) << third;
     EXPECT_EQ(session.selection.stale, 2) << "the expansion's and the projection's";
+    EXPECT_EQ(session.selection.hits, 1) << "the depthwise decision, reused; the stale ones are not counted as reused";
     EXPECT_GT(standin_counters().heuristics_queries, 0);
     EXPECT_EQ(third.find("eng51"), std::string::npos) << third;
     close();
@@ -526,6 +527,14 @@ TEST_F(StandinGraphCommand, ASecondTableTakesItsChoicesFromTheSelectionCache)
     ASSERT_EQ(foreign.code, 0) << foreign.err;
     EXPECT_NE(foreign.err.find("is not a selection cache of this version"), std::string::npos) << foreign.err;
     EXPECT_EQ(read_file(cache + "/" CUDA_SELECTION_FILE), "not a cache\n");
+    // a folder that cannot be made (under a file): said, the metadata says so, the table is made
+    write("a-file", "x");
+    Result unwritable = standin("measure " + example_path("fbnet.json") + " -c cuda --resolution 32 --warmup 1 "
+                                "--runs 3 --selection-cache " + path("a-file/cache") + " -o " + path("u.sslat") +
+                                " --json " + path("u.json"));
+    ASSERT_EQ(unwritable.code, 0) << unwritable.err;
+    EXPECT_NE(unwritable.err.find("sslat: selection cache not written"), std::string::npos) << unwritable.err;
+    EXPECT_NE(read_file(path("u.json")).find("made and NOT written"), std::string::npos);
 }
 
 TEST_F(StandinGraphCommand, ShardsOfTwoApisAreNotMergedAndTf32UnderTheOverrideIsRefusedUpFront)
