@@ -598,6 +598,12 @@ cudnnStatus_t finalize_graph(Descriptor *d)
     return CUDNN_STATUS_SUCCESS;
 }
 
+// The scripted engines of a graph: of one convolution, or of a convolution with its pointwise epilogue.
+const std::vector<StandinEngine> &scripted_engines(const std::vector<OpInfo> &ops)
+{
+    return ops.size() == 1 ? standin_script().engines : standin_script().fused_engines;
+}
+
 cudnnStatus_t finalize_heuristics(Descriptor *d)
 {
     Descriptor *graph = operand(d, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
@@ -612,8 +618,7 @@ cudnnStatus_t finalize_heuristics(Descriptor *d)
     d->graph_of = graph;
     bool fallback = mode->at<cudnnBackendHeurMode_t>(0) == CUDNN_HEUR_MODE_FALLBACK;
     d->results.clear();
-    // the scripted engines: of one convolution, or of a convolution with its pointwise epilogue
-    for (const StandinEngine &e : d->ops.size() == 1 ? standin_script().engines : standin_script().fused_engines)
+    for (const StandinEngine &e : scripted_engines(d->ops))
         if (e.fallback_list == fallback) d->results.push_back(e);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -664,7 +669,7 @@ cudnnStatus_t finalize_engine(Descriptor *d)
         standin_rule("engineRequired", GRAPH_API, "an engine without a finalized operation graph or a global index");
         return CUDNN_STATUS_BAD_PARAM;
     }
-    for (const StandinEngine &e : graph->ops.size() == 1 ? standin_script().engines : standin_script().fused_engines)
+    for (const StandinEngine &e : scripted_engines(graph->ops))
         if (e.global_index == index->at<int64_t>(0)) {
             d->engine = e;
             d->ops = graph->ops;
