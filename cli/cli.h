@@ -130,7 +130,8 @@ bool cli_parse_int(const char *text, const char *what, int64_t lo, int64_t hi, i
     "  --cuda-api A       legacy (default) or graph: convolutions through cuDNN's graph API,\n" \
     "                     engines from its heuristics, the fastest of the first 10 kept\n" \
     "  --selection-cache F  folder of the kept algorithm and engine choices, or off\n"     \
-    "                     (default: $SSLAT_SELECTION_CACHE, else ~/.cache/sslat)\n"
+    "                     (default: $SSLAT_SELECTION_CACHE, else $XDG_CACHE_HOME/sslat,\n" \
+    "                     else ~/.cache/sslat)\n"
 
 /* Handle the device options; returns true when opt was one of them (and sets
  * *exit_code non-zero on a bad value). */

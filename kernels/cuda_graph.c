@@ -455,7 +455,7 @@ void cuda_graph_configs_release(cuda_graph_config *configs, int32_t count)
 }
 
 sslat_status cuda_graph_config_of(cuda_graph_conv *c, const cuda_engine *engine, cudnnBackendDescriptor_t *config,
-                                  sslat_error *err)
+                                  cuda_engine *actual, sslat_error *err)
 {
     *config = NULL;
     cudnnBackendDescriptor_t made, knobs[CUDA_MAX_KNOBS];
@@ -464,6 +464,12 @@ sslat_status cuda_graph_config_of(cuda_graph_conv *c, const cuda_engine *engine,
     SET(made, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c->graph);
     SET(made, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &engine->global_index);
     FINALIZE(made, "CUDNN_BACKEND_ENGINE_DESCRIPTOR");
+    /* its notes as this cuDNN says them, not as a file kept them */
+    *actual = *engine;
+    RETURN_IF(read_notes(made, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
+                         CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &actual->numerical, err));
+    RETURN_IF(read_notes(made, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT,
+                         &actual->behavior, err));
     for (int32_t k = 0; k < engine->knobs; k++) {
         cudnnBackendKnobType_t type = (cudnnBackendKnobType_t)engine->knob_type[k];
         RETURN_IF(part(c, CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, "CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR", &knobs[k], err));

@@ -90,10 +90,11 @@ sslat_status cuda_graph_configs(const cuda_graph_conv *conv, cuda_graph_config *
 void cuda_graph_configs_release(cuda_graph_config *configs, int32_t count);
 
 /* The configuration of an engine known by its global index and knobs (a
- * kept selection), for the graph; the engine and knob descriptors are kept
- * with the graph. cuDNN refuses an engine it does not have for the graph. */
+ * kept selection), for the graph, and *actual: that engine with the notes
+ * cuDNN gives it now; the engine and knob descriptors are kept with the
+ * graph. cuDNN refuses an engine it does not have for the graph. */
 sslat_status cuda_graph_config_of(cuda_graph_conv *conv, const cuda_engine *engine, cudnnBackendDescriptor_t *config,
-                                  sslat_error *err);
+                                  cuda_engine *actual, sslat_error *err);
 
 /* An execution plan of one configuration, finalized (outside any capture:
  * it may compile), and its workspace. cuDNN may refuse: its status and

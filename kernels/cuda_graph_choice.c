@@ -295,16 +295,19 @@ sslat_status cuda_graph_restore(cuda_program *p, int32_t k, const cuda_selection
     if (!plan) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     cuda_graph_problem problem = cuda_graph_problem_of(p, k, fused);
     size_t workspace = 0;
+    cuda_engine actual;
     sslat_error why;
     sslat_status status = cuda_graph_conv_build(s->cudnn, &problem, &plan->conv, &why);
-    if (status == SSLAT_OK) status = cuda_graph_config_of(&plan->conv, &kept->engine, &plan->config, &why);
+    if (status == SSLAT_OK) status = cuda_graph_config_of(&plan->conv, &kept->engine, &plan->config, &actual, &why);
+    /* the same refusals as a fresh choice: by the notes cuDNN gives the engine now */
+    if (status == SSLAT_OK && cuda_engine_refusal(&actual, (int)p->dtype)) status = SSLAT_ERR_UNSUPPORTED;
     if (status == SSLAT_OK) status = cuda_graph_plan_finalize(s->cudnn, plan->config, &plan->plan, &workspace, &why);
     if (status == SSLAT_OK && workspace > cuda_session_workspace_limit(s)) status = SSLAT_ERR_NOMEM;
     if (status == SSLAT_OK) {
         *works = true;
         choice->route = kept->route;
         choice->graph_plan = plan;
-        choice->engine = kept->engine;
+        choice->engine = actual;
         choice->workspace = workspace;
         return SSLAT_OK;
     }

@@ -122,6 +122,7 @@ static bool restore_legacy(cuda_program *p, int32_t k, const cuda_selection_entr
     cuda_step_state *st = &p->states[k];
     size_t need = 0;
     if (!st->conv || kept->algo < 0 || kept->algo > (int)CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED) return false;
+    if (p->dtype == SSLAT_DTYPE_FP32 && kept->math != (int)CUDNN_FMA_MATH) return false; /* fp32 stays FMA */
     if (CUDNN(cudnnSetConvolutionMathType)(st->conv, (cudnnMathType_t)kept->math) != CUDNN_STATUS_SUCCESS ||
         CUDNN(cudnnGetConvolutionForwardWorkspaceSize)(p->session->cudnn, st->x, st->w, st->conv, st->y,
                                                        (cudnnConvolutionFwdAlgo_t)kept->algo, &need) != CUDNN_STATUS_SUCCESS)
@@ -165,7 +166,8 @@ static sslat_status decide(cuda_program *p, int32_t k, cuda_conv_choice *choice,
         bool works = false;
         sslat_status status = SSLAT_OK;
         if (kept->route == CUDA_ROUTE_LEGACY) works = restore_legacy(p, k, kept, choice);
-        else status = cuda_graph_restore(p, k, kept, choice, &works, err);
+        else if (p->api == SSLAT_CUDNN_API_GRAPH) status = cuda_graph_restore(p, k, kept, choice, &works, err);
+        /* (a graph route kept for the legacy API is not this run's: stale) */
         if (status != SSLAT_OK) return status;
         if (works) {
             choice->from_disk = true;

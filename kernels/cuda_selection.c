@@ -17,6 +17,11 @@
 #include "base/hash.h"
 
 #define MAX_FILE_BYTES ((size_t)64 << 20)
+/* the longest line an entry makes (24 key fields, 11 others, 44 knobs of two
+ * 64-bit values, the time): under 2,500 characters; longer lines are not ours */
+#define MAX_LINE 4096
+/* how long a run waits for another's lock before it leaves the cache as it is */
+#define LOCK_WAIT_S 10
 
 static uint64_t text_hash(const char *text)
 {
@@ -174,6 +179,11 @@ static bool read_all(const char *path, cuda_selection_entry **all, int32_t *coun
     *unreadable = 0;
     struct stat st;
     if (stat(path, &st) != 0 && errno == ENOENT) return true;
+    /* a regular file only: a FIFO would block the run, a device is nobody's cache */
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(problem, problem_size, "%s is not a regular file: not read, not replaced", path);
+        return false;
+    }
     char *data = NULL;
     size_t size = 0;
     sslat_error err;
@@ -200,9 +210,9 @@ static bool read_all(const char *path, cuda_selection_entry **all, int32_t *coun
         size_t length = (size_t)((newline ? newline : end_of_file) - line);
         if (length > 0) {
             cuda_selection_entry e;
-            if (memchr(line, '\0', length) || length >= 4096) (*unreadable)++;
+            if (memchr(line, '\0', length) || length >= MAX_LINE) (*unreadable)++;
             else {
-                char text[4096];
+                char text[MAX_LINE];
                 memcpy(text, line, length);
                 text[length] = '\0';
                 if (!parse_entry(text, &e)) (*unreadable)++;
@@ -226,7 +236,7 @@ void cuda_selection_open(cuda_selection_cache *c, const char *folder, uint64_t h
     if (!folder) return;
     int n = snprintf(c->path, sizeof c->path, "%s/%s", folder, CUDA_SELECTION_FILE);
     if (n < 0 || (size_t)n >= sizeof c->path) {
-        snprintf(c->problem, sizeof c->problem, "the cache folder's path is too long");
+        snprintf(c->problem, sizeof c->problem, "off: the cache folder's path is too long");
         return;
     }
     c->on = true;
@@ -294,14 +304,17 @@ static bool make_folders(const char *path, char *problem, size_t size)
 /* The file's text: the header, then each entry with its checksum. */
 static char *serialize(const cuda_selection_entry *const *entries, int32_t n, size_t *size)
 {
-    size_t capacity = 64 + (size_t)n * 1600, used = 0;
+    size_t capacity = 64 + (size_t)n * (MAX_LINE + 16), used = 0;
     char *text = malloc(capacity);
     if (!text) return NULL;
     used = (size_t)snprintf(text, capacity, "%s\n", CUDA_SELECTION_HEADER);
     for (int32_t i = 0; i < n; i++) {
-        char line[1500];
+        char line[MAX_LINE];
         int length = format_entry(entries[i], line, sizeof line);
-        if (length < 0) continue;
+        if (length < 0) { /* cannot happen: every field is bounded (44 knobs at most) */
+            free(text);
+            return NULL;
+        }
         used += (size_t)snprintf(text + used, capacity - used, "%s %08x\n", line,
                                  (unsigned)sslat_crc32(line, (size_t)length));
     }
@@ -315,16 +328,32 @@ bool cuda_selection_save(cuda_selection_cache *c)
     if (!make_folders(c->path, c->problem, sizeof c->problem)) return false;
     char lock_path[4200];
     snprintf(lock_path, sizeof lock_path, "%s.lock", c->path);
-    int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (lock < 0 || flock(lock, LOCK_EX) != 0) {
+    /* the lock file itself, never what a link there points at */
+    int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lock < 0) {
         snprintf(c->problem, sizeof c->problem, "cannot lock %s: %s", lock_path, strerror(errno));
-        if (lock >= 0) close(lock);
         return false;
+    }
+    /* another run holds it while it writes (milliseconds): wait a while, never forever */
+    int waited_ms = 0;
+    while (flock(lock, LOCK_EX | LOCK_NB) != 0) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) || waited_ms >= LOCK_WAIT_S * 1000) {
+            snprintf(c->problem, sizeof c->problem, "cannot lock %s: %s", lock_path,
+                     waited_ms >= LOCK_WAIT_S * 1000 ? "another process has held it for 10 s" : strerror(errno));
+            close(lock);
+            return false;
+        }
+        usleep(20000);
+        waited_ms += 20;
     }
     /* what is there now (other runs may have written since this one read) */
     cuda_selection_entry *all = NULL;
     int32_t count = 0, unreadable = 0;
     bool ok = read_all(c->path, &all, &count, &unreadable, c->problem, sizeof c->problem);
+    if (ok && access(c->path, F_OK) == 0 && access(c->path, W_OK) != 0) { /* made read-only by its owner */
+        snprintf(c->problem, sizeof c->problem, "%s is read-only: not replaced", c->path);
+        ok = false;
+    }
     const cuda_selection_entry **merged = ok ? malloc(((size_t)count + (size_t)c->n_fresh + 1) * sizeof *merged) : NULL;
     if (ok && !merged) {
         snprintf(c->problem, sizeof c->problem, "out of memory writing %s", c->path);

@@ -47,6 +47,8 @@ static void open_selection_cache(cuda_session *s, const sslat_calc_options *o)
     cuda_selection_open(&s->selection, where, hardware, software);
     if (why) snprintf(s->selection.problem, sizeof s->selection.problem, "%s", why);
     const cuda_selection_cache *c = &s->selection;
+    if (!c->on && c->problem[0] && strncmp(c->problem, "off (", 5) != 0) /* not asked to be off: say why */
+        fprintf(stderr, "sslat: selection cache %s\n", c->problem);
     if (c->on && (c->problem[0] || c->stale || c->unreadable))
         fprintf(stderr, "sslat: selection cache %s: %s%s%d entries of this GPU from another driver, cuDNN or sslat "
                 "ignored, %d unreadable lines skipped; every choice they held is made again\n", c->path, c->problem,

@@ -5,10 +5,14 @@
 // time, never this run's table; two processes writing at once lose nothing.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <climits>
 #include <fstream>
 #include <string>
 
@@ -221,6 +225,75 @@ TEST(SelectionCache, AFolderItCannotWriteIsSaidAndTheRunGoesOn)
         cuda_selection_release(&c);
     }
     EXPECT_EQ(read_text(file), "x");
+    if (geteuid() != 0) { // a cache file its owner made read-only is not replaced (root replaces it anyway)
+        run_deciding(dir.path("ro"), H200, DRIVER_A, 0, 1);
+        std::string kept = dir.path("ro/" CUDA_SELECTION_FILE), before = read_text(kept);
+        ASSERT_EQ(chmod(kept.c_str(), 0444), 0);
+        cuda_selection_cache c;
+        cuda_selection_open(&c, dir.path("ro").c_str(), H200, DRIVER_A);
+        cuda_selection_entry e = entry(5);
+        cuda_selection_put(&c, &e);
+        EXPECT_FALSE(cuda_selection_save(&c));
+        EXPECT_NE(std::string(c.problem).find("read-only"), std::string::npos) << c.problem;
+        EXPECT_EQ(read_text(kept), before);
+        cuda_selection_release(&c);
+    }
+}
+
+// Not a regular file (a FIFO would block the run), a lock file that is a
+// link, a lock another process keeps: said, the cache left as it is, never a hang.
+TEST(SelectionCache, OddFilesAndAHeldLockNeverBlockOrRedirectTheWrite)
+{
+    TempDir dir;
+    std::string file = dir.path(CUDA_SELECTION_FILE);
+    ASSERT_EQ(mkfifo(file.c_str(), 0600), 0);
+    cuda_selection_cache c;
+    cuda_selection_open(&c, dir.path().c_str(), H200, DRIVER_A); // would block reading a FIFO
+    EXPECT_NE(std::string(c.problem).find("is not a regular file"), std::string::npos) << c.problem;
+    cuda_selection_entry e = entry(0);
+    cuda_selection_put(&c, &e);
+    EXPECT_FALSE(cuda_selection_save(&c));
+    struct stat st;
+    ASSERT_EQ(lstat(file.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "left as it was";
+    cuda_selection_release(&c);
+    // a lock file that is a link: never followed (nothing made where it points)
+    TempDir other;
+    std::string target = other.path("made-through-a-link");
+    ASSERT_EQ(symlink(target.c_str(), other.path(CUDA_SELECTION_FILE ".lock").c_str()), 0);
+    cuda_selection_open(&c, other.path().c_str(), H200, DRIVER_A);
+    cuda_selection_put(&c, &e);
+    EXPECT_FALSE(cuda_selection_save(&c));
+    EXPECT_NE(access(target.c_str(), F_OK), 0) << "the link's target was created";
+    cuda_selection_release(&c);
+    // a lock held (another process, or here another open file): the write gives up after a while, said
+    TempDir held;
+    int fd = open(held.path(CUDA_SELECTION_FILE ".lock").c_str(), O_RDWR | O_CREAT, 0600);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(flock(fd, LOCK_EX), 0);
+    cuda_selection_open(&c, held.path().c_str(), H200, DRIVER_A);
+    cuda_selection_put(&c, &e);
+    auto start = std::chrono::steady_clock::now();
+    EXPECT_FALSE(cuda_selection_save(&c));
+    double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(waited, 30.0);
+    EXPECT_NE(std::string(c.problem).find("another process has held it"), std::string::npos) << c.problem;
+    cuda_selection_release(&c);
+    close(fd);
+    // an entry of every knob at the widest values reads back whole
+    cuda_selection_entry wide = entry(3);
+    wide.engine.knobs = CUDA_MAX_KNOBS;
+    for (int k = 0; k < CUDA_MAX_KNOBS; k++) wide.engine.knob_type[k] = INT64_MIN, wide.engine.knob_value[k] = INT64_MIN + 1;
+    cuda_selection_open(&c, held.path().c_str(), H200, DRIVER_A);
+    cuda_selection_put(&c, &wide);
+    ASSERT_TRUE(cuda_selection_save(&c)) << c.problem;
+    cuda_selection_release(&c);
+    cuda_selection_open(&c, held.path().c_str(), H200, DRIVER_A);
+    const cuda_selection_entry *got = cuda_selection_get(&c, &wide.key);
+    ASSERT_NE(got, nullptr);
+    EXPECT_EQ(got->engine.knobs, CUDA_MAX_KNOBS);
+    EXPECT_EQ(got->engine.knob_value[CUDA_MAX_KNOBS - 1], INT64_MIN + 1);
+    cuda_selection_release(&c);
 }
 
 TEST(SelectionCache, TwoProcessesWritingAtOnceLoseNeithersEntries)

@@ -386,6 +386,72 @@ TEST_F(StandinGraph, ASecondRunTakesItsDecisionsFromTheSelectionCache)
     selection_folder.clear();
 }
 
+// A kept decision is held to the rules of a fresh one: an engine whose notes
+// cuDNN now gives as TENSOR_CORE is no fp32 engine; a legacy fp32 decision
+// keeps FMA math; a graph route is no legacy run's. Each is stale, decided again.
+TEST_F(StandinGraph, AKeptDecisionMeetsTheRulesOfAFreshOne)
+{
+    TempDir dir;
+    selection_folder = dir.path("cache");
+    close();
+    open(false);
+    load("\"conv_k3_c16\"", "[8, 10, 10]");
+    double e = 1;
+    std::string plan = run(SSLAT_DTYPE_FP32, SSLAT_MODE_FUSED, &e);
+    EXPECT_NE(plan.find("graph eng3_"), std::string::npos) << plan;
+    close();
+    // this cuDNN now says engine 3 uses tensor cores: fp32 may not keep it
+    standin_reset();
+    for (StandinEngine &engine : standin_script().engines)
+        if (engine.global_index == 3) engine.numerical |= 1u << CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
+    open(false);
+    plan = run(SSLAT_DTYPE_FP32, SSLAT_MODE_FUSED, &e);
+    EXPECT_LT(e, 1e-4) << plan;
+    EXPECT_EQ(session.selection.stale, 1);
+    EXPECT_EQ(plan.find("from the selection cache"), std::string::npos) << plan;
+    EXPECT_EQ(plan.find("graph eng3_"), std::string::npos) << "no TF32 engine for fp32: " << plan;
+    // the legacy API: its fp32 decisions rewritten with tensor-op math, then with a graph route
+    uint64_t hardware = session.selection.hardware, software = session.selection.software;
+    close();
+    standin_reset();
+    open(false);
+    sslat_calc_options o = options(SSLAT_DTYPE_FP32, SSLAT_MODE_FUSED);
+    cuda_program p;
+    sslat_error err;
+    ASSERT_EQ(cuda_program_init(&p, &session, &whole, &o, &err), SSLAT_OK) << err.message;
+    ASSERT_EQ(cuda_program_choose_algorithms(&p, &err), SSLAT_OK) << err.message;
+    cuda_program_release(&p);
+    close();
+    for (int forged = 0; forged < 2; forged++) {
+        cuda_selection_cache c;
+        cuda_selection_open(&c, selection_folder.c_str(), hardware, software);
+        int32_t legacy = 0;
+        for (int32_t i = 0; i < c.count; i++) {
+            cuda_selection_entry edited = c.items[i];
+            if (edited.route != CUDA_ROUTE_LEGACY || edited.key.fields[22] != SSLAT_CUDNN_API_LEGACY) continue;
+            if (forged == 0) edited.math = CUDNN_TENSOR_OP_MATH;
+            else edited.route = CUDA_ROUTE_GRAPH, edited.engine.global_index = 3;
+            cuda_selection_put(&c, &edited);
+            legacy++;
+        }
+        ASSERT_EQ(legacy, 1);
+        ASSERT_TRUE(cuda_selection_save(&c)) << c.problem;
+        cuda_selection_release(&c);
+        standin_reset();
+        open(false);
+        ASSERT_EQ(cuda_program_init(&p, &session, &whole, &o, &err), SSLAT_OK) << err.message;
+        ASSERT_EQ(cuda_program_choose_algorithms(&p, &err), SSLAT_OK) << err.message;
+        EXPECT_EQ(session.selection.stale, 1) << (forged ? "a graph route in a legacy run" : "tensor-op math for fp32");
+        EXPECT_GT(standin_counters().find_calls, 0) << "decided again by Find";
+        EXPECT_EQ(p.states[0].math, CUDNN_FMA_MATH);
+        cuda_program_release(&p);
+        close();
+    }
+    open(false);
+    unload();
+    selection_folder.clear();
+}
+
 TEST_F(StandinGraph, NvidiaTf32OverrideZeroRefusesATf32Table)
 {
     load("\"conv_k3_c8\"", "[8, 8, 8]");
