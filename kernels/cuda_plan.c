@@ -1,4 +1,5 @@
 #include "kernels/cuda_plan.h"
+#include "kernels/cuda_select.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -195,19 +196,23 @@ bool cuda_plan_launches_nothing(const cuda_plan *plan)
     return true;
 }
 
-size_t cuda_plan_describe(const cuda_plan *plan, char *buffer, size_t capacity)
+size_t cuda_plan_describe(const cuda_plan *plan, const int *routes, char *buffer, size_t capacity)
 {
     size_t used = 0;
     if (capacity) buffer[0] = '\0';
     for (int32_t k = 0; k < plan->count; k++) {
         const cuda_step *s = &plan->steps[k];
-        append(buffer, capacity, &used, "%s%s", k ? "; " : "", call_name(s));
+        int route = routes && s->kind == CUDA_STEP_CONV ? routes[k] : CUDA_ROUTE_LEGACY;
+        /* a fused graph or the own depthwise kernel computes the epilogue itself */
+        const char *epilogue = route == CUDA_ROUTE_GRAPH_FUSED ? " fusing (" : " + sslat_epilogue(";
+        append(buffer, capacity, &used, "%s%s", k ? "; " : "",
+               route == CUDA_ROUTE_OWN_DEPTHWISE ? "sslat_depthwise" : call_name(s));
         if (s->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT || (s->call != CUDA_CALL_KERNEL && !s->epilogue && s->act >= 0))
             append(buffer, capacity, &used, "(%s)", sslat_act_name((sslat_act_kind)s->act));
         if (s->call == CUDA_CALL_KERNEL && s->act >= 0)
             append(buffer, capacity, &used, "(%s)", sslat_act_name((sslat_act_kind)s->act));
         if (s->epilogue) {
-            append(buffer, capacity, &used, " + sslat_epilogue(");
+            append(buffer, capacity, &used, "%s", route == CUDA_ROUTE_OWN_DEPTHWISE ? " with (" : epilogue);
             const char *sep = "";
             if (s->bias) append(buffer, capacity, &used, "%sbias", sep), sep = ",";
             if (s->residual != SSLAT_NO_INPUT) append(buffer, capacity, &used, "%sresidual", sep), sep = ",";

@@ -83,7 +83,10 @@ bool cuda_cudnn_has_act(int32_t act);
 bool cuda_plan_launches_nothing(const cuda_plan *plan);
 
 /* The library calls of a plan, one per step, "; "-separated (for metadata and
- * tests): e.g. "cudnnConvolutionBiasActivationForward(relu); sslat_add". */
-size_t cuda_plan_describe(const cuda_plan *plan, char *buffer, size_t capacity);
+ * tests): e.g. "cudnnConvolutionBiasActivationForward(relu); sslat_add".
+ * routes (a cuda_conv_route per step, or NULL before the choice): a
+ * convolution on a fused graph reads "cudnnBackendExecute(conv) fusing
+ * (bias,relu)", one on the own kernel "sslat_depthwise with (bias,relu)". */
+size_t cuda_plan_describe(const cuda_plan *plan, const int *routes, char *buffer, size_t capacity);
 
 #endif

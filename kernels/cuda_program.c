@@ -529,7 +529,10 @@ static size_t describe_graph_choice(const cuda_program *p, int32_t k, const cuda
 
 void cuda_program_describe(const cuda_program *p, char *buffer, size_t capacity)
 {
-    size_t used = cuda_plan_describe(&p->plan, buffer, capacity);
+    int *routes = calloc((size_t)p->plan.count + 1, sizeof *routes); /* NULL: the plan alone */
+    for (int32_t k = 0; routes && k < p->plan.count; k++) routes[k] = (int)p->states[k].route;
+    size_t used = cuda_plan_describe(&p->plan, routes, buffer, capacity);
+    free(routes);
     if (used < capacity) {
         int n = snprintf(buffer + used, capacity - used, " | copies %d", p->copies);
         if (n > 0) used += (size_t)n;

@@ -108,7 +108,7 @@ std::string plan_of(const std::string &layers, sslat_exec_mode mode, int *steps 
     cuda_plan plan;
     EXPECT_EQ(cuda_plan_build(g, mode, SSLAT_CUDNN_API_LEGACY, &plan, &err), SSLAT_OK) << err.message;
     char buffer[1024];
-    cuda_plan_describe(&plan, buffer, sizeof buffer);
+    cuda_plan_describe(&plan, nullptr, buffer, sizeof buffer);
     if (steps) *steps = plan.count;
     if (nodes) *nodes = g->count;
     EXPECT_EQ(plan.output, sslat_graph_output_index(g));

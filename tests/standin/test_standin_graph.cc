@@ -221,6 +221,8 @@ TEST_F(StandinGraph, AFusedEpilogueIsKeptOnlyWhenFasterThanConvPlusOwnEpilogue)
     std::string plan = run(SSLAT_DTYPE_FP16, SSLAT_MODE_FUSED, &e);
     EXPECT_LT(e, 1e-2) << plan;
     EXPECT_NE(plan.find("conv 0: graph_fused eng51_k"), std::string::npos) << plan;
+    EXPECT_EQ(plan.rfind("cudnnBackendExecute(conv) fusing (bias,relu6) | ", 0), 0u) << "the plan names the fused epilogue: "
+                                                                                     << plan;
     EXPECT_NE(plan.find("notes runtime_compilation"), std::string::npos) << plan;
     EXPECT_GT(executions_of(51), 0);
     EXPECT_EQ(session.fused_graphs, 1);
@@ -306,6 +308,7 @@ TEST_F(StandinGraph, TheOwnDepthwiseKernelIsKeptOnlyWhenItIsTheFastest)
         std::string plan = run(dtype, SSLAT_MODE_FUSED, &e);
         EXPECT_LT(e, dtype == SSLAT_DTYPE_FP32 ? 1e-4 : 5e-2) << plan;
         EXPECT_NE(plan.find("conv 0: own_depthwise"), std::string::npos) << plan;
+        EXPECT_EQ(plan.rfind("sslat_depthwise", 0), 0u) << plan;
         close();
         open(false);
         standin_script().kernel_ms = 1.0;
