@@ -69,10 +69,9 @@ static sslat_status tensor(cuda_graph_conv *c, int64_t uid, const int64_t dims[4
 {
     if (c->n_parts == CUDA_GRAPH_MAX_PARTS) return sslat_fail(err, SSLAT_ERR_LIMIT, "a convolution graph of more "
                                                               "than %d descriptors", CUDA_GRAPH_MAX_PARTS);
-    int64_t n = dims[0], ch = dims[1], h = dims[2], w = dims[3];
+    int64_t ch = dims[1], h = dims[2], w = dims[3];
     int64_t strides[4] = {ch * h * w, h * w, w, 1};
     if (channels_last) strides[0] = h * w * ch, strides[1] = 1, strides[2] = w * ch, strides[3] = ch;
-    (void)n;
     int64_t alignment = 16; /* every buffer starts 256-byte aligned in its copy's slab */
     bool is_virtual = kind == TENSOR_VIRTUAL, by_value = kind == TENSOR_BY_VALUE;
     CREATE(CUDNN_BACKEND_TENSOR_DESCRIPTOR, out);

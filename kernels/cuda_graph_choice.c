@@ -313,6 +313,5 @@ sslat_status cuda_graph_restore(cuda_program *p, int32_t k, const cuda_selection
     }
     cuda_graph_plan_release(plan); /* an engine this cuDNN no longer has for the graph: stale */
     free(plan);
-    cudaGetLastError();
     return SSLAT_OK;
 }

@@ -123,12 +123,16 @@ static bool restore_legacy(cuda_program *p, int32_t k, const cuda_selection_entr
     size_t need = 0;
     if (!st->conv || kept->algo < 0 || kept->algo > (int)CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED) return false;
     if (p->dtype == SSLAT_DTYPE_FP32 && kept->math != (int)CUDNN_FMA_MATH) return false; /* fp32 stays FMA */
-    if (CUDNN(cudnnSetConvolutionMathType)(st->conv, (cudnnMathType_t)kept->math) != CUDNN_STATUS_SUCCESS ||
-        CUDNN(cudnnGetConvolutionForwardWorkspaceSize)(p->session->cudnn, st->x, st->w, st->conv, st->y,
-                                                       (cudnnConvolutionFwdAlgo_t)kept->algo, &need) != CUDNN_STATUS_SUCCESS)
-        return false;
+    bool works = CUDNN(cudnnSetConvolutionMathType)(st->conv, (cudnnMathType_t)kept->math) == CUDNN_STATUS_SUCCESS &&
+                 CUDNN(cudnnGetConvolutionForwardWorkspaceSize)(p->session->cudnn, st->x, st->w, st->conv, st->y,
+                                                                (cudnnConvolutionFwdAlgo_t)kept->algo,
+                                                                &need) == CUDNN_STATUS_SUCCESS;
     size_t workspace = need > kept->workspace ? need : (size_t)kept->workspace;
-    if (workspace > cuda_session_workspace_limit(p->session)) return false; /* less memory free than then */
+    works = works && workspace <= cuda_session_workspace_limit(p->session); /* less memory free than then */
+    if (!works) { /* decided again by Find, under the math the descriptor had */
+        CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math);
+        return false;
+    }
     choice->route = CUDA_ROUTE_LEGACY;
     choice->algo = kept->algo, choice->math = kept->math;
     choice->workspace = workspace;

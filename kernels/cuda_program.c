@@ -497,26 +497,24 @@ static size_t describe_graph_choice(const cuda_program *p, int32_t k, const cuda
     if (choice->route == CUDA_ROUTE_OWN_DEPTHWISE) {
         n = snprintf(buffer + used, capacity - used, " | conv %d: own_depthwise (sslat_depthwise with its epilogue)",
                      p->plan.steps[k].main_node);
-    } else if (choice->from_disk) { /* nothing was timed in this run */
-        char tag[256], notes[128];
-        cuda_engine_tag(&choice->engine, tag, sizeof tag);
-        cuda_engine_notes(&choice->engine, notes, sizeof notes);
-        n = snprintf(buffer + used, capacity - used, " | conv %d: %s %s, ws %zu B, notes %s", p->plan.steps[k].main_node,
-                     cuda_route_name(choice->route), tag, choice->workspace, notes[0] ? notes : "none");
     } else {
         char tag[256], notes[128];
         cuda_engine_tag(&choice->engine, tag, sizeof tag);
         cuda_engine_notes(&choice->engine, notes, sizeof notes);
-        n = snprintf(buffer + used, capacity - used,
-                     " | conv %d: %s %s%s, ws %zu B, notes %s, rank %d of %d timed (%.4f ms; the first %.4f ms), "
-                     "%d configs (%d refused for %s, %d not finalized or run), finalize %.1f ms (runtime-compiled "
-                     "%.1f ms)",
+        n = snprintf(buffer + used, capacity - used, " | conv %d: %s %s%s, ws %zu B, notes %s",
                      p->plan.steps[k].main_node, cuda_route_name(choice->route), tag,
-                     choice->engine.fallback ? " (fallback list)" : "", choice->workspace, notes[0] ? notes : "none",
-                     c->rank + 1, fused ? c->fused_timed : c->timed, c->winner_ms, c->first_ms,
-                     fused ? c->fused_configs : c->configs, fused ? c->fused_refused : c->refused,
-                     sslat_dtype_name(p->dtype), fused ? c->fused_unfinalized : c->unfinalized, c->finalize_ms,
-                     c->compile_ms);
+                     choice->engine.fallback && !choice->from_disk ? " (fallback list)" : "", choice->workspace,
+                     notes[0] ? notes : "none");
+        if (n > 0) used += (size_t)n;
+        n = 0;
+        if (!choice->from_disk && used < capacity) /* how the autotune of this run chose it */
+            n = snprintf(buffer + used, capacity - used,
+                         ", rank %d of %d timed (%.4f ms; the first %.4f ms), %d configs (%d refused for %s, %d not "
+                         "finalized or run), finalize %.1f ms (runtime-compiled %.1f ms)",
+                         c->rank + 1, fused ? c->fused_timed : c->timed, c->winner_ms, c->first_ms,
+                         fused ? c->fused_configs : c->configs, fused ? c->fused_refused : c->refused,
+                         sslat_dtype_name(p->dtype), fused ? c->fused_unfinalized : c->unfinalized, c->finalize_ms,
+                         c->compile_ms);
     }
     if (n > 0) used += (size_t)n;
     if (used >= capacity) return used;

@@ -27,7 +27,7 @@ static uint64_t text_hash(const char *text)
 {
     sslat_hasher h;
     sslat_hash_begin(&h);
-    for (const char *c = text; *c; c++) sslat_hash_u64(&h, (uint8_t)*c);
+    sslat_hash_bytes(&h, text, strlen(text));
     return h.state;
 }
 
