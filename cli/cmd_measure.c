@@ -36,9 +36,12 @@ static void measure_usage(void)
            "  --fuse-bn          analytic: count with every BN folded into the conv before it\n"
            "  --context N        timed: time N seeded architectures end to end and refit the\n"
            "                     candidates to them (each candidate as it costs inside networks)\n"
-           "  --reference R      with --context: time those architectures in onnxruntime or torch\n"
-           "                     (the runtime you deploy) instead of sslat, so the table predicts\n"
-           "                     that runtime (then check it: sslat validate --reference R)\n"
+           "  --reference R      with --context: time those architectures in the runtime you deploy\n"
+           "                     instead of sslat, so the table predicts that runtime (then check\n"
+           "                     it: sslat validate --reference R): onnxruntime, torch (cuda:\n"
+           "                     cudnn.benchmark on, TF32 off), torch-default (cuda: PyTorch's\n"
+           "                     defaults, benchmark off, TF32 on) or torch-compile (Inductor;\n"
+           "                     compile time apart); on cuda each network one CUDA graph\n"
            "timed calculators (cpu, cuda):\n"
            "  --cache hot|cold   hot (default): each unit warmed up and timed back to back, as a\n"
            "                     benchmark loop over one model runs; cold: weights evicted between\n"
@@ -79,14 +82,14 @@ static void measure_usage(void)
  * (back to back for a hot table, interleaved for a cold one). */
 typedef struct reference_timer {
     cli_reference_options options;
-    char runtime[512];
+    cli_reference_answer answer;
 } reference_timer;
 
 static sslat_status time_in_reference(void *context, const sslat_space *space, const int32_t *const *archs, size_t n,
                                       double *ms, sslat_error *err)
 {
     reference_timer *t = context;
-    int code = cli_reference_measure_architectures(space, archs, n, &t->options, ms, t->runtime, sizeof t->runtime);
+    int code = cli_reference_measure_architectures(space, archs, n, &t->options, ms, &t->answer);
     if (code == CLI_OK) return SSLAT_OK;
     return sslat_fail(err, code == CLI_UNAVAILABLE ? SSLAT_ERR_UNSUPPORTED : SSLAT_ERR_IO,
                       "the %s runs of context mode failed (said above)", t->options.runtime);
@@ -99,15 +102,23 @@ static sslat_status refine_to_reference(const sslat_calculator *calculator, cons
     bool cuda = strcmp(calculator->name, "cuda") == 0;
     bool nhwc = cuda && sslat_layout_resolve(o->layout, o->dtype) == SSLAT_LAYOUT_NHWC;
     const char *threads = sslat_container_metadata(table, "host.threads");
-    reference_timer timer = {{runtime, cuda ? "cuda" : "cpu", sslat_dtype_name(o->dtype),
+    reference_timer timer = {.options = {runtime, cuda ? "cuda" : "cpu", sslat_dtype_name(o->dtype),
                               cuda || !threads ? 0 : (int32_t)strtol(threads, NULL, 10), o->warmup_iterations,
-                              o->run_iterations, nhwc, cuda && o->mode == SSLAT_MODE_FUSED, !o->cold, o->seed},
-                             ""};
-    snprintf(timer.runtime, sizeof timer.runtime, "%s", runtime);
-    sslat_context_target target = {time_in_reference, &timer, timer.runtime, true};
-    /* the runner writes the runtime it used (version, threads, schedule) into
-     * timer.runtime before the fit records the name */
-    return sslat_context_refine_to(space, o->seed, runs, &target, table, fit, err);
+                              o->run_iterations, nhwc, cuda && o->mode == SSLAT_MODE_FUSED, !o->cold, o->seed}};
+    snprintf(timer.answer.runtime, sizeof timer.answer.runtime, "%s", runtime);
+    sslat_context_target target = {time_in_reference, &timer, timer.answer.runtime, runtime, true};
+    /* the runner writes the runtime it used (version, settings, regime) into
+     * timer.answer before the fit records the name */
+    sslat_status status = sslat_context_refine_to(space, o->seed, runs, &target, table, fit, err);
+    if (status == SSLAT_OK && timer.answer.compiled) {
+        char text[64];
+        snprintf(text, sizeof text, "%.3f", timer.answer.compile_total_s);
+        status = sslat_container_set_metadata(table, "context.compile_s", text, err);
+        fprintf(stderr, "[context] torch.compile: %d networks compiled in %.1f s (median %.2f s, longest %.2f s), "
+                        "outside every timing\n", timer.answer.compiled, timer.answer.compile_total_s,
+                timer.answer.compile_median_s, timer.answer.compile_max_s);
+    }
+    return status;
 }
 
 /* Every requested output, all or nothing: a failing export leaves no binary
@@ -231,7 +242,7 @@ static int measure_option(int opt, const char *value, void *args)
     case OPT_CONTEXT: return cli_parse_int(value, "--context", 1, 100000, &a->context_runs) ? CLI_OK : CLI_BAD_INPUT;
     case OPT_REFERENCE:
         if (!cli_reference_known(value)) {
-            fprintf(stderr, "sslat measure: --reference is onnxruntime or torch, got '%s'\n", value);
+            fprintf(stderr, "sslat measure: --reference is %s, got '%s'\n", cli_reference_names(), value);
             return CLI_BAD_INPUT;
         }
         a->reference = value;
@@ -326,7 +337,11 @@ static int check_calculator(measure_args *a, bool mpi, const sslat_calculator **
         return CLI_BAD_INPUT;
     }
     int code = CLI_OK;
-    if (a->reference && (code = cli_reference_available(a->reference)) != CLI_OK) return code; /* before the table */
+    bool cuda = !strcmp(c->name, "cuda");
+    if (a->reference && (code = cli_reference_check("measure", a->reference, cuda,
+                                                    sslat_dtype_name(a->options.dtype))) != CLI_OK)
+        return code;
+    if (a->reference && (code = cli_reference_available(a->reference, cuda)) != CLI_OK) return code; /* before the table */
     if (a->strict && (strcmp(c->name, "cpu") || mpi)) {
         fprintf(stderr, "sslat measure: --strict reads the cpu calculator's quality verdict%s; not %s\n",
                 mpi ? " of one process" : "", mpi ? "under mpirun" : c->name);

@@ -15,18 +15,29 @@
 static void validate_usage(void)
 {
     printf("usage: sslat validate -c cpu|cuda SPACE LAT.sslat [-k K] [--seed S] [--reference R] [options] [--json]\n\n"
-           "Runs the fastest, the slowest and K random architectures (default 20) as whole\n"
-           "networks (the constant part and the chosen candidates in order) and prints, for\n"
-           "each, the latency LAT.sslat predicts and the one measured; then MAPE, the share\n"
-           "within ±5%% and ±10%%, the bias and Kendall's tau.\n\n"
+           "Runs the fastest and the slowest architecture and K more (default 20) stratified\n"
+           "over the table's latency range (the range cut into K equal bands, one architecture\n"
+           "drawn into each: the ends as present as the middle; none twice, and for a table\n"
+           "fitted with --context none it was fitted to) as whole networks, and prints for\n"
+           "each the latency LAT.sslat predicts and the one measured; then MAPE, the share\n"
+           "within ±5%% and ±10%%, the bias, Kendall's tau and Spearman's rho with bootstrap\n"
+           "95%% intervals, and the MAC count's tau on the same architectures beside the\n"
+           "table's (a warning when the table ranks worse than MACs). Use K >= 100 for a\n"
+           "figure that tells a good table from noise.\n\n"
            "  --reference R      who measures the whole networks:\n"
            "                     sslat (default): the table's own calculator, as the table ran;\n"
            "                     onnxruntime: each architecture exported to ONNX (seeded weights)\n"
-           "                     and run in ONNX Runtime (CPU, or the CUDA provider for -c cuda);\n"
-           "                     torch: PyTorch eager (cpu or cuda), built from the IR.\n"
-           "                     Both run in the project's Python (SSLAT_PYTHON, else\n"
-           "                     build/python-venv, else python3): warmup, interleaved rounds,\n"
-           "                     medians. A runtime that is not installed: exit 3.\n"
+           "                     and run in ONNX Runtime (CPU; for -c cuda its CUDA provider with\n"
+           "                     IO binding and CUDA graphs, fp32 tables only);\n"
+           "                     torch: PyTorch (cuda: cudnn.benchmark on, TF32 off);\n"
+           "                     torch-default: PyTorch's defaults (cuda only: cudnn.benchmark\n"
+           "                     off, TF32 on for convolutions);\n"
+           "                     torch-compile: torch.compile, Inductor (compile time apart).\n"
+           "                     On cuda each network is one CUDA graph timed by CUDA events,\n"
+           "                     in the table's dtype and layout, BN folded for a fused table.\n"
+           "                     They run in the project's Python (SSLAT_PYTHON, else\n"
+           "                     build/python-venv, else python3). A runtime that is not\n"
+           "                     installed or sees no GPU: exit 3.\n"
            "  --channels-last    torch: channels_last memory format\n"
            "  --batch N, --resolution R  load SPACE with the table's input (a table of a sweep)\n"
            "The run uses the table's mode, threads, seed and cache mode unless given:\n"
@@ -103,7 +114,7 @@ static int check_args(const validate_args *a, const sslat_calculator **calculato
 {
     *calculator = NULL;
     if (strcmp(a->reference, "sslat") && !cli_reference_known(a->reference)) {
-        fprintf(stderr, "sslat validate: --reference is sslat, onnxruntime or torch, got '%s'\n", a->reference);
+        fprintf(stderr, "sslat validate: --reference is sslat, %s, got '%s'\n", cli_reference_names(), a->reference);
         return CLI_BAD_INPUT;
     }
     const char *type = a->type ? a->type : "cpu";
@@ -190,7 +201,7 @@ static int run_with_calculator(const validate_args *a, const sslat_calculator *c
 /* The same architectures, timed by a runtime that did not make the table; on
  * cuda with the table's layout and BN folding: the network the table measured. */
 static int run_in_reference(const validate_args *a, bool cuda, const sslat_space *space,
-                            const sslat_container *table, sslat_validation *v, char *runtime, size_t size)
+                            const sslat_container *table, sslat_validation *v, cli_reference_answer *answer)
 {
     const sslat_calc_options *o = &a->o;
     bool nhwc = cuda && sslat_layout_resolve(o->layout, o->dtype) == SSLAT_LAYOUT_NHWC;
@@ -198,49 +209,134 @@ static int run_in_reference(const validate_args *a, bool cuda, const sslat_space
                                o->warmup_iterations, o->run_iterations, a->channels_last || nhwc,
                                cuda && o->mode == SSLAT_MODE_FUSED, !o->cold, o->seed};
     sslat_error err;
-    int code = cli_reference_available(a->reference); /* the install hint, before any model is written */
-    if (code == CLI_OK && sslat_validation_plan(space, table, a->k, (uint64_t)a->seed, v, &err) != SSLAT_OK) {
+    sslat_validation_inputs inputs = {0};
+    int code = cli_reference_check("validate", a->reference, cuda, sslat_dtype_name(o->dtype));
+    /* the install hint, before any model is written */
+    if (code == CLI_OK) code = cli_reference_available(a->reference, cuda);
+    if (code == CLI_OK && (sslat_validation_inputs_make(space, table, &inputs, &err) != SSLAT_OK ||
+                           sslat_validation_plan(space, table, a->k, (uint64_t)a->seed, &inputs.exclude, v,
+                                                 &err) != SSLAT_OK ||
+                           sslat_validation_count_macs(v, inputs.macs, &err) != SSLAT_OK)) {
         fprintf(stderr, "sslat validate: %s\n", err.message);
         code = cli_exit_code(err.status);
     }
-    if (code == CLI_OK) code = cli_reference_measure(space, v, &r, runtime, size);
+    if (code == CLI_OK) code = cli_reference_measure(space, v, &r, answer);
     if (code == CLI_OK && sslat_validation_finish(v, &err) != SSLAT_OK) {
         fprintf(stderr, "sslat validate: %s\n", err.message);
-        code = CLI_FAILURE;
+        code = cli_exit_code(err.status);
     }
+    sslat_validation_inputs_release(&inputs);
     return code;
 }
 
 /* ---- write ------------------------------------------------------------------------ */
 
-static int print_json(const validate_args *a, const sslat_space *space, const sslat_validation *v,
-                      const char *runtime)
+static json_t *interval_json(const sslat_interval *i)
+{
+    return json_pack("{s:o, s:[o, o]}", "value", cli_json_number(i->value), "ci95", cli_json_number(i->low),
+                     cli_json_number(i->high));
+}
+
+/* What the table predicts: the runtime its context fit named, else its own calculator's. */
+static const char *table_predicts(const sslat_container *table)
+{
+    const char *calibrated = sslat_container_metadata(table, "context.runtime");
+    return calibrated ? calibrated : "sslat";
+}
+
+/* Whether the table ranks worse than the MAC count: below it, or (for the
+ * warning's second line) not distinguishable from it. */
+static bool worse_than_macs(const sslat_rank_figures *r) { return r->mac_tau.value > r->tau.value; }
+
+static int print_json(const validate_args *a, const sslat_space *space, const sslat_container *table,
+                      const sslat_validation *v, const cli_reference_answer *answer)
 {
     json_t *rows = json_array();
     for (int r = 0; r < v->n; r++) {
         json_t *arch = json_array();
         for (int32_t b = 0; b < space->n_blocks; b++) json_array_append_new(arch, json_integer(v->rows[r].arch[b]));
-        json_array_append_new(rows, json_pack("{s:s, s:o, s:f, s:f}", "label", v->rows[r].label, "arch", arch,
-                                              "predicted_ms", v->rows[r].predicted, "measured_ms", v->rows[r].measured));
+        json_array_append_new(rows, json_pack("{s:s, s:o, s:f, s:f, s:o}", "label", v->rows[r].label, "arch", arch,
+                                              "predicted_ms", v->rows[r].predicted, "measured_ms", v->rows[r].measured,
+                                              "mmac", cli_json_number(v->rows[r].macs)));
     }
+    const sslat_rank_figures *k = &v->ranks;
     json_t *root = json_pack("{s:s, s:s, s:s, s:o, s:f, s:f, s:f, s:f, s:f}", "reference", a->reference, "runtime",
-                             runtime, "schedule", a->o.cold ? "interleaved" : "back_to_back", "architectures", rows,
-                             "mape", v->summary.mape, "within_5", v->summary.within_5, "within_10",
+                             answer->runtime, "schedule", a->o.cold ? "interleaved" : "back_to_back", "architectures",
+                             rows, "mape", v->summary.mape, "within_5", v->summary.within_5, "within_10",
                              v->summary.within_10, "bias", v->summary.bias, "kendall_tau", v->summary.kendall_tau);
+    if (!root) return cli_print_json(root);
+    const char *fitted = sslat_container_metadata(table, "context.architectures");
+    json_object_set_new(root, "table_predicts", json_string(table_predicts(table)));
+    json_object_set_new(root, "sampling", json_pack("{s:s, s:i, s:i, s:i, s:I}", "method",
+                                                    "argmin, argmax and one architecture per equal band of the "
+                                                    "table's latency range", "strata_asked", v->asked,
+                                                    "architectures", v->n, "held_out_skipped", v->held_out,
+                                                    "context_architectures_left_out",
+                                                    (json_int_t)(fitted ? strtol(fitted, NULL, 10) : 0)));
+    json_object_set_new(root, "kendall_tau_interval", interval_json(&k->tau));
+    json_object_set_new(root, "spearman_rho", cli_json_number(k->rho.value));
+    json_object_set_new(root, "spearman_rho_interval", interval_json(&k->rho));
+    json_object_set_new(root, "bootstrap_resamples", json_integer(k->resamples));
+    json_object_set_new(root, "mac", json_pack("{s:s, s:o, s:o, s:o}", "rule", "mac (torchvision's count)",
+                                               "kendall_tau", interval_json(&k->mac_tau), "spearman_rho",
+                                               interval_json(&k->mac_rho), "table_tau_minus_mac_tau",
+                                               interval_json(&k->tau_minus_mac)));
+    json_object_set_new(root, "table_ranks_worse_than_macs", json_boolean(worse_than_macs(k)));
+    if (answer->compiled)
+        json_object_set_new(root, "compile_s", json_pack("{s:i, s:f, s:f, s:f}", "networks", answer->compiled,
+                                                         "total", answer->compile_total_s, "median",
+                                                         answer->compile_median_s, "max", answer->compile_max_s));
     return cli_print_json(root);
 }
 
-static void print_text(const validate_args *a, const sslat_validation *v, const char *runtime)
+/* The warning when the MAC count ranks these architectures better: to
+ * stderr always (a --json run is read by a script, and a person sees it). */
+static void warn_if_worse_than_macs(const sslat_validation *v)
 {
-    printf("measured by %s (cache mode %s: %s)\n\n", runtime, a->o.cold ? "cold" : "hot",
-           a->cache_given ? "--cache" : "the table's");
-    printf("%-10s %14s %14s %9s\n", "arch", "predicted ms", "measured ms", "error");
+    const sslat_rank_figures *k = &v->ranks;
+    if (!worse_than_macs(k)) return;
+    fprintf(stderr, "sslat validate: warning: the table ranks these architectures worse than their MAC count does "
+                    "(Kendall tau %.3f against %.3f; the difference's 95%% interval [%+.3f, %+.3f]): for ranking, "
+                    "the MAC count is the better proxy, and this table is not worth using until it beats it\n",
+            k->tau.value, k->mac_tau.value, k->tau_minus_mac.low, k->tau_minus_mac.high);
+}
+
+static void print_text(const validate_args *a, const sslat_container *table, const sslat_validation *v,
+                       const cli_reference_answer *answer)
+{
+    /* the first line: which reference ran, and how (a runner's description may begin with its name) */
+    bool named = !strncmp(answer->runtime, a->reference, strlen(a->reference));
+    printf("reference %s%s%s (cache mode %s: %s)\n", named ? "" : a->reference, named ? "" : ": ", answer->runtime,
+           a->o.cold ? "cold" : "hot", a->cache_given ? "--cache" : "the table's");
+    const char *fitted = sslat_container_metadata(table, "context.architectures");
+    if (fitted)
+        printf("the table is calibrated to %s (%s architectures, fitted by --context); none of them is run here\n",
+               table_predicts(table), fitted);
+    if (answer->compiled)
+        printf("torch.compile: %d networks compiled in %.1f s (median %.2f s, longest %.2f s), outside every "
+               "timing\n", answer->compiled, answer->compile_total_s, answer->compile_median_s, answer->compile_max_s);
+    printf("\n%-11s %14s %14s %9s %12s\n", "arch", "predicted ms", "measured ms", "error", "MMAC");
     for (int r = 0; r < v->n; r++)
-        printf("%-10s %14.4f %14.4f %+8.2f%%\n", v->rows[r].label, v->rows[r].predicted, v->rows[r].measured,
-               100 * (v->rows[r].predicted - v->rows[r].measured) / v->rows[r].measured);
-    printf("\nMAPE %.2f%%   within ±5%%: %.0f%%   within ±10%%: %.0f%%   bias %+.2f%%   Kendall tau %.3f   (%d architectures)\n",
-           100 * v->summary.mape, 100 * v->summary.within_5, 100 * v->summary.within_10, 100 * v->summary.bias,
-           v->summary.kendall_tau, v->n);
+        printf("%-11s %14.4f %14.4f %+8.2f%% %12.2f\n", v->rows[r].label, v->rows[r].predicted, v->rows[r].measured,
+               100 * (v->rows[r].predicted - v->rows[r].measured) / v->rows[r].measured, v->rows[r].macs);
+    const sslat_rank_figures *k = &v->ranks;
+    printf("\n%d architectures: argmin, argmax and %d of %d latency strata", v->n, v->n - 2 < 0 ? 0 : v->n - 2,
+           v->asked);
+    if (v->n - 2 < v->asked) printf(" (the rest had no architecture not already drawn%s)",
+                                    v->held_out ? " or fitted" : "");
+    printf("\nMAPE %.2f%%   within ±5%%: %.0f%%   within ±10%%: %.0f%%   bias %+.2f%%\n", 100 * v->summary.mape,
+           100 * v->summary.within_5, 100 * v->summary.within_10, 100 * v->summary.bias);
+    printf("table        Kendall tau %.3f [%.3f, %.3f]   Spearman rho %.3f [%.3f, %.3f]\n", k->tau.value, k->tau.low,
+           k->tau.high, k->rho.value, k->rho.low, k->rho.high);
+    printf("MAC count    Kendall tau %.3f [%.3f, %.3f]   Spearman rho %.3f [%.3f, %.3f]\n", k->mac_tau.value,
+           k->mac_tau.low, k->mac_tau.high, k->mac_rho.value, k->mac_rho.low, k->mac_rho.high);
+    printf("table − MACs Kendall tau %+.3f [%+.3f, %+.3f]: %s\n", k->tau_minus_mac.value, k->tau_minus_mac.low,
+           k->tau_minus_mac.high,
+           worse_than_macs(k) ? "the table ranks WORSE than the MAC count (not worth using for ranking)"
+           : k->tau_minus_mac.low > 0 ? "the table ranks better than the MAC count"
+                                      : "the table ranks no better than the MAC count within the interval");
+    printf("[intervals: bootstrap 95%%, %d resamples of these architectures%s]\n", k->resamples,
+           v->n < 100 ? "; under 100 architectures they are wide: use -k 100 or more" : "");
 }
 
 int cmd_validate(int argc, char **argv)
@@ -257,16 +353,18 @@ int cmd_validate(int argc, char **argv)
     sslat_container *table = NULL;
     code = load_inputs(&a, argv[first], argv[first + 1], calculator, &space, &table);
     if (code == CLI_OK) code = adopt_table_settings(&a, table, cuda);
-    sslat_validation v = {0, NULL, {0, 0, 0, 0, 0}};
-    char runtime[512];
-    snprintf(runtime, sizeof runtime, "sslat %s (the table's own calculator), %s", calculator->name,
+    sslat_validation v = {0};
+    cli_reference_answer answer;
+    memset(&answer, 0, sizeof answer);
+    snprintf(answer.runtime, sizeof answer.runtime, "sslat %s (the table's own calculator), %s", calculator->name,
              a.o.cold ? "interleaved" : "back to back");
     /* Ctrl-C or SIGTERM: stop, remove what was made, exit 4 (the reference runner asks cli_stop_requested) */
     volatile int *stop = cli_catch_stop_signals();
     if (code == CLI_OK && !strcmp(a.reference, "sslat")) code = run_with_calculator(&a, calculator, space, table, &v, stop);
-    else if (code == CLI_OK) code = run_in_reference(&a, cuda, space, table, &v, runtime, sizeof runtime);
-    if (code == CLI_OK && a.json) code = print_json(&a, space, &v, runtime);
-    else if (code == CLI_OK) print_text(&a, &v, runtime);
+    else if (code == CLI_OK) code = run_in_reference(&a, cuda, space, table, &v, &answer);
+    if (code == CLI_OK) warn_if_worse_than_macs(&v);
+    if (code == CLI_OK && a.json) code = print_json(&a, space, table, &v, &answer);
+    else if (code == CLI_OK) print_text(&a, table, &v, &answer);
     sslat_validation_release(&v);
     sslat_container_free(table);
     sslat_space_free(space);

@@ -20,7 +20,57 @@
 /* cli/reference_runner.py, embedded at build time (cmake/embed_text.cmake). */
 const char *sslat_reference_runner_py(void);
 
-bool cli_reference_known(const char *name) { return !strcmp(name, "onnxruntime") || !strcmp(name, "torch"); }
+/* The reference runtimes: the module that must import, and the devices each times on. */
+typedef struct reference_runtime {
+    const char *name, *module;
+    bool on_cpu, on_cuda;
+} reference_runtime;
+
+static const reference_runtime RUNTIMES[] = {
+    {"onnxruntime", "onnxruntime", true, true},
+    {"torch", "torch", true, true},
+    {"torch-default", "torch", false, true}, /* PyTorch's cuDNN defaults: a cuda matter */
+    {"torch-compile", "torch", true, true},
+};
+enum { N_RUNTIMES = sizeof RUNTIMES / sizeof RUNTIMES[0] };
+
+static const reference_runtime *runtime_named(const char *name)
+{
+    for (int i = 0; i < N_RUNTIMES; i++)
+        if (!strcmp(RUNTIMES[i].name, name)) return &RUNTIMES[i];
+    return NULL;
+}
+
+bool cli_reference_known(const char *name) { return runtime_named(name) != NULL; }
+
+const char *cli_reference_names(void)
+{
+    static char names[128];
+    if (!names[0])
+        for (int i = 0; i < N_RUNTIMES; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", RUNTIMES[i].name);
+    return names;
+}
+
+int cli_reference_check(const char *verb, const char *runtime, bool cuda, const char *dtype)
+{
+    const reference_runtime *r = runtime_named(runtime);
+    if (!r) {
+        fprintf(stderr, "sslat %s: --reference is %s, got '%s'\n", verb, cli_reference_names(), runtime);
+        return CLI_BAD_INPUT;
+    }
+    if (cuda ? !r->on_cuda : !r->on_cpu) {
+        fprintf(stderr, "sslat %s: --reference %s times on cuda only (it is PyTorch's cuDNN settings): for a cpu "
+                        "table use torch\n", verb, runtime);
+        return CLI_BAD_INPUT;
+    }
+    if (cuda && !strcmp(runtime, "onnxruntime") && strcmp(dtype, "fp32") && strcmp(dtype, "tf32")) {
+        fprintf(stderr, "sslat %s: --reference onnxruntime runs the ONNX export, which writes fp32 models: a %s "
+                        "table's reference is torch, torch-default or torch-compile\n", verb, dtype);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
 
 /* A private folder (mkdtemp) and the files made in it, removed together:
  * every entry in it goes, however many models a run wrote. */
@@ -93,11 +143,21 @@ static bool spawn_python(const char *python, const char *first, const char *seco
     return true;
 }
 
-int cli_reference_available(const char *runtime)
+/* Exit statuses of the availability check beyond an import's own failure (1). */
+enum { NO_CUDA_PROVIDER = 5, NO_CUDA_DEVICE = 6 };
+
+int cli_reference_available(const char *runtime, bool cuda)
 {
+    const reference_runtime *r = runtime_named(runtime);
     const char *python = python_path();
-    char statement[64];
-    snprintf(statement, sizeof statement, "import %s", strcmp(runtime, "torch") ? "onnxruntime" : "torch");
+    char statement[400];
+    bool ort = !strcmp(r ? r->module : runtime, "onnxruntime");
+    if (!cuda)
+        snprintf(statement, sizeof statement, "import %s", ort ? "onnxruntime" : "torch");
+    else /* on cuda ONNX Runtime needs its CUDA provider and PyTorch's CUDA events; torch needs a device */
+        snprintf(statement, sizeof statement, "import sys\n%simport torch\nsys.exit(0 if torch.cuda.is_available() "
+                 "else %d)", ort ? "import onnxruntime as o\nif 'CUDAExecutionProvider' not in "
+                 "o.get_available_providers(): sys.exit(5)\n" : "", NO_CUDA_DEVICE);
     int status = 0;
     if (!spawn_python(python, "-c", statement, NULL, &status)) return CLI_FAILURE;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return CLI_OK;
@@ -106,11 +166,19 @@ int cli_reference_available(const char *runtime)
     else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
         fprintf(stderr, "sslat: no Python at '%s': install python3 (and %s in it) or set SSLAT_PYTHON\n", python,
                 runtime);
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == NO_CUDA_PROVIDER)
+        fprintf(stderr, "sslat: only the CPU build of ONNX Runtime is installed for %s: a cuda table's reference "
+                        "needs its CUDA provider (pip install onnxruntime-gpu into that environment, or point "
+                        "SSLAT_PYTHON at a Python that has it)\n", python);
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == NO_CUDA_DEVICE)
+        fprintf(stderr, "sslat: the PyTorch of %s sees no CUDA device: --reference %s on cuda times with it (a "
+                        "CUDA build of torch on a machine with the GPU)\n", python, runtime);
     else
         fprintf(stderr, "sslat: %s cannot be imported by %s (its error, if it printed one, is above): pip install "
                         "%s into that environment (bash "
                         "scripts/setup.sh puts onnxruntime into build/python-venv), or point SSLAT_PYTHON at a "
-                        "Python that has it\n", runtime, python, runtime);
+                        "Python that has it\n", cuda && ort ? "onnxruntime or torch" : r ? r->module : runtime,
+                python, cuda && ort ? "onnxruntime-gpu and torch" : r ? r->module : runtime);
     return CLI_UNAVAILABLE;
 }
 
@@ -180,8 +248,32 @@ static int run_python(const char *python, const char *runner, const char *manife
     }
 }
 
-/* The runner's answer: the runtime's description and one time per row. */
-static int read_answer(const char *path, sslat_validation *v, char *runtime, size_t runtime_size)
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* torch-compile's compile times: their total, median and largest. */
+static int read_compile_times(json_t *list, cli_reference_answer *answer)
+{
+    size_t n = json_array_size(list);
+    double *seconds = calloc(n + 1, sizeof *seconds);
+    if (!seconds) return CLI_FAILURE;
+    for (size_t i = 0; i < n; i++) {
+        seconds[i] = json_number_value(json_array_get(list, i));
+        answer->compile_total_s += seconds[i];
+    }
+    qsort(seconds, n, sizeof *seconds, by_double);
+    answer->compiled = (int32_t)n;
+    answer->compile_median_s = n ? (seconds[(n - 1) / 2] + seconds[n / 2]) / 2 : 0;
+    answer->compile_max_s = n ? seconds[n - 1] : 0;
+    free(seconds);
+    return CLI_OK;
+}
+
+/* The runner's answer: the runtime's description, one time per row, compile times. */
+static int read_answer(const char *path, sslat_validation *v, cli_reference_answer *answer)
 {
     char *text = NULL;
     size_t size = 0;
@@ -192,9 +284,11 @@ static int read_answer(const char *path, sslat_validation *v, char *runtime, siz
     }
     json_error_t json_err;
     json_t *root = json_loadb(text, size, 0, &json_err), *ms = root ? json_object_get(root, "ms") : NULL;
+    json_t *compile = root ? json_object_get(root, "compile_s") : NULL;
     const char *name = root ? json_string_value(json_object_get(root, "runtime")) : NULL;
     int code = CLI_OK;
-    if (!name || !json_is_array(ms) || json_array_size(ms) != (size_t)v->n) {
+    if (!name || !json_is_array(ms) || json_array_size(ms) != (size_t)v->n ||
+        (compile && (!json_is_array(compile) || json_array_size(compile) != (size_t)v->n))) {
         fprintf(stderr, "sslat validate: the reference runner's answer is not what was asked for: %.200s\n", text);
         code = CLI_FAILURE;
     }
@@ -205,15 +299,17 @@ static int read_answer(const char *path, sslat_validation *v, char *runtime, siz
             code = CLI_FAILURE;
         }
     }
-    if (code == CLI_OK) snprintf(runtime, runtime_size, "%s", name);
+    if (code == CLI_OK) snprintf(answer->runtime, sizeof answer->runtime, "%s", name);
+    if (code == CLI_OK && compile) code = read_compile_times(compile, answer);
     json_decref(root);
     free(text);
     return code;
 }
 
 int cli_reference_measure(const sslat_space *space, sslat_validation *v, const cli_reference_options *o,
-                          char *runtime, size_t runtime_size)
+                          cli_reference_answer *answer)
 {
+    memset(answer, 0, sizeof *answer);
     workspace w;
     const char *tmp = getenv("TMPDIR");
     if (tmp && strlen(tmp) > 3000) tmp = NULL; /* no room for the files' names under it: /tmp */
@@ -225,10 +321,10 @@ int cli_reference_measure(const sslat_space *space, sslat_validation *v, const c
     }
     json_t *models = json_array();
     int code = write_models(space, v, o, &w, models);
-    char runner[4200], manifest[4200], answer[4200];
+    char runner[4200], manifest[4200], answer_path[4200];
     workspace_path(&w, "runner.py", runner, sizeof runner);
     workspace_path(&w, "manifest.json", manifest, sizeof manifest);
-    workspace_path(&w, "answer.json", answer, sizeof answer);
+    workspace_path(&w, "answer.json", answer_path, sizeof answer_path);
     if (code == CLI_OK) {
         const char *script = sslat_reference_runner_py();
         sslat_error err;
@@ -246,9 +342,9 @@ int cli_reference_measure(const sslat_space *space, sslat_validation *v, const c
     const char *python = python_path();
     if (code == CLI_OK) {
         fprintf(stderr, "[validate] %d architectures end to end in %s (%s)\n", v->n, o->runtime, python);
-        code = run_python(python, runner, manifest, answer);
+        code = run_python(python, runner, manifest, answer_path);
     }
-    if (code == CLI_OK) code = read_answer(answer, v, runtime, runtime_size);
+    if (code == CLI_OK) code = read_answer(answer_path, v, answer);
     if (code == CLI_INTERRUPTED) fprintf(stderr, "sslat validate: interrupted: the reference run stopped\n");
     json_decref(models);
     workspace_remove(&w); /* on every path: success, failure and a signal */
@@ -256,11 +352,11 @@ int cli_reference_measure(const sslat_space *space, sslat_validation *v, const c
 }
 
 int cli_reference_measure_architectures(const sslat_space *space, const int32_t *const *archs, size_t n,
-                                        const cli_reference_options *options, double *ms, char *runtime,
-                                        size_t runtime_size)
+                                        const cli_reference_options *options, double *ms,
+                                        cli_reference_answer *answer)
 {
     if (n > INT32_MAX / 2) return CLI_BAD_INPUT;
-    sslat_validation v = {(int)n, calloc(n ? n : 1, sizeof(sslat_validation_row)), {0, 0, 0, 0, 0}};
+    sslat_validation v = {.n = (int)n, .rows = calloc(n ? n : 1, sizeof(sslat_validation_row))};
     if (!v.rows) {
         fprintf(stderr, "sslat: out of memory\n");
         return CLI_FAILURE;
@@ -269,7 +365,7 @@ int cli_reference_measure_architectures(const sslat_space *space, const int32_t 
         v.rows[k].arch = (int32_t *)archs[k]; /* borrowed: the rows are freed, not released */
         snprintf(v.rows[k].label, sizeof v.rows[k].label, "context %zu", k);
     }
-    int code = cli_reference_measure(space, &v, options, runtime, runtime_size);
+    int code = cli_reference_measure(space, &v, options, answer);
     for (size_t k = 0; code == CLI_OK && k < n; k++) ms[k] = v.rows[k].measured;
     free(v.rows);
     return code;

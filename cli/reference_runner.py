@@ -1,16 +1,30 @@
-"""The reference runtimes of `sslat validate --reference onnxruntime|torch`.
+"""The reference runtimes of `sslat validate --reference R` and
+`sslat measure --context N --reference R`.
 
 sslat embeds this file and runs it with the project's Python (SSLAT_PYTHON,
 else build/python-venv, else python3): it times whole architectures in a
 runtime that did not produce the table. It reads a manifest
 
-    {"runtime": "onnxruntime" | "torch", "device": "cpu" | "cuda", "threads": T,
+    {"runtime": "onnxruntime" | "torch" | "torch-default" | "torch-compile",
+     "device": "cpu" | "cuda", "threads": T,
      "warmup": W, "runs": R, "dtype": "fp32", "channels_last": false,
      "fold_bn": false, "schedule": "interleaved" | "back_to_back",
      "models": [{"onnx": PATH, "graph": PATH, "input": [N, C, H, W]}, ...]}
 
-(torch on cuda: each network one CUDA graph, replays timed by CUDA events;
-fold_bn folds each BN into the conv before it, as a fused-mode table.)
+On cuda every runtime is timed the way the cuda table is: each network one
+CUDA graph, its replays timed by CUDA events, the table's dtype and layout;
+fold_bn folds each BN into the conv before it, as a fused-mode table.
+  torch          cudnn.benchmark on (cuDNN times its algorithms), TF32 only
+                 for a tf32 table: the settings sslat's own cuda runs mirror;
+  torch-default  PyTorch's defaults: cudnn.benchmark off (heuristic choice),
+                 TF32 on for cuDNN convolutions (off for matmuls);
+  torch-compile  torch.compile (Inductor, default mode) with torch's settings;
+                 each network compiled once, its compile time reported apart
+                 ("compile_s") and never timed;
+  onnxruntime    the CUDA provider (exhaustive cuDNN search, TF32 only for a
+                 tf32 table, NHWC for an NHWC table), IO binding to device
+                 buffers, ONNX Runtime's own CUDA graph, on PyTorch's stream so
+                 PyTorch's CUDA events time it (fp32 models: the ONNX export's).
 
 times every model the way the table was timed: "interleaved" (a cold-cache
 table) warms every model up W times, then runs R rounds of one timed run per
@@ -18,8 +32,8 @@ model, so each model's weights were evicted by the others since its last run;
 "back_to_back" (a hot-cache table, and what a benchmark loop over one model
 measures) warms each model up W times and then runs it in a row, in 5 passes
 over the models of R/5 runs each (warmed up again each pass), so the machine's
-drift spreads over all of them. It prints {"runtime": "...", "ms": [median per sample of each model]} on
-stdout. Exit 3: the runtime is not installed (what to install is said); exit 1:
+drift spreads over all of them. It prints {"runtime": "...", "ms": [median per sample of each model],
+"compile_s": [seconds per model] (torch-compile only)} on stdout. Exit 3: the runtime is not installed (what to install is said); exit 1:
 the runtime failed (its message is passed on).
 
 The torch runtime builds each network with `interpreter` and `fold_batchnorm`
@@ -122,29 +136,78 @@ def random_input(numpy, shape):
 def onnxruntime_runners(manifest):
     ort = import_or_explain("onnxruntime", "onnxruntime")
     numpy = import_or_explain("numpy", "numpy")
+    cuda = manifest["device"] == "cuda"
+    provider = "CUDAExecutionProvider" if cuda else "CPUExecutionProvider"
+    if provider not in ort.get_available_providers():
+        fail(3, "only the CPU build of ONNX Runtime is installed (its providers: %s): a cuda table's reference "
+                "needs the CUDA provider: pip install onnxruntime-gpu" % ", ".join(ort.get_available_providers()))
+    if cuda and manifest["dtype"] not in ("fp32", "tf32"):
+        fail(2, "the ONNX export writes fp32 models: a %s table's reference is torch, torch-default or "
+                "torch-compile" % manifest["dtype"])
+    torch = import_or_explain("torch", "torch (its CUDA events time ONNX Runtime on cuda)") if cuda else None
     options = ort.SessionOptions()
     options.intra_op_num_threads = manifest["threads"]  # 0: ONNX Runtime's default (every core)
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    provider = "CUDAExecutionProvider" if manifest["device"] == "cuda" else "CPUExecutionProvider"
-    if provider not in ort.get_available_providers():
-        fail(3, "this onnxruntime has no %s (it has %s): pip install onnxruntime-gpu for cuda"
-                % (provider, ", ".join(ort.get_available_providers())))
+    settings = {}
+    if cuda:
+        # on PyTorch's stream, so events recorded there bracket the provider's work
+        stream = torch.cuda.current_stream()
+        settings = {"device_id": str(torch.cuda.current_device()), "cudnn_conv_algo_search": "EXHAUSTIVE",
+                    "use_tf32": "1" if manifest["dtype"] == "tf32" else "0",
+                    "prefer_nhwc": "1" if manifest["channels_last"] else "0", "enable_cuda_graph": "1",
+                    "has_user_compute_stream": "1", "user_compute_stream": str(stream.cuda_stream)}
     runners = []
     for model in manifest["models"]:
         try:
-            session = ort.InferenceSession(model["onnx"], options, providers=[provider])
+            session = ort.InferenceSession(model["onnx"], options, providers=[(provider, settings)])
         except Exception as error:  # the runtime's own message, whatever its type
             fail(1, "ONNX Runtime cannot load %s: %s" % (model["onnx"], error))
-        feed = {"input": random_input(numpy, model["input"])}
-        def run(session=session, feed=feed):
-            session.run(None, feed)  # None: timed by the host clock around it
-
+        x = random_input(numpy, model["input"])
+        if not cuda:
+            def run(session=session, feed={"input": x}):
+                session.run(None, feed)  # None: timed by the host clock around it
+        else:
+            run = onnxruntime_cuda_runner(ort, numpy, torch, session, x)
         runners.append(run)
     threads = manifest["threads"] or "default"
-    name = "onnxruntime %s (%s, %s intra-op threads, graph optimisations on)" % (ort.__version__, provider, threads)
-    return name, runners, None
+    if cuda:
+        name = ("onnxruntime %s (CUDAExecutionProvider: IO binding, ONNX Runtime's CUDA graph replays timed by CUDA "
+                "events, cudnn_conv_algo_search EXHAUSTIVE, TF32 %s, %s, graph optimisations on, BN fused by ONNX "
+                "Runtime)" % (ort.__version__, "on" if manifest["dtype"] == "tf32" else "off",
+                              "prefer_nhwc" if manifest["channels_last"] else "NCHW"))
+    else:
+        name = "onnxruntime %s (%s, %s intra-op threads, graph optimisations on)" % (ort.__version__, provider,
+                                                                                     threads)
+    synchronize = torch.cuda.synchronize if cuda else None
+    return name, runners, synchronize
+
+
+def onnxruntime_cuda_runner(ort, numpy, torch, session, x):
+    """The input and output bound to device buffers that stay put (what
+    ONNX Runtime's CUDA graph needs); the first run captures the graph, each
+    later run replays it, timed between CUDA events on the provider's stream."""
+    output = session.get_outputs()[0]
+    if not all(isinstance(d, int) for d in output.shape):
+        fail(1, "ONNX Runtime sees no fixed output shape (%s) to bind" % (output.shape,))
+    device_input = ort.OrtValue.ortvalue_from_numpy(x, "cuda", torch.cuda.current_device())
+    device_output = ort.OrtValue.ortvalue_from_shape_and_type(output.shape, numpy.float32, "cuda",
+                                                              torch.cuda.current_device())
+    binding = session.io_binding()
+    binding.bind_ortvalue_input(session.get_inputs()[0].name, device_input)
+    binding.bind_ortvalue_output(output.name, device_output)
+    session.run_with_iobinding(binding)  # the capture
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def run(session=session, binding=binding, keep=(device_input, device_output)):
+        start.record()
+        session.run_with_iobinding(binding)
+        stop.record()
+        stop.synchronize()
+        return start.elapsed_time(stop)
+
+    return run
 
 
 def cuda_graph_runner(torch, module, x):
@@ -172,24 +235,67 @@ def cuda_graph_runner(torch, module, x):
     return run
 
 
+def torch_settings(torch, manifest):
+    """cuDNN's settings for the reference: torch and torch-compile those
+    sslat's cuda runs mirror (benchmarking on, TF32 only for a tf32 table);
+    torch-default PyTorch's own defaults. Returns them in words."""
+    default = manifest["runtime"] == "torch-default"
+    tf32 = default or manifest["dtype"] == "tf32"
+    torch.backends.cudnn.benchmark = not default
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.backends.cuda.matmul.allow_tf32 = manifest["dtype"] == "tf32"
+    return "cudnn.benchmark %s, TF32 %s for cuDNN convolutions%s" % (
+        "off" if default else "on", "on" if tf32 else "off",
+        ", PyTorch's defaults" if default else "")
+
+
+def allow_many_compiles(torch, models):
+    """Every network is compiled, none silently left eager: torch.compile
+    keeps compiled code per function and, past its recompile limit, runs the
+    function uncompiled with only a warning; each of these networks is one
+    more compile of the interpreter's forward."""
+    config = torch._dynamo.config
+    for limit in ("cache_size_limit", "recompile_limit", "accumulated_cache_size_limit",
+                  "accumulated_recompile_limit"):
+        if hasattr(config, limit):
+            setattr(config, limit, max(getattr(config, limit), 8 * models + 64))
+    if hasattr(config, "fail_on_recompile_limit_hit"):
+        config.fail_on_recompile_limit_hit = True
+
+
+def compile_module(torch, module, x):
+    """torch.compile (Inductor, default mode), compiled by its first runs;
+    returns the compiled module and the seconds the compile took."""
+    compiled = torch.compile(module)
+    start = time.perf_counter()
+    with torch.inference_mode():
+        compiled(x)
+        compiled(x)
+    if x.is_cuda:
+        torch.cuda.synchronize()
+    return compiled, time.perf_counter() - start
+
+
 def torch_runners(manifest):
     torch = import_or_explain("torch", "torch")
     device = manifest["device"]
+    runtime = manifest["runtime"]
     if device == "cuda" and not torch.cuda.is_available():
-        fail(3, "this PyTorch sees no CUDA device")
+        fail(3, "this PyTorch (%s) sees no CUDA device" % torch.__version__)
+    if runtime == "torch-default" and device != "cuda":
+        fail(2, "torch-default differs from torch only in cuDNN's settings: on cpu use torch")
     if manifest["threads"] > 0:
         torch.set_num_threads(manifest["threads"])
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(manifest["dtype"], torch.float32)
-    if device == "cuda":
-        torch.backends.cudnn.benchmark = True
-        tf32 = manifest["dtype"] == "tf32"
-        torch.backends.cudnn.allow_tf32 = tf32
-        torch.backends.cuda.matmul.allow_tf32 = tf32
+    settings = torch_settings(torch, manifest) if device == "cuda" else None
+    compiling = runtime == "torch-compile"
+    if compiling:
+        allow_many_compiles(torch, len(manifest["models"]))
     layout = torch.channels_last if manifest["channels_last"] else torch.contiguous_format
-    runners = []
+    runners, compile_s = [], []
     fold = manifest.get("fold_bn", False)
     architecture = interpreter(torch)  # noqa: F821 (python/sslat/_ir_torch.py, embedded ahead)
-    for model in manifest["models"]:
+    for index, model in enumerate(manifest["models"]):
         with open(model["graph"]) as file:
             graph = json.load(file)
         try:
@@ -200,6 +306,13 @@ def torch_runners(manifest):
         except Exception as error:
             fail(1, "PyTorch cannot build %s: %s" % (model["graph"], error))
         x = torch.empty(model["input"], device=device, dtype=dtype).uniform_(-1, 1).contiguous(memory_format=layout)
+        if compiling:
+            try:
+                module, seconds = compile_module(torch, module, x)
+            except Exception as error:
+                fail(1, "torch.compile cannot compile %s: %s" % (model["graph"], error))
+            compile_s.append(seconds)
+            progress(index + 1, len(manifest["models"]), "compiled")
 
         def run(module=module, x=x):
             with torch.inference_mode():
@@ -212,11 +325,13 @@ def torch_runners(manifest):
                 fail(1, "PyTorch cannot capture %s as a CUDA graph: %s" % (model["graph"], error))
         runners.append(run)
     synchronize = torch.cuda.synchronize if device == "cuda" else None
-    how = "CUDA graph replays between CUDA events" if device == "cuda" else "eager"
-    name = "torch %s %s (%s, %s threads%s%s)" % (torch.__version__, how, device, torch.get_num_threads(),
-                                               ", channels_last" if manifest["channels_last"] else "",
-                                               ", BN folded" if fold else "")
-    return name, runners, synchronize
+    how = "CUDA graph replays timed by CUDA events" if device == "cuda" else "timed by the host clock"
+    what = "torch.compile (Inductor, default mode)" if compiling else "eager modules"
+    name = "%storch %s %s, %s (%s%s, %s threads%s%s)" % (
+        "" if runtime == "torch" else runtime + ": ", torch.__version__, what, how,
+        settings + ", " if settings else "", device, torch.get_num_threads(),
+        ", channels_last" if manifest["channels_last"] else "", ", BN folded" if fold else "")
+    return name, runners, synchronize, compile_s if compiling else None
 
 
 def main():
@@ -224,10 +339,13 @@ def main():
         fail(2, "usage: reference_runner.py MANIFEST.json")
     with open(sys.argv[1]) as file:
         manifest = json.load(file)
-    make = {"onnxruntime": onnxruntime_runners, "torch": torch_runners}.get(manifest["runtime"])
+    make = {"onnxruntime": onnxruntime_runners, "torch": torch_runners, "torch-default": torch_runners,
+            "torch-compile": torch_runners}.get(manifest["runtime"])
     if make is None:
         fail(2, "unknown runtime %r" % manifest["runtime"])
-    name, runners, synchronize = make(manifest)
+    made = make(manifest)
+    name, runners, synchronize = made[:3]
+    compile_s = made[3] if len(made) > 3 else None
     batches = [model["input"][0] for model in manifest["models"]]
     try:
         schedule = back_to_back if manifest.get("schedule") == "back_to_back" else interleaved
@@ -235,7 +353,10 @@ def main():
     except Exception as error:
         fail(1, "%s failed while running: %s" % (manifest["runtime"], error))
     how = "back to back" if manifest.get("schedule") == "back_to_back" else "interleaved"
-    json.dump({"runtime": "%s, %s" % (name, how), "ms": ms}, sys.stdout)
+    answer = {"runtime": "%s, %s" % (name, how), "ms": ms}
+    if compile_s is not None:
+        answer["compile_s"] = compile_s
+    json.dump(answer, sys.stdout)
     sys.stdout.write("\n")
 
 

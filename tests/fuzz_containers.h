@@ -215,7 +215,7 @@ static inline void check_with_spaces(const sslat_container *table)
         sslat_best_arch_latency(table, spaces[s], &best, &err);
         sslat_validation v;
         void *context = (void *)table; /* read only, by predicted_times */
-        if (sslat_validate_architectures(spaces[s], table, 3, 1, false, predicted_times, context, &v, &err) == SSLAT_OK)
+        if (sslat_validate_architectures(spaces[s], table, 3, 1, NULL, NULL, false, predicted_times, context, &v, &err) == SSLAT_OK)
             sslat_validation_release(&v);
         sslat_reset_latency(spaces[s]);
     }

@@ -173,7 +173,7 @@ TEST_F(KeepGoing, AnIncompleteTableIsRefusedByStatisticsValidationAndMerge)
     EXPECT_EQ(sslat_attach_latency(space, c, &err), SSLAT_ERR_INVALID_ARGUMENT) << "the reference API's attach";
     EXPECT_NE(std::string(err.message).find("incomplete"), std::string::npos) << err.message;
     sslat_validation validation;
-    EXPECT_EQ(sslat_validation_plan(space, c, 4, 1, &validation, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(sslat_validation_plan(space, c, 4, 1, NULL, &validation, &err), SSLAT_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(err.message).find("incomplete"), std::string::npos) << err.message;
     sslat_validation_release(&validation);
 

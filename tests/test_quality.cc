@@ -181,7 +181,7 @@ TEST(ContextToAReference, FitsAnotherRuntimeAndRecordsWhichOne)
             ASSERT_EQ(sslat_container_set_entry(truth, b, c, &e, &err), SSLAT_OK);
         }
     FakeRuntime runtime{truth};
-    sslat_context_target target = {fake_measure, &runtime, "fakeruntime 1.0, back to back", true};
+    sslat_context_target target = {fake_measure, &runtime, "fakeruntime 1.0, back to back", "fakeruntime", true};
     sslat_context_result fit;
     ASSERT_EQ(sslat_context_refine_to(space, 7, 200, &target, isolated, &fit, &err), SSLAT_OK) << err.message;
     EXPECT_EQ(runtime.calls, 1);  // one call: a runtime started once, not per group
@@ -222,7 +222,7 @@ TEST(ContextToAReference, ARuntimeThatGivesNoTimeIsAnErrorNamingIt)
         for (size_t k = 0; k < n; k++) ms[k] = k == 3 ? 0.0 : 1.0;
         return SSLAT_OK;
     };
-    sslat_context_target target = {zero, nullptr, "brokenruntime", true};
+    sslat_context_target target = {zero, nullptr, "brokenruntime", "brokenruntime", true};
     sslat_context_result fit;
     EXPECT_EQ(sslat_context_refine_to(space, 1, 50, &target, table, &fit, &err), SSLAT_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(err.message).find("context architecture 3 got no positive time from brokenruntime"),

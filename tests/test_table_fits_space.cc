@@ -46,7 +46,7 @@ TEST(TableFitsSpace, ATableWithTheSpacesHashButOtherCountsIsRefused)
     EXPECT_NE(std::string(err.message).find("block 0 has"), std::string::npos) << err.message;
     // validation drew architectures from the table's counts and indexed the space with them (S5)
     sslat_validation v;
-    EXPECT_EQ(sslat_validation_plan(space, table, 3, 1, &v, &err), SSLAT_ERR_SPACE);
+    EXPECT_EQ(sslat_validation_plan(space, table, 3, 1, NULL, &v, &err), SSLAT_ERR_SPACE);
     double latency;
     EXPECT_EQ(sslat_best_arch_latency(table, space, &latency, &err), SSLAT_ERR_SPACE);
     EXPECT_EQ(sslat_attach_latency(space, table, &err), SSLAT_ERR_SPACE);

@@ -97,6 +97,28 @@ static sslat_status note(sslat_container *table, const char *key, double value, 
     return sslat_container_set_metadata(table, key, text, err);
 }
 
+sslat_status sslat_context_fitted_architectures(const sslat_container *table, int32_t **archs, size_t *n,
+                                                sslat_error *err)
+{
+    *archs = NULL;
+    *n = 0;
+    const char *runs_text = sslat_container_metadata(table, "context.architectures");
+    const char *seed_text = sslat_container_metadata(table, "context.seed");
+    if (!runs_text || !seed_text) return SSLAT_OK;
+    char *end = NULL;
+    long runs = strtol(runs_text, &end, 10);
+    unsigned long long seed = strtoull(seed_text, NULL, 10);
+    if (*end || runs < 1 || runs > 100000)
+        return sslat_fail(err, SSLAT_ERR_PARSE, "the table's context.architectures '%s' is not a count of 1 to 100000",
+                          runs_text);
+    int32_t blocks = sslat_container_block_count(table);
+    *archs = calloc((size_t)runs * (size_t)(blocks ? blocks : 1), sizeof **archs);
+    if (!*archs) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    sample_architectures(table, (int32_t)runs, (uint64_t)seed, *archs);
+    *n = (size_t)runs;
+    return SSLAT_OK;
+}
+
 sslat_status sslat_context_refine(const sslat_calculator *calculator, const sslat_space *space,
                                   const sslat_calc_options *options, const sslat_run_plan *plan, int32_t runs,
                                   sslat_container *table, sslat_context_result *result, sslat_error *err)
@@ -107,7 +129,7 @@ sslat_status sslat_context_refine(const sslat_calculator *calculator, const ssla
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
                           "context mode times whole architectures: calculator '%s' cannot", calculator->name);
     calculator_timer timer = {calculator, options, plan ? plan : &quiet};
-    sslat_context_target target = {time_with_calculator, &timer, NULL, false};
+    sslat_context_target target = {time_with_calculator, &timer, NULL, NULL, false};
     return sslat_context_refine_to(space, options->seed, runs, &target, table, result, err);
 }
 
@@ -194,7 +216,14 @@ sslat_status sslat_context_refine_to(const sslat_space *space, uint64_t seed, in
     if (status == SSLAT_OK)
         status = sslat_container_set_metadata(table, "context.reference", target->name ? target->name
                                               : "the table's own calculator", err);
+    if (status == SSLAT_OK)
+        status = sslat_container_set_metadata(table, "context.runtime", target->runtime ? target->runtime : "sslat",
+                                              err);
     if (status == SSLAT_OK) status = note(table, "context.architectures", runs, err);
+    if (status == SSLAT_OK) {
+        snprintf(text, sizeof text, "%llu", (unsigned long long)seed);
+        status = sslat_container_set_metadata(table, "context.seed", text, err);
+    }
     if (status == SSLAT_OK) status = note(table, "context.prior_scale", scale, err);
     if (status == SSLAT_OK) status = note(table, "context.lambda", problem.lambda, err);
     if (status == SSLAT_OK && !isnan(cv_error)) status = note(table, "context.cv_relative_rms", cv_error, err);

@@ -23,7 +23,8 @@ sslat_status sslat_context_refine(const sslat_calculator *calculator, const ssla
 typedef struct sslat_context_target {
     sslat_measure_architectures_fn measure;
     void *context;
-    const char *name;  /* recorded as context.reference; NULL: the table's own calculator */
+    const char *name;  /* recorded as context.reference (the runtime in words); NULL: the table's own calculator */
+    const char *runtime; /* recorded as context.runtime, the short name ("torch-compile"); NULL: "sslat" */
     bool scale_prior;  /* ridge toward the isolated table scaled by its overall ratio to the runs */
 } sslat_context_target;
 
@@ -31,5 +32,12 @@ typedef struct sslat_context_target {
 sslat_status sslat_context_refine_to(const sslat_space *space, uint64_t seed, int32_t runs,
                                      const sslat_context_target *target, sslat_container *table,
                                      sslat_context_result *result, sslat_error *err);
+
+/* The architectures a context table was fitted to (context.architectures
+ * drawn from context.seed, as the fit drew them), so a validation can leave
+ * them out: *archs gets n × blocks indices (malloc'd; NULL with n = 0 for a
+ * table not fitted, or fitted before context.seed was recorded). */
+sslat_status sslat_context_fitted_architectures(const sslat_container *table, int32_t **archs, size_t *n,
+                                                sslat_error *err);
 
 #endif

@@ -1,7 +1,10 @@
 #include "api/validate.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "api/context.h"
+#include "api/latency.h"
 #include "base/error.h"
 
 typedef struct runner {
@@ -15,6 +18,27 @@ static sslat_status run_architectures(void *context, const sslat_space *space, c
 {
     const runner *r = context;
     return r->calculator->measure_architectures(r->calculator, r->session, space, archs, n, r->options, ms, err);
+}
+
+sslat_status sslat_validation_inputs_make(const sslat_space *space, const sslat_container *table,
+                                          sslat_validation_inputs *out, sslat_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sslat_calc_options options;
+    sslat_calc_options_default(&options);
+    sslat_status status = sslat_measure_space(sslat_calculator_find("mac"), space, &options, NULL, NULL, &out->macs,
+                                              err);
+    if (status == SSLAT_OK) status = sslat_context_fitted_architectures(table, &out->fitted, &out->exclude.n, err);
+    out->exclude.archs = out->fitted;
+    if (status != SSLAT_OK) sslat_validation_inputs_release(out);
+    return status;
+}
+
+void sslat_validation_inputs_release(sslat_validation_inputs *inputs)
+{
+    sslat_container_free(inputs->macs);
+    free(inputs->fitted);
+    memset(inputs, 0, sizeof *inputs);
 }
 
 sslat_status sslat_validate_table(const sslat_calculator *calculator, const sslat_space *space,
@@ -31,12 +55,17 @@ sslat_status sslat_validate_table(const sslat_calculator *calculator, const ssla
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
                           "calculator '%s' cannot run whole architectures (validation needs a timed calculator)",
                           calculator->name);
-    void *session = NULL;
-    sslat_status status = calculator->begin ? calculator->begin(calculator, options, plan, &session, err) : SSLAT_OK;
+    sslat_validation_inputs inputs;
+    sslat_status status = sslat_validation_inputs_make(space, table, &inputs, err);
     if (status != SSLAT_OK) return status;
+    void *session = NULL;
+    status = calculator->begin ? calculator->begin(calculator, options, plan, &session, err) : SSLAT_OK;
+    bool begun = status == SSLAT_OK;
     runner r = {calculator, session, options};
-    status = sslat_validate_architectures(space, table, k, seed, plan->progress, run_architectures, &r,
-                                          out, err);
-    if (calculator->end) calculator->end(session);
+    if (begun)
+        status = sslat_validate_architectures(space, table, k, seed, &inputs.exclude, inputs.macs, plan->progress,
+                                              run_architectures, &r, out, err);
+    if (begun && calculator->end) calculator->end(session);
+    sslat_validation_inputs_release(&inputs);
     return status;
 }

@@ -21,19 +21,60 @@ typedef struct sslat_validation_summary {
 sslat_validation_summary sslat_validation_summarize(const double *predicted, const double *measured,
                                                     size_t n);
 
+/* Kendall's tau-b of two series (NaN when n < 2 or either side is constant). */
+double sslat_kendall_tau(const double *x, const double *y, size_t n);
+
+/* A rank figure with its bootstrap 95 % interval (percentile method: the
+ * 2.5th and 97.5th percentiles of the figure over resamples of the rows). */
+typedef struct sslat_interval {
+    double value, low, high;
+} sslat_interval;
+
+/* How well the table ranks, and how well the MAC count ranks the same
+ * architectures against the same measurements. */
+typedef struct sslat_rank_figures {
+    sslat_interval tau, rho;         /* the table's Kendall tau-b and Spearman rho */
+    sslat_interval mac_tau, mac_rho; /* the MAC count's (NaN when not computed) */
+    sslat_interval tau_minus_mac;    /* table tau − MAC tau, paired over the same resamples */
+    int32_t resamples;               /* bootstrap resamples behind the intervals */
+} sslat_rank_figures;
+
+/* The resamples a bootstrap of n rows takes: 1000, fewer past n = 1000 so a
+ * resample's O(n²) tau stays within about a second in all (never below 100). */
+int32_t sslat_bootstrap_resamples(size_t n);
+
+/* Rank figures of predicted against measured (and of macs, when not NULL,
+ * against measured), bootstrap intervals from `resamples` resamples drawn from
+ * seed. n ≥ 2. */
+sslat_status sslat_rank_figures_compute(const double *predicted, const double *macs, const double *measured,
+                                        size_t n, int32_t resamples, uint64_t seed, sslat_rank_figures *out,
+                                        sslat_error *err);
+
 /* One architecture measured end to end against the table's prediction. */
 typedef struct sslat_validation_row {
-    char label[16];    /* "min", "max", "random 3" */
+    char label[16];    /* "min", "max", "stratum 3" */
     int32_t *arch;     /* block_count indices (owned) */
     double predicted;  /* ms, from the table */
     double measured;   /* ms, whole network, per sample */
+    double macs;       /* its MAC count (torchvision's rule, millions); NaN until counted */
 } sslat_validation_row;
 
 typedef struct sslat_validation {
     int n;
     sslat_validation_row *rows;
     sslat_validation_summary summary;
+    sslat_rank_figures ranks;
+    int32_t asked;     /* strata asked for (k); n − 2 may be fewer: no distinct architecture left */
+    int32_t held_out;  /* drawn architectures skipped because the table was fitted to them */
+    uint64_t seed;
 } sslat_validation;
+
+/* Architectures a validation must not run: those a context table was fitted
+ * to (held-out figures), n rows of blocks indices. */
+typedef struct sslat_validation_exclude {
+    const int32_t *archs;
+    size_t n;
+} sslat_validation_exclude;
 
 /* How a backend runs whole architectures (constant part + chosen candidates):
  * ms[k] per sample of archs[k]. */
@@ -41,19 +82,32 @@ typedef sslat_status (*sslat_measure_architectures_fn)(void *context, const ssla
                                                        const int32_t *const *archs, size_t n, double *ms,
                                                        sslat_error *err);
 
-/* The rows of a validation: the argmin, the argmax and k uniformly random
- * architectures (seeded), each with the table's prediction; measured = 0. The
- * table must belong to the space. */
+/* The rows of a validation: the argmin, the argmax and k architectures
+ * stratified over the table's latency range — the range between them cut into
+ * k equal bands, one architecture drawn into each (a random start, then
+ * blocks moved toward a target in the band), so the fast and slow ends are as
+ * present as the crowded middle. Seeded; no architecture twice, none of
+ * exclude (may be NULL); a band that yields no new architecture is left out.
+ * Each row has the table's prediction; measured = 0. The table must belong to
+ * the space. */
 sslat_status sslat_validation_plan(const sslat_space *space, const sslat_container *table, int k, uint64_t seed,
-                                   sslat_validation *out, sslat_error *err);
+                                   const sslat_validation_exclude *exclude, sslat_validation *out, sslat_error *err);
 
-/* The summary of rows whose measured times are all filled (> 0). */
+/* Each row's MAC count from a MAC table of the same space (its sum over the
+ * row's architecture), so the summary can rank by MACs beside the table. */
+sslat_status sslat_validation_count_macs(sslat_validation *validation, const sslat_container *macs,
+                                         sslat_error *err);
+
+/* The summary and rank figures of rows whose measured times are all filled
+ * (> 0); the MAC figures when every row's macs is counted. */
 sslat_status sslat_validation_finish(sslat_validation *validation, sslat_error *err);
 
-/* The plan, the rows measured by `measure` a few at a time (interleaved by
- * backends that can; progress a chunk), the summary. */
+/* The plan, each row's MACs from macs (may be NULL), the rows measured by
+ * `measure` a few at a time (interleaved by backends that can; progress a
+ * chunk), the summary. */
 sslat_status sslat_validate_architectures(const sslat_space *space, const sslat_container *table, int k,
-                                          uint64_t seed, bool progress, sslat_measure_architectures_fn measure,
+                                          uint64_t seed, const sslat_validation_exclude *exclude,
+                                          const sslat_container *macs, bool progress, sslat_measure_architectures_fn measure,
                                           void *context, sslat_validation *out, sslat_error *err);
 void sslat_validation_release(sslat_validation *validation);
 

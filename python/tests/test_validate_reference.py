@@ -53,10 +53,18 @@ def test_onnxruntime_times_the_same_architectures(tiny_table, sslat_command, tmp
     # a hot table (the default) is checked against each model back to back
     assert report["runtime"].endswith(", back to back") and report["schedule"] == "back_to_back"
     rows = report["architectures"]
-    assert [row["label"] for row in rows] == ["min", "max", "random 0", "random 1", "random 2"]
+    labels = [row["label"] for row in rows]
+    assert labels[:2] == ["min", "max"] and all(label.startswith("stratum ") for label in labels[2:])
+    assert len({tuple(row["arch"]) for row in rows}) == len(rows)  # none twice
+    assert all(row["mmac"] > 0 for row in rows)  # the MAC count beside each
     assert all(row["measured_ms"] > 0 and row["predicted_ms"] > 0 for row in rows)
-    for key in ("mape", "within_5", "within_10", "bias", "kendall_tau"):
+    for key in ("mape", "within_5", "within_10", "bias", "kendall_tau", "spearman_rho", "bootstrap_resamples",
+                "table_ranks_worse_than_macs"):
         assert key in report
+    low, high = report["kendall_tau_interval"]["ci95"]
+    assert low <= report["kendall_tau"] <= high
+    assert report["mac"]["kendall_tau"]["value"] is not None
+    assert report["table_predicts"] == "sslat"
     # self-validation still names itself
     own = validate(sslat_command, space, table)
     assert own.returncode == 0, own.stderr
@@ -89,6 +97,24 @@ def test_torch_runs_where_installed_and_says_what_to_install_elsewhere(tiny_tabl
         return
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["runtime"].startswith("torch ")
+
+
+def test_torch_compile_compiles_each_network_once_and_times_it_apart(tiny_table, sslat_command):
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        pytest.skip("torch is not installed")
+    space, table = tiny_table
+    result = subprocess.run([sslat_command, "validate", "-c", "cpu", str(space), str(table), "-k", "0", "--runs", "3",
+                             "--warmup", "1", "--reference", "torch-compile"], capture_output=True, text=True,
+                            env=dict(os.environ, SSLAT_PYTHON=sys.executable))
+    if result.returncode == 1 and "torch.compile cannot compile" in result.stderr:
+        pytest.skip("torch.compile cannot compile here (no C++ toolchain for Inductor): " + result.stderr[-300:])
+    assert result.returncode == 0, result.stderr
+    first, second = result.stdout.splitlines()[:2]
+    # the first line names the reference and its regime; the compile time is said apart from the timings
+    assert first.startswith("reference torch-compile: torch ") and "torch.compile (Inductor" in first, first
+    assert second.startswith("torch.compile: 2 networks compiled in ") and "outside every timing" in second, second
 
 
 def test_a_missing_python_or_runtime_is_exit_3_naming_what_to_install(tiny_table, sslat_command, tmp_path):
@@ -127,7 +153,14 @@ def test_an_unknown_reference_is_bad_input(tiny_table, sslat_command):
     space, table = tiny_table
     result = validate(sslat_command, space, table, "--reference", "tensorflow")
     assert result.returncode == 2
-    assert "onnxruntime or torch" in result.stderr
+    assert "onnxruntime, torch, torch-default, torch-compile" in result.stderr
+
+
+def test_torch_default_is_a_cuda_reference_and_says_so(tiny_table, sslat_command):
+    space, table = tiny_table
+    result = validate(sslat_command, space, table, "--reference", "torch-default")
+    assert result.returncode == 2
+    assert "times on cuda only" in result.stderr and result.stdout == ""
 
 
 def test_context_fitted_to_onnxruntime_records_it_and_predicts_it(tiny_table, sslat_command, tmp_path):
@@ -146,6 +179,8 @@ def test_context_fitted_to_onnxruntime_records_it_and_predicts_it(tiny_table, ss
     assert metadata["context.reference"].startswith("onnxruntime ")
     assert metadata["context.reference"].endswith(", back to back")
     assert metadata["context.architectures"] == "12"
+    assert metadata["context.runtime"] == "onnxruntime"  # what the table now predicts, by name
+    assert metadata["context.seed"].isdigit()  # so validate can leave the fitted architectures out
     assert float(metadata["context.prior_scale"]) > 0
     # fitted to the runs it saw: no further from them than the isolated table (a loaded machine's noise
     # may keep a strong prior, so not an absolute bound)
@@ -156,7 +191,12 @@ def test_context_fitted_to_onnxruntime_records_it_and_predicts_it(tiny_table, ss
     assert alone.returncode == 2 and "give --context N too" in alone.stderr
     unknown = subprocess.run([sslat_command, "measure", "-c", "cpu", str(space), "--context", "12", "--reference",
                               "tvm", "-o", str(tmp_path / "x.sslat")], capture_output=True, text=True)
-    assert unknown.returncode == 2 and "--reference is onnxruntime or torch" in unknown.stderr
+    assert unknown.returncode == 2 and "--reference is onnxruntime, torch, torch-default, torch-compile" in unknown.stderr
+    # torch-default is PyTorch's cuDNN settings: refused for a cpu table before anything runs
+    cpu_default = subprocess.run([sslat_command, "measure", "-c", "cpu", str(space), "--context", "12",
+                                  "--reference", "torch-default", "-o", str(tmp_path / "x.sslat")],
+                                 capture_output=True, text=True)
+    assert cpu_default.returncode == 2 and "cuda only" in cpu_default.stderr
     assert not (tmp_path / "x.sslat").exists()
 
 
@@ -174,7 +214,7 @@ def test_a_signal_stops_validate_with_exit_4_and_removes_its_models(tiny_table, 
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     process = subprocess.Popen(
-        [sslat_command, "validate", "-c", "cpu", str(space), str(table), "-k", "300", "--runs", "200",
+        [sslat_command, "validate", "-c", "cpu", str(space), str(table), "-k", "300", "--runs", "100000",
          "--warmup", "1", "--reference", reference], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, TMPDIR=str(scratch), SSLAT_PYTHON=sys.executable),
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
@@ -199,12 +239,23 @@ def test_a_signal_stops_validate_with_exit_4_and_removes_its_models(tiny_table, 
 def test_many_architectures_leave_no_model_behind(tiny_table, sslat_command, tmp_path):
     """Probe D6: the workspace once tracked 64 files, so -k 70 left its models in /tmp."""
     require_onnxruntime()
-    space, table = tiny_table
+    # 3^6 = 729 architectures: 70 strata find more than 64 distinct ones
+    wide = dict(TINY_SPACE, name="wide", layers=["cn_k3_s2_c8_nr6"] + [
+        {"choice": ["ir_k3_e1", "ir_k3_e3", "skip"], "c": 8, "s": 1, "act": "relu6"}] * 6 + ["gap", "fc10"])
+    wide.pop("arch")
+    space = tmp_path / "wide.json"
+    space.write_text(json.dumps(wide))
+    table = tmp_path / "wide.sslat"
+    made = subprocess.run([sslat_command, "measure", "-c", "cpu", str(space), "--threads", "1", "--runs", "3",
+                           "--warmup", "1", "-o", str(table)], capture_output=True, text=True)
+    if made.returncode == 3:
+        pytest.skip("the cpu calculator cannot run here: " + made.stderr)
+    assert made.returncode == 0, made.stderr
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     result = subprocess.run([sslat_command, "validate", "-c", "cpu", str(space), str(table), "-k", "70", "--runs", "1",
                              "--warmup", "0", "--reference", "onnxruntime", "--json"], capture_output=True, text=True,
                             env=dict(os.environ, TMPDIR=str(scratch), SSLAT_PYTHON=sys.executable))
     assert result.returncode == 0, result.stderr
-    assert len(json.loads(result.stdout)["architectures"]) == 72
+    assert len(json.loads(result.stdout)["architectures"]) > 64
     assert [path.name for path in scratch.iterdir() if path.name.startswith("sslat")] == []
