@@ -93,6 +93,11 @@ static int print_json(const sslat_container *c, const stats_report *r, size_t n,
         json_object_set_new(root, "current", figure("current", r->current, overflow));
         json_object_set_new(root, "current_arch", arch_json(r->arch, blocks));
     }
+    char predicts[1400];
+    const char *runtime = NULL;
+    sslat_table_predicts_text(c, predicts, sizeof predicts, &runtime);
+    if (root && predicts[0])
+        json_object_set_new(root, "predicts", json_pack("{s:s, s:s}", "runtime", runtime, "description", predicts));
     const char *verdict = sslat_container_metadata(c, "quality.verdict");
     if (root && verdict) {
         const char *cause = sslat_container_metadata(c, "quality.cause");
@@ -131,6 +136,9 @@ static void print_text(const sslat_container *c, const stats_report *r, size_t n
     sslat_table_method_text(c, method, sizeof method);
     sslat_table_quality_text(c, quality, sizeof quality);
     if (method[0]) printf("measured      %s\n", method);
+    char predicts[1400];
+    sslat_table_predicts_text(c, predicts, sizeof predicts, NULL);
+    if (predicts[0]) printf("predicts      %s\n", predicts);
     if (quality[0]) printf("quality       %s\n", quality);
     printf("blocks        %d, architectures %s\n", blocks, r->architectures);
     printf("constant      %s %s\n", text_of(sslat_container_constant_latency(c), a, sizeof a), unit);

@@ -118,6 +118,9 @@ static void write_summary(FILE *out, const report_input *in, double min, double 
     row(out, "device", device_of(t));
     sslat_table_method_text(t, text, sizeof text);
     if (text[0]) row(out, "measured with", text);
+    char predicts[1400];
+    sslat_table_predicts_text(t, predicts, sizeof predicts, NULL);
+    if (predicts[0]) row(out, "predicts", predicts);
     char quality[1400];
     sslat_table_quality_text(t, quality, sizeof quality);
     if (quality[0]) {
@@ -570,6 +573,7 @@ static void write_validation(FILE *out, const report_input *in)
         /* printed beside the point: "min", "max", the current one by name, a random one by its number */
         const char *label = in->validation[i].label;
         if (!strncmp(label, "random ", 7)) label += 7;
+        if (!strncmp(label, "stratum ", 8)) label += 8;
         fprintf(out, "<text class=\"point-label\" x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#1b5e20\">",
                 plot_x(&f, measured[i]) + 6, plot_y(&f, predicted[i]) - 4);
         plot_escape(out, label);
@@ -577,11 +581,33 @@ static void write_validation(FILE *out, const report_input *in)
     }
     fputs("</g>\n", out);
     plot_end(out);
+    /* the rank figures with their intervals, and the MAC count's beside them when every row has it */
+    double *macs = malloc((size_t)n * sizeof *macs + 1);
+    bool counted = macs != NULL;
+    for (int32_t i = 0; counted && i < n; i++) counted = isfinite(macs[i] = in->validation[i].macs);
+    sslat_rank_figures r;
+    sslat_error ignored;
+    bool ranked = n >= 2 && sslat_rank_figures_compute(predicted, counted ? macs : NULL, measured, (size_t)n,
+                                                       sslat_bootstrap_resamples((size_t)n), in->seed, &r,
+                                                       &ignored) == SSLAT_OK;
     fprintf(out, "<p class=\"caption\" id=\"validation-figures\">%d architectures. MAPE %.2f%%, within ±5%%: "
-                 "%.0f%%, within ±10%%: %.0f%%, bias %+.2f%%, Kendall τ %.3f. Solid: predicted = measured; "
-                 "dashed ±5%%, dotted ±10%%. Points are labelled: min and max are the fastest and slowest "
-                 "architectures by the table, numbers the random ones.</p>\n",
-            n, 100 * s.mape, 100 * s.within_5, 100 * s.within_10, 100 * s.bias, s.kendall_tau);
+                 "%.0f%%, within ±10%%: %.0f%%, bias %+.2f%%, Kendall τ %.3f", n, 100 * s.mape, 100 * s.within_5,
+            100 * s.within_10, 100 * s.bias, s.kendall_tau);
+    if (ranked)
+        fprintf(out, " [%.3f, %.3f], Spearman ρ %.3f [%.3f, %.3f] (bootstrap 95%% intervals, %d resamples)",
+                r.tau.low, r.tau.high, r.rho.value, r.rho.low, r.rho.high, r.resamples);
+    if (ranked && counted)
+        fprintf(out, "; the MAC count on the same architectures: Kendall τ %.3f [%.3f, %.3f]", r.mac_tau.value,
+                r.mac_tau.low, r.mac_tau.high);
+    fputs(". Solid: predicted = measured; dashed ±5%, dotted ±10%. Points are labelled: min and max are the "
+          "fastest and slowest architectures by the table, numbers the strata of the latency range (or random "
+          "draws, in an older validation).</p>\n", out);
+    if (ranked && counted && r.mac_tau.value > r.tau.value)
+        fprintf(out, "<div class=\"warning\" id=\"validation-worse-than-macs\"><b>This table ranks these "
+                     "architectures worse than their MAC count does</b> (Kendall τ %.3f against %.3f): for ranking, "
+                     "the MAC count is the better proxy, and the table is not worth using until it beats it.</div>\n",
+                r.tau.value, r.mac_tau.value);
+    free(macs);
     free(predicted), free(measured);
 }
 

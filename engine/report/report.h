@@ -12,6 +12,7 @@
 typedef struct report_validation_row {
     char label[64]; /* cut at a whole UTF-8 character */
     double predicted, measured;
+    double macs; /* the row's MAC count (NaN: not given) */
 } report_validation_row;
 
 typedef struct report_input {

@@ -18,7 +18,7 @@
 
 #define REPORT_DEFAULT_SAMPLES 20000
 
-/* {"runtime", "architectures": [{label, predicted_ms, measured_ms}]} */
+/* {"runtime", "architectures": [{label, predicted_ms, measured_ms, mmac}]} */
 static sslat_status parse_validation(const char *text, const char *name, report_validation_row **rows,
                                      int32_t *count, char *runtime, size_t runtime_size, sslat_error *err)
 {
@@ -54,6 +54,8 @@ static sslat_status parse_validation(const char *text, const char *name, report_
         sslat_utf8_cut_whole(out[i].label);
         out[i].predicted = json_number_value(p);
         out[i].measured = json_number_value(m);
+        json_t *macs = json_object_get(item, "mmac"); /* validate's MAC count of the row (absent before it had one) */
+        out[i].macs = json_is_number(macs) && isfinite(json_number_value(macs)) ? json_number_value(macs) : NAN;
     }
     const char *who = json_string_value(json_object_get(root, "runtime"));
     snprintf(runtime, runtime_size, "%s", who ? who : "");

@@ -30,6 +30,28 @@ void sslat_table_quality_text(const sslat_container *t, char *out, size_t size)
              cause && strcmp(cause, "none") ? ": " : "", cause && strcmp(cause, "none") ? cause : "");
 }
 
+void sslat_table_predicts_text(const sslat_container *t, char *out, size_t size, const char **short_name)
+{
+    const char *runtime = sslat_container_metadata(t, "context.runtime");
+    const char *reference = sslat_container_metadata(t, "context.reference");
+    const char *runs = sslat_container_metadata(t, "context.architectures");
+    const char *calculator = sslat_container_latency_type(t);
+    bool timed = !strcmp(sslat_container_unit(t), "ms") && sslat_container_metadata(t, "calculator.summary");
+    out[0] = '\0';
+    if (short_name) *short_name = "";
+    if (runs && !runtime) /* fitted before the short name was recorded */
+        runtime = reference && strcmp(reference, "the table's own calculator") ? reference : "sslat";
+    if (runs) {
+        snprintf(out, size, "%s%s%s, calibrated by --context on %s whole architectures", runtime,
+                 reference && strcmp(reference, runtime) ? " — " : "", reference && strcmp(reference, runtime)
+                 ? reference : "", runs);
+        if (short_name) *short_name = runtime;
+    } else if (timed) {
+        snprintf(out, size, "sslat %s: each unit timed alone, the architecture its sum", calculator);
+        if (short_name) *short_name = "sslat";
+    }
+}
+
 bool sslat_table_per_sample(const sslat_container *t)
 {
     /* Python's initialize_latency (÷ get_base_samples), a timed table, or an ENOT file's mmac (ENOT's convention) */
@@ -52,4 +74,8 @@ void sslat_table_unit_meaning(const sslat_container *t, char *out, size_t size)
         snprintf(out, size, "%s for the whole batch of %d", unit, shape[0]);
     else
         snprintf(out, size, "%s for the whole input batch", unit);
+    const char *calibrated = sslat_container_metadata(t, "context.runtime");
+    size_t used = strlen(out);
+    if (calibrated && used < size) /* a calibrated table's figures are the reference runtime's */
+        snprintf(out + used, size - used, ", as %s runs it", calibrated);
 }

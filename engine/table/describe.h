@@ -12,6 +12,13 @@
 void sslat_table_method_text(const sslat_container *table, char *out, size_t size);
 void sslat_table_quality_text(const sslat_container *table, char *out, size_t size);
 
+/* The runtime a timed table predicts, in words: "torch-compile: <how it
+ * ran>, calibrated by --context on 100 architectures" for a table fitted to
+ * a reference, "sslat cuda: each unit timed alone" otherwise ("" for an
+ * analytic or imported table). *short_name gets "torch-compile" / "sslat" /
+ * "" (may be NULL). */
+void sslat_table_predicts_text(const sslat_container *table, char *out, size_t size, const char **short_name);
+
 /* Whether the table's figures are per sample (timed tables, Python's, an
  * ENOT file's mmac) rather than for the whole input batch (the MAC counters). */
 bool sslat_table_per_sample(const sslat_container *table);

@@ -181,6 +181,16 @@ def test_context_fitted_to_onnxruntime_records_it_and_predicts_it(tiny_table, ss
     assert metadata["context.architectures"] == "12"
     assert metadata["context.runtime"] == "onnxruntime"  # what the table now predicts, by name
     assert metadata["context.seed"].isdigit()  # so validate can leave the fitted architectures out
+    # every figure says what it predicts: stats (text and JSON), and validate's header
+    stats = subprocess.run([sslat_command, "stats", str(table)], capture_output=True, text=True, check=True)
+    assert "predicts      onnxruntime — onnxruntime " in stats.stdout, stats.stdout
+    assert "calibrated by --context on 12 whole architectures" in stats.stdout
+    stats_json = subprocess.run([sslat_command, "stats", str(table), "--json"], capture_output=True, text=True,
+                                check=True)
+    assert json.loads(stats_json.stdout)["predicts"]["runtime"] == "onnxruntime"
+    budget = subprocess.run([sslat_command, "budget", str(table), "--limit", "1000"], capture_output=True, text=True)
+    assert budget.returncode == 0, budget.stderr
+    assert "as onnxruntime runs it" in budget.stdout + budget.stderr
     assert float(metadata["context.prior_scale"]) > 0
     # fitted to the runs it saw: no further from them than the isolated table (a loaded machine's noise
     # may keep a strong prior, so not an absolute bound)

@@ -130,11 +130,12 @@ class Standin : public ::testing::Test {
 // `sslat` against the stand-in (copies capped at 2), beside the real command.
 class StandinCommand : public CliFixture {
   protected:
-    Result standin(const std::string &args)
+    // env: variables for this run only, e.g. "SSLAT_PYTHON=..."
+    Result standin(const std::string &args, const std::string &env = "")
     {
         std::string out = dir + "/stdout", err = dir + "/stderr";
-        std::string command = "SSLAT_CUDA_COPIES_CAP=2 " + std::string(SSLAT_STANDIN_CLI_PATH) + " " + args + " >" +
-                              out + " 2>" + err;
+        std::string command = env + " SSLAT_CUDA_COPIES_CAP=2 " + std::string(SSLAT_STANDIN_CLI_PATH) + " " + args +
+                              " >" + out + " 2>" + err;
         return {exit_code(std::system(command.c_str())), read_file(out), read_file(err)};
     }
 };

@@ -539,3 +539,77 @@ TEST_F(StandinCommand, ItsTablesAreNoLatenciesAndTheRealCommandNeverListsIt)
 }
 
 } // namespace
+
+// ---- measure -c cuda --context N --reference R -----------------------------------------------------
+
+// A Python that stands in for the reference runner: the availability check
+// (`python -c ...`) passes, and a run answers each network's time from its
+// graph (nodes × 0.01 ms) as a runtime that compiles would, keeping a copy of
+// the manifest it was given. The real runner needs a GPU; this checks what
+// sslat asks of it and what it does with the answer.
+class StandinReference : public StandinCommand {
+  protected:
+    std::string fake_runner(const std::string &manifest_copy)
+    {
+    std::string script = write("runner.py", R"(import json, shutil, sys
+manifest = json.load(open(sys.argv[1]))
+shutil.copy(sys.argv[1], ')" + manifest_copy + R"(')
+ms = [0.01 * len(json.load(open(m["graph"]))["nodes"]) for m in manifest["models"]]
+json.dump({"runtime": manifest["runtime"] + ": fake 1.0, CUDA graph replays, back to back", "ms": ms,
+           "compile_s": [1.5 for m in manifest["models"]]}, sys.stdout)
+)");
+    std::string python = write("python", "#!/bin/sh\n[ \"$1\" = -c ] && exit 0\nexec python3 " + script + " \"$2\"\n");
+    chmod(python.c_str(), 0755);
+    return python;
+    }
+};
+
+TEST_F(StandinReference, ContextModeOnCudaFitsToTheReferenceAndNamesIt)
+{
+    std::string manifest = path("manifest.json"), python = fake_runner(manifest);
+    std::string table = path("fitted.sslat"), json = path("fitted.json");
+    Result r = standin("measure " + example_path("proxylessnas.json") + " -c cuda --dtype fp16 --resolution 64 "
+                       "--warmup 1 --runs 3 --context 40 --reference torch-compile -o " + table + " --json " + json,
+                       "SSLAT_PYTHON=" + python);
+    ASSERT_EQ(r.code, 0) << r.err;
+    // one runner call for all 40, in the table's regime: cuda, fp16, NHWC (fp16's layout), BN folded (fused)
+    std::string asked = read_file(manifest);
+    EXPECT_NE(asked.find("\"runtime\":\"torch-compile\""), std::string::npos) << asked;
+    EXPECT_NE(asked.find("\"device\":\"cuda\""), std::string::npos);
+    EXPECT_NE(asked.find("\"dtype\":\"fp16\""), std::string::npos);
+    EXPECT_NE(asked.find("\"channels_last\":true"), std::string::npos);
+    EXPECT_NE(asked.find("\"fold_bn\":true"), std::string::npos);
+    EXPECT_NE(r.err.find("[context] torch.compile: 40 networks compiled in 60.0 s"), std::string::npos) << r.err;
+    std::string text = read_file(json);
+    EXPECT_NE(text.find("\"context.runtime\": \"torch-compile\""), std::string::npos);
+    EXPECT_NE(text.find("\"context.reference\": \"torch-compile: fake 1.0"), std::string::npos);
+    EXPECT_NE(text.find("\"context.compile_s\": \"60.000\""), std::string::npos);
+    EXPECT_NE(text.find("\"context.architectures\": \"40\""), std::string::npos);
+}
+
+TEST_F(StandinCommand, ContextModeOnCudaRefusesAReferenceThatCannotTimeItBeforeMeasuring)
+{
+    std::string space = example_path("proxylessnas.json"), table = path("never.sslat");
+    std::string common = "measure " + space + " -c cuda --resolution 64 --runs 3 --context 40 -o " + table;
+    // fp16: the ONNX export writes fp32 models
+    Result fp16 = standin(common + " --dtype fp16 --reference onnxruntime");
+    EXPECT_EQ(fp16.code, 2) << fp16.err;
+    EXPECT_NE(fp16.err.find("writes fp32 models"), std::string::npos) << fp16.err;
+    // a Python whose ONNX Runtime is the CPU build (exit 5 of the check) / whose torch sees no GPU (exit 6)
+    std::string cpu_only = write("cpu_only", "#!/bin/sh\nexit 5\n"), no_gpu = write("no_gpu", "#!/bin/sh\nexit 6\n");
+    chmod(cpu_only.c_str(), 0755);
+    chmod(no_gpu.c_str(), 0755);
+    Result ort = standin(common + " --reference onnxruntime", "SSLAT_PYTHON=" + cpu_only);
+    EXPECT_EQ(ort.code, 3) << ort.err;
+    EXPECT_NE(ort.err.find("only the CPU build of ONNX Runtime is installed"), std::string::npos) << ort.err;
+    for (const char *reference : {"torch", "torch-default", "torch-compile"}) {
+        Result torch = standin(common + " --reference " + reference, "SSLAT_PYTHON=" + no_gpu);
+        EXPECT_EQ(torch.code, 3) << torch.err;
+        EXPECT_NE(torch.err.find("sees no CUDA device"), std::string::npos) << torch.err;
+    }
+    Result unknown = standin(common + " --reference tensorrt");
+    EXPECT_EQ(unknown.code, 2);
+    EXPECT_NE(unknown.err.find("onnxruntime, torch, torch-default, torch-compile"), std::string::npos);
+    struct stat st;
+    EXPECT_NE(stat(table.c_str(), &st), 0) << "refused before a table was measured";
+}
