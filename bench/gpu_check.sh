@@ -25,14 +25,14 @@
 # of being refused, and a failing unit is listed instead of ending the table.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-ALL_STEPS="probe ops table_px_graph table_px torch_ops kernels table_px_fp32_graph torch_ops_fp32 table_ofa_graph table_ofa_graph_warm validate_px_graph_torch ops_rest capture fill table_ofa errors memcheck nvtx"
+ALL_STEPS="probe ops table_px_graph table_px torch_ops kernels table_px_fp32_graph torch_ops_fp32 table_ofa_graph table_ofa_graph_warm validate_px_graph_torch calibrated_px_torch ops_rest capture fill table_ofa errors memcheck nvtx calibrated_px_compile"
 # each step's limit in seconds (never past the call's deadline). A graph-API
 # table: 0.05 s a unit, 0.6 s a distinct convolution (heuristics, up to ten
 # plans finalized and timed; runtime-compiled engines compile: a guess until a
 # GPU run measures it), 4 s to start (tests/test_cuda_plan_invariants.cc)
 LIMITS="probe:40 ops:150 table_px_graph:90 table_px:75 torch_ops:150 kernels:90 table_px_fp32_graph:75
-        torch_ops_fp32:120 table_ofa_graph:130 table_ofa_graph_warm:40 validate_px_graph_torch:120 ops_rest:150 capture:60 fill:20
-        table_ofa:100 errors:30 memcheck:60 nvtx:60"
+        torch_ops_fp32:120 table_ofa_graph:130 table_ofa_graph_warm:40 validate_px_graph_torch:120 calibrated_px_torch:150
+        ops_rest:150 capture:60 fill:20 table_ofa:100 errors:30 memcheck:60 nvtx:60 calibrated_px_compile:240"
 limit_of() { local pair; for pair in $LIMITS; do [ "${pair%%:*}" = "$1" ] && echo "${pair#*:}" && return; done; echo 60; }
 # The GPU window's time (15 min in all, the machine's starts included; a start
 # took 60-90 s on the H200): start + first call + transfer, then the same for
@@ -301,6 +301,17 @@ validate() {
 if wanted validate_px_graph_torch && [ -f "$R/px_b1_fp16_graph.sslat" ]; then
   validate validate_px_graph_torch proxylessnas px_b1_fp16_graph torch 100 --cuda-api graph
 fi
+# calibrated NAME DTYPE REFERENCE N K: a ProxylessNAS table fitted to N
+# architectures timed in REFERENCE (--context), then validated against it on
+# K held-out strata (the fitted ones left out), with the MAC count's tau beside
+calibrated() {
+  local name=$1 dtype=$2 reference=$3 n=$4 k=$5
+  CUDNN_LOGLEVEL_DBG=1 step "$name" "$(limit_of "$name")" sh -c "\"\$0\" measure -c cuda examples/proxylessnas.json --dtype $dtype --cuda-api graph --selection-cache \"\$3\" --context $n --reference $reference -o \"\$1\" && \"\$0\" validate -c cuda examples/proxylessnas.json \"\$1\" -k $k --reference $reference --json > \"\$2\"" \
+    "$BIN/sslat" "$R/$name.sslat" "$R/$name.json" "$R/selection" &&
+    say "    fitted to $reference ($n archs), held out: $("$PY" bench/gpu_compare.py validation "$R/$name.json" 2>&1)"
+  grep -E '^\[context\]|compiled in|warning' "$L/$name.log" | tail -n 4 | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
+}
+if wanted calibrated_px_torch; then calibrated calibrated_px_torch fp16 torch 100 100; fi
 # the other variants: tf32 NCHW, bf16 NHWC, fp32 NHWC
 if wanted ops_rest; then
   CUDNN_LOGLEVEL_DBG=1 SSLAT_GPU_APIS=${APIS:-legacy,graph} SSLAT_GPU_VARIANTS=tf32-nchw,bf16-nhwc,fp32-nhwc \
@@ -339,6 +350,9 @@ if wanted nvtx && command -v ncu > /dev/null; then
   say "    ncu profiled $(grep -cE "$kernel_line" "$L/nvtx.log") kernels in sslat@b0:ir_k3_e3/profile/: $(grep -E "$kernel_line" "$L/nvtx.log" | sed 's/(.*//' | tr -s ' ' | head -n 12 | tr '\n' ';' | cut -c1-400)"
   grep -E '==PROF==|==WARNING==|==ERROR==' "$L/nvtx.log" | head -n 4 | cut -c1-200 | sed 's/^/    /' | tee -a "$OUT/summary.md"
 fi
+# torch.compile as the reference: each network compiled once (its compile time said apart), fewer
+# architectures than above (a compile takes seconds): that the regime works, and what the table predicts
+if wanted calibrated_px_compile; then calibrated calibrated_px_compile fp16 torch-compile 30 30; fi
 nvidia-smi -q -d CLOCK,PERFORMANCE > "$L/nvidia-smi-after.log" 2>&1
 say "- done, $((${BUDGET:-360} - (END - $(date +%s)))) s of ${BUDGET:-360}"
 pack

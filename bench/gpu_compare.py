@@ -53,9 +53,17 @@ def torch_ratio(ours_path, torch_path, column="torch_ms"):
 def validation(path):
     with open(path) as file:
         v = json.load(file)
-    return "archs=%d mape=%.2f%% within_5%%=%.0f%% within_10%%=%.0f%% bias=%+.2f%% tau=%.3f" % (
+    text = "archs=%d mape=%.2f%% within_5%%=%.0f%% within_10%%=%.0f%% bias=%+.2f%% tau=%.3f" % (
         len(v["architectures"]), 100 * v["mape"], 100 * v["within_5"], 100 * v["within_10"], 100 * v["bias"],
         v["kendall_tau"])
+    if "kendall_tau_interval" in v:  # validate's intervals and the MAC count beside it
+        low, high = v["kendall_tau_interval"]["ci95"]
+        mac = v["mac"]["kendall_tau"]["value"]
+        text += " tau95=[%.3f,%.3f] rho=%.3f mac_tau=%s worse_than_macs=%s" % (
+            low, high, v["spearman_rho"], "-" if mac is None else "%.3f" % mac, v["table_ranks_worse_than_macs"])
+    if "compile_s" in v:
+        text += " compile_s=%.1f" % v["compile_s"]["total"]
+    return text
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 /* sslat validate: run whole architectures (cpu or cuda) and compare with the table. */
 #include <jansson.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,9 +245,27 @@ static const char *table_predicts(const sslat_container *table)
     return calibrated ? calibrated : "sslat";
 }
 
-/* Whether the table ranks worse than the MAC count: below it, or (for the
- * warning's second line) not distinguishable from it. */
-static bool worse_than_macs(const sslat_rank_figures *r) { return r->mac_tau.value > r->tau.value; }
+/* The table's ranking against the MAC count's, judged by the paired interval
+ * of their difference (never by the point figures alone: at -k 20 a
+ * difference of 0.01 is noise). */
+typedef enum { VS_MACS_UNKNOWN, VS_MACS_WORSE, VS_MACS_BETTER, VS_MACS_ALIKE } versus_macs;
+
+static versus_macs against_macs(const sslat_rank_figures *r)
+{
+    const sslat_interval *d = &r->tau_minus_mac;
+    if (isnan(d->value) || isnan(d->low) || isnan(d->high)) return VS_MACS_UNKNOWN;
+    return d->high < 0 ? VS_MACS_WORSE : d->low > 0 ? VS_MACS_BETTER : VS_MACS_ALIKE;
+}
+
+static const char *const VERSUS_MACS_NAMES[] = {"unknown", "worse", "better", "indistinguishable"};
+
+/* The rows that came from a latency stratum (not the table's two ends). */
+static int strata_run(const sslat_validation *v)
+{
+    int n = 0;
+    for (int r = 0; r < v->n; r++) n += !strncmp(v->rows[r].label, "stratum ", 8);
+    return n;
+}
 
 static int print_json(const validate_args *a, const sslat_space *space, const sslat_container *table,
                       const sslat_validation *v, const cli_reference_answer *answer)
@@ -265,14 +284,14 @@ static int print_json(const validate_args *a, const sslat_space *space, const ss
                              rows, "mape", v->summary.mape, "within_5", v->summary.within_5, "within_10",
                              v->summary.within_10, "bias", v->summary.bias, "kendall_tau", v->summary.kendall_tau);
     if (!root) return cli_print_json(root);
-    const char *fitted = sslat_container_metadata(table, "context.architectures");
     json_object_set_new(root, "table_predicts", json_string(table_predicts(table)));
-    json_object_set_new(root, "sampling", json_pack("{s:s, s:i, s:i, s:i, s:I}", "method",
+    json_object_set_new(root, "sampling", json_pack("{s:s, s:i, s:i, s:i, s:i, s:i}", "method",
                                                     "argmin, argmax and one architecture per equal band of the "
                                                     "table's latency range", "strata_asked", v->asked,
-                                                    "architectures", v->n, "held_out_skipped", v->held_out,
-                                                    "context_architectures_left_out",
-                                                    (json_int_t)(fitted ? strtol(fitted, NULL, 10) : 0)));
+                                                    "strata_run", strata_run(v), "architectures", v->n,
+                                                    "fitted_draws_skipped", v->held_out,
+                                                    "context_architectures_left_out", v->left_out));
+    json_object_set_new(root, "bootstrap_seed", json_integer((json_int_t)v->seed));
     json_object_set_new(root, "kendall_tau_interval", interval_json(&k->tau));
     json_object_set_new(root, "spearman_rho", cli_json_number(k->rho.value));
     json_object_set_new(root, "spearman_rho_interval", interval_json(&k->rho));
@@ -281,7 +300,8 @@ static int print_json(const validate_args *a, const sslat_space *space, const ss
                                                "kendall_tau", interval_json(&k->mac_tau), "spearman_rho",
                                                interval_json(&k->mac_rho), "table_tau_minus_mac_tau",
                                                interval_json(&k->tau_minus_mac)));
-    json_object_set_new(root, "table_ranks_worse_than_macs", json_boolean(worse_than_macs(k)));
+    json_object_set_new(root, "table_ranks_worse_than_macs", json_boolean(against_macs(k) == VS_MACS_WORSE));
+    json_object_set_new(root, "table_against_macs", json_string(VERSUS_MACS_NAMES[against_macs(k)]));
     if (answer->compiled)
         json_object_set_new(root, "compile_s", json_pack("{s:i, s:f, s:f, s:f}", "networks", answer->compiled,
                                                          "total", answer->compile_total_s, "median",
@@ -289,16 +309,25 @@ static int print_json(const validate_args *a, const sslat_space *space, const ss
     return cli_print_json(root);
 }
 
-/* The warning when the MAC count ranks these architectures better: to
- * stderr always (a --json run is read by a script, and a person sees it). */
+/* The warning when the MAC count ranks these architectures better beyond
+ * the interval: to stderr always (a --json run is read by a script, and a
+ * person sees it). */
 static void warn_if_worse_than_macs(const sslat_validation *v)
 {
     const sslat_rank_figures *k = &v->ranks;
-    if (!worse_than_macs(k)) return;
+    if (against_macs(k) != VS_MACS_WORSE) return;
     fprintf(stderr, "sslat validate: warning: the table ranks these architectures worse than their MAC count does "
-                    "(Kendall tau %.3f against %.3f; the difference's 95%% interval [%+.3f, %+.3f]): for ranking, "
-                    "the MAC count is the better proxy, and this table is not worth using until it beats it\n",
-            k->tau.value, k->mac_tau.value, k->tau_minus_mac.low, k->tau_minus_mac.high);
+                    "(Kendall tau %.3f against %.3f; the difference's 95%% interval [%+.3f, %+.3f] is below 0): for "
+                    "ranking, the MAC count is the better proxy, and this table is not worth using until it beats "
+                    "it\n", k->tau.value, k->mac_tau.value, k->tau_minus_mac.low, k->tau_minus_mac.high);
+}
+
+/* A figure with its interval, or what stands in for it. */
+static void print_interval(const char *name, const sslat_interval *i)
+{
+    if (isnan(i->value)) printf("%s -", name);
+    else if (isnan(i->low)) printf("%s %.3f [no interval]", name, i->value);
+    else printf("%s %.3f [%.3f, %.3f]", name, i->value, i->low, i->high);
 }
 
 static void print_text(const validate_args *a, const sslat_container *table, const sslat_validation *v,
@@ -310,8 +339,12 @@ static void print_text(const validate_args *a, const sslat_container *table, con
            a->o.cold ? "cold" : "hot", a->cache_given ? "--cache" : "the table's");
     const char *fitted = sslat_container_metadata(table, "context.architectures");
     if (fitted)
-        printf("the table is calibrated to %s (%s architectures, fitted by --context); none of them is run here\n",
-               table_predicts(table), fitted);
+        printf("the table is calibrated to %s (%s architectures, fitted by --context)%s\n", table_predicts(table),
+               fitted, v->left_out ? "; none of them is run here"
+                           : "; it was fitted before sslat recorded context.seed, so they cannot be left out: "
+                             "some rows may be in-sample");
+    if (fitted && strcmp(table_predicts(table), a->reference))
+        printf("note: it is checked here against %s, not the runtime it was fitted to\n", a->reference);
     if (answer->compiled)
         printf("torch.compile: %d networks compiled in %.1f s (median %.2f s, longest %.2f s), outside every "
                "timing\n", answer->compiled, answer->compile_total_s, answer->compile_median_s, answer->compile_max_s);
@@ -320,23 +353,34 @@ static void print_text(const validate_args *a, const sslat_container *table, con
         printf("%-11s %14.4f %14.4f %+8.2f%% %12.2f\n", v->rows[r].label, v->rows[r].predicted, v->rows[r].measured,
                100 * (v->rows[r].predicted - v->rows[r].measured) / v->rows[r].measured, v->rows[r].macs);
     const sslat_rank_figures *k = &v->ranks;
-    printf("\n%d architectures: argmin, argmax and %d of %d latency strata", v->n, v->n - 2 < 0 ? 0 : v->n - 2,
+    int strata = strata_run(v);
+    printf("\n%d architectures: %d of the table's two ends and %d of %d latency strata", v->n, v->n - strata, strata,
            v->asked);
-    if (v->n - 2 < v->asked) printf(" (the rest had no architecture not already drawn%s)",
-                                    v->held_out ? " or fitted" : "");
+    if (strata < v->asked) printf(" (the rest found no architecture not already drawn%s)", v->left_out ? " or fitted" : "");
     printf("\nMAPE %.2f%%   within ±5%%: %.0f%%   within ±10%%: %.0f%%   bias %+.2f%%\n", 100 * v->summary.mape,
            100 * v->summary.within_5, 100 * v->summary.within_10, 100 * v->summary.bias);
-    printf("table        Kendall tau %.3f [%.3f, %.3f]   Spearman rho %.3f [%.3f, %.3f]\n", k->tau.value, k->tau.low,
-           k->tau.high, k->rho.value, k->rho.low, k->rho.high);
-    printf("MAC count    Kendall tau %.3f [%.3f, %.3f]   Spearman rho %.3f [%.3f, %.3f]\n", k->mac_tau.value,
-           k->mac_tau.low, k->mac_tau.high, k->mac_rho.value, k->mac_rho.low, k->mac_rho.high);
-    printf("table − MACs Kendall tau %+.3f [%+.3f, %+.3f]: %s\n", k->tau_minus_mac.value, k->tau_minus_mac.low,
-           k->tau_minus_mac.high,
-           worse_than_macs(k) ? "the table ranks WORSE than the MAC count (not worth using for ranking)"
-           : k->tau_minus_mac.low > 0 ? "the table ranks better than the MAC count"
-                                      : "the table ranks no better than the MAC count within the interval");
-    printf("[intervals: bootstrap 95%%, %d resamples of these architectures%s]\n", k->resamples,
-           v->n < 100 ? "; under 100 architectures they are wide: use -k 100 or more" : "");
+    print_interval("table        Kendall tau", &k->tau);
+    print_interval("   Spearman rho", &k->rho);
+    if (isnan(k->mac_tau.value)) printf("\nMAC count    no ranking (the rows' MAC counts are all equal)\n");
+    else {
+        print_interval("\nMAC count    Kendall tau", &k->mac_tau);
+        print_interval("   Spearman rho", &k->mac_rho);
+        printf("\n");
+    }
+    static const char *const VERDICT[] = {
+        "no comparison (no interval: too few architectures, or a ranking missing)",
+        "the table ranks WORSE than the MAC count (not worth using for ranking)",
+        "the table ranks better than the MAC count",
+        "the table ranks no better than the MAC count within the interval"};
+    if (!isnan(k->tau_minus_mac.value)) {
+        print_interval("table − MACs Kendall tau", &k->tau_minus_mac);
+        printf(": %s\n", VERDICT[against_macs(k)]);
+    }
+    if (k->resamples)
+        printf("[intervals: bootstrap 95%%, %d resamples of these architectures%s]\n", k->resamples,
+               v->n < 100 ? "; under 100 architectures they are wide: use -k 100 or more" : "");
+    else
+        printf("[no intervals: fewer than %d architectures; use -k 100 or more]\n", SSLAT_INTERVAL_MIN_ROWS);
 }
 
 int cmd_validate(int argc, char **argv)

@@ -23,8 +23,9 @@ fold_bn folds each BN into the conv before it, as a fused-mode table.
                  ("compile_s") and never timed;
   onnxruntime    the CUDA provider (exhaustive cuDNN search, TF32 only for a
                  tf32 table, NHWC for an NHWC table), IO binding to device
-                 buffers, ONNX Runtime's own CUDA graph, on PyTorch's stream so
-                 PyTorch's CUDA events time it (fp32 models: the ONNX export's).
+                 buffers, ONNX Runtime's own CUDA graph, on a stream PyTorch
+                 made so PyTorch's CUDA events on it time the provider's work
+                 (fp32 models: the ONNX export's).
 
 times every model the way the table was timed: "interleaved" (a cold-cache
 table) warms every model up W times, then runs R rounds of one timed run per
@@ -150,10 +151,12 @@ def onnxruntime_runners(manifest):
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    settings = {}
+    settings, stream = {}, None
     if cuda:
-        # on PyTorch's stream, so events recorded there bracket the provider's work
-        stream = torch.cuda.current_stream()
+        # a stream of PyTorch's own (not the default stream, whose handle 0 would
+        # turn the option off) given to the provider, so events recorded on it
+        # bracket exactly the provider's work
+        stream = torch.cuda.Stream()
         settings = {"device_id": str(torch.cuda.current_device()), "cudnn_conv_algo_search": "EXHAUSTIVE",
                     "use_tf32": "1" if manifest["dtype"] == "tf32" else "0",
                     "prefer_nhwc": "1" if manifest["channels_last"] else "0", "enable_cuda_graph": "1",
@@ -164,12 +167,15 @@ def onnxruntime_runners(manifest):
             session = ort.InferenceSession(model["onnx"], options, providers=[(provider, settings)])
         except Exception as error:  # the runtime's own message, whatever its type
             fail(1, "ONNX Runtime cannot load %s: %s" % (model["onnx"], error))
+        if session.get_providers()[0] != provider:  # a provider that fails to load falls back with a warning only
+            fail(1, "ONNX Runtime did not take %s for %s (it runs on %s): its CUDA libraries did not load"
+                    % (provider, model["onnx"], ", ".join(session.get_providers())))
         x = random_input(numpy, model["input"])
         if not cuda:
             def run(session=session, feed={"input": x}):
                 session.run(None, feed)  # None: timed by the host clock around it
         else:
-            run = onnxruntime_cuda_runner(ort, numpy, torch, session, x)
+            run = onnxruntime_cuda_runner(ort, numpy, torch, session, x, stream, model["onnx"])
         runners.append(run)
     threads = manifest["threads"] or "default"
     if cuda:
@@ -184,7 +190,7 @@ def onnxruntime_runners(manifest):
     return name, runners, synchronize
 
 
-def onnxruntime_cuda_runner(ort, numpy, torch, session, x):
+def onnxruntime_cuda_runner(ort, numpy, torch, session, x, stream, path):
     """The input and output bound to device buffers that stay put (what
     ONNX Runtime's CUDA graph needs); the first run captures the graph, each
     later run replays it, timed between CUDA events on the provider's stream."""
@@ -197,23 +203,29 @@ def onnxruntime_cuda_runner(ort, numpy, torch, session, x):
     binding = session.io_binding()
     binding.bind_ortvalue_input(session.get_inputs()[0].name, device_input)
     binding.bind_ortvalue_output(output.name, device_output)
-    session.run_with_iobinding(binding)  # the capture
+    try:
+        session.run_with_iobinding(binding)  # the capture
+    except Exception as error:  # e.g. a node not on the CUDA provider: no CUDA graph
+        fail(1, "ONNX Runtime cannot run %s as a CUDA graph: %s" % (path, error))
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
 
-    def run(session=session, binding=binding, keep=(device_input, device_output)):
-        start.record()
+    def run(session=session, binding=binding, keep=(device_input, device_output, stream)):
+        start.record(stream)
         session.run_with_iobinding(binding)
-        stop.record()
+        stop.record(stream)
         stop.synchronize()
         return start.elapsed_time(stop)
 
     return run
 
 
-def cuda_graph_runner(torch, module, x):
+def cuda_graph_runner(torch, module, x, pool):
     """The whole network captured once as a CUDA graph (after eager runs, so
     cuDNN's algorithms are chosen outside the capture); each run is one replay
-    timed between CUDA events, as sslat's cuda calculator times its units."""
+    timed between CUDA events, as sslat's cuda calculator times its units.
+    Every network's graph takes its memory from one pool: replays never run
+    at once and no output is read, so the networks may reuse each other's
+    intermediate buffers, and a thousand networks need one network's memory."""
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.inference_mode(), torch.cuda.stream(stream):
@@ -221,7 +233,7 @@ def cuda_graph_runner(torch, module, x):
             module(x)
     torch.cuda.current_stream().wait_stream(stream)
     graph = torch.cuda.CUDAGraph()
-    with torch.inference_mode(), torch.cuda.graph(graph):
+    with torch.inference_mode(), torch.cuda.graph(graph, pool=pool):
         module(x)
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
 
@@ -259,8 +271,9 @@ def allow_many_compiles(torch, models):
                   "accumulated_recompile_limit"):
         if hasattr(config, limit):
             setattr(config, limit, max(getattr(config, limit), 8 * models + 64))
-    if hasattr(config, "fail_on_recompile_limit_hit"):
-        config.fail_on_recompile_limit_hit = True
+    for switch in ("fail_on_recompile_limit_hit", "fail_on_cache_limit_hit"):  # its name before torch 2.6
+        if hasattr(config, switch):
+            setattr(config, switch, True)
 
 
 def compile_module(torch, module, x):
@@ -293,6 +306,7 @@ def torch_runners(manifest):
         allow_many_compiles(torch, len(manifest["models"]))
     layout = torch.channels_last if manifest["channels_last"] else torch.contiguous_format
     runners, compile_s = [], []
+    pool = torch.cuda.graph_pool_handle() if device == "cuda" else None
     fold = manifest.get("fold_bn", False)
     architecture = interpreter(torch)  # noqa: F821 (python/sslat/_ir_torch.py, embedded ahead)
     for index, model in enumerate(manifest["models"]):
@@ -320,7 +334,7 @@ def torch_runners(manifest):
 
         if device == "cuda":
             try:
-                run = cuda_graph_runner(torch, module, x)
+                run = cuda_graph_runner(torch, module, x, pool)
             except Exception as error:
                 fail(1, "PyTorch cannot capture %s as a CUDA graph: %s" % (model["graph"], error))
         runners.append(run)

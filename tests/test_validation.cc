@@ -160,7 +160,17 @@ TEST(ValidationPlan, ASmallSpaceGivesEachArchitectureOnceAndSaysHowManyStrataWer
 
 TEST(ValidationPlan, AContextTablesFittedArchitecturesAreLeftOut)
 {
-    sslat_space *space = load_example("fbnet.json");
+    // 3 × 3 × 3 = 27 architectures: 20 fitted ones cover most of them, so the
+    // strata would draw them again if they were not left out
+    const char *small = R"({"sslat": 1, "name": "small", "input": {"shape": [3, 32, 32], "batch": 1},
+        "layers": ["cn_k3_s2_c16_nr6",
+                   {"choice": ["ir_k3_e3", "ir_k5_e6", "skip"], "c": 16, "s": 1},
+                   {"choice": ["ir_k3_e1", "ir_k3_e3", "skip"], "c": 16, "s": 1},
+                   {"choice": ["ir_k3_e3", "ir_k3_e6", "ir_k5_e3"], "c": 24, "s": 2}, "gap", "fc10"]})";
+    sslat_space *space = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_space_load_string(small, strlen(small), "small.json", nullptr, &space, &err), SSLAT_OK)
+        << err.message;
     sslat_container *table = mac_table(space);
     int32_t blocks = sslat_container_block_count(table);
     struct Asked {
@@ -178,24 +188,38 @@ TEST(ValidationPlan, AContextTablesFittedArchitecturesAreLeftOut)
     };
     sslat_context_target target = {record, &asked, "recorder 1.0", "recorder", true};
     sslat_context_result fit;
-    sslat_error err;
-    ASSERT_EQ(sslat_context_refine_to(space, 3, 60, &target, table, &fit, &err), SSLAT_OK) << err.message;
+    ASSERT_EQ(sslat_context_refine_to(space, 3, 20, &target, table, &fit, &err), SSLAT_OK) << err.message;
     EXPECT_STREQ(sslat_container_metadata(table, "context.runtime"), "recorder");
     // the table names them again from its metadata, exactly as the fit drew them
     sslat_validation_inputs inputs;
     ASSERT_EQ(sslat_validation_inputs_make(space, table, &inputs, &err), SSLAT_OK) << err.message;
-    ASSERT_EQ(inputs.exclude.n, 60u);
-    for (size_t k = 0; k < 60; k++)
+    ASSERT_EQ(inputs.exclude.n, 20u);
+    for (size_t k = 0; k < 20; k++)
         EXPECT_EQ(std::vector<int32_t>(inputs.fitted + k * blocks, inputs.fitted + (k + 1) * blocks), asked.archs[k]);
-    sslat_validation v;
-    ASSERT_EQ(sslat_validation_plan(space, table, 100, 3, &inputs.exclude, &v, &err), SSLAT_OK);
     std::set<std::vector<int32_t>> fitted(asked.archs.begin(), asked.archs.end());
+    sslat_validation v;
+    ASSERT_EQ(sslat_validation_plan(space, table, 40, 3, &inputs.exclude, &v, &err), SSLAT_OK);
+    EXPECT_EQ(v.left_out, 20);
+    EXPECT_GT(v.held_out, 0);  // the strata did draw fitted ones, and skipped them
+    EXPECT_LE((size_t)v.n, 27 - fitted.size());
+    EXPECT_GE(v.n, 2);
     for (int r = 0; r < v.n; r++) EXPECT_EQ(fitted.count(arch_of(v.rows[r], blocks)), 0u) << v.rows[r].label;
+    // without the exclusion the same plan runs fitted architectures
+    sslat_validation unguarded;
+    ASSERT_EQ(sslat_validation_plan(space, table, 40, 3, nullptr, &unguarded, &err), SSLAT_OK);
+    int in_sample = 0;
+    for (int r = 0; r < unguarded.n; r++) in_sample += (int)fitted.count(arch_of(unguarded.rows[r], blocks));
+    EXPECT_GT(in_sample, 0);
+    sslat_validation_release(&unguarded);
     // and the MAC count of every row, from the space's MAC table
     ASSERT_EQ(sslat_validation_count_macs(&v, inputs.macs, &err), SSLAT_OK);
     for (int r = 0; r < v.n; r++) EXPECT_GT(v.rows[r].macs, 0) << v.rows[r].label;
     sslat_validation_release(&v);
     sslat_validation_inputs_release(&inputs);
+    // a malformed seed is an error naming it, not seed 0
+    ASSERT_EQ(sslat_container_set_metadata(table, "context.seed", "12x", &err), SSLAT_OK);
+    EXPECT_EQ(sslat_validation_inputs_make(space, table, &inputs, &err), SSLAT_ERR_PARSE);
+    EXPECT_NE(std::string(err.message).find("context.seed '12x'"), std::string::npos) << err.message;
     sslat_container_free(table);
     sslat_space_free(space);
 }
@@ -240,6 +264,11 @@ TEST(RankIntervals, BootstrapMatchesTheUStatisticVarianceOfKendallsTau)
     EXPECT_DOUBLE_EQ(f.tau.high, 1.0);
     EXPECT_EQ(sslat_rank_figures_compute(x.data(), nullptr, y.data(), 1, 200, 11, &f, &err),
               SSLAT_ERR_INVALID_ARGUMENT);
+    // a handful of rows: the figure, but no interval (a resample of 5 rows mostly repeats them)
+    ASSERT_EQ(sslat_rank_figures_compute(x.data(), nullptr, y.data(), 5, 200, 11, &f, &err), SSLAT_OK);
+    EXPECT_FALSE(std::isnan(f.tau.value));
+    EXPECT_TRUE(std::isnan(f.tau.low));
+    EXPECT_EQ(f.resamples, 0);
     EXPECT_EQ(sslat_bootstrap_resamples(100), 1000);
     EXPECT_GE(sslat_bootstrap_resamples(10000), 100);
     EXPECT_LT(sslat_bootstrap_resamples(3000), 1000);
@@ -268,9 +297,11 @@ class ValidateCommand : public CliFixture {};
 
 TEST_F(ValidateCommand, WarnsWhenTheTableRanksWorseThanTheMacCount)
 {
-    std::string space = write("tiny.json", R"({"sslat": 1, "name": "tiny", "input": {"shape": [3, 32, 32], "batch": 1},
-        "layers": ["cn_k3_s2_c16_nr6", {"choice": ["ir_k3_e3", "ir_k5_e6", "skip"], "c": 16, "s": 1},
-                   {"choice": ["ir_k3_e3", "ir_k3_e6"], "c": 24, "s": 2}, "gap", "fc10"]})");
+    // 3^4 = 81 architectures: 14 rows, enough for intervals
+    std::string block = R"({"choice": ["ir_k3_e1", "ir_k3_e6", "skip"], "c": 16, "s": 1})";
+    std::string space = write("wide.json", R"({"sslat": 1, "name": "wide", "input": {"shape": [3, 32, 32], "batch": 1},
+        "layers": ["cn_k3_s2_c16_nr6", )" + block + ", " + block + ", " + block + ", " + block +
+                                               R"(, "gap", "fc10"]})");
     std::string table = path("t.sslat");
     Result made = run("measure -c cpu " + space + " --threads 1 --runs 3 --warmup 1 -o " + table);
     if (made.code == 3) GTEST_SKIP() << "the cpu calculator cannot run here: " << made.err;
@@ -287,13 +318,14 @@ TEST_F(ValidateCommand, WarnsWhenTheTableRanksWorseThanTheMacCount)
     std::string backwards = path("backwards.sslat");
     ASSERT_EQ(sslat_container_save_to_file(c, backwards.c_str(), &err), SSLAT_OK) << err.message;
     sslat_container_free(c);
-    Result checked = run("validate -c cpu " + space + " " + backwards + " -k 4 --runs 3 --warmup 1 --json");
+    Result checked = run("validate -c cpu " + space + " " + backwards + " -k 12 --runs 3 --warmup 1 --json");
     ASSERT_EQ(checked.code, 0) << checked.err;
     EXPECT_NE(checked.err.find("warning: the table ranks these architectures worse than their MAC count"),
               std::string::npos) << checked.err;
     EXPECT_NE(checked.out.find("\"table_ranks_worse_than_macs\": true"), std::string::npos) << checked.out;
+    EXPECT_NE(checked.out.find("\"table_against_macs\": \"worse\""), std::string::npos) << checked.out;
     // the honest table does not warn
-    Result honest = run("validate -c cpu " + space + " " + table + " -k 4 --runs 3 --warmup 1");
+    Result honest = run("validate -c cpu " + space + " " + table + " -k 12 --runs 3 --warmup 1");
     ASSERT_EQ(honest.code, 0) << honest.err;
     EXPECT_EQ(honest.err.find("warning: the table ranks"), std::string::npos) << honest.err;
     EXPECT_EQ(honest.out.rfind("reference sslat cpu (the table's own calculator)", 0), 0u) << honest.out;  // the first line says who ran

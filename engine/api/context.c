@@ -105,9 +105,11 @@ sslat_status sslat_context_fitted_architectures(const sslat_container *table, in
     const char *runs_text = sslat_container_metadata(table, "context.architectures");
     const char *seed_text = sslat_container_metadata(table, "context.seed");
     if (!runs_text || !seed_text) return SSLAT_OK;
-    char *end = NULL;
+    char *end = NULL, *seed_end = NULL;
     long runs = strtol(runs_text, &end, 10);
-    unsigned long long seed = strtoull(seed_text, NULL, 10);
+    unsigned long long seed = strtoull(seed_text, &seed_end, 10);
+    if (!*seed_text || *seed_end)
+        return sslat_fail(err, SSLAT_ERR_PARSE, "the table's context.seed '%s' is not a number", seed_text);
     if (*end || runs < 1 || runs > 100000)
         return sslat_fail(err, SSLAT_ERR_PARSE, "the table's context.architectures '%s' is not a count of 1 to 100000",
                           runs_text);

@@ -588,23 +588,25 @@ static void write_validation(FILE *out, const report_input *in)
     sslat_rank_figures r;
     sslat_error ignored;
     bool ranked = n >= 2 && sslat_rank_figures_compute(predicted, counted ? macs : NULL, measured, (size_t)n,
-                                                       sslat_bootstrap_resamples((size_t)n), in->seed, &r,
+                                                       sslat_bootstrap_resamples((size_t)n), in->validation_seed, &r,
                                                        &ignored) == SSLAT_OK;
     fprintf(out, "<p class=\"caption\" id=\"validation-figures\">%d architectures. MAPE %.2f%%, within ±5%%: "
                  "%.0f%%, within ±10%%: %.0f%%, bias %+.2f%%, Kendall τ %.3f", n, 100 * s.mape, 100 * s.within_5,
             100 * s.within_10, 100 * s.bias, s.kendall_tau);
-    if (ranked)
+    bool intervals = ranked && r.resamples > 0;
+    if (intervals)
         fprintf(out, " [%.3f, %.3f], Spearman ρ %.3f [%.3f, %.3f] (bootstrap 95%% intervals, %d resamples)",
                 r.tau.low, r.tau.high, r.rho.value, r.rho.low, r.rho.high, r.resamples);
-    if (ranked && counted)
+    if (intervals && counted && !isnan(r.mac_tau.value))
         fprintf(out, "; the MAC count on the same architectures: Kendall τ %.3f [%.3f, %.3f]", r.mac_tau.value,
                 r.mac_tau.low, r.mac_tau.high);
     fputs(". Solid: predicted = measured; dashed ±5%, dotted ±10%. Points are labelled: min and max are the "
           "fastest and slowest architectures by the table, numbers the strata of the latency range (or random "
           "draws, in an older validation).</p>\n", out);
-    if (ranked && counted && r.mac_tau.value > r.tau.value)
+    if (intervals && counted && r.tau_minus_mac.high < 0) /* worse beyond the paired interval */
         fprintf(out, "<div class=\"warning\" id=\"validation-worse-than-macs\"><b>This table ranks these "
-                     "architectures worse than their MAC count does</b> (Kendall τ %.3f against %.3f): for ranking, "
+                     "architectures worse than their MAC count does</b> (Kendall τ %.3f against %.3f, beyond the "
+                     "interval of their difference): for ranking, "
                      "the MAC count is the better proxy, and the table is not worth using until it beats it.</div>\n",
                 r.tau.value, r.mac_tau.value);
     free(macs);

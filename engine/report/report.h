@@ -25,6 +25,7 @@ typedef struct report_input {
     const report_validation_row *validation; /* n_validation rows (may be NULL) */
     int32_t n_validation;
     const char *validation_runtime; /* who measured them ("onnxruntime 1.23 (...)"; NULL: not said) */
+    uint64_t validation_seed;       /* validate's bootstrap seed, so the intervals are validate's own */
     int32_t samples;                /* random architectures in the histogram */
     uint64_t seed;
 } report_input;

@@ -20,7 +20,8 @@
 
 /* {"runtime", "architectures": [{label, predicted_ms, measured_ms, mmac}]} */
 static sslat_status parse_validation(const char *text, const char *name, report_validation_row **rows,
-                                     int32_t *count, char *runtime, size_t runtime_size, sslat_error *err)
+                                     int32_t *count, char *runtime, size_t runtime_size, uint64_t *seed,
+                                     sslat_error *err)
 {
     json_error_t jerr;
     json_t *root = json_loads(text, 0, &jerr);
@@ -59,6 +60,8 @@ static sslat_status parse_validation(const char *text, const char *name, report_
     }
     const char *who = json_string_value(json_object_get(root, "runtime"));
     snprintf(runtime, runtime_size, "%s", who ? who : "");
+    json_t *bootstrap = json_object_get(root, "bootstrap_seed"); /* absent before validate had intervals */
+    *seed = json_is_integer(bootstrap) ? (uint64_t)json_integer_value(bootstrap) : 0;
     json_decref(root);
     *rows = out;
     *count = (int32_t)n;
@@ -114,7 +117,7 @@ sslat_status sslat_report_html(const sslat_container *table, const sslat_report_
     report_input in = {0};
     if (status == SSLAT_OK && o->validation_json)
         status = parse_validation(o->validation_json, o->validation_name ? o->validation_name : "validation",
-                                  &rows, &in.n_validation, runtime, sizeof runtime, error);
+                                  &rows, &in.n_validation, runtime, sizeof runtime, &in.validation_seed, error);
     if (status == SSLAT_OK) {
         in.table_name = o->table_name;
         in.table = table;

@@ -155,10 +155,11 @@ sslat_status sslat_rank_figures_compute(const double *predicted, const double *m
     if (n < 2) return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "rank figures need two architectures, got %zu", n);
     if (n > UINT32_MAX || resamples < 1)
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "%zu rows, %d resamples: out of range", n, (int)resamples);
-    size_t r = (size_t)resamples;
+    size_t r = n < SSLAT_INTERVAL_MIN_ROWS ? 0 : (size_t)resamples; /* no interval from a handful of rows */
     double *x = malloc(n * sizeof *x), *m = malloc(n * sizeof *m), *y = malloc(n * sizeof *y);
-    double *tau = malloc(r * sizeof *tau), *rho = malloc(r * sizeof *rho), *mac_tau = malloc(r * sizeof *mac_tau);
-    double *mac_rho = malloc(r * sizeof *mac_rho), *difference = malloc(r * sizeof *difference);
+    double *tau = malloc(r * sizeof *tau + 1), *rho = malloc(r * sizeof *rho + 1);
+    double *mac_tau = malloc(r * sizeof *mac_tau + 1), *mac_rho = malloc(r * sizeof *mac_rho + 1);
+    double *difference = malloc(r * sizeof *difference + 1);
     sslat_status status = SSLAT_OK;
     if (!x || !m || !y || !tau || !rho || !mac_tau || !mac_rho || !difference)
         status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
@@ -187,7 +188,7 @@ sslat_status sslat_rank_figures_compute(const double *predicted, const double *m
             interval_from(sslat_spearman_rho(macs, measured, n), mac_rho, r, &out->mac_rho);
             interval_from(t - mt, difference, r, &out->tau_minus_mac);
         }
-        out->resamples = resamples;
+        out->resamples = (int32_t)r;
     }
     free(x);
     free(m);
@@ -280,6 +281,7 @@ sslat_status sslat_validation_plan(const sslat_space *space, const sslat_contain
     int32_t *candidate = calloc((size_t)blocks + 1, sizeof *candidate);
     out->asked = k;
     out->seed = seed;
+    out->left_out = exclude ? (int32_t)exclude->n : 0;
     sslat_status status = out->rows && arch && order && candidate ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     double low = 0, high = 0;
     if (status == SSLAT_OK) status = sslat_min_latency(table, &low, err);

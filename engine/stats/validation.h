@@ -45,7 +45,9 @@ int32_t sslat_bootstrap_resamples(size_t n);
 
 /* Rank figures of predicted against measured (and of macs, when not NULL,
  * against measured), bootstrap intervals from `resamples` resamples drawn from
- * seed. n ≥ 2. */
+ * seed. n ≥ 2; below SSLAT_INTERVAL_MIN_ROWS rows the intervals are NaN (a
+ * resample of a handful of rows mostly repeats the sample: no interval). */
+enum { SSLAT_INTERVAL_MIN_ROWS = 10 };
 sslat_status sslat_rank_figures_compute(const double *predicted, const double *macs, const double *measured,
                                         size_t n, int32_t resamples, uint64_t seed, sslat_rank_figures *out,
                                         sslat_error *err);
@@ -65,7 +67,8 @@ typedef struct sslat_validation {
     sslat_validation_summary summary;
     sslat_rank_figures ranks;
     int32_t asked;     /* strata asked for (k); n − 2 may be fewer: no distinct architecture left */
-    int32_t held_out;  /* drawn architectures skipped because the table was fitted to them */
+    int32_t held_out;  /* draws skipped because the table was fitted to that architecture */
+    int32_t left_out;  /* architectures the plan was told to leave out (a context table's fitted ones) */
     uint64_t seed;
 } sslat_validation;
 

@@ -61,8 +61,9 @@ def test_onnxruntime_times_the_same_architectures(tiny_table, sslat_command, tmp
     for key in ("mape", "within_5", "within_10", "bias", "kendall_tau", "spearman_rho", "bootstrap_resamples",
                 "table_ranks_worse_than_macs"):
         assert key in report
-    low, high = report["kendall_tau_interval"]["ci95"]
-    assert low <= report["kendall_tau"] <= high
+    # under 10 architectures (this space has 6) no interval is given, not a degenerate one
+    assert len(rows) < 10 and report["kendall_tau_interval"]["ci95"] == [None, None]
+    assert report["table_against_macs"] == "unknown"
     assert report["mac"]["kendall_tau"]["value"] is not None
     assert report["table_predicts"] == "sslat"
     # self-validation still names itself
