@@ -2,7 +2,7 @@
 """Does a table predict the runtime a user deploys? For each space and each
 reference runtime, measured in one run on this machine:
 
-    python3 bench/fidelity.py -c cpu --references onnxruntime [--spaces mobilenet_v2_space,proxylessnas]
+    [taskset -c C] python3 bench/fidelity.py -c cpu --references onnxruntime [--spaces mobilenet_v2_space,proxylessnas]
                               [--context 100] [-k 100] [--runs 10] [-o bench/results/fidelity-cpu-DATE.md]
                               [--json raw.json] [-- extra measure options, e.g. --threads 1 | --dtype fp16]
 
@@ -15,6 +15,9 @@ reference runtime, measured in one run on this machine:
    same architectures;
 4. the isolated table's validation run again right after: the reference
    against itself, the bound any table can reach against it on this machine.
+On a machine whose cores differ in speed (a VM's vCPUs often do), pin the whole
+run to one core (taskset -c C): a 1-thread table and its reference then run on
+the same core, instead of on whichever core each process lands.
 Each row is then read against the targets of docs/calculators.md ("Which
 runtime a table predicts"): >= 95 % within ±10 %, >= 80 % within ±5 %,
 tau >= 0.92 with its interval's lower end >= 0.88, and the table's tau above
@@ -31,6 +34,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from cpu_trust import kendall_tau  # noqa: E402 (the bench's one tau over pairs)
 EXAMPLES = os.path.join(ROOT, "examples")
 
 
@@ -52,9 +57,10 @@ def machine(sslat, table, calculator):
         return "%s (%s), driver %s, cuDNN %s; host %s" % (m.get("device.name", "GPU ?"), m.get("device.sm", "sm ?"),
                                                          m.get("software.driver", "?"), m.get("software.cudnn", "?"),
                                                          platform.node() or "?")
-    return "%s, %s cores, ISA %s, %s thread(s), oneDNN %s, load average %.2f at the start" % (
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    return "%s, %s cores, ISA %s, %s thread(s), oneDNN %s, this run on CPUs %s, load average %.2f at the start" % (
         m.get("host.cpu", "?"), m.get("host.cores", "?"), m.get("host.isa", "?"), m.get("host.threads", "?"),
-        m.get("software.onednn", "?"), load[0])
+        m.get("software.onednn", "?"), ",".join(map(str, cpus)) or "?", load[0])
 
 
 def steal_and_total():
@@ -67,16 +73,14 @@ def steal_and_total():
         return 0, 0
 
 
-def kendall_tau(x, y):
-    """tau-a over pairs (timings have no ties)."""
-    agree = disagree = 0
-    for i in range(len(x)):
-        for j in range(i + 1, len(x)):
-            s = (x[i] - x[j]) * (y[i] - y[j])
-            agree += s > 0
-            disagree += s < 0
-    pairs = len(x) * (len(x) - 1) / 2
-    return (agree - disagree) / pairs if pairs else float("nan")
+def verdict(sslat, table):
+    """The table's own quality verdict and the machine's speed change over its run (cpu tables)."""
+    m = metadata(sslat, table)
+    if "quality.verdict" not in m:
+        return ""
+    drift = m.get("host.calibration_ms", "")
+    ratio = drift[drift.find("ratio ") + 6:].rstrip(")") if "ratio " in drift else "?"
+    return "; quality %s, calibration end/start %s" % (m["quality.verdict"], ratio)
 
 
 def interval(figure):
@@ -171,9 +175,10 @@ def main():
             fitted = os.path.join(work, "%s.%s.sslat" % (name, reference))
             result, fit_wall = run([sslat, "measure", "-c", args.calculator, space, "--context", str(args.context),
                                     "--reference", reference, "-o", fitted, *args.extra])
-            tables = [("isolated (%.0f s)" % wall, isolated)]
+            tables = [("isolated (%.0f s%s)" % (wall, verdict(sslat, isolated)), isolated)]
             if result.returncode in (0, 6):
-                tables.append(("fitted to %s, %d archs (%.0f s)" % (reference, args.context, fit_wall), fitted))
+                tables.append(("fitted to %s, %d archs (%.0f s%s)" % (reference, args.context, fit_wall,
+                                                                       verdict(sslat, fitted)), fitted))
             else:
                 say("| %s | fitted to %s | measure --context failed: %s | | | | | | | | | |" % (
                     name, reference, result.stderr.strip().splitlines()[-1][:200] if result.stderr.strip() else "?"))
