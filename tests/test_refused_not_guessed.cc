@@ -278,7 +278,7 @@ TEST_F(RefusedNotGuessed, CacheStrictAndReferenceMisuseIsRefusedBeforeMeasuring)
         {"measure -c mac --strict " + space + " -o " + out, "", 2, "--strict reads the cpu calculator's quality verdict"},
         {"measure -c cpu --reference onnxruntime " + space + " -o " + out, "", 2, "give --context N too"},
         {"measure -c cpu --context 20 --reference tvm " + space + " -o " + out, "", 2,
-         "--reference is onnxruntime or torch, got 'tvm'"},
+         "--reference is onnxruntime, torch, torch-default, torch-compile, got 'tvm'"},
         {"measure -c cpu --context 20 --reference onnxruntime " + space + " -o " + out,
          "SSLAT_PYTHON=" + path("no-python"), 3, "no Python at"},
     };
