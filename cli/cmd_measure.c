@@ -91,8 +91,11 @@ static sslat_status time_in_reference(void *context, const sslat_space *space, c
     reference_timer *t = context;
     int code = cli_reference_measure_architectures(space, archs, n, &t->options, ms, &t->answer);
     if (code == CLI_OK) return SSLAT_OK;
-    return sslat_fail(err, code == CLI_UNAVAILABLE ? SSLAT_ERR_UNSUPPORTED : SSLAT_ERR_IO,
-                      "the %s runs of context mode failed (said above)", t->options.runtime);
+    sslat_status status = code == CLI_UNAVAILABLE   ? SSLAT_ERR_UNSUPPORTED
+                          : code == CLI_INTERRUPTED ? SSLAT_ERR_INTERRUPTED
+                          : code == CLI_BAD_INPUT   ? SSLAT_ERR_INVALID_ARGUMENT
+                                                    : SSLAT_ERR_IO;
+    return sslat_fail(err, status, "the %s runs of context mode failed (said above)", t->options.runtime);
 }
 
 static sslat_status refine_to_reference(const sslat_calculator *calculator, const sslat_space *space,
@@ -102,7 +105,7 @@ static sslat_status refine_to_reference(const sslat_calculator *calculator, cons
     bool cuda = strcmp(calculator->name, "cuda") == 0;
     bool nhwc = cuda && sslat_layout_resolve(o->layout, o->dtype) == SSLAT_LAYOUT_NHWC;
     const char *threads = sslat_container_metadata(table, "host.threads");
-    reference_timer timer = {.options = {runtime, cuda ? "cuda" : "cpu", sslat_dtype_name(o->dtype),
+    reference_timer timer = {.options = {"measure", runtime, cuda ? "cuda" : "cpu", sslat_dtype_name(o->dtype),
                               cuda || !threads ? 0 : (int32_t)strtol(threads, NULL, 10), o->warmup_iterations,
                               o->run_iterations, nhwc, cuda && o->mode == SSLAT_MODE_FUSED, !o->cold, o->seed}};
     snprintf(timer.answer.runtime, sizeof timer.answer.runtime, "%s", runtime);
@@ -245,8 +248,7 @@ static int measure_option(int opt, const char *value, void *args)
             fprintf(stderr, "sslat measure: --reference is %s, got '%s'\n", cli_reference_names(), value);
             return CLI_BAD_INPUT;
         }
-        a->reference = value;
-        return CLI_OK;
+        return cli_set_once(&a->reference, value, "measure", "--reference") ? CLI_OK : CLI_BAD_INPUT;
     case OPT_STRICT: a->strict = true; return CLI_OK;
     default: return CLI_BAD_INPUT;
     }

@@ -12,6 +12,7 @@
 #include "cli/reference.h"
 #include "ir/space.h"
 #include "table/container.h"
+#include "table/describe.h"
 
 static void validate_usage(void)
 {
@@ -39,7 +40,10 @@ static void validate_usage(void)
            "                     They run in the project's Python (SSLAT_PYTHON, else\n"
            "                     build/python-venv, else python3). A runtime that is not\n"
            "                     installed or sees no GPU: exit 3.\n"
-           "  --channels-last    torch: channels_last memory format\n"
+           "  --channels-last    torch on cpu: channels_last memory format (a cuda table's layout\n"
+           "                     decides it there)\n"
+           "  --seed S           the strata's draws and the bootstrap's resamples (default 0);\n"
+           "                     the networks' weights are the table's seed\n"
            "  --batch N, --resolution R  load SPACE with the table's input (a table of a sweep)\n"
            "The run uses the table's mode, threads, seed and cache mode unless given:\n"
            "  --mode fused|eager  --threads N  --warmup N (10)  --runs N (10)\n"
@@ -90,7 +94,8 @@ static int validate_option(int opt, const char *value, void *args)
         return cli_parse_int(value, "--warmup", 0, 1000000, &a->o.warmup_iterations) ? CLI_OK : CLI_BAD_INPUT;
     case OPT_RUNS: return cli_parse_int(value, "--runs", 1, 1000000, &a->o.run_iterations) ? CLI_OK : CLI_BAD_INPUT;
     case OPT_JSON: a->json = true; return CLI_OK;
-    case OPT_REFERENCE: a->reference = value; return CLI_OK;
+    case OPT_REFERENCE:
+        return cli_set_once(&a->reference, value, "validate", "--reference") ? CLI_OK : CLI_BAD_INPUT;
     case OPT_CHANNELS_LAST: a->channels_last = true; return CLI_OK;
     default: return CLI_BAD_INPUT;
     }
@@ -206,7 +211,7 @@ static int run_in_reference(const validate_args *a, bool cuda, const sslat_space
 {
     const sslat_calc_options *o = &a->o;
     bool nhwc = cuda && sslat_layout_resolve(o->layout, o->dtype) == SSLAT_LAYOUT_NHWC;
-    cli_reference_options r = {a->reference, cuda ? "cuda" : "cpu", sslat_dtype_name(o->dtype), cuda ? 0 : o->threads,
+    cli_reference_options r = {"validate", a->reference, cuda ? "cuda" : "cpu", sslat_dtype_name(o->dtype), cuda ? 0 : o->threads,
                                o->warmup_iterations, o->run_iterations, a->channels_last || nhwc,
                                cuda && o->mode == SSLAT_MODE_FUSED, !o->cold, o->seed};
     sslat_error err;
@@ -241,7 +246,7 @@ static json_t *interval_json(const sslat_interval *i)
 /* What the table predicts: the runtime its context fit named, else its own calculator's. */
 static const char *table_predicts(const sslat_container *table)
 {
-    const char *calibrated = sslat_container_metadata(table, "context.runtime");
+    const char *calibrated = sslat_table_calibrated_to(table);
     return calibrated ? calibrated : "sslat";
 }
 
@@ -274,15 +279,19 @@ static int print_json(const validate_args *a, const sslat_space *space, const ss
     for (int r = 0; r < v->n; r++) {
         json_t *arch = json_array();
         for (int32_t b = 0; b < space->n_blocks; b++) json_array_append_new(arch, json_integer(v->rows[r].arch[b]));
-        json_array_append_new(rows, json_pack("{s:s, s:o, s:f, s:f, s:o}", "label", v->rows[r].label, "arch", arch,
-                                              "predicted_ms", v->rows[r].predicted, "measured_ms", v->rows[r].measured,
-                                              "mmac", cli_json_number(v->rows[r].macs)));
+        json_array_append_new(rows, json_pack("{s:s, s:o, s:o, s:o, s:o}", "label", v->rows[r].label, "arch", arch,
+                                              "predicted_ms", cli_json_number(v->rows[r].predicted), "measured_ms",
+                                              cli_json_number(v->rows[r].measured), "mmac",
+                                              cli_json_number(v->rows[r].macs)));
     }
     const sslat_rank_figures *k = &v->ranks;
-    json_t *root = json_pack("{s:s, s:s, s:s, s:o, s:f, s:f, s:f, s:f, s:f}", "reference", a->reference, "runtime",
+    /* figures through cli_json_number: a figure that is not finite is null, never an invalid document */
+    json_t *root = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "reference", a->reference, "runtime",
                              answer->runtime, "schedule", a->o.cold ? "interleaved" : "back_to_back", "architectures",
-                             rows, "mape", v->summary.mape, "within_5", v->summary.within_5, "within_10",
-                             v->summary.within_10, "bias", v->summary.bias, "kendall_tau", v->summary.kendall_tau);
+                             rows, "mape", cli_json_number(v->summary.mape), "within_5",
+                             cli_json_number(v->summary.within_5), "within_10", cli_json_number(v->summary.within_10),
+                             "bias", cli_json_number(v->summary.bias), "kendall_tau",
+                             cli_json_number(v->ranks.tau.value));
     if (!root) return cli_print_json(root);
     json_object_set_new(root, "table_predicts", json_string(table_predicts(table)));
     json_object_set_new(root, "sampling", json_pack("{s:s, s:i, s:i, s:i, s:i, s:i}", "method",
@@ -303,9 +312,10 @@ static int print_json(const validate_args *a, const sslat_space *space, const ss
     json_object_set_new(root, "table_ranks_worse_than_macs", json_boolean(against_macs(k) == VS_MACS_WORSE));
     json_object_set_new(root, "table_against_macs", json_string(VERSUS_MACS_NAMES[against_macs(k)]));
     if (answer->compiled)
-        json_object_set_new(root, "compile_s", json_pack("{s:i, s:f, s:f, s:f}", "networks", answer->compiled,
-                                                         "total", answer->compile_total_s, "median",
-                                                         answer->compile_median_s, "max", answer->compile_max_s));
+        json_object_set_new(root, "compile_s", json_pack("{s:i, s:o, s:o, s:o}", "networks", answer->compiled,
+                                                         "total", cli_json_number(answer->compile_total_s), "median",
+                                                         cli_json_number(answer->compile_median_s), "max",
+                                                         cli_json_number(answer->compile_max_s)));
     return cli_print_json(root);
 }
 
@@ -320,6 +330,18 @@ static void warn_if_worse_than_macs(const sslat_validation *v)
                     "(Kendall tau %.3f against %.3f; the difference's 95%% interval [%+.3f, %+.3f] is below 0): for "
                     "ranking, the MAC count is the better proxy, and this table is not worth using until it beats "
                     "it\n", k->tau.value, k->mac_tau.value, k->tau_minus_mac.low, k->tau_minus_mac.high);
+}
+
+enum row_field { ROW_MEASURED, ROW_PREDICTED };
+
+/* Whether every row has the same figure (no ranking can come from it). */
+static bool all_equal(const sslat_validation *v, enum row_field field)
+{
+    for (int r = 1; r < v->n; r++) {
+        const sslat_validation_row *a = &v->rows[0], *b = &v->rows[r];
+        if (field == ROW_MEASURED ? a->measured != b->measured : a->predicted != b->predicted) return false;
+    }
+    return true;
 }
 
 /* A figure with its interval, or what stands in for it. */
@@ -348,9 +370,9 @@ static void print_text(const validate_args *a, const sslat_container *table, con
     if (answer->compiled)
         printf("torch.compile: %d networks compiled in %.1f s (median %.2f s, longest %.2f s), outside every "
                "timing\n", answer->compiled, answer->compile_total_s, answer->compile_median_s, answer->compile_max_s);
-    printf("\n%-11s %14s %14s %9s %12s\n", "arch", "predicted ms", "measured ms", "error", "MMAC");
+    printf("\n%-13s %14s %14s %9s %12s\n", "arch", "predicted ms", "measured ms", "error", "MMAC");
     for (int r = 0; r < v->n; r++)
-        printf("%-11s %14.4f %14.4f %+8.2f%% %12.2f\n", v->rows[r].label, v->rows[r].predicted, v->rows[r].measured,
+        printf("%-13s %14.4f %14.4f %+8.2f%% %12.2f\n", v->rows[r].label, v->rows[r].predicted, v->rows[r].measured,
                100 * (v->rows[r].predicted - v->rows[r].measured) / v->rows[r].measured, v->rows[r].macs);
     const sslat_rank_figures *k = &v->ranks;
     int strata = strata_run(v);
@@ -359,11 +381,18 @@ static void print_text(const validate_args *a, const sslat_container *table, con
     if (strata < v->asked) printf(" (the rest found no architecture not already drawn%s)", v->left_out ? " or fitted" : "");
     printf("\nMAPE %.2f%%   within ±5%%: %.0f%%   within ±10%%: %.0f%%   bias %+.2f%%\n", 100 * v->summary.mape,
            100 * v->summary.within_5, 100 * v->summary.within_10, 100 * v->summary.bias);
-    print_interval("table        Kendall tau", &k->tau);
-    print_interval("   Spearman rho", &k->rho);
-    if (isnan(k->mac_tau.value)) printf("\nMAC count    no ranking (the rows' MAC counts are all equal)\n");
+    bool flat_measured = all_equal(v, ROW_MEASURED);
+    if (isnan(k->tau.value))
+        printf("table        no ranking (%s are all equal)\n", flat_measured ? "the measurements" : "its predictions");
     else {
-        print_interval("\nMAC count    Kendall tau", &k->mac_tau);
+        print_interval("table        Kendall tau", &k->tau);
+        print_interval("   Spearman rho", &k->rho);
+        printf("\n");
+    }
+    if (isnan(k->mac_tau.value))
+        printf("MAC count    no ranking (%s are all equal)\n", flat_measured ? "the measurements" : "the rows' MAC counts");
+    else {
+        print_interval("MAC count    Kendall tau", &k->mac_tau);
         print_interval("   Spearman rho", &k->mac_rho);
         printf("\n");
     }
@@ -385,10 +414,11 @@ static void print_text(const validate_args *a, const sslat_container *table, con
 
 int cmd_validate(int argc, char **argv)
 {
-    validate_args a = {.k = 20, .reference = "sslat"};
+    validate_args a = {.k = 20};
     sslat_calc_options_default(&a.o);
     int first, code = cli_parse(&VALIDATE, argc, argv, &a, &first);
     if (code != CLI_OK) return code == CLI_HELP ? CLI_OK : code;
+    if (!a.reference) a.reference = "sslat";
     const sslat_calculator *calculator = NULL;
     code = check_args(&a, &calculator);
     if (code != CLI_OK) return code;

@@ -1,14 +1,18 @@
+#define _GNU_SOURCE /* nftw, nanosleep */
 #include "cli/reference.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
 #include <signal.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -84,19 +88,16 @@ static const char *workspace_path(workspace *w, const char *name, char *out, siz
     return out;
 }
 
-static void workspace_remove(workspace *w)
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-    DIR *dir = opendir(w->dir);
-    struct dirent *entry;
-    char path[4400];
-    while (dir && (entry = readdir(dir))) {
-        if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, "..")) continue;
-        snprintf(path, sizeof path, "%s/%s", w->dir, entry->d_name);
-        unlink(path);
-    }
-    if (dir) closedir(dir);
-    rmdir(w->dir);
+    (void)st, (void)flag, (void)ftw;
+    remove(path); /* and go on: remove what can be removed */
+    return 0;
 }
+
+/* The folder and everything in it, whatever the runner made there (sub
+ * folders too); links are removed, never followed. */
+static void workspace_remove(workspace *w) { nftw(w->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 /* The Python that runs the runner: SSLAT_PYTHON, the project's environment
  * (scripts/setup.sh), or python3 from PATH. */
@@ -115,6 +116,9 @@ static const char *python_path(void)
  * error is shown, not replaced by a guess). *status is waitpid's (exit 127:
  * no such Python; 126: the output could not be opened); false when it could
  * not be started or waited for (said). */
+/* Seconds a runner has to end after SIGTERM before it is killed. */
+enum { RUNNER_GRACE_S = 5 };
+
 static bool spawn_python(const char *python, const char *first, const char *second, const char *stdout_path,
                          int *status)
 {
@@ -130,17 +134,27 @@ static bool spawn_python(const char *python, const char *first, const char *seco
         execlp(python, python, first, second, (char *)NULL);
         _exit(127);
     }
-    /* SIGINT / SIGTERM (cli_catch_stop_signals) end the runner too, then
-     * the caller removes the workspace */
-    bool forwarded = false;
-    while (waitpid(pid, status, 0) < 0) {
-        if (errno != EINTR) return false;
+    /* SIGINT / SIGTERM (cli_catch_stop_signals) end the runner too: SIGTERM
+     * first, SIGKILL when it has not ended RUNNER_GRACE_S later (a runner
+     * that ignores SIGTERM must not keep sslat waiting); then the caller
+     * removes the workspace */
+    /* polled, not blocked on: a signal that came before the wait (or between
+     * a check and a blocking wait) is seen all the same */
+    time_t forwarded = 0;
+    for (;;) {
+        pid_t done = waitpid(pid, status, WNOHANG);
+        if (done == pid) return true;
+        if (done < 0 && errno != EINTR) return false;
         if (cli_stop_requested() && !forwarded) {
             kill(pid, SIGTERM);
-            forwarded = true;
+            forwarded = time(NULL);
+        } else if (forwarded && time(NULL) - forwarded >= RUNNER_GRACE_S) {
+            kill(pid, SIGKILL);
+            forwarded = time(NULL) + 3600; /* killed: wait for it without asking again */
         }
+        struct timespec pause = {0, 50 * 1000 * 1000};
+        nanosleep(&pause, NULL);
     }
-    return true;
 }
 
 /* Exit statuses of the availability check beyond an import's own failure (1). */
@@ -166,11 +180,11 @@ int cli_reference_available(const char *runtime, bool cuda)
     else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
         fprintf(stderr, "sslat: no Python at '%s': install python3 (and %s in it) or set SSLAT_PYTHON\n", python,
                 runtime);
-    else if (WIFEXITED(status) && WEXITSTATUS(status) == NO_CUDA_PROVIDER)
+    else if (cuda && ort && WIFEXITED(status) && WEXITSTATUS(status) == NO_CUDA_PROVIDER)
         fprintf(stderr, "sslat: only the CPU build of ONNX Runtime is installed for %s: a cuda table's reference "
                         "needs its CUDA provider (pip install onnxruntime-gpu into that environment, or point "
                         "SSLAT_PYTHON at a Python that has it)\n", python);
-    else if (WIFEXITED(status) && WEXITSTATUS(status) == NO_CUDA_DEVICE)
+    else if (cuda && WIFEXITED(status) && WEXITSTATUS(status) == NO_CUDA_DEVICE)
         fprintf(stderr, "sslat: the PyTorch of %s sees no CUDA device: --reference %s on cuda times with it (a "
                         "CUDA build of torch on a machine with the GPU)\n", python, runtime);
     else
@@ -187,6 +201,7 @@ int cli_reference_available(const char *runtime, bool cuda)
 static int write_models(const sslat_space *space, const sslat_validation *v, const cli_reference_options *o,
                         workspace *w, json_t *models)
 {
+    const char *verb = o->verb;
     bool onnx = !strcmp(o->runtime, "onnxruntime");
     int32_t shape[4];
     sslat_space_input_shape(space, shape);
@@ -210,7 +225,7 @@ static int write_models(const sslat_space *space, const sslat_validation *v, con
             sslat_graph_release(&whole);
         }
         if (status != SSLAT_OK) {
-            fprintf(stderr, "sslat validate: %s\n", err.message);
+            fprintf(stderr, "sslat %s: %s\n", verb, err.message);
             return cli_exit_code(status);
         }
         json_array_append_new(models, json_pack("{s:s, s:s, s:[i, i, i, i]}", onnx ? "onnx" : "graph", path,
@@ -222,27 +237,34 @@ static int write_models(const sslat_space *space, const sslat_validation *v, con
 
 /* Run python RUNNER MANIFEST with stdout into out_path; the runner's own
  * messages go to our stderr. Returns an exit code. */
-static int run_python(const char *python, const char *runner, const char *manifest, const char *out_path)
+static int run_python(const char *verb, const char *python, const char *runner, const char *manifest,
+                      const char *out_path)
 {
     int status = 0;
     if (!spawn_python(python, runner, manifest, out_path, &status)) return CLI_FAILURE;
     if (cli_stop_requested()) return CLI_INTERRUPTED;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-        fprintf(stderr, "sslat validate: no Python at '%s': install python3 (and onnxruntime / torch in it) or set "
-                        "SSLAT_PYTHON\n", python);
+        fprintf(stderr, "sslat %s: no Python at '%s': install python3 (and onnxruntime / torch in it) or set "
+                        "SSLAT_PYTHON\n", verb, python);
         return CLI_UNAVAILABLE;
     }
     if (!WIFEXITED(status)) {
-        fprintf(stderr, "sslat validate: the reference runner (%s) was killed by signal %d\n", python,
+        fprintf(stderr, "sslat %s: the reference runner (%s) was killed by signal %d\n", verb, python,
                 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
         return CLI_FAILURE;
     }
     switch (WEXITSTATUS(status)) {
     case 0: return CLI_OK;
-    case 3: return CLI_UNAVAILABLE; /* the runtime is missing: the runner said what to install */
-    case 2: return CLI_BAD_INPUT;
+    case 3: /* the runtime is missing: the runner said what to install */
+        fprintf(stderr, "sslat %s: the reference runner (%s) found its runtime missing (exit 3; what to install is "
+                        "said above)\n", verb, python);
+        return CLI_UNAVAILABLE;
+    case 2:
+        fprintf(stderr, "sslat %s: the reference runner (%s) refused the run (exit 2; why is said above)\n", verb,
+                python);
+        return CLI_BAD_INPUT;
     default:
-        fprintf(stderr, "sslat validate: the reference runner (%s) failed with exit status %d\n", python,
+        fprintf(stderr, "sslat %s: the reference runner (%s) failed with exit status %d\n", verb, python,
                 WEXITSTATUS(status));
         return CLI_FAILURE;
     }
@@ -255,13 +277,26 @@ static int by_double(const void *a, const void *b)
 }
 
 /* torch-compile's compile times: their total, median and largest. */
-static int read_compile_times(json_t *list, cli_reference_answer *answer)
+/* Bounds of a plausible answer: a network's time per sample (1 ns to
+ * 3 hours) and a compile's (up to a day). */
+#define ANSWER_MIN_MS 1e-6
+#define ANSWER_MAX_MS 1e7
+#define ANSWER_MAX_COMPILE_S 86400.0
+
+static int read_compile_times(const char *verb, json_t *list, cli_reference_answer *answer)
 {
     size_t n = json_array_size(list);
     double *seconds = calloc(n + 1, sizeof *seconds);
     if (!seconds) return CLI_FAILURE;
     for (size_t i = 0; i < n; i++) {
-        seconds[i] = json_number_value(json_array_get(list, i));
+        json_t *item = json_array_get(list, i);
+        seconds[i] = json_number_value(item);
+        if (!json_is_number(item) || !(seconds[i] >= 0 && seconds[i] <= ANSWER_MAX_COMPILE_S)) {
+            fprintf(stderr, "sslat %s: the reference runner's compile time %zu is not 0 to %g s\n", verb, i,
+                    ANSWER_MAX_COMPILE_S);
+            free(seconds);
+            return CLI_FAILURE;
+        }
         answer->compile_total_s += seconds[i];
     }
     qsort(seconds, n, sizeof *seconds, by_double);
@@ -273,13 +308,14 @@ static int read_compile_times(json_t *list, cli_reference_answer *answer)
 }
 
 /* The runner's answer: the runtime's description, one time per row, compile times. */
-static int read_answer(const char *path, sslat_validation *v, cli_reference_answer *answer)
+static int read_answer(const char *verb, const char *runtime, const char *path, sslat_validation *v,
+                       cli_reference_answer *answer)
 {
     char *text = NULL;
     size_t size = 0;
     sslat_error err;
     if (sslat_read_file(path, 1 << 20, &text, &size, &err) != SSLAT_OK) {
-        fprintf(stderr, "sslat validate: the reference runner's answer: %s\n", err.message);
+        fprintf(stderr, "sslat %s: the reference runner's answer: %s\n", verb, err.message);
         return CLI_FAILURE;
     }
     json_error_t json_err;
@@ -289,18 +325,24 @@ static int read_answer(const char *path, sslat_validation *v, cli_reference_answ
     int code = CLI_OK;
     if (!name || !json_is_array(ms) || json_array_size(ms) != (size_t)v->n ||
         (compile && (!json_is_array(compile) || json_array_size(compile) != (size_t)v->n))) {
-        fprintf(stderr, "sslat validate: the reference runner's answer is not what was asked for: %.200s\n", text);
+        fprintf(stderr, "sslat %s: the reference runner's answer is not what was asked for: %.200s\n", verb, text);
         code = CLI_FAILURE;
     }
     for (int r = 0; code == CLI_OK && r < v->n; r++) {
         v->rows[r].measured = json_number_value(json_array_get(ms, (size_t)r));
-        if (!(v->rows[r].measured > 0)) {
-            fprintf(stderr, "sslat validate: the reference runner gave no positive time for '%s'\n", v->rows[r].label);
+        if (!(v->rows[r].measured >= ANSWER_MIN_MS && v->rows[r].measured <= ANSWER_MAX_MS)) {
+            fprintf(stderr, "sslat %s: the reference runner gave %g ms for '%s': not a time of a network (%g to %g "
+                            "ms)\n", verb, v->rows[r].measured, v->rows[r].label, ANSWER_MIN_MS, ANSWER_MAX_MS);
             code = CLI_FAILURE;
         }
     }
+    if (code == CLI_OK && compile && strcmp(runtime, "torch-compile")) {
+        fprintf(stderr, "sslat %s: the reference runner answered compile times for %s, which compiles nothing\n", verb,
+                runtime);
+        code = CLI_FAILURE;
+    }
     if (code == CLI_OK) snprintf(answer->runtime, sizeof answer->runtime, "%s", name);
-    if (code == CLI_OK && compile) code = read_compile_times(compile, answer);
+    if (code == CLI_OK && compile) code = read_compile_times(verb, compile, answer);
     json_decref(root);
     free(text);
     return code;
@@ -309,13 +351,14 @@ static int read_answer(const char *path, sslat_validation *v, cli_reference_answ
 int cli_reference_measure(const sslat_space *space, sslat_validation *v, const cli_reference_options *o,
                           cli_reference_answer *answer)
 {
+    const char *verb = o->verb;
     memset(answer, 0, sizeof *answer);
     workspace w;
     const char *tmp = getenv("TMPDIR");
     if (tmp && strlen(tmp) > 3000) tmp = NULL; /* no room for the files' names under it: /tmp */
     snprintf(w.dir, sizeof w.dir, "%s/sslat-reference-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(w.dir)) {
-        fprintf(stderr, "sslat validate: cannot make a temporary folder in %s: %s\n", tmp && *tmp ? tmp : "/tmp",
+        fprintf(stderr, "sslat %s: cannot make a temporary folder in %s: %s\n", verb, tmp && *tmp ? tmp : "/tmp",
                 strerror(errno));
         return CLI_FAILURE;
     }
@@ -334,18 +377,18 @@ int cli_reference_measure(const sslat_space *space, sslat_validation *v, const c
                                  "schedule", o->back_to_back ? "back_to_back" : "interleaved", "models", models);
         if (sslat_write_file_atomic(runner, script, strlen(script), &err) != SSLAT_OK ||
             !root || json_dump_file(root, manifest, JSON_COMPACT) != 0) {
-            fprintf(stderr, "sslat validate: cannot write the reference runner into %s\n", w.dir);
+            fprintf(stderr, "sslat %s: cannot write the reference runner into %s\n", verb, w.dir);
             code = CLI_FAILURE;
         }
         json_decref(root);
     }
     const char *python = python_path();
     if (code == CLI_OK) {
-        fprintf(stderr, "[validate] %d architectures end to end in %s (%s)\n", v->n, o->runtime, python);
-        code = run_python(python, runner, manifest, answer_path);
+        fprintf(stderr, "[reference] %d architectures end to end in %s (%s)\n", v->n, o->runtime, python);
+        code = run_python(o->verb, python, runner, manifest, answer_path);
     }
-    if (code == CLI_OK) code = read_answer(answer_path, v, answer);
-    if (code == CLI_INTERRUPTED) fprintf(stderr, "sslat validate: interrupted: the reference run stopped\n");
+    if (code == CLI_OK) code = read_answer(o->verb, o->runtime, answer_path, v, answer);
+    if (code == CLI_INTERRUPTED) fprintf(stderr, "sslat %s: interrupted: the reference run stopped\n", verb);
     json_decref(models);
     workspace_remove(&w); /* on every path: success, failure and a signal */
     return code;

@@ -11,6 +11,7 @@
 #include "stats/validation.h"
 
 typedef struct cli_reference_options {
+    const char *verb;    /* "validate" or "measure": who speaks in the messages */
     const char *runtime; /* a name cli_reference_known knows */
     const char *device;  /* "cpu" or "cuda" (the table's calculator) */
     const char *dtype;   /* the table's, for torch on cuda */

@@ -199,7 +199,7 @@ TEST(ValidationPlan, AContextTablesFittedArchitecturesAreLeftOut)
     std::set<std::vector<int32_t>> fitted(asked.archs.begin(), asked.archs.end());
     sslat_validation v;
     ASSERT_EQ(sslat_validation_plan(space, table, 40, 3, &inputs.exclude, &v, &err), SSLAT_OK);
-    EXPECT_EQ(v.left_out, 20);
+    EXPECT_EQ((size_t)v.left_out, fitted.size());  // distinct ones: a fit may draw one twice
     EXPECT_GT(v.held_out, 0);  // the strata did draw fitted ones, and skipped them
     EXPECT_LE((size_t)v.n, 27 - fitted.size());
     EXPECT_GE(v.n, 2);
@@ -216,10 +216,31 @@ TEST(ValidationPlan, AContextTablesFittedArchitecturesAreLeftOut)
     for (int r = 0; r < v.n; r++) EXPECT_GT(v.rows[r].macs, 0) << v.rows[r].label;
     sslat_validation_release(&v);
     sslat_validation_inputs_release(&inputs);
-    // a malformed seed is an error naming it, not seed 0
-    ASSERT_EQ(sslat_container_set_metadata(table, "context.seed", "12x", &err), SSLAT_OK);
-    EXPECT_EQ(sslat_validation_inputs_make(space, table, &inputs, &err), SSLAT_ERR_PARSE);
-    EXPECT_NE(std::string(err.message).find("context.seed '12x'"), std::string::npos) << err.message;
+    // a malformed seed or count is an error naming it, never another seed or count
+    for (const char *seed : {"12x", "-1", "+5", " 5", "99999999999999999999999", ""}) {
+        ASSERT_EQ(sslat_container_set_metadata(table, "context.seed", seed, &err), SSLAT_OK);
+        EXPECT_EQ(sslat_validation_inputs_make(space, table, &inputs, &err), SSLAT_ERR_PARSE) << seed;
+        EXPECT_NE(std::string(err.message).find("context.seed"), std::string::npos) << err.message;
+    }
+    ASSERT_EQ(sslat_container_set_metadata(table, "context.seed", "3", &err), SSLAT_OK);
+    for (const char *runs : {"2", " 20", "100001", "20.0"}) {  // 2: fewer than the largest block's 3 candidates
+        ASSERT_EQ(sslat_container_set_metadata(table, "context.architectures", runs, &err), SSLAT_OK);
+        EXPECT_EQ(sslat_validation_inputs_make(space, table, &inputs, &err), SSLAT_ERR_PARSE) << runs;
+    }
+    sslat_container_free(table);
+    sslat_space_free(space);
+}
+
+TEST(ValidationPlan, ATableWhoseSumsOverflowIsRefused)
+{
+    sslat_space *space = load_example("fbnet.json");
+    sslat_container *table = mac_table(space);
+    sslat_error err;
+    sslat_entry huge = sslat_entry_of_value(1e308);
+    for (int32_t b = 0; b < 3; b++) ASSERT_EQ(sslat_container_set_entry(table, b, 1, &huge, &err), SSLAT_OK);
+    sslat_validation v;
+    EXPECT_EQ(sslat_validation_plan(space, table, 10, 1, nullptr, &v, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(err.message).find("overflow"), std::string::npos) << err.message;
     sslat_container_free(table);
     sslat_space_free(space);
 }

@@ -97,6 +97,21 @@ static sslat_status note(sslat_container *table, const char *key, double value, 
     return sslat_container_set_metadata(table, key, text, err);
 }
 
+/* A decimal count as the fit wrote it: digits only (no sign, no space), at
+ * most max. */
+static bool digits_only(const char *text, uint64_t max, uint64_t *out)
+{
+    uint64_t value = 0;
+    if (!*text) return false;
+    for (const char *p = text; *p; p++) {
+        unsigned digit = (unsigned)(*p - '0');
+        if (digit > 9 || value > (max - digit) / 10) return false;
+        value = value * 10 + digit;
+    }
+    *out = value;
+    return true;
+}
+
 sslat_status sslat_context_fitted_architectures(const sslat_container *table, int32_t **archs, size_t *n,
                                                 sslat_error *err)
 {
@@ -105,18 +120,20 @@ sslat_status sslat_context_fitted_architectures(const sslat_container *table, in
     const char *runs_text = sslat_container_metadata(table, "context.architectures");
     const char *seed_text = sslat_container_metadata(table, "context.seed");
     if (!runs_text || !seed_text) return SSLAT_OK;
-    char *end = NULL, *seed_end = NULL;
-    long runs = strtol(runs_text, &end, 10);
-    unsigned long long seed = strtoull(seed_text, &seed_end, 10);
-    if (!*seed_text || *seed_end)
+    int32_t most = 0;
+    for (int32_t b = 0; b < sslat_container_block_count(table); b++)
+        if (sslat_container_candidate_count(table, b) > most) most = sslat_container_candidate_count(table, b);
+    uint64_t runs = 0, seed = 0;
+    if (!digits_only(seed_text, UINT64_MAX, &seed))
         return sslat_fail(err, SSLAT_ERR_PARSE, "the table's context.seed '%s' is not a number", seed_text);
-    if (*end || runs < 1 || runs > 100000)
-        return sslat_fail(err, SSLAT_ERR_PARSE, "the table's context.architectures '%s' is not a count of 1 to 100000",
-                          runs_text);
+    if (!digits_only(runs_text, 100000, &runs) || runs < (uint64_t)(most > 1 ? most : 1))
+        return sslat_fail(err, SSLAT_ERR_PARSE, "the table's context.architectures '%s' is not a count of %d to "
+                          "100000 (context mode times every candidate of the largest block once)", runs_text,
+                          most > 1 ? most : 1);
     int32_t blocks = sslat_container_block_count(table);
     *archs = calloc((size_t)runs * (size_t)(blocks ? blocks : 1), sizeof **archs);
     if (!*archs) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-    sample_architectures(table, (int32_t)runs, (uint64_t)seed, *archs);
+    sample_architectures(table, (int32_t)runs, seed, *archs);
     *n = (size_t)runs;
     return SSLAT_OK;
 }

@@ -590,10 +590,12 @@ static void write_validation(FILE *out, const report_input *in)
     bool ranked = n >= 2 && sslat_rank_figures_compute(predicted, counted ? macs : NULL, measured, (size_t)n,
                                                        sslat_bootstrap_resamples((size_t)n), in->validation_seed, &r,
                                                        &ignored) == SSLAT_OK;
-    fprintf(out, "<p class=\"caption\" id=\"validation-figures\">%d architectures. MAPE %.2f%%, within ±5%%: "
-                 "%.0f%%, within ±10%%: %.0f%%, bias %+.2f%%, Kendall τ %.3f", n, 100 * s.mape, 100 * s.within_5,
-            100 * s.within_10, 100 * s.bias, s.kendall_tau);
-    bool intervals = ranked && r.resamples > 0;
+    fprintf(out, "<p class=\"caption\" id=\"validation-figures\">%d architecture%s. MAPE %.2f%%, within ±5%%: "
+                 "%.0f%%, within ±10%%: %.0f%%, bias %+.2f%%", n, n == 1 ? "" : "s", 100 * s.mape, 100 * s.within_5,
+            100 * s.within_10, 100 * s.bias);
+    if (ranked && !isnan(r.tau.value)) fprintf(out, ", Kendall τ %.3f", r.tau.value);
+    else fputs(", no ranking (the predictions or the measurements are all equal)", out);
+    bool intervals = ranked && r.resamples > 0 && !isnan(r.tau.value);
     if (intervals)
         fprintf(out, " [%.3f, %.3f], Spearman ρ %.3f [%.3f, %.3f] (bootstrap 95%% intervals, %d resamples)",
                 r.tau.low, r.tau.high, r.rho.value, r.rho.low, r.rho.high, r.resamples);

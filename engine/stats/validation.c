@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/hash.h"
 #include "base/progress.h"
 #include "base/rng.h"
 #include "stats/fits.h"
@@ -249,6 +250,31 @@ static void draw_in_band(const sslat_container *table, int32_t blocks, double lo
     }
 }
 
+static int by_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* How many distinct architectures exclude holds (a context fit may draw one
+ * twice), by their hashes. */
+static int32_t count_distinct(const sslat_validation_exclude *exclude, int32_t blocks)
+{
+    uint64_t *hashes = malloc((exclude->n + 1) * sizeof *hashes);
+    if (!hashes) return (int32_t)exclude->n;
+    for (size_t e = 0; e < exclude->n; e++) {
+        sslat_hasher h;
+        sslat_hash_begin(&h);
+        sslat_hash_bytes(&h, exclude->archs + e * (size_t)blocks, (size_t)blocks * sizeof *exclude->archs);
+        hashes[e] = h.state;
+    }
+    qsort(hashes, exclude->n, sizeof *hashes, by_u64);
+    int32_t distinct = 0;
+    for (size_t e = 0; e < exclude->n; e++) distinct += e == 0 || hashes[e] != hashes[e - 1];
+    free(hashes);
+    return distinct;
+}
+
 /* Whether arch is one of the n rows already planned or of exclude. */
 static bool already_there(const sslat_validation *v, int n, const sslat_validation_exclude *exclude,
                           const int32_t *arch, int32_t blocks, bool *excluded)
@@ -281,11 +307,14 @@ sslat_status sslat_validation_plan(const sslat_space *space, const sslat_contain
     int32_t *candidate = calloc((size_t)blocks + 1, sizeof *candidate);
     out->asked = k;
     out->seed = seed;
-    out->left_out = exclude ? (int32_t)exclude->n : 0;
+    out->left_out = exclude ? count_distinct(exclude, sslat_space_block_count(space)) : 0;
     sslat_status status = out->rows && arch && order && candidate ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     double low = 0, high = 0;
     if (status == SSLAT_OK) status = sslat_min_latency(table, &low, err);
     if (status == SSLAT_OK) status = sslat_max_latency(table, &high, err);
+    if (status == SSLAT_OK && !(isfinite(low) && isfinite(high)))
+        status = sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "the table's sums overflow a double (min %g, max %g): "
+                            "no latency to compare", low, high);
     sslat_rng rng;
     sslat_rng_seed(&rng, seed);
     for (int r = 0; status == SSLAT_OK && r < k + 2; r++) {

@@ -68,7 +68,7 @@ typedef struct sslat_validation {
     sslat_rank_figures ranks;
     int32_t asked;     /* strata asked for (k); n − 2 may be fewer: no distinct architecture left */
     int32_t held_out;  /* draws skipped because the table was fitted to that architecture */
-    int32_t left_out;  /* architectures the plan was told to leave out (a context table's fitted ones) */
+    int32_t left_out;  /* distinct architectures the plan was told to leave out (a context table's fitted ones) */
     uint64_t seed;
 } sslat_validation;
 

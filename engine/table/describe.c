@@ -30,21 +30,29 @@ void sslat_table_quality_text(const sslat_container *t, char *out, size_t size)
              cause && strcmp(cause, "none") ? ": " : "", cause && strcmp(cause, "none") ? cause : "");
 }
 
+const char *sslat_table_calibrated_to(const sslat_container *t)
+{
+    if (!sslat_container_metadata(t, "context.architectures")) return NULL;
+    const char *runtime = sslat_container_metadata(t, "context.runtime");
+    const char *reference = sslat_container_metadata(t, "context.reference");
+    if (runtime) return runtime;
+    /* fitted before the short name was recorded: the description, or the own calculator */
+    return reference && strcmp(reference, "the table's own calculator") ? reference : "sslat";
+}
+
 void sslat_table_predicts_text(const sslat_container *t, char *out, size_t size, const char **short_name)
 {
-    const char *runtime = sslat_container_metadata(t, "context.runtime");
+    const char *runtime = sslat_table_calibrated_to(t);
     const char *reference = sslat_container_metadata(t, "context.reference");
     const char *runs = sslat_container_metadata(t, "context.architectures");
     const char *calculator = sslat_container_latency_type(t);
     bool timed = !strcmp(sslat_container_unit(t), "ms") && sslat_container_metadata(t, "calculator.summary");
     out[0] = '\0';
     if (short_name) *short_name = "";
-    if (runs && !runtime) /* fitted before the short name was recorded */
-        runtime = reference && strcmp(reference, "the table's own calculator") ? reference : "sslat";
-    if (runs) {
+    if (runtime) {
+        bool described = reference && strcmp(reference, runtime);
         snprintf(out, size, "%s%s%s, calibrated by --context on %s whole architectures", runtime,
-                 reference && strcmp(reference, runtime) ? " — " : "", reference && strcmp(reference, runtime)
-                 ? reference : "", runs);
+                 described ? " — " : "", described ? reference : "", runs);
         if (short_name) *short_name = runtime;
     } else if (timed) {
         snprintf(out, size, "sslat %s: each unit timed alone, the architecture its sum", calculator);
@@ -74,7 +82,7 @@ void sslat_table_unit_meaning(const sslat_container *t, char *out, size_t size)
         snprintf(out, size, "%s for the whole batch of %d", unit, shape[0]);
     else
         snprintf(out, size, "%s for the whole input batch", unit);
-    const char *calibrated = sslat_container_metadata(t, "context.runtime");
+    const char *calibrated = sslat_table_calibrated_to(t);
     size_t used = strlen(out);
     if (calibrated && used < size) /* a calibrated table's figures are the reference runtime's */
         snprintf(out + used, size - used, ", as %s runs it", calibrated);

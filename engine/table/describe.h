@@ -12,6 +12,11 @@
 void sslat_table_method_text(const sslat_container *table, char *out, size_t size);
 void sslat_table_quality_text(const sslat_container *table, char *out, size_t size);
 
+/* The short name of the runtime a table was fitted to by --context
+ * ("torch-compile", "sslat" for its own calculator), NULL for a table not
+ * fitted: the one rule every command follows. */
+const char *sslat_table_calibrated_to(const sslat_container *table);
+
 /* The runtime a timed table predicts, in words: "torch-compile: <how it
  * ran>, calibrated by --context on 100 architectures" for a table fitted to
  * a reference, "sslat cuda: each unit timed alone" otherwise ("" for an

@@ -231,7 +231,7 @@ def test_a_signal_stops_validate_with_exit_4_and_removes_its_models(tiny_table, 
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     if reference == "onnxruntime":  # once the runner has started, the models are all in the folder
         for line in process.stderr:
-            if line.startswith("[validate]"):
+            if line.startswith("[reference]"):
                 break
     time.sleep(1.0)
     assert process.poll() is None, "validate ended before the signal: give it more work"
@@ -270,3 +270,117 @@ def test_many_architectures_leave_no_model_behind(tiny_table, sslat_command, tmp
     assert result.returncode == 0, result.stderr
     assert len(json.loads(result.stdout)["architectures"]) > 64
     assert [path.name for path in scratch.iterdir() if path.name.startswith("sslat")] == []
+
+
+def fake_python(tmp_path, body):
+    """A Python that passes the availability check (`python -c ...`) and, run
+    on the manifest, does `body` (shell) instead of the reference runner."""
+    script = tmp_path / "fake-python"
+    script.write_text("#!/bin/sh\n[ \"$1\" = -c ] && exit 0\n" + body + "\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return str(script)
+
+
+WIDE_BLOCK = {"choice": ["ir_k3_e1", "ir_k3_e6", "skip"], "c": 16, "s": 1}
+
+
+@pytest.fixture
+def wide_table(tmp_path, sslat_command):
+    """3^4 = 81 architectures: validate -k 12 runs 14."""
+    wide = dict(TINY_SPACE, name="wide", layers=["cn_k3_s2_c16_nr6"] + [WIDE_BLOCK] * 4 + ["gap", "fc10"])
+    wide.pop("arch")
+    space = tmp_path / "wide.json"
+    space.write_text(json.dumps(wide))
+    table = tmp_path / "wide.sslat"
+    made = subprocess.run([sslat_command, "measure", "-c", "cpu", str(space), "--threads", "1", "--runs", "3",
+                           "--warmup", "1", "-o", str(table)], capture_output=True, text=True)
+    if made.returncode == 3:
+        pytest.skip("the cpu calculator cannot run here: " + made.stderr)
+    assert made.returncode == 0, made.stderr
+    return space, table
+
+
+def answering(tmp_path, answer):
+    """A fake runner answering answer(n) for the manifest's n models (a Python expression in n)."""
+    return fake_python(tmp_path, "exec python3 -c 'import json, sys\n"
+                                 "n = len(json.load(open(sys.argv[1]))[\"models\"])\n"
+                                 "print(json.dumps(%s))' \"$2\"" % answer)
+
+
+# what a broken runner answers, and what sslat must say of it
+BAD_ANSWERS = [
+    ('{"runtime": "x", "ms": [5e-324] * n}', "torch", "not a time of a network"),
+    ('{"runtime": "x", "ms": [1e12] * n}', "torch", "not a time of a network"),
+    ('{"runtime": "x", "ms": [1.0] * n, "compile_s": [1.0] * n}', "torch", "compiles nothing"),
+    ('{"runtime": "x", "ms": [1.0] * n, "compile_s": [-5] * n}', "torch-compile", "compile time 0 is not 0 to"),
+]
+
+
+@pytest.mark.parametrize("answer,reference,says", BAD_ANSWERS)
+def test_an_implausible_answer_is_refused_naming_the_runner(wide_table, sslat_command, tmp_path, answer, reference,
+                                                            says):
+    space, table = wide_table
+    result = validate(sslat_command, space, table, "-k", "12", "--reference", reference,
+                      env={"SSLAT_PYTHON": answering(tmp_path, answer)})
+    assert result.returncode == 1, result.stderr
+    assert says in result.stderr and "reference runner" in result.stderr, result.stderr
+    assert result.stdout == ""
+
+
+def test_a_runner_that_ignores_sigterm_is_killed_and_its_folder_removed(wide_table, sslat_command, tmp_path):
+    import signal
+    import time
+    space, table = wide_table
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    # the runner makes a sub folder of its own in the workspace, then ignores SIGTERM
+    python = fake_python(tmp_path, "mkdir \"$(dirname \"$2\")/sub\" && : > \"$(dirname \"$2\")/sub/f\"\n"
+                                   "trap '' TERM INT\nwhile :; do sleep 1; done")
+    process = subprocess.Popen([sslat_command, "validate", "-c", "cpu", str(space), str(table), "-k", "3",
+                                "--reference", "torch"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, TMPDIR=str(scratch), SSLAT_PYTHON=python))
+    deadline = time.time() + 30
+    while not any(scratch.glob("sslat-reference-*/sub/f")) and time.time() < deadline:
+        time.sleep(0.2)
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=20)  # the grace of 5 s, then SIGKILL to the runner
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 4, process.stderr.read()
+    assert [path.name for path in scratch.iterdir() if path.name.startswith("sslat")] == []
+
+
+def test_an_interrupted_context_run_is_exit_4(wide_table, sslat_command, tmp_path):
+    import signal
+    import time
+    space, _ = wide_table
+    python = fake_python(tmp_path, "exec sleep 60")
+    out = tmp_path / "fitted.sslat"
+    process = subprocess.Popen([sslat_command, "measure", "-c", "cpu", str(space), "--threads", "1", "--runs", "3",
+                                "--warmup", "1", "--context", "6", "--reference", "torch", "-o", str(out)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, SSLAT_PYTHON=python))
+    deadline = time.time() + 60
+    for line in process.stderr:  # once the runner has started
+        if line.startswith("[reference]") or time.time() > deadline:
+            break
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 4
+    assert not out.exists()
+
+
+def test_a_reference_given_twice_is_refused(wide_table, sslat_command, tmp_path):
+    space, table = wide_table
+    result = validate(sslat_command, space, table, "--reference", "torch", "--reference", "onnxruntime")
+    assert result.returncode == 2 and "--reference" in result.stderr
+    twice = subprocess.run([sslat_command, "measure", "-c", "cpu", str(space), "--context", "6", "--reference",
+                            "torch", "--reference", "onnxruntime", "-o", str(tmp_path / "x.sslat")],
+                           capture_output=True, text=True)
+    assert twice.returncode == 2 and "--reference" in twice.stderr
