@@ -247,12 +247,10 @@ def test_a_signal_stops_validate_with_exit_4_and_removes_its_models(tiny_table, 
     assert left == [], "left behind: %s" % left
 
 
-def test_many_architectures_leave_no_model_behind(tiny_table, sslat_command, tmp_path):
-    """Probe D6: the workspace once tracked 64 files, so -k 70 left its models in /tmp."""
-    require_onnxruntime()
-    # 3^6 = 729 architectures: 70 strata find more than 64 distinct ones
-    wide = dict(TINY_SPACE, name="wide", layers=["cn_k3_s2_c8_nr6"] + [
-        {"choice": ["ir_k3_e1", "ir_k3_e3", "skip"], "c": 8, "s": 1, "act": "relu6"}] * 6 + ["gap", "fc10"])
+def wide_space_table(tmp_path, sslat_command, blocks, block):
+    """A space of `blocks` copies of a 3-way block after a stem, and its cpu table."""
+    stem = "cn_k3_s2_c%d_nr6" % block["c"]  # as wide as the blocks: their skip keeps the shape
+    wide = dict(TINY_SPACE, name="wide", layers=[stem] + [block] * blocks + ["gap", "fc10"])
     wide.pop("arch")
     space = tmp_path / "wide.json"
     space.write_text(json.dumps(wide))
@@ -262,6 +260,15 @@ def test_many_architectures_leave_no_model_behind(tiny_table, sslat_command, tmp
     if made.returncode == 3:
         pytest.skip("the cpu calculator cannot run here: " + made.stderr)
     assert made.returncode == 0, made.stderr
+    return space, table
+
+
+def test_many_architectures_leave_no_model_behind(sslat_command, tmp_path):
+    """Probe D6: the workspace once tracked 64 files, so -k 70 left its models in /tmp."""
+    require_onnxruntime()
+    # 3^6 = 729 architectures: 70 strata find more than 64 distinct ones
+    space, table = wide_space_table(tmp_path, sslat_command, 6, {"choice": ["ir_k3_e1", "ir_k3_e3", "skip"], "c": 8,
+                                                                "s": 1, "act": "relu6"})
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     result = subprocess.run([sslat_command, "validate", "-c", "cpu", str(space), str(table), "-k", "70", "--runs", "1",
@@ -287,17 +294,7 @@ WIDE_BLOCK = {"choice": ["ir_k3_e1", "ir_k3_e6", "skip"], "c": 16, "s": 1}
 @pytest.fixture
 def wide_table(tmp_path, sslat_command):
     """3^4 = 81 architectures: validate -k 12 runs 14."""
-    wide = dict(TINY_SPACE, name="wide", layers=["cn_k3_s2_c16_nr6"] + [WIDE_BLOCK] * 4 + ["gap", "fc10"])
-    wide.pop("arch")
-    space = tmp_path / "wide.json"
-    space.write_text(json.dumps(wide))
-    table = tmp_path / "wide.sslat"
-    made = subprocess.run([sslat_command, "measure", "-c", "cpu", str(space), "--threads", "1", "--runs", "3",
-                           "--warmup", "1", "-o", str(table)], capture_output=True, text=True)
-    if made.returncode == 3:
-        pytest.skip("the cpu calculator cannot run here: " + made.stderr)
-    assert made.returncode == 0, made.stderr
-    return space, table
+    return wide_space_table(tmp_path, sslat_command, 4, WIDE_BLOCK)
 
 
 def answering(tmp_path, answer):
