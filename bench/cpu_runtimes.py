@@ -27,6 +27,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cpu_trust import write_lines  # noqa: E402 (the benches' one report writer)
+
 SPACES = ["mobilenet_v2_space", "proxylessnas", "ofa_mobilenet_v3"]
 
 
@@ -149,12 +152,7 @@ def main():
                 say("| %s | %s | %.1f %% | %.0f %% | %+.1f %% | %.3f |" % (
                     report["runtime"], attempt, 100 * report["mape"], 100 * report["within_10"],
                     100 * report["bias"], report["kendall_tau"]))
-    text = "\n".join(lines) + "\n"
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.output, "w") as out:
-            out.write(text)
+    write_lines(lines, args.output)
 
 
 if __name__ == "__main__":

@@ -68,6 +68,16 @@ def validate(sslat, space, table, reference, k, runs, seed, extra=()):
     return json.loads(result.stdout)
 
 
+def write_lines(lines, output):
+    """The report: to stdout for "-", else into the file output."""
+    text = "\n".join(lines) + "\n"
+    if output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(output, "w") as out:
+            out.write(text)
+
+
 def kendall_tau(x, y):
     """tau-a over pairs (no ties in timings)."""
     agree = disagree = 0
@@ -235,12 +245,7 @@ def main():
                                    "| %.2f s | %.2f |" % (loop_note, wall_loop, wall_loop / wall_avx2))
         else:
             lines.insert(loop_row, "| PyTorch loop | not run: %s | |" % loop_note)
-    text = "\n".join(lines) + "\n"
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.output, "w") as out:
-            out.write(text)
+    write_lines(lines, args.output)
 
 
 if __name__ == "__main__":

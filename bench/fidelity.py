@@ -35,7 +35,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from cpu_trust import kendall_tau  # noqa: E402 (the bench's one tau over pairs)
+from cpu_trust import kendall_tau, write_lines  # noqa: E402 (the bench's one tau and writer)
 EXAMPLES = os.path.join(ROOT, "examples")
 
 
@@ -215,12 +215,7 @@ def main():
     steal, total = steal_and_total()
     say("Load average at the end: %.2f (1 min); CPU steal over the run: %.1f %% of all CPU time." % (
         os.getloadavg()[0], 100.0 * (steal - steal_start) / max(1, total - total_start)))
-    text = "\n".join(lines) + "\n"
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.output, "w") as out:
-            out.write(text)
+    write_lines(lines, args.output)
     if args.json:
         with open(args.json, "w") as out:
             json.dump(raw, out, indent=1)

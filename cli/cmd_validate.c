@@ -250,20 +250,6 @@ static const char *table_predicts(const sslat_container *table)
     return calibrated ? calibrated : "sslat";
 }
 
-/* The table's ranking against the MAC count's, judged by the paired interval
- * of their difference (never by the point figures alone: at -k 20 a
- * difference of 0.01 is noise). */
-typedef enum { VS_MACS_UNKNOWN, VS_MACS_WORSE, VS_MACS_BETTER, VS_MACS_ALIKE } versus_macs;
-
-static versus_macs against_macs(const sslat_rank_figures *r)
-{
-    const sslat_interval *d = &r->tau_minus_mac;
-    if (isnan(d->value) || isnan(d->low) || isnan(d->high)) return VS_MACS_UNKNOWN;
-    return d->high < 0 ? VS_MACS_WORSE : d->low > 0 ? VS_MACS_BETTER : VS_MACS_ALIKE;
-}
-
-static const char *const VERSUS_MACS_NAMES[] = {"unknown", "worse", "better", "indistinguishable"};
-
 /* The rows that came from a latency stratum (not the table's two ends). */
 static int strata_run(const sslat_validation *v)
 {
@@ -309,8 +295,8 @@ static int print_json(const validate_args *a, const sslat_space *space, const ss
                                                "kendall_tau", interval_json(&k->mac_tau), "spearman_rho",
                                                interval_json(&k->mac_rho), "table_tau_minus_mac_tau",
                                                interval_json(&k->tau_minus_mac)));
-    json_object_set_new(root, "table_ranks_worse_than_macs", json_boolean(against_macs(k) == VS_MACS_WORSE));
-    json_object_set_new(root, "table_against_macs", json_string(VERSUS_MACS_NAMES[against_macs(k)]));
+    json_object_set_new(root, "table_ranks_worse_than_macs", json_boolean(sslat_rank_versus_macs(k) == SSLAT_VS_MACS_WORSE));
+    json_object_set_new(root, "table_against_macs", json_string(sslat_versus_macs_name(sslat_rank_versus_macs(k))));
     if (answer->compiled)
         json_object_set_new(root, "compile_s", json_pack("{s:i, s:o, s:o, s:o}", "networks", answer->compiled,
                                                          "total", cli_json_number(answer->compile_total_s), "median",
@@ -325,22 +311,18 @@ static int print_json(const validate_args *a, const sslat_space *space, const ss
 static void warn_if_worse_than_macs(const sslat_validation *v)
 {
     const sslat_rank_figures *k = &v->ranks;
-    if (against_macs(k) != VS_MACS_WORSE) return;
+    if (sslat_rank_versus_macs(k) != SSLAT_VS_MACS_WORSE) return;
     fprintf(stderr, "sslat validate: warning: the table ranks these architectures worse than their MAC count does "
                     "(Kendall tau %.3f against %.3f; the difference's 95%% interval [%+.3f, %+.3f] is below 0): for "
                     "ranking, the MAC count is the better proxy, and this table is not worth using until it beats "
                     "it\n", k->tau.value, k->mac_tau.value, k->tau_minus_mac.low, k->tau_minus_mac.high);
 }
 
-enum row_field { ROW_MEASURED, ROW_PREDICTED };
-
-/* Whether every row has the same figure (no ranking can come from it). */
-static bool all_equal(const sslat_validation *v, enum row_field field)
+/* Whether every row measured the same (no ranking can come from it). */
+static bool measurements_all_equal(const sslat_validation *v)
 {
-    for (int r = 1; r < v->n; r++) {
-        const sslat_validation_row *a = &v->rows[0], *b = &v->rows[r];
-        if (field == ROW_MEASURED ? a->measured != b->measured : a->predicted != b->predicted) return false;
-    }
+    for (int r = 1; r < v->n; r++)
+        if (v->rows[r].measured != v->rows[0].measured) return false;
     return true;
 }
 
@@ -350,6 +332,21 @@ static void print_interval(const char *name, const sslat_interval *i)
     if (isnan(i->value)) printf("%s -", name);
     else if (isnan(i->low)) printf("%s %.3f [no interval]", name, i->value);
     else printf("%s %.3f [%.3f, %.3f]", name, i->value, i->low, i->high);
+}
+
+/* One ranking's line: its tau and rho with their intervals, or why there is
+ * none (equal_ones: what is all equal). */
+static void print_ranking(const char *who, const sslat_interval *tau, const sslat_interval *rho,
+                          const char *equal_ones)
+{
+    if (isnan(tau->value)) {
+        printf("%-12s no ranking (%s are all equal)\n", who, equal_ones);
+        return;
+    }
+    printf("%-12s ", who);
+    print_interval("Kendall tau", tau);
+    print_interval("   Spearman rho", rho);
+    printf("\n");
 }
 
 static void print_text(const validate_args *a, const sslat_container *table, const sslat_validation *v,
@@ -381,21 +378,9 @@ static void print_text(const validate_args *a, const sslat_container *table, con
     if (strata < v->asked) printf(" (the rest found no architecture not already drawn%s)", v->left_out ? " or fitted" : "");
     printf("\nMAPE %.2f%%   within ±5%%: %.0f%%   within ±10%%: %.0f%%   bias %+.2f%%\n", 100 * v->summary.mape,
            100 * v->summary.within_5, 100 * v->summary.within_10, 100 * v->summary.bias);
-    bool flat_measured = all_equal(v, ROW_MEASURED);
-    if (isnan(k->tau.value))
-        printf("table        no ranking (%s are all equal)\n", flat_measured ? "the measurements" : "its predictions");
-    else {
-        print_interval("table        Kendall tau", &k->tau);
-        print_interval("   Spearman rho", &k->rho);
-        printf("\n");
-    }
-    if (isnan(k->mac_tau.value))
-        printf("MAC count    no ranking (%s are all equal)\n", flat_measured ? "the measurements" : "the rows' MAC counts");
-    else {
-        print_interval("MAC count    Kendall tau", &k->mac_tau);
-        print_interval("   Spearman rho", &k->mac_rho);
-        printf("\n");
-    }
+    bool flat = measurements_all_equal(v);
+    print_ranking("table", &k->tau, &k->rho, flat ? "the measurements" : "its predictions");
+    print_ranking("MAC count", &k->mac_tau, &k->mac_rho, flat ? "the measurements" : "the rows' MAC counts");
     static const char *const VERDICT[] = {
         "no comparison (no interval: too few architectures, or a ranking missing)",
         "the table ranks WORSE than the MAC count (not worth using for ranking)",
@@ -403,7 +388,7 @@ static void print_text(const validate_args *a, const sslat_container *table, con
         "the table ranks no better than the MAC count within the interval"};
     if (!isnan(k->tau_minus_mac.value)) {
         print_interval("table − MACs Kendall tau", &k->tau_minus_mac);
-        printf(": %s\n", VERDICT[against_macs(k)]);
+        printf(": %s\n", VERDICT[sslat_rank_versus_macs(k)]);
     }
     if (k->resamples)
         printf("[intervals: bootstrap 95%%, %d resamples of these architectures%s]\n", k->resamples,

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <math.h>
 #include <signal.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 
 #include "base/error.h"
 #include "base/file_io.h"
+#include "base/order.h"
 #include "cli/cli.h"
 #include "ir/ir_json.h"
 #include "ir/space.h"
@@ -99,6 +99,9 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
  * folders too); links are removed, never followed. */
 static void workspace_remove(workspace *w) { nftw(w->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
+/* Seconds a runner has to end after SIGTERM before it is killed. */
+enum { RUNNER_GRACE_S = 5 };
+
 /* The Python that runs the runner: SSLAT_PYTHON, the project's environment
  * (scripts/setup.sh), or python3 from PATH. */
 static const char *python_path(void)
@@ -116,9 +119,6 @@ static const char *python_path(void)
  * error is shown, not replaced by a guess). *status is waitpid's (exit 127:
  * no such Python; 126: the output could not be opened); false when it could
  * not be started or waited for (said). */
-/* Seconds a runner has to end after SIGTERM before it is killed. */
-enum { RUNNER_GRACE_S = 5 };
-
 static bool spawn_python(const char *python, const char *first, const char *second, const char *stdout_path,
                          int *status)
 {
@@ -137,20 +137,20 @@ static bool spawn_python(const char *python, const char *first, const char *seco
     /* SIGINT / SIGTERM (cli_catch_stop_signals) end the runner too: SIGTERM
      * first, SIGKILL when it has not ended RUNNER_GRACE_S later (a runner
      * that ignores SIGTERM must not keep sslat waiting); then the caller
-     * removes the workspace */
-    /* polled, not blocked on: a signal that came before the wait (or between
-     * a check and a blocking wait) is seen all the same */
-    time_t forwarded = 0;
+     * removes the workspace. Polled, not blocked on: a signal that came
+     * before the wait (or between a check and a blocking wait) is seen too. */
+    time_t asked_at = 0;
+    bool killed = false;
     for (;;) {
         pid_t done = waitpid(pid, status, WNOHANG);
         if (done == pid) return true;
         if (done < 0 && errno != EINTR) return false;
-        if (cli_stop_requested() && !forwarded) {
+        if (cli_stop_requested() && !asked_at) {
             kill(pid, SIGTERM);
-            forwarded = time(NULL);
-        } else if (forwarded && time(NULL) - forwarded >= RUNNER_GRACE_S) {
+            asked_at = time(NULL);
+        } else if (asked_at && !killed && time(NULL) - asked_at >= RUNNER_GRACE_S) {
             kill(pid, SIGKILL);
-            forwarded = time(NULL) + 3600; /* killed: wait for it without asking again */
+            killed = true;
         }
         struct timespec pause = {0, 50 * 1000 * 1000};
         nanosleep(&pause, NULL);
@@ -168,10 +168,14 @@ int cli_reference_available(const char *runtime, bool cuda)
     bool ort = !strcmp(r ? r->module : runtime, "onnxruntime");
     if (!cuda)
         snprintf(statement, sizeof statement, "import %s", ort ? "onnxruntime" : "torch");
-    else /* on cuda ONNX Runtime needs its CUDA provider and PyTorch's CUDA events; torch needs a device */
+    else { /* on cuda ONNX Runtime needs its CUDA provider and PyTorch's CUDA events; torch needs a device */
+        char provider_check[160] = "";
+        if (ort)
+            snprintf(provider_check, sizeof provider_check, "import onnxruntime as o\nif 'CUDAExecutionProvider' not "
+                     "in o.get_available_providers(): sys.exit(%d)\n", NO_CUDA_PROVIDER);
         snprintf(statement, sizeof statement, "import sys\n%simport torch\nsys.exit(0 if torch.cuda.is_available() "
-                 "else %d)", ort ? "import onnxruntime as o\nif 'CUDAExecutionProvider' not in "
-                 "o.get_available_providers(): sys.exit(5)\n" : "", NO_CUDA_DEVICE);
+                 "else %d)", provider_check, NO_CUDA_DEVICE);
+    }
     int status = 0;
     if (!spawn_python(python, "-c", statement, NULL, &status)) return CLI_FAILURE;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return CLI_OK;
@@ -270,19 +274,13 @@ static int run_python(const char *verb, const char *python, const char *runner, 
     }
 }
 
-static int by_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* torch-compile's compile times: their total, median and largest. */
 /* Bounds of a plausible answer: a network's time per sample (1 ns to
  * 3 hours) and a compile's (up to a day). */
 #define ANSWER_MIN_MS 1e-6
 #define ANSWER_MAX_MS 1e7
 #define ANSWER_MAX_COMPILE_S 86400.0
 
+/* torch-compile's compile times: their total, median and largest. */
 static int read_compile_times(const char *verb, json_t *list, cli_reference_answer *answer)
 {
     size_t n = json_array_size(list);
@@ -299,7 +297,7 @@ static int read_compile_times(const char *verb, json_t *list, cli_reference_answ
         }
         answer->compile_total_s += seconds[i];
     }
-    qsort(seconds, n, sizeof *seconds, by_double);
+    qsort(seconds, n, sizeof *seconds, sslat_compare_doubles);
     answer->compiled = (int32_t)n;
     answer->compile_median_s = n ? (seconds[(n - 1) / 2] + seconds[n / 2]) / 2 : 0;
     answer->compile_max_s = n ? seconds[n - 1] : 0;

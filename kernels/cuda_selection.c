@@ -338,8 +338,12 @@ bool cuda_selection_save(cuda_selection_cache *c)
     int waited_ms = 0;
     while (flock(lock, LOCK_EX | LOCK_NB) != 0) {
         if ((errno != EWOULDBLOCK && errno != EINTR) || waited_ms >= LOCK_WAIT_S * 1000) {
-            snprintf(c->problem, sizeof c->problem, "cannot lock %s: %s", lock_path,
-                     waited_ms >= LOCK_WAIT_S * 1000 ? "another process has held it for 10 s" : strerror(errno));
+            char why[160];
+            if (waited_ms >= LOCK_WAIT_S * 1000)
+                snprintf(why, sizeof why, "another process has held it for %d s", LOCK_WAIT_S);
+            else
+                snprintf(why, sizeof why, "%s", strerror(errno));
+            snprintf(c->problem, sizeof c->problem, "cannot lock %s: %s", lock_path, why);
             close(lock);
             return false;
         }

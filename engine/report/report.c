@@ -605,7 +605,7 @@ static void write_validation(FILE *out, const report_input *in)
     fputs(". Solid: predicted = measured; dashed ±5%, dotted ±10%. Points are labelled: min and max are the "
           "fastest and slowest architectures by the table, numbers the strata of the latency range (or random "
           "draws, in an older validation).</p>\n", out);
-    if (intervals && counted && r.tau_minus_mac.high < 0) /* worse beyond the paired interval */
+    if (intervals && counted && sslat_rank_versus_macs(&r) == SSLAT_VS_MACS_WORSE)
         fprintf(out, "<div class=\"warning\" id=\"validation-worse-than-macs\"><b>This table ranks these "
                      "architectures worse than their MAC count does</b> (Kendall τ %.3f against %.3f, beyond the "
                      "interval of their difference): for ranking, "

@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/hash.h"
+#include "base/order.h"
 #include "base/progress.h"
 #include "base/rng.h"
 #include "stats/fits.h"
@@ -119,12 +120,6 @@ int32_t sslat_bootstrap_resamples(size_t n)
     return budget < 100 ? 100 : (int32_t)budget;
 }
 
-static int by_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The q-quantile of sorted values (linear between neighbours); NaNs sorted
  * out first: a resample with a constant side has no rank figure. */
 static double quantile_of(double *values, size_t n, double q)
@@ -133,7 +128,7 @@ static double quantile_of(double *values, size_t n, double q)
     for (size_t i = 0; i < n; i++)
         if (!isnan(values[i])) values[finite++] = values[i];
     if (finite == 0) return NAN;
-    qsort(values, finite, sizeof *values, by_double);
+    qsort(values, finite, sizeof *values, sslat_compare_doubles);
     double at = q * (double)(finite - 1);
     size_t below = (size_t)at;
     if (below + 1 >= finite) return values[finite - 1];
@@ -200,6 +195,19 @@ sslat_status sslat_rank_figures_compute(const double *predicted, const double *m
     free(mac_rho);
     free(difference);
     return status;
+}
+
+sslat_versus_macs sslat_rank_versus_macs(const sslat_rank_figures *r)
+{
+    const sslat_interval *d = &r->tau_minus_mac;
+    if (isnan(d->value) || isnan(d->low) || isnan(d->high)) return SSLAT_VS_MACS_UNKNOWN;
+    return d->high < 0 ? SSLAT_VS_MACS_WORSE : d->low > 0 ? SSLAT_VS_MACS_BETTER : SSLAT_VS_MACS_ALIKE;
+}
+
+const char *sslat_versus_macs_name(sslat_versus_macs verdict)
+{
+    static const char *const NAMES[] = {"unknown", "worse", "better", "indistinguishable"};
+    return NAMES[verdict];
 }
 
 /* ---- the architectures ------------------------------------------------------------ */

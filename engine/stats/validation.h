@@ -39,6 +39,21 @@ typedef struct sslat_rank_figures {
     int32_t resamples;               /* bootstrap resamples behind the intervals */
 } sslat_rank_figures;
 
+/* The table's ranking against the MAC count's, judged by the paired interval
+ * of their difference (never by the two point figures: at 20 architectures
+ * a difference of 0.01 is noise): WORSE when the interval lies below 0,
+ * BETTER above it, ALIKE when it holds 0, UNKNOWN without an interval. */
+typedef enum sslat_versus_macs {
+    SSLAT_VS_MACS_UNKNOWN,
+    SSLAT_VS_MACS_WORSE,
+    SSLAT_VS_MACS_BETTER,
+    SSLAT_VS_MACS_ALIKE
+} sslat_versus_macs;
+
+sslat_versus_macs sslat_rank_versus_macs(const sslat_rank_figures *figures);
+/* "unknown", "worse", "better", "indistinguishable" (validate's JSON). */
+const char *sslat_versus_macs_name(sslat_versus_macs verdict);
+
 /* The resamples a bootstrap of n rows takes: 1000, fewer past n = 1000 so a
  * resample's O(n²) tau stays within about a second in all (never below 100). */
 int32_t sslat_bootstrap_resamples(size_t n);

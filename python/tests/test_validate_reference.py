@@ -11,17 +11,22 @@ import pytest
 from conftest import TINY_SPACE
 
 
-@pytest.fixture
-def tiny_table(tmp_path, sslat_command):
-    space = tmp_path / "tiny.json"
-    space.write_text(json.dumps(TINY_SPACE))
-    table = tmp_path / "tiny.sslat"
+def cpu_table(tmp_path, sslat_command, space_json, name):
+    """The space written as NAME.json and its cpu table NAME.sslat (1 thread, 3 runs)."""
+    space = tmp_path / (name + ".json")
+    space.write_text(json.dumps(space_json))
+    table = tmp_path / (name + ".sslat")
     result = subprocess.run([sslat_command, "measure", "-c", "cpu", str(space), "--threads", "1", "--runs", "3",
                              "--warmup", "1", "-o", str(table)], capture_output=True, text=True)
     if result.returncode == 3:
         pytest.skip("the cpu calculator cannot run here: " + result.stderr)
     assert result.returncode == 0, result.stderr
     return space, table
+
+
+@pytest.fixture
+def tiny_table(tmp_path, sslat_command):
+    return cpu_table(tmp_path, sslat_command, TINY_SPACE, "tiny")
 
 
 def validate(sslat_command, space, table, *extra, env=None):
@@ -252,15 +257,7 @@ def wide_space_table(tmp_path, sslat_command, blocks, block):
     stem = "cn_k3_s2_c%d_nr6" % block["c"]  # as wide as the blocks: their skip keeps the shape
     wide = dict(TINY_SPACE, name="wide", layers=[stem] + [block] * blocks + ["gap", "fc10"])
     wide.pop("arch")
-    space = tmp_path / "wide.json"
-    space.write_text(json.dumps(wide))
-    table = tmp_path / "wide.sslat"
-    made = subprocess.run([sslat_command, "measure", "-c", "cpu", str(space), "--threads", "1", "--runs", "3",
-                           "--warmup", "1", "-o", str(table)], capture_output=True, text=True)
-    if made.returncode == 3:
-        pytest.skip("the cpu calculator cannot run here: " + made.stderr)
-    assert made.returncode == 0, made.stderr
-    return space, table
+    return cpu_table(tmp_path, sslat_command, wide, "wide")
 
 
 def test_many_architectures_leave_no_model_behind(sslat_command, tmp_path):

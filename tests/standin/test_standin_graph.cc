@@ -44,6 +44,15 @@ class StandinGraph : public Standin {
         cuda_program_release(&p);
         return plan;
     }
+    // the loaded network's convolutions chosen once, the program released (a table's first decisions)
+    void choose_algorithms(const sslat_calc_options &o)
+    {
+        cuda_program p;
+        sslat_error err;
+        ASSERT_EQ(cuda_program_init(&p, &session, &whole, &o, &err), SSLAT_OK) << err.message;
+        ASSERT_EQ(cuda_program_choose_algorithms(&p, &err), SSLAT_OK) << err.message;
+        cuda_program_release(&p);
+    }
     static int executions_of(int64_t engine)
     {
         int n = 0;
@@ -359,11 +368,7 @@ TEST_F(StandinGraph, ASecondRunTakesItsDecisionsFromTheSelectionCache)
     open(false);
     sslat_calc_options o = options(SSLAT_DTYPE_FP32, SSLAT_MODE_FUSED);
     for (int pass = 0; pass < 2; pass++) {
-        cuda_program p;
-        sslat_error err;
-        ASSERT_EQ(cuda_program_init(&p, &session, &whole, &o, &err), SSLAT_OK) << err.message;
-        ASSERT_EQ(cuda_program_choose_algorithms(&p, &err), SSLAT_OK) << err.message;
-        cuda_program_release(&p);
+        ASSERT_NO_FATAL_FAILURE(choose_algorithms(o));
         close();
         if (pass == 0) EXPECT_GT(standin_counters().find_calls, 0);
         else EXPECT_EQ(standin_counters().find_calls, 0) << "Find's choices from the first session";
@@ -419,12 +424,10 @@ TEST_F(StandinGraph, AKeptDecisionMeetsTheRulesOfAFreshOne)
     standin_reset();
     open(false);
     sslat_calc_options o = options(SSLAT_DTYPE_FP32, SSLAT_MODE_FUSED);
+    ASSERT_NO_FATAL_FAILURE(choose_algorithms(o));
+    close();
     cuda_program p;
     sslat_error err;
-    ASSERT_EQ(cuda_program_init(&p, &session, &whole, &o, &err), SSLAT_OK) << err.message;
-    ASSERT_EQ(cuda_program_choose_algorithms(&p, &err), SSLAT_OK) << err.message;
-    cuda_program_release(&p);
-    close();
     for (int forged = 0; forged < 2; forged++) {
         cuda_selection_cache c;
         cuda_selection_open(&c, selection_folder.c_str(), hardware, software);
