@@ -547,10 +547,12 @@ int cmd_measure(int argc, char **argv)
     }
     if (mpi)
         code = cli_mpi_finish(code == CLI_OK ? container : NULL, code, status == SSLAT_OK ? NULL : err.message, a.output);
-    /* the journal goes once the table is safely written; kept on a failure
-     * that leaves work in it (a run refused before its first unit leaves none)
-     * and for an incomplete table (--resume measures only its failed units) */
-    sslat_journal_close(journal, (code == CLI_OK && !a.keep_journal) ||
+    /* the journal goes once the table is safely written (a disturbed one
+     * too: a --resume would only re-use its records); kept on a failure that
+     * leaves work in it (a run refused before its first unit leaves none) and
+     * for an incomplete table (--resume measures only its failed units) */
+    bool finished = code == CLI_OK || code == CLI_DISTURBED;
+    sslat_journal_close(journal, (finished && !a.keep_journal) ||
                                      (code != CLI_OK && code != CLI_INTERRUPTED && sslat_journal_count(journal) == 0));
     free(journal_path);
     sslat_container_free(container);

@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "base/key_index.h"
 #include "base/limits.h"
+#include "calc/journal.h"
 #include "host/architecture.h"
 #include "host/choose.h"
 #include "host/cpu_calculator.h"
@@ -51,6 +52,9 @@ typedef struct cpu_session {
     host_interference interference; /* also the calibration at the start and the end (drift) */
     volatile int *stop;   /* the run's stop request (may be NULL) */
     bool progress;        /* the run speaks on stderr */
+    bool resumed;         /* records resumed from a journal carry an earlier run's watch */
+    sslat_quality_input resumed_watch;
+    size_t resumed_not_ok;
 } cpu_session;
 
 static sslat_status cpu_begin(const sslat_calculator *self, const sslat_calc_options *options,
@@ -70,6 +74,7 @@ static sslat_status cpu_begin(const sslat_calculator *self, const sslat_calc_opt
     host_interference_begin(&s->interference, threads);
     s->stop = plan->stop;
     s->progress = plan->progress;
+    s->resumed = sslat_journal_resumed_watch(plan->journal, &s->resumed_watch, &s->resumed_not_ok);
     if (s->progress)
         fprintf(stderr, "[cpu] %d worker thread%s (%s), oneDNN on %s\n", threads, threads == 1 ? "" : "s",
                 options->threads > 0 ? "--threads" : "the default: every core, or OMP_NUM_THREADS",
@@ -339,8 +344,15 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session, co
         sslat_status status = sslat_container_set_metadata(c, pairs[i].key, pairs[i].value, err);
         if (status != SSLAT_OK) return status;
     }
-    sslat_status status = host_describe_quality(&cs->interference, cs->progress, c, err);
+    sslat_status status = host_describe_quality(&cs->interference, cs->resumed ? &cs->resumed_watch : NULL,
+                                                cs->resumed_not_ok, cs->progress, c, err);
     return status == SSLAT_OK ? describe_implementations(cs, space, c, err) : status;
+}
+
+static bool cpu_watch(void *session, sslat_quality_input *so_far)
+{
+    host_quality_watch(&((cpu_session *)session)->interference, false, so_far);
+    return true;
 }
 
 static sslat_status cpu_measure_architectures(const sslat_calculator *self, void *session, const sslat_space *space,
@@ -362,6 +374,7 @@ const sslat_calculator sslat_cpu_calculator = {
     .compute = cpu_compute,
     .measure_architectures = cpu_measure_architectures,
     .machine = cpu_machine,
+    .watch = cpu_watch,
     .describe = cpu_describe,
     .end = cpu_end,
 };

@@ -19,32 +19,57 @@ static void entry_name(const sslat_container *c, long index, char *out, size_t s
         }
 }
 
-sslat_status host_describe_quality(const host_interference *q, bool progress, sslat_container *c,
-                                   sslat_error *err)
+void host_quality_watch(const host_interference *q, bool ended, sslat_quality_input *in)
+{
+    int usable = host_usable_cpus();
+    *in = (sslat_quality_input){.cov_median = NAN, .cov_worst = NAN};
+    in->batches = q->batches;
+    in->remeasured = q->remeasured;
+    in->kept_disturbed = q->kept_disturbed;
+    in->mean_share = q->batches ? q->share_sum / (double)q->batches : 1.0;
+    in->worst_share = q->batches ? q->worst_share : 1.0;
+    in->mean_wait = q->batches ? q->wait_sum / (double)q->batches : 0.0;
+    in->worst_wait = q->worst_wait;
+    in->worst_steal = q->worst_steal;
+    in->most_others = q->most_others;
+    /* before the end's look, only the start's is known */
+    in->busy_elsewhere = ended ? fmax(q->start_busy_cores, q->end_busy_cores) : q->start_busy_cores;
+    in->free_cores = usable > q->threads ? usable - q->threads : 0;
+    in->oversubscribed = q->threads > usable;
+    in->calibration_share = ended ? fmin(q->start.share, q->end.share) : q->start.share;
+    in->drift = ended ? host_interference_drift(q) : 1.0;
+}
+
+/* A resumed table: its records measured by earlier runs keep their verdict.
+ * The worse of this run's and theirs is the table's, and the cause says
+ * where it came from. */
+static sslat_quality_verdict with_resumed(sslat_quality_verdict verdict, const sslat_quality_input *resumed,
+                                          size_t resumed_not_ok, char *cause, size_t size)
+{
+    char earlier[1024];
+    sslat_quality_verdict theirs = sslat_quality_judge(resumed, earlier, sizeof earlier);
+    if (theirs == SSLAT_QUALITY_OK) return verdict;
+    char mine[2048];
+    snprintf(mine, sizeof mine, "%s", cause);
+    snprintf(cause, size, "%zu unit(s) resumed from the journal of an earlier run were measured while it was %s "
+                          "(%s)%s%s", resumed_not_ok, sslat_quality_name(theirs), earlier, mine[0] ? "; this run: " : "",
+             mine);
+    return theirs > verdict ? theirs : verdict;
+}
+
+sslat_status host_describe_quality(const host_interference *q, const sslat_quality_input *resumed,
+                                   size_t resumed_not_ok, bool progress, sslat_container *c, sslat_error *err)
 {
     double drift = host_interference_drift(q);
-    int usable = host_usable_cpus();
-    sslat_quality_input in = {0};
+    sslat_quality_input in;
+    host_quality_watch(q, true, &in);
     long worst_index = -1;
     sslat_quality_spread(c->entries, (size_t)c->offset[c->n_blocks], &in.cov_median, &in.cov_worst, &worst_index);
-    in.batches = q->batches;
-    in.remeasured = q->remeasured;
-    in.kept_disturbed = q->kept_disturbed;
-    in.mean_share = q->batches ? q->share_sum / (double)q->batches : 1.0;
-    in.worst_share = q->batches ? q->worst_share : 1.0;
-    in.mean_wait = q->batches ? q->wait_sum / (double)q->batches : 0.0;
-    in.worst_wait = q->worst_wait;
-    in.worst_steal = q->worst_steal;
-    in.most_others = q->most_others;
-    in.busy_elsewhere = fmax(q->start_busy_cores, q->end_busy_cores);
-    in.free_cores = usable > q->threads ? usable - q->threads : 0;
-    in.oversubscribed = q->threads > usable;
-    in.calibration_share = fmin(q->start.share, q->end.share);
-    in.drift = drift;
-    char cause[1024], worst[256], text[512];
+    char cause[2048], worst[256], text[512];
     sslat_quality_verdict verdict = sslat_quality_judge(&in, cause, sizeof cause);
+    if (resumed) verdict = with_resumed(verdict, resumed, resumed_not_ok, cause, sizeof cause);
     entry_name(c, worst_index, worst, sizeof worst);
-    struct { const char *key; char value[1024]; } pairs[6];
+    struct { const char *key; char value[2048]; } pairs[6];
     int n = 0;
 #define PAIR(KEY, ...) do { pairs[n].key = KEY; snprintf(pairs[n].value, sizeof pairs[n].value, __VA_ARGS__); n++; } while (0)
     PAIR("quality.verdict", "%s", sslat_quality_name(verdict));

@@ -7,9 +7,16 @@
 
 #include "calc/options.h"
 #include "host/interference.h"
+#include "measure/quality.h"
 #include "table/container.h"
 
-sslat_status host_describe_quality(const host_interference *interference, bool progress,
-                                   sslat_container *table, sslat_error *err);
+/* What the watch has seen so far (ended: the end's look and calibration
+ * too), the entries' spread left NAN. */
+void host_quality_watch(const host_interference *interference, bool ended, sslat_quality_input *watch);
+
+/* resumed: the worst watch of the records resumed from a journal, and how
+ * many were judged noisy or disturbed (NULL: none resumed, or none watched). */
+sslat_status host_describe_quality(const host_interference *interference, const sslat_quality_input *resumed,
+                                   size_t resumed_not_ok, bool progress, sslat_container *table, sslat_error *err);
 
 #endif

@@ -19,6 +19,9 @@
 #include "helpers.h"
 
 extern "C" {
+#include "api/latency.h"
+#include "calc/journal.h"
+#include "calc/run.h"
 #include "host/lower.h"
 #include "host/measure.h"
 #include "ir/space.h"
@@ -280,6 +283,59 @@ TEST(CpuInterference, ATableMeasuredThroughStallsIsDisturbedAndSaysWhy)
     sslat_space_free(space);
 }
 
+// A run measured through stalls keeps its records in a journal; resumed on a
+// quiet machine (nothing left to measure), the table is still disturbed, and
+// its cause says the records came from the earlier run.
+TEST(CpuInterference, AResumedTableKeepsTheDisturbedVerdictOfItsRecords)
+{
+    SKIP_WITHOUT_DNNL();
+    TempDir temp("sslat-resumed-verdict");
+    ASSERT_TRUE(temp.made());
+    std::string path = temp.path("t.sslat.journal");
+    sslat_space *space = load_text(space_json("{\"choice\": [\"ir_k3_e3\", \"ir_k5_e6\"], \"c\": 16}", "",
+                                              "{\"shape\": [16, 16, 16]}"));
+    sslat_calc_options options;
+    sslat_calc_options_default(&options);
+    options.warmup_iterations = 1;
+    options.run_iterations = 5;
+    options.threads = 1;
+    sslat_run_plan plan = {};
+    uint64_t fingerprint = sslat_run_fingerprint(&sslat_cpu_calculator, space, &options, &plan);
+    sslat_journal *journal = nullptr;
+    sslat_journal_info info;
+    sslat_error err;
+    ASSERT_EQ(sslat_journal_open(path.c_str(), SSLAT_JOURNAL_NEW, fingerprint, &journal, &info, &err), SSLAT_OK);
+    plan.journal = journal;
+    sslat_container *first = nullptr;
+    {
+        StallHook stall;
+        ASSERT_EQ(sslat_measure_space(&sslat_cpu_calculator, space, &options, &plan, nullptr, &first, &err), SSLAT_OK)
+            << err.message;
+    }
+    ASSERT_STREQ(sslat_container_metadata(first, "quality.verdict"), "disturbed");
+    size_t units = sslat_journal_count(journal);
+    sslat_journal_close(journal, false);  // as an interrupted run leaves it
+
+    ASSERT_EQ(sslat_journal_open(path.c_str(), SSLAT_JOURNAL_RESUME, fingerprint, &journal, &info, &err), SSLAT_OK)
+        << err.message;
+    EXPECT_EQ(info.recovered, units);
+    plan.journal = journal;
+    sslat_container *resumed = nullptr;
+    ASSERT_EQ(sslat_measure_space(&sslat_cpu_calculator, space, &options, &plan, nullptr, &resumed, &err), SSLAT_OK)
+        << err.message;
+    sslat_journal_close(journal, true);
+    EXPECT_STREQ(sslat_container_metadata(resumed, "quality.verdict"), "disturbed");
+    std::string cause = sslat_container_metadata(resumed, "quality.cause");
+    EXPECT_NE(cause.find("resumed from the journal of an earlier run"), std::string::npos) << cause;
+    EXPECT_NE(cause.find("worker threads were not running"), std::string::npos) << cause;
+    for (int32_t b = 0; b < sslat_container_block_count(resumed); b++)
+        for (int32_t i = 0; i < 2; i++)
+            EXPECT_EQ(sslat_container_latency(resumed, b, i), sslat_container_latency(first, b, i));
+    sslat_container_free(first);
+    sslat_container_free(resumed);
+    sslat_space_free(space);
+}
+
 // The test pinned to at most 2 of its CPUs, one busy loop of its own per
 // pinned CPU for at most 60 s (killed by pid at the end), and the cli run on
 // as many threads (all inherit the pinning): each worker shares its core, so
@@ -323,6 +379,8 @@ TEST(CpuInterference, BusyCoresMakeTheDefaultRunSayDisturbedAndStrictFail)
     EXPECT_NE(text.find("quality DISTURBED"), std::string::npos) << text;
     struct stat st;
     EXPECT_EQ(stat(out.c_str(), &st), 0) << "the table is written all the same";
+    // a finished run keeps no journal: a --resume could only re-use its disturbed records
+    EXPECT_NE(stat((out + ".journal").c_str(), &st), 0) << "the finished run left its journal";
 }
 
 TEST(CpuCalculator, MissingLibraryIsAClearErrorAndWritesNothing)
@@ -345,7 +403,7 @@ TEST(CpuCalculator, MissingLibraryIsAClearErrorAndWritesNothing)
 
 namespace {
 
-// Journal records after the 24-byte header record: 80 bytes each, the run's
+// Journal records after the 24-byte header record: 168 bytes each, the run's
 // fingerprint then the unit key (engine/calc/journal.h).
 std::vector<uint64_t> journal_units(const std::string &path)
 {
@@ -357,7 +415,7 @@ std::vector<uint64_t> journal_units(const std::string &path)
     size_t n;
     while ((n = fread(buffer, 1, sizeof buffer, f)) > 0) data.insert(data.end(), buffer, buffer + n);
     fclose(f);
-    for (size_t at = 24; at + 80 <= data.size(); at += 80) {
+    for (size_t at = 24; at + 168 <= data.size(); at += 168) {
         uint64_t key = 0;
         for (int i = 7; i >= 0; i--) key = key << 8 | data[at + 16 + i];
         units.push_back(key);

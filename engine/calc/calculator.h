@@ -9,10 +9,11 @@
 #include "calc/options.h"
 #include "ir/graph.h"
 #include "ir/space.h"
+#include "measure/quality.h"
 
 /* Bumped when the table's slots change, so an out-of-tree backend built
  * against another layout is refused (sslat_calculator_check). */
-#define SSLAT_CALCULATOR_API_VERSION 4
+#define SSLAT_CALCULATOR_API_VERSION 5
 
 typedef enum sslat_calc_kind {
     SSLAT_CALC_ANALYTIC, /* counts from the IR alone: exact, instant */
@@ -81,6 +82,11 @@ struct sslat_calculator {
      * in the run's fingerprint: a journal resumed on another kind of node (a
      * requeued Slurm job) is refused rather than mixing two machines. (optional) */
     void (*machine)(const sslat_calc_options *options, char *out, size_t size);
+    /* What the run's machine watch has seen so far (the entries' spread
+     * left NAN): written with each journal record, so a resumed table keeps
+     * the verdict of the runs that measured its records. (optional: NULL =
+     * no watch) */
+    bool (*watch)(void *session, sslat_quality_input *so_far);
     /* Record device / software / option metadata of a run over space in the
      * container. (optional) */
     sslat_status (*describe)(const sslat_calculator *self, void *session, const sslat_space *space,

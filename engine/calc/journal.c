@@ -1,6 +1,7 @@
 #include "calc/journal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +13,14 @@
 #include "base/crc32.h"
 #include "base/error.h"
 #include "base/key_index.h"
+#include "measure/quality.h"
 
-enum { MAGIC = 0x4E524A53 /* "SJRN" */, VERSION = 2, UNIT_PAYLOAD = 8 + 8 + 52, HEADER_PAYLOAD = 4 + 8,
-       HEADER_RECORD = 12 + HEADER_PAYLOAD, UNIT_RECORD = 12 + UNIT_PAYLOAD };
+/* A unit's payload: fingerprint, unit, entry (52), then what the run's
+ * machine watch had seen when the record was written (WATCH_BYTES). */
+enum { MAGIC = 0x4E524A53 /* "SJRN" */, VERSION = 3, ENTRY_END = 8 + 8 + 52, WATCH_BYTES = 4 + 5 * 4 + 8 * 8,
+       UNIT_PAYLOAD = ENTRY_END + WATCH_BYTES, HEADER_PAYLOAD = 4 + 8, HEADER_RECORD = 12 + HEADER_PAYLOAD,
+       UNIT_RECORD = 12 + UNIT_PAYLOAD };
+enum { WATCH_PRESENT = 1, WATCH_OVERSUBSCRIBED = 2 };
 
 struct sslat_journal {
     int fd;
@@ -24,6 +30,12 @@ struct sslat_journal {
     sslat_entry *entries;
     size_t count, capacity;
     sslat_key_index index; /* unit → record */
+    /* the resumed records' machine watch: the worst judged of them, and how
+     * many were judged noisy or disturbed */
+    bool resumed_watched;
+    sslat_quality_input resumed_worst;
+    sslat_quality_verdict resumed_verdict;
+    size_t resumed_not_ok;
 };
 
 static void put32(unsigned char *p, uint32_t v)
@@ -57,6 +69,51 @@ static void putf(unsigned char *p, double v)
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
     put64(p, bits);
+}
+
+/* The watch as it was when a record was written (the entries' spread is the
+ * whole table's, judged at the end, so it is not kept). */
+static void put_watch(unsigned char *p, const sslat_quality_input *w)
+{
+    memset(p, 0, WATCH_BYTES);
+    if (!w) return;
+    put32(p, WATCH_PRESENT | (w->oversubscribed ? WATCH_OVERSUBSCRIBED : 0));
+    const long counts[5] = {w->batches, w->remeasured, w->kept_disturbed, w->most_others, w->free_cores};
+    for (int i = 0; i < 5; i++) put32(p + 4 + 4 * i, (uint32_t)(counts[i] < 0 ? 0 : counts[i]));
+    const double shares[8] = {w->mean_share, w->worst_share, w->mean_wait, w->worst_wait,
+                              w->worst_steal, w->busy_elsewhere, w->calibration_share, w->drift};
+    for (int i = 0; i < 8; i++) putf(p + 24 + 8 * i, shares[i]);
+}
+
+static bool get_watch(const unsigned char *p, sslat_quality_input *w)
+{
+    uint32_t flags = get32(p);
+    if (!(flags & WATCH_PRESENT)) return false;
+    *w = (sslat_quality_input){.cov_median = NAN, .cov_worst = NAN};
+    w->oversubscribed = flags & WATCH_OVERSUBSCRIBED;
+    w->batches = get32(p + 4);
+    w->remeasured = get32(p + 8);
+    w->kept_disturbed = get32(p + 12);
+    w->most_others = (int)get32(p + 16);
+    w->free_cores = (int)get32(p + 20);
+    double *shares[8] = {&w->mean_share, &w->worst_share, &w->mean_wait, &w->worst_wait,
+                         &w->worst_steal, &w->busy_elsewhere, &w->calibration_share, &w->drift};
+    for (int i = 0; i < 8; i++) *shares[i] = getf(p + 24 + 8 * i);
+    return true;
+}
+
+/* A resumed record's watch: kept when it is judged worse than the worst so far. */
+static void note_resumed_watch(sslat_journal *j, const sslat_quality_input *w)
+{
+    char cause[8];
+    sslat_quality_verdict verdict = sslat_quality_judge(w, cause, sizeof cause);
+    j->resumed_not_ok += verdict != SSLAT_QUALITY_OK;
+    if (!j->resumed_watched || verdict > j->resumed_verdict ||
+        (verdict == j->resumed_verdict && w->batches > j->resumed_worst.batches)) {
+        j->resumed_worst = *w;
+        j->resumed_verdict = verdict;
+    }
+    j->resumed_watched = true;
 }
 
 static sslat_status write_record(sslat_journal *j, const unsigned char *payload, uint32_t length,
@@ -148,6 +205,8 @@ static sslat_status replay(sslat_journal *j, off_t *good_end, sslat_journal_info
                          get32(p + 64)};
         if (!remember(j, get64(p + 8), &e)) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
         else info->recovered++;
+        sslat_quality_input watch;
+        if (get_watch(p + ENTRY_END, &watch)) note_resumed_watch(j, &watch);
     }
     info->torn = status == SSLAT_OK && at < got;
     *good_end = (off_t)at;
@@ -221,7 +280,8 @@ const sslat_entry *sslat_journal_find(const sslat_journal *j, uint64_t unit)
     return i >= 0 ? &j->entries[i] : NULL;
 }
 
-sslat_status sslat_journal_append(sslat_journal *j, uint64_t unit, const sslat_entry *e, sslat_error *err)
+sslat_status sslat_journal_append(sslat_journal *j, uint64_t unit, const sslat_entry *e,
+                                  const sslat_quality_input *watch, sslat_error *err)
 {
     unsigned char payload[UNIT_PAYLOAD];
     put64(payload, j->fingerprint);
@@ -229,6 +289,7 @@ sslat_status sslat_journal_append(sslat_journal *j, uint64_t unit, const sslat_e
     const double figures[6] = {e->value, e->median, e->mean, e->stddev, e->min, e->max};
     for (int i = 0; i < 6; i++) putf(payload + 16 + 8 * i, figures[i]);
     put32(payload + 64, e->samples);
+    put_watch(payload + ENTRY_END, watch);
     sslat_status status = write_record(j, payload, UNIT_PAYLOAD, err);
     if (status == SSLAT_OK && !remember(j, unit, e)) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     return status;
@@ -247,3 +308,11 @@ void sslat_journal_close(sslat_journal *j, bool remove_file)
 }
 
 size_t sslat_journal_count(const sslat_journal *j) { return j ? j->count : 0; }
+
+bool sslat_journal_resumed_watch(const sslat_journal *j, sslat_quality_input *worst, size_t *not_ok)
+{
+    if (!j || !j->resumed_watched) return false;
+    *worst = j->resumed_worst;
+    *not_ok = j->resumed_not_ok;
+    return true;
+}

@@ -4,7 +4,10 @@
  * magic "SJRN", u32 payload length, payload, u32 CRC-32 of the payload; the
  * first payload is the run's header (format version, fingerprint of space,
  * calculator, options and machine), every other one a unit's (the
- * fingerprint again, the unit's hash, its entry): 24 bytes, then 80 a unit.
+ * fingerprint again, the unit's hash, its entry, and what the run's machine
+ * watch had seen when it was written): 24 bytes, then 168 a unit. A resumed
+ * table is judged on its own run and on its resumed records' watch, so a
+ * disturbed record stays disturbed on a quiet machine.
  *
  * One run writes a journal at a time: it is locked (flock) for the run, opened
  * without following a symbolic link, and must be a regular file. On resume a
@@ -18,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "measure/quality.h"
 #include "sslat.h"
 
 typedef struct sslat_journal sslat_journal;
@@ -41,9 +45,14 @@ sslat_status sslat_journal_open(const char *path, sslat_journal_mode mode, uint6
                                 sslat_journal **out, sslat_journal_info *info, sslat_error *err);
 /* The recorded entry of a unit, or NULL. */
 const sslat_entry *sslat_journal_find(const sslat_journal *journal, uint64_t unit);
-/* Append a unit's record (written now, synced by sslat_journal_sync). */
+/* Append a unit's record (written now, synced by sslat_journal_sync), with
+ * the run's machine watch so far (NULL: the calculator keeps none). */
 sslat_status sslat_journal_append(sslat_journal *journal, uint64_t unit, const sslat_entry *entry,
-                                  sslat_error *err);
+                                  const sslat_quality_input *watch, sslat_error *err);
+/* The resumed records' watch judged worst (its entries' spread NAN) and how
+ * many of them were judged noisy or disturbed; false when no resumed record
+ * carries a watch. */
+bool sslat_journal_resumed_watch(const sslat_journal *journal, sslat_quality_input *worst, size_t *not_ok);
 /* Sync the records appended so far to disk. */
 sslat_status sslat_journal_sync(sslat_journal *journal, sslat_error *err);
 /* Close and unlock; remove the file when the run is complete (keep: leave it). */

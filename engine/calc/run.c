@@ -231,6 +231,8 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
                                 n - first, n);
             break;
         }
+        sslat_quality_input watch; /* the machine as the chunk's records saw it */
+        bool watched = plan->journal && calculator->watch && calculator->watch(session, &watch);
         for (size_t k = first; status == SSLAT_OK && k < first + size; k++) {
             m->entries[where[k]] = results[k];
             if (failures[k]) { /* not journaled: --resume measures it again */
@@ -238,7 +240,8 @@ static sslat_status measure_unique(const sslat_calculator *calculator, void *ses
                 failures[k] = NULL;
                 continue;
             }
-            if (plan->journal) status = sslat_journal_append(plan->journal, m->units[where[k]].hash, &results[k], err);
+            if (plan->journal) status = sslat_journal_append(plan->journal, m->units[where[k]].hash, &results[k],
+                                                             watched ? &watch : NULL, err);
         }
         if (status == SSLAT_OK) status = sslat_journal_sync(plan->journal, err); /* a chunk at a time */
         if (status == SSLAT_OK) sslat_progress_step(&progress, first + size);

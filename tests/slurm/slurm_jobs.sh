@@ -56,13 +56,13 @@ case_array() {
   echo "ok array: 3 tasks + afterok merge = the unsharded mac_thop table of FBNet"
 }
 
-# Units in a journal (80-byte records after the 24-byte header; the unit hash at
+# Units in a journal (168-byte records after the 24-byte header; the unit hash at
 # bytes 16..23 of a record): "records distinct".
 journal_units() {
   python3 - "$1" <<'EOF'
 import sys
 data = open(sys.argv[1], "rb").read()[24:]
-units = [data[i + 16:i + 24] for i in range(0, len(data) - len(data) % 80, 80)]
+units = [data[i + 16:i + 24] for i in range(0, len(data) - len(data) % 168, 168)]
 print(len(units), len(set(units)))
 EOF
 }
