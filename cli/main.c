@@ -1,5 +1,7 @@
 /* The sslat command: one verb per file under cli/. */
+#include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,11 +40,9 @@ static void usage(FILE *out)
                  "            4 interrupted (the journal keeps the work done: --resume)\n");
 }
 
-int main(int argc, char **argv)
+/* The verb named by argv[1], run; its exit status. */
+static int run_verb(int argc, char **argv)
 {
-    /* past `ulimit -f` a write fails with EFBIG and is reported (the
-     * temporary removed), instead of SIGXFSZ killing the process silently */
-    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return CLI_BAD_INPUT;
@@ -72,4 +72,33 @@ int main(int argc, char **argv)
     fprintf(stderr, "sslat: unknown verb '%s'\n\n", verb);
     usage(stderr);
     return CLI_BAD_INPUT;
+}
+
+/* What went to stdout, flushed and closed: a write that failed (a full disk,
+ * /dev/full, an I/O error) is output lost, so never exit 0 over it. */
+static int check_stdout(const char *verb, int code)
+{
+    errno = 0;
+    bool failed = fflush(stdout) != 0 || ferror(stdout);
+    int error = errno;
+    if (fclose(stdout) != 0 && !failed) {
+        failed = true;
+        error = errno;
+    }
+    if (!failed) return code;
+    fprintf(stderr, "sslat%s%s: stdout: %s: the output was not written\n", verb ? " " : "", verb ? verb : "",
+            error ? strerror(error) : "write error");
+    return code == CLI_OK ? CLI_FAILURE : code;
+}
+
+int main(int argc, char **argv)
+{
+    /* past `ulimit -f` a write fails with EFBIG and is reported (the
+     * temporary removed), instead of SIGXFSZ killing the process silently */
+    signal(SIGXFSZ, SIG_IGN);
+    const char *verb = argc > 1 ? argv[1] : NULL;
+    char name[64] = "";
+    if (verb) snprintf(name, sizeof name, "%s", verb);
+    int code = run_verb(argc, argv);
+    return check_stdout(verb ? name : NULL, code);
 }
