@@ -258,6 +258,15 @@ SSLAT_API double sslat_container_latency(const sslat_container *container, int32
                                int32_t candidate);
 SSLAT_API sslat_status sslat_container_entry(const sslat_container *container, int32_t block,
                                    int32_t candidate, sslat_entry *entry, sslat_error *error);
+/* SSLAT_OK when every value of the table is a measured figure; otherwise
+ * INVALID_ARGUMENT saying why not: a table of the tests' stand-in device
+ * (metadata "standin"), an incomplete one (measure --keep-going: metadata
+ * quality.failed_entries) or one shard's part. What every statistic checks. */
+SSLAT_API sslat_status sslat_container_check_complete(const sslat_container *container, sslat_error *error);
+/* 1 when the entry failed in the run that made the table, so its stored
+ * value is no latency (block -1: the constant part); else 0. */
+SSLAT_API int sslat_container_entry_is_failed(const sslat_container *container, int32_t block,
+                                              int32_t candidate);
 /* "" when the container has no labels. NULL when out of range. */
 SSLAT_API const char *sslat_container_block_name(const sslat_container *container, int32_t block);
 SSLAT_API const char *sslat_container_candidate_label(const sslat_container *container, int32_t block,

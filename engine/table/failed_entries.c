@@ -113,3 +113,15 @@ sslat_status sslat_container_require_complete(const sslat_container *c, sslat_er
                       "same command and --resume",
                       units, !strcmp(units, "1") ? "" : "s");
 }
+
+sslat_status sslat_container_check_complete(const sslat_container *c, sslat_error *err)
+{
+    sslat_error_clear(err);
+    if (!c) return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "container must not be NULL");
+    return sslat_container_require_complete(c, err);
+}
+
+int sslat_container_entry_is_failed(const sslat_container *c, int32_t block, int32_t candidate)
+{
+    return sslat_container_entry_failed(c, block < 0 ? -1 : block, candidate);
+}

@@ -1,10 +1,12 @@
 """SearchSpaceLatencyContainer: one latency table (constant part + per-candidate values)."""
 import ctypes
+import math
 import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import lib
+from .errors import InvalidArgumentError, SslatError
 
 SSLAT_MAGIC = b"\x89SSLAT"
 PICKLE_PROTO = 0x80  # every pickle of protocol 2 or later starts with PROTO
@@ -145,13 +147,45 @@ class SearchSpaceLatencyContainer(_native.HandleOwner):
     def latency_type(self) -> str:
         return self._text(lib.sslat_container_latency_type)
 
+    # A table whose values are not all figures (docs/python.md, "Incomplete
+    # tables"): a stand-in device's table or one shard's part raises on every
+    # read of its values; an incomplete table (measure --keep-going) keeps
+    # ENOT's shape, with NaN where an entry failed, and entry() of a failed
+    # entry raises.
+
+    def _failed_reads_as_nan(self) -> bool:
+        """False when every value is a figure, True for an incomplete table;
+        raises the library's reason for a table with no figures to read."""
+        with self._handle.use() as pointer:
+            try:
+                _native.call(lib.sslat_container_check_complete, pointer)
+                return False
+            except SslatError:
+                incomplete = (lib.sslat_container_metadata(pointer, b"standin") is None and
+                              not lib.sslat_container_shard(pointer, None, None) and
+                              bool(lib.sslat_container_metadata(pointer, b"quality.failed_entries")))
+                if not incomplete:
+                    raise
+                return True
+
+    def _value(self, block: int, candidate: int, incomplete: bool) -> float:
+        if incomplete and self._get(lib.sslat_container_entry_is_failed, block, candidate):
+            return math.nan
+        if block < 0:
+            return self._get(lib.sslat_container_constant_latency)
+        return self._get(lib.sslat_container_latency, block, candidate)
+
     @property
     def constant_latency(self) -> float:
-        return self._get(lib.sslat_container_constant_latency)
+        """The constant part; NaN when one of its layers failed (an incomplete table)."""
+        return self._value(-1, 0, self._failed_reads_as_nan())
 
     @property
     def operations_latencies(self) -> List[List[float]]:
-        return [[self._get(lib.sslat_container_latency, b, c) for c in range(n)]
+        """One list per NAS block of its candidates' values; NaN for a failed entry
+        of an incomplete table (a NaN never fits a budget or wins a comparison)."""
+        incomplete = self._failed_reads_as_nan()
+        return [[self._value(b, c, incomplete) for c in range(n)]
                 for b, n in enumerate(self.candidate_counts)]
 
     # ---- beyond the reference ----------------------------------------------
@@ -206,14 +240,25 @@ class SearchSpaceLatencyContainer(_native.HandleOwner):
         return result
 
     def entry(self, block: int, candidate: int) -> Dict[str, float]:
-        """Statistics of one entry: value, median, mean, stddev, min, max, samples."""
+        """Statistics of one entry: value, median, mean, stddev, min, max, samples.
+        Raises for a failed entry of an incomplete table, and for every entry of a
+        table with no figures (a stand-in device's, a shard's part)."""
+        self._require_figure(_native.int32(block, "block"), _native.int32(candidate, "candidate"))
         entry = _native.Entry()
         with self._handle.use() as pointer:
             _native.call(lib.sslat_container_entry, pointer, _native.int32(block, "block"),
                          _native.int32(candidate, "candidate"), ctypes.byref(entry))
         return {name: getattr(entry, name) for name, _ in _native.Entry._fields_}
 
+    def _require_figure(self, block: int, candidate: int) -> None:
+        if self._failed_reads_as_nan() and self._get(lib.sslat_container_entry_is_failed, block, candidate):
+            where = "the constant part" if block < 0 else "block %d candidate %d" % (block, candidate)
+            raise InvalidArgumentError(1, "invalid argument",
+                                       "%s failed in the run that made the table (an incomplete table: "
+                                       "metadata quality.failed_entries): it has no latency" % where)
+
     @property
     def constant_entry(self) -> Dict[str, float]:
+        self._require_figure(-1, 0)
         entry = self._get(lib.sslat_container_constant_entry)
         return {name: getattr(entry, name) for name, _ in _native.Entry._fields_}

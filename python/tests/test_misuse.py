@@ -295,3 +295,47 @@ def test_an_input_shape_of_fractions_is_refused_not_truncated():
     numpy = pytest.importorskip("numpy")
     sslat.initialize_latency("mac", space, (numpy.int64(2), 3, 96, 96))
     assert space.input_shape == (2, 3, 96, 96)
+
+
+def marked_table(**marks):
+    """A small table whose JSON export carries the given metadata marks (what
+    measure --keep-going or the stand-in device writes), imported back."""
+    table = sslat.SearchSpaceLatencyContainer("cpu", 0.5, [[1.0, 2.0, 3.0], [0.25, 0.75]])
+    exported = json.loads(table.to_json())
+    exported["metadata"].update(marks)
+    return sslat.SearchSpaceLatencyContainer.load_from_bytes(json.dumps(exported).encode())
+
+
+def test_failed_entries_of_an_incomplete_table_read_as_nan_never_as_zero():
+    table = marked_table(**{"quality.failed_entries": "0:1,constant", "quality.failed_units": "2"})
+    values = table.operations_latencies
+    assert [len(block) for block in values] == [3, 2]  # ENOT's shape is kept
+    assert math.isnan(values[0][1]) and values[0][0] == 1.0 and values[1] == [0.25, 0.75]
+    assert math.isnan(table.constant_latency)
+    assert table.entry(0, 0)["value"] == 1.0
+    with pytest.raises(ValueError, match="block 0 candidate 1 failed"):
+        table.entry(0, 1)
+    with pytest.raises(ValueError, match="the constant part failed"):
+        table.constant_entry
+    # the values cannot be laundered into a complete-looking table
+    with pytest.raises(ValueError, match=r"operations_latencies\[0\]\[1\] is nan"):
+        sslat.SearchSpaceLatencyContainer("cpu", 0.5, values)
+    with pytest.raises(ValueError, match="constant_latency is nan"):
+        sslat.SearchSpaceLatencyContainer("cpu", table.constant_latency, [[1.0]])
+
+
+def test_a_stand_in_table_has_no_values_to_read():
+    table = marked_table(standin="scripted engines")
+    for read in (lambda: table.operations_latencies, lambda: table.constant_latency,
+                 lambda: table.entry(0, 0), lambda: table.constant_entry):
+        with pytest.raises(ValueError, match="stand-in device"):
+            read()
+    # its exports stay readable, and keep the mark
+    assert json.loads(table.to_json())["metadata"]["standin"] == "scripted engines"
+
+
+def test_negative_and_infinite_latencies_are_refused_when_building_a_table():
+    for bad in (-1.0, math.inf, -math.inf):
+        with pytest.raises(ValueError, match="finite number >= 0"):
+            sslat.SearchSpaceLatencyContainer("mac", 0.0, [[1.0, bad]])
+    assert sslat.SearchSpaceLatencyContainer("mac", -0.0, [[0.0]]).operations_latencies == [[0.0]]
