@@ -15,8 +15,10 @@
 #include "api/latency.h"
 #include "base/clock.h"
 #include "base/error.h"
+#include "base/hash.h"
 #include "base/limits.h"
 #include "calc/calculator.h"
+#include "calc/journal.h"
 #include "calc/run.h"
 #include "cli/cli.h"
 #include "cli/sweep.h"
@@ -206,105 +208,51 @@ static sslat_status answer_point(const sslat_calculator *value_calculator, const
     return status;
 }
 
-/* Measure one point unless the scan kept its table, then answer from it. */
+/* Measure one point unless the scan kept its table, then answer from it. The
+ * point keeps DIR/POINT.sslat.journal while it runs: SIGINT / SIGTERM end it
+ * within one sample round with its finished units in the journal (exit 4), and
+ * the same sweep run again resumes it (--restart discards it). */
 static int run_point(const cli_space_args *base, const sslat_calculator *calculator, const sslat_calc_options *options,
-                     const char *dir, const sweep_answers *answers, const sslat_calculator *value_calculator,
-                     point_result *r)
+                     const char *dir, bool restart, volatile int *stop, const sweep_answers *answers,
+                     const sslat_calculator *value_calculator, point_result *r)
 {
     sslat_space *space = NULL;
     sslat_calc_options point_options;
-    char made_by[24], path[1024];
+    char made_by[24], path[1024], journal_path[1100];
     int code = open_point(base, calculator, options, r, &space, &point_options, made_by);
     if (code != CLI_OK) return code;
     snprintf(path, sizeof path, "%s/%s.sslat", dir, r->name);
+    snprintf(journal_path, sizeof journal_path, "%s.journal", path);
     sslat_error err;
     double started = sslat_now_s();
     sslat_status status = SSLAT_OK;
+    sslat_journal *journal = NULL;
     if (!r->reused) {
-        status = sslat_measure_space(calculator, space, &point_options, &POINT_PLAN, NULL, &r->table, &err);
+        sslat_run_plan plan = POINT_PLAN;
+        sslat_journal_info info;
+        plan.stop = stop;
+        status = sslat_journal_open(journal_path, restart ? SSLAT_JOURNAL_RESTART : SSLAT_JOURNAL_RESUME,
+                                    sslat_run_fingerprint(calculator, space, &point_options, &plan), &journal, &info,
+                                    &err);
+        if (status == SSLAT_OK && info.recovered)
+            fprintf(stderr, "[sweep] point %s: resuming %zu units from %s\n", r->name, info.recovered, journal_path);
+        plan.journal = journal;
+        if (status == SSLAT_OK) status = sslat_measure_space(calculator, space, &point_options, &plan, NULL, &r->table, &err);
         if (status == SSLAT_OK) status = sslat_container_set_metadata(r->table, "sweep.options", made_by, &err);
         if (status == SSLAT_OK) status = sslat_container_save_to_file(r->table, path, &err);
     }
     r->wall = sslat_now_s() - started;
     if (status == SSLAT_OK) status = answer_point(value_calculator, space, answers, r, &err);
-    if (status != SSLAT_OK) fprintf(stderr, "sslat sweep: point %s: %s\n", r->name, err.message);
+    if (status == SSLAT_ERR_INTERRUPTED && sslat_journal_count(journal))
+        fprintf(stderr, "sslat sweep: point %s: %s; its finished units are in %s: run the same sweep again to resume "
+                        "it\n", r->name, err.message, journal_path);
+    else if (status == SSLAT_ERR_INTERRUPTED)
+        fprintf(stderr, "sslat sweep: point %s: %s: run the same sweep again to go on\n", r->name, err.message);
+    else if (status != SSLAT_OK) fprintf(stderr, "sslat sweep: point %s: %s\n", r->name, err.message);
+    /* the journal goes once the point's table is written; kept when it holds work */
+    sslat_journal_close(journal, status == SSLAT_OK || sslat_journal_count(journal) == 0);
     sslat_space_free(space);
     return cli_exit_code(status);
-}
-
-/* DIR, made when missing and locked for this run: a second sweep into it
- * would mix its tables and summary with this one's. A whole sweep holds
- * DIR/.sslat-sweep.lock exclusively; a shard holds it shared and its own
- * DIR/.sslat-sweep-I-of-N.lock exclusively, so the shards of one sweep (a
- * Slurm array) run side by side while a whole sweep and anything else do not. */
-typedef struct sweep_folder {
-    int common, own; /* flock'ed lock files (released when closed), or -1 */
-    bool created;    /* made by this run: removed again if the run leaves it empty */
-    const char *path;
-    char common_lock[1024], own_lock[1024];
-} sweep_folder;
-
-static void close_folder(sweep_folder *f)
-{
-    if (f->own >= 0) {
-        unlink(f->own_lock); /* still held: the next run makes its own */
-        close(f->own);
-    }
-    if (f->common >= 0) {
-        if (!f->own_lock[0]) unlink(f->common_lock); /* held exclusively: no other run uses it */
-        close(f->common);
-    }
-    if (f->created) rmdir(f->path); /* only when empty: a refused or failed first point leaves nothing */
-}
-
-static int lock_file(const char *path, int how, const char *dir)
-{
-    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        fprintf(stderr, "sslat sweep: -o %s: cannot make its lock %s: %s\n", dir, path, strerror(errno));
-        return -1;
-    }
-    if (flock(fd, how | LOCK_NB) != 0) {
-        fprintf(stderr, "sslat sweep: another sweep is writing into %s: wait for it, or give another -o\n", dir);
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-/* Make DIR, refuse an output (a point table, a summary, a lock) that is the
- * space file itself, then lock DIR. */
-static int open_folder(const char *dir, const char *suffix, const point_result *rows, int total,
-                       const char *space_path, sweep_folder *f)
-{
-    *f = (sweep_folder){.common = -1, .own = -1, .path = dir};
-    snprintf(f->common_lock, sizeof f->common_lock, "%s/.sslat-sweep.lock", dir);
-    if (*suffix) snprintf(f->own_lock, sizeof f->own_lock, "%s/.sslat-sweep%s.lock", dir, suffix);
-    if (mkdir(dir, 0755) == 0) f->created = true;
-    else if (errno != EEXIST) {
-        fprintf(stderr, "sslat sweep: cannot create %s: %s\n", dir, strerror(errno));
-        return CLI_FAILURE;
-    }
-    int n = total + 5;
-    char **paths = calloc((size_t)n, sizeof *paths);
-    int code = paths ? CLI_OK : CLI_FAILURE;
-    for (int k = 0; code == CLI_OK && k < total + 3; k++) {
-        const char *name = k < total ? rows[k].name : "summary";
-        const char *extension = k < total ? ".sslat" : k == total ? ".csv" : k == total + 1 ? ".jsonl" : ".html";
-        size_t size = strlen(dir) + strlen(name) + strlen(suffix) + 16;
-        if (!(paths[k] = malloc(size))) code = CLI_FAILURE;
-        else snprintf(paths[k], size, "%s/%s%s%s", dir, name, k < total ? "" : suffix, extension);
-    }
-    const char *locks[] = {f->common_lock, f->own_lock[0] ? f->own_lock : NULL};
-    if (code == CLI_OK) code = cli_check_paths("sweep", &space_path, 1, (const char *const *)paths, (size_t)total + 3);
-    if (code == CLI_OK) code = cli_check_paths("sweep", &space_path, 1, locks, 2);
-    for (int k = 0; paths && k < n; k++) free(paths[k]);
-    free(paths);
-    if (code == CLI_OK && (f->common = lock_file(f->common_lock, *suffix ? LOCK_SH : LOCK_EX, dir)) < 0)
-        code = CLI_FAILURE;
-    if (code == CLI_OK && *suffix && (f->own = lock_file(f->own_lock, LOCK_EX, dir)) < 0) code = CLI_FAILURE;
-    if (code != CLI_OK) close_folder(f);
-    return code;
 }
 
 /* ---- parse ------------------------------------------------------------------------ */
@@ -443,12 +391,63 @@ static int check_args(sweep_args *a, const sslat_calculator **calculator, const 
     return CLI_OK;
 }
 
+/* No output of the sweep (a point table, its journal, a summary, a lock) is
+ * the space file itself. */
+static int check_folder_paths(const char *dir, const char *suffix, const point_result *rows, int total,
+                              const char *space_path)
+{
+    int n = 2 * total + 5;
+    char **paths = calloc((size_t)n, sizeof *paths);
+    int code = paths ? CLI_OK : CLI_FAILURE;
+    for (int k = 0; code == CLI_OK && k < n; k++) {
+        const char *name = k < 2 * total ? rows[k / 2].name : k < 2 * total + 3 ? "summary" : ".sslat-sweep";
+        const char *extension = k < 2 * total ? (k % 2 ? ".sslat.journal" : ".sslat")
+                                : k == 2 * total ? ".csv" : k == 2 * total + 1 ? ".jsonl"
+                                : k == 2 * total + 2 ? ".html" : ".lock";
+        const char *tail = k < 2 * total || k == 2 * total + 3 ? "" : suffix; /* the last: a shard's own lock */
+        if (k == 2 * total + 4 && !*suffix) break;
+        size_t size = strlen(dir) + strlen(name) + strlen(suffix) + 24;
+        if (!(paths[k] = malloc(size))) code = CLI_FAILURE;
+        else snprintf(paths[k], size, "%s/%s%s%s", dir, name, tail, extension);
+    }
+    if (code == CLI_OK) code = cli_check_paths("sweep", &space_path, 1, (const char *const *)paths, (size_t)n);
+    for (int k = 0; paths && k < n; k++) free(paths[k]);
+    free(paths);
+    return code;
+}
+
+/* What names this sweep in its folder's lock: the calculator, the first
+ * point's run fingerprint (space, options, machine), every point, the answers
+ * asked for and the shard count. */
+static int sweep_signature(const cli_space_args *base, const sslat_calculator *calculator, const sweep_args *a,
+                           const point_result *rows, int total, int32_t shard_count, char *out, size_t size)
+{
+    sslat_space *space = NULL;
+    sslat_calc_options point_options;
+    char made_by[24];
+    point_result first = rows[0];
+    int code = open_point(base, calculator, &a->options, &first, &space, &point_options, made_by);
+    if (code != CLI_OK) return code;
+    sslat_space_free(space);
+    sslat_hasher h;
+    sslat_hash_begin(&h);
+    sslat_hash_bytes(&h, made_by, strlen(made_by));
+    for (int k = 0; k < total; k++) sslat_hash_bytes(&h, rows[k].name, strlen(rows[k].name) + 1);
+    sslat_hash_bytes(&h, a->value_type, strlen(a->value_type));
+    sslat_hash_bytes(&h, a->budgets, (size_t)a->n_budgets * sizeof *a->budgets);
+    sslat_hash_i32(&h, shard_count);
+    snprintf(out, size, "calculator %s, %d point%s (%s .. %s), %d shard%s, sweep %016" PRIx64, calculator->name, total,
+             total == 1 ? "" : "s", rows[0].name, rows[total - 1].name, (int)shard_count, shard_count == 1 ? "" : "s",
+             h.state);
+    return CLI_OK;
+}
+
 /* ---- run ------------------------------------------------------------------------ */
 
 /* This shard's points, one after the other, each printed as it ends; rows[0..*done) are the measured ones. */
 static int run_points(const cli_space_args *base, const sslat_calculator *calculator, const sweep_args *a,
-                      const sweep_answers *answers, const sslat_calculator *value_calculator, point_result *rows,
-                      int total, int32_t shard_index, int32_t shard_count, int *done)
+                      volatile int *stop, const sweep_answers *answers, const sslat_calculator *value_calculator,
+                      point_result *rows, int total, int32_t shard_index, int32_t shard_count, int *done)
 {
     int code = CLI_OK, n = 0;
     printf("%-22s %10s %12s %12s %12s %12s %8s\n", "point", "", "min", "mean", "max", "space arch", "wall s");
@@ -460,9 +459,14 @@ static int run_points(const cli_space_args *base, const sslat_calculator *calcul
             point_result moved = {0};
             rows[k] = moved;
         }
+        if (*stop) {
+            fprintf(stderr, "sslat sweep: interrupted before point %s: run the same sweep again to go on\n", r->name);
+            code = CLI_INTERRUPTED;
+            break;
+        }
         /* a Slurm log shows each point begin and end, with the point's own progress between */
         fprintf(stderr, "[sweep] point %d/%d %s: started\n", k + 1, total, r->name);
-        code = run_point(base, calculator, &a->options, a->dir, answers, value_calculator, r);
+        code = run_point(base, calculator, &a->options, a->dir, a->restart, stop, answers, value_calculator, r);
         if (code == CLI_OK)
             fprintf(stderr, "[sweep] point %d/%d %s: %s in %.1f s\n", k + 1, total, r->name,
                     r->reused ? "kept (its table was there)" : "done", r->wall);
@@ -517,23 +521,32 @@ int cmd_sweep(int argc, char **argv)
     }
     char suffix[48] = "";
     if (shard_count > 1) snprintf(suffix, sizeof suffix, "-%d-of-%d", shard_index, shard_count);
-    sweep_folder folder;
-    code = open_folder(dir, suffix, rows, total, base.path, &folder);
+    char signature[256];
+    sweep_folder folder = {.common = -1, .own = -1, .path = dir};
+    code = sweep_signature(&base, calculator, &a, rows, total, shard_count, signature, sizeof signature);
+    if (code == CLI_OK) code = sweep_folder_open(dir, suffix, signature, &folder);
+    if (code == CLI_OK && (code = check_folder_paths(dir, suffix, rows, total, base.path)) != CLI_OK)
+        sweep_folder_close(&folder);
     if (code != CLI_OK) {
         free(rows);
         return code;
     }
+    /* SIGINT / SIGTERM (Slurm preemption; also when inherited as ignored, as
+     * from a script's `&`): the point in flight ends within a round and keeps
+     * its journal, the locks are released, exit 4 */
+    volatile int *stop = cli_catch_stop_signals();
     /* refused or failed before the first point: nothing measured */
     code = scan_points(&base, calculator, &a.options, dir, a.restart, rows, total, shard_index, shard_count);
     if (code == CLI_OK)
-        code = run_points(&base, calculator, &a, &answers, value_calculator, rows, total, shard_index, shard_count, &n);
+        code = run_points(&base, calculator, &a, stop, &answers, value_calculator, rows, total, shard_index,
+                          shard_count, &n);
     /* ---- write */
     if (code == CLI_OK) sweep_print_answers(rows, n, &answers);
     if (code == CLI_OK) code = sweep_write_summary(dir, suffix, rows, n, &answers);
     if (code == CLI_OK)
         fprintf(stderr, "sslat sweep: %d points in %s (summary%s.csv, .jsonl, .html)\n", n, dir, suffix);
     for (int k = 0; k < total; k++) point_result_free(&rows[k]);
-    close_folder(&folder);
+    sweep_folder_close(&folder);
     free(rows);
     return code;
 }

@@ -32,6 +32,21 @@ typedef struct sweep_answers {
 
 void point_result_free(point_result *r);
 
+/* DIR, made when missing and locked for this run (cli/sweep_folder.c): a
+ * whole sweep alone; the shards of one sweep (same signature: calculator,
+ * options, points, shard count) side by side; anything else refused. */
+typedef struct sweep_folder {
+    int common, own; /* flock'ed lock files (released when closed), or -1 */
+    bool created;    /* made by this run: removed again if the run leaves it empty */
+    const char *path;
+    char common_lock[1024], own_lock[1024];
+} sweep_folder;
+
+/* suffix: "" for a whole sweep, "-I-of-N" for a shard; an exit code. */
+int sweep_folder_open(const char *dir, const char *suffix, const char *signature, sweep_folder *folder);
+/* Release the locks (the last run out removes them) and an empty DIR it made. */
+void sweep_folder_close(sweep_folder *folder);
+
 /* DIR/summary<suffix>.csv, .jsonl and .html (the cross-point page); an exit code. */
 int sweep_write_summary(const char *dir, const char *suffix, const point_result *rows, int n,
                         const sweep_answers *answers);

@@ -516,9 +516,96 @@ TEST(CpuCalculator, SigtermFinishesTheCurrentUnitsAndSaysHowToResume)
     EXPECT_GE(journal_units(out + ".journal").size(), 5u);
 }
 
+
+// A sweep stopped by SIGTERM, or by SIGINT although it was started with SIGINT
+// ignored (a script's `&`), ends its point in flight within a round: exit 4,
+// the point's units kept in its journal, no lock left; the same sweep run
+// again resumes the point and finishes.
+TEST(CpuCalculator, ASweepStoppedBySignalKeepsItsPointAndResumesIt)
+{
+    SKIP_WITHOUT_DNNL();
+    for (int signal_number : {SIGTERM, SIGINT}) {
+        TempDir temp("sslat-sweep-stop");
+        ASSERT_TRUE(temp.made());
+        std::string dir = temp.path("points"), log = temp.path("log");
+        std::string args = "sweep " + example_path("proxylessnas.json") +
+                           " -c cpu --threads 1 --runs 60 --batch 1 --resolution 96,112 -o " + dir;
+        std::string journal = dir + "/b1_r96_fp32.sslat.journal";
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("LSAN_OPTIONS", "detect_leaks=0", 1);
+            signal(SIGINT, SIG_IGN);  // as a shell's `&` leaves it, and exec keeps it ignored
+            std::string command = "exec " + std::string(SSLAT_CLI_PATH) + " " + args + " >/dev/null 2>" + log;
+            execl("/bin/sh", "sh", "-c", command.c_str(), (char *)nullptr);
+            _exit(127);
+        }
+        for (int i = 0; i < 12000 && journal_units(journal).size() < 5; i++) usleep(10000);
+        kill(pid, signal_number);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        ASSERT_TRUE(WIFEXITED(status)) << "signal " << signal_number;
+        EXPECT_EQ(exit_code(status), 4) << read_file(log);
+        size_t kept = journal_units(journal).size();
+        EXPECT_GE(kept, 5u) << read_file(log);
+        struct stat st;
+        EXPECT_NE(stat((dir + "/.sslat-sweep.lock").c_str(), &st), 0) << "the lock was left";
+        EXPECT_NE(stat((dir + "/b1_r96_fp32.sslat").c_str(), &st), 0) << "no table from a stopped point";
+
+        std::string again = std::string(SSLAT_CLI_PATH) + " " + args + " >/dev/null 2>" + log;
+        EXPECT_EQ(exit_code(std::system(again.c_str())), 0) << read_file(log);
+        std::string text = read_file(log);
+        EXPECT_NE(text.find("resuming " + std::to_string(kept) + " units"), std::string::npos) << text;
+        EXPECT_NE(stat(journal.c_str(), &st), 0) << "the finished point's journal is removed";
+        EXPECT_EQ(stat((dir + "/b1_r112_fp32.sslat").c_str(), &st), 0);
+    }
+}
+
 }  // namespace
 
 namespace {
+
+// While a shard of one sweep runs, a shard of another sweep into the same
+// folder (another calculator and array size) is refused before it measures;
+// a shard of the same sweep runs beside it.
+TEST(CpuCalculator, AShardOfAnotherSweepIsRefusedFromAFolderInUse)
+{
+    SKIP_WITHOUT_DNNL();
+    TempDir temp("sslat-sweep-arrays");
+    ASSERT_TRUE(temp.made());
+    std::string dir = temp.path("points"), log = temp.path("log");
+    std::string sweep = "sweep " + example_path("proxylessnas.json") + " --batch 1 --resolution 96,112 -o " + dir;
+    std::string cpu = sweep + " -c cpu --threads 1 --runs 200";
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("LSAN_OPTIONS", "detect_leaks=0", 1);
+        std::string command = "exec " + std::string(SSLAT_CLI_PATH) + " " + cpu + " --shard 0/2 >/dev/null 2>" + log;
+        execl("/bin/sh", "sh", "-c", command.c_str(), (char *)nullptr);
+        _exit(127);
+    }
+    std::string journal = dir + "/b1_r96_fp32.sslat.journal";
+    for (int i = 0; i < 12000 && journal_units(journal).size() < 2 && waitpid(pid, nullptr, WNOHANG) == 0; i++)
+        usleep(10000);
+    std::string other = temp.path("other");
+    std::string command = std::string(SSLAT_CLI_PATH) + " " + sweep + " -c mac --shard 0/3 >/dev/null 2>" + other;
+    int refused = exit_code(std::system(command.c_str()));
+    command = std::string(SSLAT_CLI_PATH) + " " + cpu + " --shard 1/2 >/dev/null 2>" + other + ".same";
+    int same = exit_code(std::system(command.c_str()));
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_EQ(refused, 1);
+    std::string text = read_file(other);
+    EXPECT_NE(text.find("the shards of another sweep are writing into"), std::string::npos) << text;
+    EXPECT_NE(text.find("calculator cpu, 2 points"), std::string::npos) << text;
+    struct stat st;
+    sslat_container *point = nullptr;  // (the running shard may have finished it)
+    sslat_error err;
+    if (sslat_container_load_from_file((dir + "/b1_r96_fp32.sslat").c_str(), &point, &err) == SSLAT_OK)
+        EXPECT_STREQ(sslat_container_latency_type(point), "cpu") << "the refused shard wrote its point";
+    sslat_container_free(point);
+    EXPECT_EQ(same, 0) << read_file(other + ".same");
+    EXPECT_EQ(stat((dir + "/b1_r112_fp32.sslat").c_str(), &st), 0);
+}
 
 // A sweep measures its points in the cache mode asked for; a point of the
 // other mode is never kept as if it were this one's (the mode is in
