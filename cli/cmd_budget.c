@@ -173,7 +173,8 @@ int cmd_budget(int argc, char **argv)
                 double fastest = 0;
                 int32_t asked = bins ? bins : SSLAT_BUDGET_DEFAULT_BINS;
                 if (found > 0 && sslat_min_latency(c, &fastest, NULL) == SSLAT_OK &&
-                    results[0].grid_slack > 1.001 * blocks * (limit - fastest) / asked)
+                    /* (the search widens its room by the float resolution of the limit) */
+                    results[0].grid_slack > 1.001 * blocks * (limit - fastest) / asked + 1e-12 * fabs(limit))
                     printf("note: to keep %d per grid cell within memory the grid has fewer than its %d steps; "
                            "--top with a smaller K (or --top 1) answers on a finer grid\n", top, asked);
             }

@@ -7,6 +7,7 @@
 
 #include "cli/arch_list.h"
 #include "cli/cli.h"
+#include "stats/stats.h"
 #include "table/describe.h"
 
 static void pareto_usage(void)
@@ -94,11 +95,13 @@ int cmd_pareto(int argc, char **argv)
         sslat_table_unit_meaning(latency, meaning, sizeof meaning);
         sslat_table_unit_meaning(value, value_meaning, sizeof value_meaning);
         if (format == CLI_LIST_JSON) {
-            json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:f, s:o}", "space",
+            json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:f, s:b, s:o}", "space",
                                      sslat_container_space_name(latency), "latency_meaning", meaning, "value_type",
                                      sslat_container_latency_type(value), "value_unit", sslat_container_unit(value),
                                      "value_meaning", value_meaning, "front_size", (json_int_t)whole, "exact",
-                                     slack == 0, "slack", slack, "points", cli_arch_list_json(latency, list, n));
+                                     slack == 0, "slack", slack, "slack_exceeds_span",
+                                     sslat_pareto_slack_exceeds_span(front), "points",
+                                     cli_arch_list_json(latency, list, n));
             code = cli_print_json(root);
         } else if (format == CLI_LIST_CSV) {
             cli_arch_list_csv(stdout, latency, value, list, n);
@@ -112,6 +115,10 @@ int cmd_pareto(int argc, char **argv)
                 printf("thinned on a latency grid to %lld points (the exact front passed the memory limits): any "
                        "architecture is matched by a point of this front with at least its value and at most %.3g %s "
                        "more latency\n", whole, slack, sslat_container_unit(latency));
+            if (sslat_pareto_slack_exceeds_span(front))
+                printf("warning: that bound is wider than the front's own span: its two ends (the fastest "
+                       "architecture, the best-valued) hold, its shape between them does not (too many blocks for "
+                       "an exact front)\n");
             if (n < whole) printf("showing %d of them, spread evenly in latency (--points)\n", n);
             cli_arch_list_text(stdout, latency, value, list, n);
         }

@@ -371,10 +371,11 @@ Table values_for(std::mt19937 &gen, const Table &lat, bool integers)
 TEST(Pareto, TheFrontIsTheEnumeratedOne)
 {
     std::mt19937 gen(11);
-    for (int trial = 0; trial < 60; trial++) {
-        // integers give ties in latency and in value; reals give none
+    for (int trial = 0; trial < 80; trial++) {
+        // integers give ties in latency and in value; reals give none; the
+        // last trials have many candidates a block (the pairwise merges nest deeper)
         bool integers = trial % 2 == 0;
-        Table lat = random_table(gen, 1 + trial % 6, 5, integers);
+        Table lat = trial < 60 ? random_table(gen, 1 + trial % 6, 5, integers) : random_table(gen, 2, 45, integers);
         Table val = values_for(gen, lat, integers);
         sslat_container *cl = container_of(lat), *cv = container_of(val, "mac");
         sslat_pareto_front *front = nullptr;
@@ -465,6 +466,10 @@ TEST(Pareto, AFrontPastTheMemoryLimitIsThinnedWithinItsStatedSlack)
     int32_t n = sslat_pareto_size(front);
     std::vector<Point> points(n);
     for (int32_t i = 0; i < n; i++) sslat_pareto_point(front, i, nullptr, 0, &points[i].latency, &points[i].value, nullptr);
+    // the fast end is never thinned away: the front starts at the fastest architecture
+    double fastest;
+    ASSERT_EQ(sslat_min_latency(cl, &fastest, &err), SSLAT_OK);
+    EXPECT_EQ(points[0].latency, fastest);
     // any architecture: some point at least as good in value, at most slack slower
     std::vector<int32_t> arch(lat.blocks.size());
     for (int sample = 0; sample < 300; sample++) {
@@ -525,6 +530,65 @@ TEST(Budget, TheKBestEqualEnumerationOnAGrid)
         sslat_container_free(cl);
         sslat_container_free(cv);
     }
+}
+
+// At a limit equal to the fastest architecture, a candidate slower than its
+// block's fastest by less than the float sum's rounding still fits when the
+// architecture's total equals the limit: the best answer, and the count.
+TEST(Budget, ALimitEqualToTheFastestTotalIsExactInFloat)
+{
+    Table lat{0.5, {{0.3, 0.30000000000000004}}};
+    Table val{0.0, {{1.0, 2.0}}};
+    sslat_container *cl = container_of(lat), *cv = container_of(val, "mac");
+    int32_t arch[2] = {-1, -1}, found = 0;
+    double total;
+    int32_t slower = 1;
+    sslat_current_latency(cl, &slower, 1, &total, nullptr);
+    ASSERT_EQ(total, 0.8) << "the float sums this test needs";
+    sslat_budget_result results[2];
+    sslat_error err;
+    ASSERT_EQ(sslat_budget_top(cl, cv, 0.8, 0, 2, arch, 1, results, &found, &err), SSLAT_OK) << err.message;
+    ASSERT_EQ(found, 2);
+    EXPECT_EQ(arch[0], 1);
+    EXPECT_EQ(results[0].value, 2.0);
+    EXPECT_LE(results[0].latency, 0.8);
+    double low, high;
+    ASSERT_EQ(sslat_count_under_budget(cl, 0.8, nullptr, &low, &high, &err), SSLAT_OK);
+    EXPECT_LE(low, 2.0);
+    EXPECT_GE(high, 2.0) << "the bracket excludes the true count";
+    sslat_container_free(cl);
+    sslat_container_free(cv);
+}
+
+// K answers that would leave the grid a handful of columns are refused with
+// the largest K that keeps it, not answered near the fastest architecture.
+TEST(Budget, TooManyAnswersForTheGridAreRefusedNotCollapsed)
+{
+    std::mt19937 gen(15);
+    std::uniform_real_distribution<double> real(0.0, 1.0);
+    Table lat{0.0, {}};
+    for (int b = 0; b < 4096; b++) {
+        std::vector<double> v;
+        for (int i = 0; i < 16; i++) v.push_back(real(gen));
+        lat.blocks.push_back(v);
+    }
+    Table val = values_for(gen, lat, false);
+    sslat_container *cl = container_of(lat), *cv = container_of(val, "mac");
+    double fastest;
+    ASSERT_EQ(sslat_min_latency(cl, &fastest, nullptr), SSLAT_OK);
+    std::vector<int32_t> archs(4096 * 1000);
+    std::vector<sslat_budget_result> results(1000);
+    int32_t found = 0;
+    sslat_error err;
+    EXPECT_EQ(sslat_budget_top(cl, cv, fastest + 500, 0, 1000, archs.data(), 4096, results.data(), &found, &err),
+              SSLAT_ERR_LIMIT);
+    std::string message = err.message;
+    EXPECT_NE(message.find("Ask for at most"), std::string::npos) << message;
+    EXPECT_EQ(sslat_budget_top(cl, cv, fastest + 500, 0, 1, archs.data(), 4096, results.data(), &found, &err), SSLAT_OK)
+        << err.message;
+    EXPECT_EQ(found, 1);
+    sslat_container_free(cl);
+    sslat_container_free(cv);
 }
 
 TEST(Pareto, ErrorsAreClear)

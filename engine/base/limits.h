@@ -44,8 +44,11 @@
 #define SSLAT_MAX_DISTRIBUTION_WORK 4e9 /* bins × candidates of one distribution */
 #define SSLAT_MAX_KNAPSACK_BYTES (64.0 * 1024 * 1024) /* the budget search's table */
 #define SSLAT_MAX_BUDGET_TOP 1000     /* budget --top K */
+#define SSLAT_MIN_BUDGET_COLUMNS 256  /* the coarsest budget grid answered (fewer: refused) */
 #define SSLAT_MAX_PARETO_KEPT (8L << 20) /* front points kept for backtracking, all blocks */
 #define SSLAT_MAX_PARETO_WORK (4L << 20) /* points combined for one block's front */
+#define SSLAT_MAX_PARETO_TOTAL (96L << 20) /* points combined over all blocks: seconds, not minutes */
+#define SSLAT_MIN_PARETO_KEPT 4096     /* points a thinned block's front keeps at least */
 #define SSLAT_MAX_VALIDATION_ROWS 100000 /* architectures in a validation file */
 #define SSLAT_MAX_SWEEP_VALUES 32      /* values of one sweep axis */
 

@@ -516,7 +516,10 @@ static sslat_status write_pareto(FILE *out, const report_input *in, sslat_error 
             samples, in->current_arch ? " Orange: the current architecture." : "", PARETO_TABLE_POINTS);
     if (slack > 0)
         fprintf(out, "<p class=\"caption\">Any architecture is matched by a point of this front with at least its "
-                     "value and at most %.3g %s more latency.</p>\n", slack, sslat_container_unit(t));
+                     "value and at most %.3g %s more latency%s.</p>\n", slack, sslat_container_unit(t),
+                sslat_pareto_slack_exceeds_span(front)
+                    ? " — wider than the front's own span: its two ends hold, its shape between them does not"
+                    : "");
     free(x), free(y), free(arch);
     status = write_pareto_table(out, in, front, err);
     sslat_pareto_free(front);

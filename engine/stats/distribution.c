@@ -19,6 +19,7 @@ typedef struct grid {
     double step;     /* latency per bin (0 when every architecture is equally fast) */
     double *pmf[2];  /* [0] rounded down, [1] rounded up */
     size_t length;   /* bins of each pmf */
+    int32_t blocks;
 } grid;
 
 static void grid_free(grid *g)
@@ -65,6 +66,7 @@ static sslat_status build_grid(const sslat_container *c, const sslat_distributio
                                grid *g, sslat_error *error)
 {
     memset(g, 0, sizeof *g);
+    g->blocks = c->n_blocks;
     double range = 0;
     g->origin = c->constant.value;
     for (int32_t b = 0; b < c->n_blocks; b++) {
@@ -148,6 +150,10 @@ sslat_status sslat_latency_quantile(const sslat_container *c, double p,
 /* P(latency <= budget) of one rounded distribution. */
 static double cdf_at(const grid *g, int up, double budget)
 {
+    /* the upper bound counts float totals: an architecture whose sum rounds
+     * to the budget fits, even when it is slower than the fastest by less
+     * than the sum's rounding (a budget equal to the fastest included) */
+    if (!up) budget += (g->blocks + 2) * (nextafter(fabs(budget), INFINITY) - fabs(budget));
     if (budget < g->origin) return 0.0;
     double position = g->step > 0 ? (budget - g->origin) / g->step : 0;
     /* rounded-down latencies may sit a hair above the budget in floating point */

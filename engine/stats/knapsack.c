@@ -5,6 +5,7 @@
  * the grid fits the budget; the i-th answer is at least as good as the i-th
  * best architecture within budget − blocks × step. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,38 @@ static int64_t grid_weight(double extra, double step, double room)
     return (int64_t)ceil(extra / step);
 }
 
+/* The columns of a grid of the given width for k answers over n blocks:
+ * fewer when blocks × columns × k would pass the knapsack's memory limit. */
+static int64_t grid_width(int32_t n, int64_t width, int32_t k)
+{
+    /* a column holds k choices per block and, twice, k values and a count */
+    double per_choice = sizeof(uint8_t) + (k > 1 ? sizeof(uint16_t) : 0);
+    double per_column = (double)(n > 0 ? n : 1) * k * per_choice + 2.0 * k * sizeof(double) + 2 * sizeof(int32_t);
+    if ((double)(width + 1) * per_column > SSLAT_MAX_KNAPSACK_BYTES)
+        width = (int64_t)(SSLAT_MAX_KNAPSACK_BYTES / per_column) - 1;
+    return width < 1 ? 1 : width;
+}
+
+/* k answers over this many blocks must leave the grid at least
+ * SSLAT_MIN_BUDGET_COLUMNS columns (or the bins asked for): on a coarser one
+ * the answers collapse toward the fastest architecture, so it is refused,
+ * naming the largest k that keeps it. */
+static sslat_status budget_grid_check(const sslat_container *latency, int32_t bins, int32_t k, sslat_error *error)
+{
+    int32_t n = latency->n_blocks;
+    int64_t wanted = bins > 0 ? bins : SSLAT_BUDGET_DEFAULT_BINS;
+    int64_t needed = wanted < SSLAT_MIN_BUDGET_COLUMNS ? wanted : SSLAT_MIN_BUDGET_COLUMNS;
+    int64_t width = grid_width(n, wanted, k);
+    if (width >= needed) return SSLAT_OK;
+    int32_t most = k;
+    while (most > 1 && grid_width(n, wanted, most) < needed) most--;
+    return sslat_fail(error, SSLAT_ERR_LIMIT,
+                      "%d answers over %d blocks leave a grid of %lld columns (the search keeps every answer in "
+                      "every cell within %.0f MiB): the answers would collapse toward the fastest architecture. "
+                      "Ask for at most %d (a grid of %lld columns or more)",
+                      k, n, (long long)width, SSLAT_MAX_KNAPSACK_BYTES / (1024 * 1024), most, (long long)needed);
+}
+
 typedef struct knapsack {
     int32_t blocks, k;
     size_t columns;
@@ -73,8 +106,8 @@ static void knapsack_free(knapsack *s)
 
 /* The grid: as many columns as asked, fewer when blocks × columns × k would
  * pass the knapsack's memory limit. */
-static sslat_status knapsack_init(knapsack *s, const sslat_container *latency, double budget, int32_t bins,
-                                  int32_t k, sslat_error *error)
+static sslat_status knapsack_init(knapsack *s, const sslat_container *latency, double budget, double tolerance,
+                                  int32_t bins, int32_t k, sslat_error *error)
 {
     memset(s, 0, sizeof *s);
     int32_t n = latency->n_blocks;
@@ -92,14 +125,12 @@ static sslat_status knapsack_init(knapsack *s, const sslat_container *latency, d
     if (s->fastest > budget)
         return sslat_fail(error, SSLAT_ERR_SPACE, "no architecture fits %.6g %s: the fastest takes %.6g %s",
                           budget, sslat_container_unit(latency), s->fastest, sslat_container_unit(latency));
-    s->room = budget - s->fastest;
+    /* tolerance > 0: candidates up to that much over the room are let in
+     * (their float totals may still fit: the caller checks each answer);
+     * < 0: the room is shrunk by it, so every answer's float total fits */
+    s->room = fmax(budget - s->fastest + tolerance, 0);
     int64_t width = bins > 0 ? bins : SSLAT_BUDGET_DEFAULT_BINS;
-    /* a column holds k choices per block and, twice, k values and a count */
-    double per_choice = sizeof(uint8_t) + (k > 1 ? sizeof(uint16_t) : 0);
-    double per_column = (double)(n > 0 ? n : 1) * k * per_choice + 2.0 * k * sizeof(double) + 2 * sizeof(int32_t);
-    if ((double)(width + 1) * per_column > SSLAT_MAX_KNAPSACK_BYTES)
-        width = (int64_t)(SSLAT_MAX_KNAPSACK_BYTES / per_column) - 1;
-    if (width < 1) width = 1;
+    width = grid_width(n, width, k);
     s->step = s->room > 0 ? s->room / (double)width : 0;
     if (s->room <= 0) width = 0;
     s->columns = (size_t)width + 1;
@@ -154,26 +185,17 @@ static void knapsack_cell(knapsack *s, int32_t b, size_t w, const sslat_entry *v
     s->next_count[w] = taken;
 }
 
-sslat_status sslat_budget_top(const sslat_container *latency, const sslat_container *value, double budget,
-                              int32_t bins, int32_t k, int32_t *archs, int32_t capacity,
-                              sslat_budget_result *results, int32_t *found, sslat_error *error)
+/* The k best on the grid of a room widened (tolerance > 0) or shrunk
+ * (< 0) by the float resolution, each answer's float total checked against
+ * the budget: *found answers in archs / results, best first. */
+static sslat_status knapsack_answers(const sslat_container *latency, const sslat_container *value, double budget,
+                                     double tolerance, int32_t bins, int32_t k, int32_t *archs, int32_t capacity,
+                                     sslat_budget_result *results, int32_t *found, int32_t *dropped,
+                                     sslat_error *error)
 {
-    sslat_error_clear(error);
-    if (!latency || !value || !archs || !results || !found)
-        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
-    *found = 0;
-    if (isnan(budget)) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "budget is NaN");
-    if (k < 1 || k > SSLAT_MAX_BUDGET_TOP)
-        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "k is %d: ask for 1 to %d architectures", k,
-                          SSLAT_MAX_BUDGET_TOP);
-    sslat_status status = sslat_check_table_pair(latency, value, error);
-    if (status != SSLAT_OK) return status;
     int32_t n = latency->n_blocks;
-    if (capacity < n)
-        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "arch holds %d indices, the table has %d blocks", capacity, n);
-
     knapsack s;
-    status = knapsack_init(&s, latency, budget, bins, k, error);
+    sslat_status status = knapsack_init(&s, latency, budget, tolerance, bins, k, error);
     if (status != SSLAT_OK) {
         knapsack_free(&s);
         return status;
@@ -193,9 +215,9 @@ sslat_status sslat_budget_top(const sslat_container *latency, const sslat_contai
     }
     /* walk each kept answer of the last column back to its candidates */
     size_t last = s.columns - 1;
-    int32_t answers = s.count[last];
-    for (int32_t r = 0; r < answers; r++) {
-        int32_t *arch = &archs[(size_t)r * (size_t)capacity];
+    int32_t kept = 0;
+    for (int32_t r = 0; r < s.count[last]; r++) {
+        int32_t *arch = &archs[(size_t)kept * (size_t)capacity];
         size_t w = last;
         int32_t rank = r;
         for (int32_t b = n - 1; b >= 0; b--) {
@@ -204,13 +226,75 @@ sslat_status sslat_budget_top(const sslat_container *latency, const sslat_contai
             w -= (size_t)grid_weight(latency->entries[latency->offset[b] + arch[b]].value - s.lows[b], s.step, s.room);
             rank = s.parent_rank ? s.parent_rank[at] : 0;
         }
-        sslat_current_latency(latency, arch, n, &results[r].latency, NULL);
-        sslat_current_latency(value, arch, n, &results[r].value, NULL);
-        results[r].grid_slack = n * s.step;
+        sslat_current_latency(latency, arch, n, &results[kept].latency, NULL);
+        sslat_current_latency(value, arch, n, &results[kept].value, NULL);
+        results[kept].grid_slack = n * s.step;
+        if (results[kept].latency <= budget) kept++; /* an answer a rounding put over the budget is dropped */
     }
-    *found = answers;
+    *found = kept;
+    *dropped = s.count[last] - kept;
     knapsack_free(&s);
     return SSLAT_OK;
+}
+
+/* Whether two answers are one architecture. */
+static bool same_arch(const int32_t *a, const int32_t *b, int32_t n) { return !memcmp(a, b, (size_t)n * sizeof *a); }
+
+sslat_status sslat_budget_top(const sslat_container *latency, const sslat_container *value, double budget,
+                              int32_t bins, int32_t k, int32_t *archs, int32_t capacity,
+                              sslat_budget_result *results, int32_t *found, sslat_error *error)
+{
+    sslat_error_clear(error);
+    if (!latency || !value || !archs || !results || !found)
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
+    *found = 0;
+    if (isnan(budget)) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "budget is NaN");
+    if (k < 1 || k > SSLAT_MAX_BUDGET_TOP)
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "k is %d: ask for 1 to %d architectures", k,
+                          SSLAT_MAX_BUDGET_TOP);
+    sslat_status status = sslat_check_table_pair(latency, value, error);
+    if (status != SSLAT_OK) return status;
+    int32_t n = latency->n_blocks;
+    if (capacity < n)
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "arch holds %d indices, the table has %d blocks", capacity, n);
+    status = budget_grid_check(latency, bins, k, error);
+    if (status != SSLAT_OK) return status;
+    /* float totals: an architecture whose sum equals the budget fits even when
+     * a candidate is slower than its block's fastest by less than the sum's
+     * rounding (a limit equal to the fastest architecture included) */
+    double tolerance = (n + 2) * (nextafter(fabs(budget), INFINITY) - fabs(budget));
+    int32_t dropped = 0, none = 0;
+    status = knapsack_answers(latency, value, budget, tolerance, bins, k, archs, capacity, results, found, &dropped,
+                              error);
+    if (status != SSLAT_OK || !dropped) return status;
+    /* fewer than k kept: an answer the widened room let in may have been
+     * dropped, so the room shrunk by as much (every answer fits) tops them up */
+    int32_t *more = malloc(((size_t)k * (size_t)capacity + 1) * sizeof *more);
+    sslat_budget_result *more_results = malloc((size_t)k * sizeof *more_results);
+    int32_t more_found = 0;
+    if (!more || !more_results) status = sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory");
+    if (status == SSLAT_OK)
+        status = knapsack_answers(latency, value, budget, -tolerance, bins, k, more, capacity, more_results,
+                                  &more_found, &none, error);
+    for (int32_t m = 0; status == SSLAT_OK && m < more_found && *found < k; m++) {
+        const int32_t *arch = &more[(size_t)m * (size_t)capacity];
+        bool known = false;
+        for (int32_t r = 0; r < *found && !known; r++) known = same_arch(&archs[(size_t)r * (size_t)capacity], arch, n);
+        if (known) continue;
+        /* inserted by value, best first */
+        int32_t at = *found;
+        while (at > 0 && results[at - 1].value < more_results[m].value) at--;
+        for (int32_t r = *found; r > at; r--) {
+            memcpy(&archs[(size_t)r * (size_t)capacity], &archs[(size_t)(r - 1) * (size_t)capacity], (size_t)n * sizeof *arch);
+            results[r] = results[r - 1];
+        }
+        memcpy(&archs[(size_t)at * (size_t)capacity], arch, (size_t)n * sizeof *arch);
+        results[at] = more_results[m];
+        (*found)++;
+    }
+    free(more);
+    free(more_results);
+    return status;
 }
 
 sslat_status sslat_budget_maximize(const sslat_container *latency, const sslat_container *value,

@@ -4,9 +4,10 @@
  * candidate of the next block and pruned to the points no other beats on
  * both: a prefix off the front can never start an architecture on it. This is
  * exact. When a front would pass the memory limits it is thinned to a latency
- * grid of step s (each cell keeps its best value), which costs at most s of
- * latency per thinning: every architecture is then matched by a returned one
- * at least as good in value and at most `slack` slower (reported; 0 = exact). */
+ * grid of step s (each cell keeps its fastest and its best-valued point),
+ * which costs at most s of latency per thinning: every architecture is then
+ * matched by a returned one at least as good in value and at most `slack`
+ * slower (reported; 0 = exact), and the fastest architecture is always on it. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -50,27 +51,101 @@ static int by_latency_then_best_value(const void *a, const void *b)
     return (x->candidate > y->candidate) - (x->candidate < y->candidate);
 }
 
-/* Keep the points nothing else beats: sorted by latency, a point stays when
- * its value is above every faster (or equally fast) point's. */
-static int64_t prune(front_point *points, int64_t n)
+/* Whether a comes before b in the front's order: by latency, then the best
+ * value first, then a fixed order for exact ties. */
+static bool before(const front_point *a, const front_point *b) { return by_latency_then_best_value(a, b) < 0; }
+
+/* Two pruned lists (each in the front's order, values rising) merged into
+ * out and pruned: the points of their union nothing else beats (a point stays
+ * when its value is above every point before it), in linear time. */
+static int64_t merge_pruned(const front_point *a, int64_t na, const front_point *b, int64_t nb, front_point *out)
 {
-    qsort(points, (size_t)n, sizeof *points, by_latency_then_best_value);
-    int64_t kept = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (kept == 0 || points[i].value > points[kept - 1].value) points[kept++] = points[i];
+    int64_t i = 0, j = 0, kept = 0;
+    while (i < na || j < nb) {
+        const front_point *p = j == nb || (i < na && before(&a[i], &b[j])) ? &a[i++] : &b[j++];
+        if (kept == 0 || p->value > out[kept - 1].value) out[kept++] = *p;
+    }
     return kept;
 }
 
-/* Thin a pruned front to at most `target` + 1 points on a latency grid: the
- * last (best-valued) point of each cell stays. Returns the grid step. */
+/* The block's candidates no other one beats on both (or equals, with a
+ * lower index): only these can add a point to the front. Returns their count. */
+static int32_t block_front(const sslat_entry *lat, const sslat_entry *val, int32_t k, int32_t *useful)
+{
+    int32_t n = 0;
+    for (int32_t c = 0; c < k; c++) {
+        bool beaten = false;
+        for (int32_t d = 0; d < k && !beaten; d++)
+            beaten = d != c && lat[d].value <= lat[c].value && val[d].value >= val[c].value &&
+                     (lat[d].value < lat[c].value || val[d].value > val[c].value || d < c);
+        if (!beaten) useful[n++] = c;
+    }
+    return n;
+}
+
+/* The pruned front of the previous front (pruned: latency and value rising)
+ * combined with each of the block's useful candidates (block_front). Each shifted
+ * copy is already in order but for latencies the addition made equal, which
+ * a pass prunes; the k lists are then merged pairwise, pruning as they go, so
+ * the work is about linear in size × k instead of a sort of it. The result is
+ * exactly the pruned front of every combination. lists and spare hold size × k. */
+static int64_t combine(const front_point *front, int64_t size, const sslat_entry *lat, const sslat_entry *val,
+                       const int32_t *useful, int32_t k, front_point *lists, front_point *spare, front_point **result)
+{
+    int64_t *length = malloc(((size_t)k + 1) * sizeof *length);
+    if (!length) return -1;
+    for (int32_t u = 0; u < k; u++) {
+        int32_t c = useful[u];
+        front_point *list = &lists[(int64_t)u * size];
+        int64_t n = 0;
+        for (int64_t p = 0; p < size; p++) {
+            front_point point = {front[p].latency + lat[c].value, front[p].value + val[c].value, (int32_t)p, c};
+            /* rounding may make two latencies equal: the one ordered first stays */
+            if (n > 0 && list[n - 1].latency == point.latency) {
+                if (before(&point, &list[n - 1])) list[n - 1] = point;
+                continue;
+            }
+            if (n == 0 || point.value > list[n - 1].value) list[n++] = point;
+        }
+        length[u] = n;
+    }
+    /* pairwise rounds: list c and list c + width merged into c's place */
+    front_point *from = lists, *to = spare;
+    for (int64_t width = 1; width < k; width *= 2) {
+        for (int64_t c = 0; c < k; c += 2 * width) {
+            front_point *a = &from[c * size], *out = &to[c * size];
+            if (c + width < k) {
+                length[c] = merge_pruned(a, length[c], &from[(c + width) * size], length[c + width], out);
+            } else {
+                memcpy(out, a, (size_t)length[c] * sizeof *out);
+            }
+        }
+        front_point *swap = from;
+        from = to;
+        to = swap;
+    }
+    int64_t n = length[0];
+    free(length);
+    *result = from;
+    return n;
+}
+
+/* Thin a pruned front to at most about `target` + 1 points on a latency grid:
+ * the first (fastest) and the last (best-valued) point of each cell stay, so
+ * the front's fast end is never lost. Returns the grid step: a dropped point
+ * is matched by its cell's last one, at least as good in value and at most
+ * one step slower. */
 static double thin_to_grid(front_point *points, int64_t *n, int64_t target)
 {
-    double low = points[0].latency, step = (points[*n - 1].latency - low) / (double)target;
+    int64_t cells = target / 2 > 0 ? target / 2 : 1;
+    double low = points[0].latency, step = (points[*n - 1].latency - low) / (double)cells;
     if (!(step > 0)) return 0;
     int64_t kept = 0;
     for (int64_t i = 0; i < *n; i++) {
-        bool last_of_cell = i + 1 == *n || floor((points[i + 1].latency - low) / step) != floor((points[i].latency - low) / step);
-        if (last_of_cell) points[kept++] = points[i];
+        double cell = floor((points[i].latency - low) / step);
+        bool first_of_cell = i == 0 || floor((points[i - 1].latency - low) / step) != cell;
+        bool last_of_cell = i + 1 == *n || floor((points[i + 1].latency - low) / step) != cell;
+        if (first_of_cell || last_of_cell) points[kept++] = points[i];
     }
     *n = kept;
     return step;
@@ -174,31 +249,47 @@ sslat_status sslat_pareto_compute(const sslat_container *latency, const sslat_co
 
     front_trail *trails = calloc((size_t)blocks + 1, sizeof *trails);
     front_point *front = malloc(sizeof *front), *next = NULL;
-    if (!trails || !front) {
+    /* each block's useful candidates, found first: the work's limits count them */
+    int32_t *useful = malloc(((size_t)latency->offset[blocks] + 1) * sizeof *useful);
+    int32_t *useful_count = malloc(((size_t)blocks + 1) * sizeof *useful_count);
+    if (!trails || !front || !useful || !useful_count) {
         free(trails);
         free(front);
+        free(useful);
+        free(useful_count);
         return sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory");
     }
+    for (int32_t b = 0; b < blocks; b++)
+        useful_count[b] = block_front(&latency->entries[latency->offset[b]], &value->entries[value->offset[b]],
+                                      latency->n_candidates[b], &useful[latency->offset[b]]);
     front[0] = (front_point){latency->constant.value, value->constant.value, -1, 0};
     int64_t size = 1;
     double slack = 0;
     for (int32_t b = 0; b < blocks && status == SSLAT_OK; b++) {
-        int32_t k = latency->n_candidates[b];
+        int32_t k = useful_count[b];
         next = malloc((size_t)(size * k) * sizeof *next);
-        if (!next) {
+        front_point *spare = malloc((size_t)(size * k) * sizeof *spare), *merged = NULL;
+        const sslat_entry *lat = &latency->entries[latency->offset[b]], *val = &value->entries[value->offset[b]];
+        int64_t n = next && spare ? combine(front, size, lat, val, &useful[latency->offset[b]], k, next, spare, &merged) : -1;
+        if (n >= 0 && merged == spare) { /* the result is next from here on */
+            spare = next;
+            next = merged;
+        }
+        free(spare);
+        if (n < 0) {
             status = sslat_fail(error, SSLAT_ERR_NOMEM, "out of memory for a front of %lld points", (long long)(size * k));
             break;
         }
-        const sslat_entry *lat = &latency->entries[latency->offset[b]], *val = &value->entries[value->offset[b]];
-        int64_t n = 0;
-        for (int64_t p = 0; p < size; p++)
-            for (int32_t i = 0; i < k; i++)
-                next[n++] = (front_point){front[p].latency + lat[i].value, front[p].value + val[i].value, (int32_t)p, i};
-        n = prune(next, n);
-        /* keep the trail within its share and the next block's combining within its limit */
+        /* keep the trail within its share, and the next block's combining
+         * within its limit and its share of the whole front's work */
         int64_t limit = kept_per_block;
-        if (b + 1 < blocks && SSLAT_MAX_PARETO_WORK / latency->n_candidates[b + 1] < limit)
-            limit = SSLAT_MAX_PARETO_WORK / latency->n_candidates[b + 1];
+        if (b + 1 < blocks) {
+            int64_t next_k = useful_count[b + 1];
+            if (SSLAT_MAX_PARETO_WORK / next_k < limit) limit = SSLAT_MAX_PARETO_WORK / next_k;
+            int64_t share = SSLAT_MAX_PARETO_TOTAL / ((int64_t)blocks * next_k);
+            if (share < SSLAT_MIN_PARETO_KEPT) share = SSLAT_MIN_PARETO_KEPT;
+            if (share < limit) limit = share;
+        }
         if (n > limit) slack += thin_to_grid(next, &n, limit - 1);
         trails[b].parent = malloc((size_t)n * sizeof *trails[b].parent);
         trails[b].candidate = malloc((size_t)n * sizeof *trails[b].candidate);
@@ -219,6 +310,8 @@ sslat_status sslat_pareto_compute(const sslat_container *latency, const sslat_co
     if (status == SSLAT_OK) status = build_result(latency, value, front, size, trails, points, slack, out, error);
     free(next);
     free(front);
+    free(useful);
+    free(useful_count);
     trails_free(trails, blocks);
     return status;
 }
@@ -228,6 +321,11 @@ int32_t sslat_pareto_size(const sslat_pareto_front *front) { return front ? fron
 int64_t sslat_pareto_front_size(const sslat_pareto_front *front) { return front ? front->front_size : 0; }
 
 double sslat_pareto_slack(const sslat_pareto_front *front) { return front ? front->slack : NAN; }
+
+bool sslat_pareto_slack_exceeds_span(const sslat_pareto_front *front)
+{
+    return front && front->size > 0 && front->slack > front->latency[front->size - 1] - front->latency[0];
+}
 
 sslat_status sslat_pareto_point(const sslat_pareto_front *front, int32_t index, int32_t *arch, int32_t capacity,
                                 double *latency, double *value, sslat_error *error)

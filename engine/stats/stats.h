@@ -4,6 +4,8 @@
 #ifndef SSLAT_STATS_H
 #define SSLAT_STATS_H
 
+#include <stdbool.h>
+
 #include "sslat.h"
 
 #define SSLAT_DISTRIBUTION_DEFAULT_BINS 65536 /* quantiles, CDF, counts under a budget */
@@ -20,5 +22,9 @@ sslat_status sslat_check_table_pair(const sslat_container *latency, const sslat_
  * n ≤ wanted. Writes indices into chosen (room for min(n, wanted) or n),
  * returns how many. sslat_pareto_compute's `points` and the report's table. */
 int64_t sslat_pareto_spread(const double *latency, int64_t n, int32_t wanted, int64_t *chosen);
+
+/* Whether a thinned front's slack is wider than its own span (last point's
+ * latency - first's): its shape then says little, only its two ends do. */
+bool sslat_pareto_slack_exceeds_span(const sslat_pareto_front *front);
 
 #endif

@@ -26,6 +26,12 @@ class ParetoFront(NamedTuple):
     front_size: int
     slack: float
 
+    @property
+    def slack_exceeds_span(self) -> bool:
+        """The slack is wider than the front's own span: its two ends (the
+        fastest architecture, the best-valued) hold, its shape between does not."""
+        return bool(self.points) and self.slack > self.points[-1].latency - self.points[0].latency
+
 
 def _labels(table, arch):
     return [_native.text(lib.sslat_container_candidate_label(table, b, c)) or "candidate %d" % c
