@@ -71,6 +71,11 @@ bool cli_set_once(const char **slot, const char *value, const char *verb, const 
 volatile int *cli_catch_stop_signals(void);
 bool cli_stop_requested(void);
 
+/* A name or label from a file, for the terminal or a CSV: every control byte
+ * written as \xNN, cut at a whole character past 4 KiB. Points into one of
+ * eight rotating buffers: valid until eight more calls. */
+const char *cli_text(const char *untrusted);
+
 /* Options every verb that loads a space accepts. */
 typedef struct cli_space_args {
     const char *path; /* NULL: the built-in default space */

@@ -66,8 +66,8 @@ int cmd_arch(int argc, char **argv)
         printf("%-6s %-18s %-5s %-26s %14.6g\n", "-", "constant part", "", "",
                sslat_container_constant_latency(c));
         for (int32_t b = 0; b < length; b++)
-            printf("%-6d %-18s %-5d %-26s %14.6g\n", b, sslat_container_block_name(c, b), arch[b],
-                   sslat_container_candidate_label(c, b, arch[b]), sslat_container_latency(c, b, arch[b]));
+            printf("%-6d %-18s %-5d %-26s %14.6g\n", b, cli_text(sslat_container_block_name(c, b)), arch[b],
+                   cli_text(sslat_container_candidate_label(c, b, arch[b])), sslat_container_latency(c, b, arch[b]));
         if (isfinite(total)) printf("%-6s %-18s %-5s %-26s %14.6g\n", "", "total", "", "", total);
         else printf("%-6s %-18s %-5s %-26s %14s\n", "", "total", "", "", "overflow");
     }

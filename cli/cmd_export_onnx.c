@@ -81,7 +81,7 @@ int cmd_export_onnx(int argc, char **argv)
         sslat_error err;
         sslat_status status = sslat_space_export_onnx(space, arch, length, &options, output, &err);
         if (status != SSLAT_OK) fprintf(stderr, "sslat export-onnx: %s\n", err.message);
-        else fprintf(stderr, "sslat export-onnx: wrote %s (space %s)\n", output, sslat_space_name(space));
+        else fprintf(stderr, "sslat export-onnx: wrote %s (space %s)\n", output, cli_text(sslat_space_name(space)));
         code = cli_exit_code(status);
     }
     sslat_space_free(space);

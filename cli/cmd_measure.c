@@ -475,7 +475,7 @@ static int write_table(const measure_args *a, const sslat_calculator *calculator
     int code = write_outputs(container, a->output, a->json, a->csv);
     if (code == CLI_OK && a->output)
         fprintf(stderr, "sslat measure: wrote %s (%s, space %s, %d blocks, %zu candidates%s)\n", a->output,
-                calculator->name, space->name, space->n_blocks, sslat_space_total_candidates(space),
+                calculator->name, cli_text(space->name), space->n_blocks, sslat_space_total_candidates(space),
                 a->plan.shard_count > 1 ? "; a shard's part: sslat merge joins the parts" : "");
     if (code == CLI_OK && sslat_container_has_failed_entries(container)) {
         fprintf(stderr, "sslat measure: the table is INCOMPLETE: %s unit(s) failed (said above; quality.failed_entries "

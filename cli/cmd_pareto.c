@@ -107,7 +107,7 @@ int cmd_pareto(int argc, char **argv)
             cli_arch_list_csv(stdout, latency, value, list, n);
         } else {
             printf("Pareto front of '%s': latency (lower is better) against %s (higher is better)\n",
-                   sslat_container_space_name(latency), sslat_container_latency_type(value));
+                   cli_text(sslat_container_space_name(latency)), sslat_container_latency_type(value));
             printf("latency in %s; %s in %s\n", meaning, sslat_container_latency_type(value), value_meaning);
             if (slack == 0)
                 printf("exact: %lld points on the front%s\n", whole, n < whole ? "" : ", all shown");

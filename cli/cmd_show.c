@@ -78,7 +78,7 @@ static void print_ops(const sslat_graph *graph, const show_options *o)
             snprintf(detail, sizeof detail, "k%d s%d p%d", p->kernel, p->stride, p->padding);
         }
         printf("%6s %-15s %-14s %-18s %-16s %12s %10.3f\n", "", sslat_op_name(node->op),
-               node->name, detail, shape_text(node->shape, shape, sizeof shape),
+               cli_text(node->name), detail, shape_text(node->shape, shape, sizeof shape),
                grouped((double)sslat_node_param_count(graph, node), params, sizeof params),
                sslat_ignore_contains(&o->ignore, node) ? 0.0
                                                        : sslat_mac_node(graph, node, o->rule, o->fuse_bn) / 1e6);
@@ -125,11 +125,11 @@ static show_widths widths_of(const sslat_space *space, const show_options *o)
     show_widths w = {(int)strlen("layer / block"), (int)strlen("candidate"), (int)strlen("output"), (int)strlen("params")};
     for (int32_t i = 0; i < space->n_layers; i++) {
         const sslat_layer *layer = &space->layers[i];
-        w.name = widest(w.name, layer->name);
+        w.name = widest(w.name, cli_text(layer->name));
         for (int32_t c = 0; c < layer->n_candidates; c++) {
             char label[112], shape[48], params[32];
             if (layer->block >= 0) {
-                snprintf(label, sizeof label, "%d %s", c, layer->candidates[c].label);
+                snprintf(label, sizeof label, "%d %s", c, cli_text(layer->candidates[c].label));
                 w.label = widest(w.label, label);
             }
             const sslat_graph *graph = &layer->candidates[c].graph;
@@ -146,7 +146,7 @@ static void print_space(const sslat_space *space, const char *source, const show
     sized.width = widths_of(space, options);
     const show_options *o = &sized;
     const show_widths *w = &o->width;
-    printf("space   %s (%s)\n", space->name, source);
+    printf("space   %s (%s)\n", cli_text(space->name), cli_text(source));
     printf("input   %dx%dx%dx%d (NxCxHxW)   layers %d   NAS blocks %d   hash %016llx\n",
            space->input.n, space->input.c, space->input.h, space->input.w, space->n_layers,
            space->n_blocks, (unsigned long long)space->hash);
@@ -161,7 +161,7 @@ static void print_space(const sslat_space *space, const char *source, const show
         snprintf(index, sizeof index, "%d", i);
         if (layer->block < 0) {
             const sslat_graph *graph = &layer->candidates[0].graph;
-            print_candidate_line(index, layer->name, "", graph, o, false);
+            print_candidate_line(index, cli_text(layer->name), "", graph, o, false);
             graph_totals t = totals_of(graph, o);
             constant.params += t.params;
             constant.macs += t.macs;
@@ -170,9 +170,9 @@ static void print_space(const sslat_space *space, const char *source, const show
         graph_totals lo = {INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY};
         for (int32_t c = 0; c < layer->n_candidates; c++) {
             char label[112];
-            snprintf(label, sizeof label, "%d %s", c, layer->candidates[c].label);
+            snprintf(label, sizeof label, "%d %s", c, cli_text(layer->candidates[c].label));
             bool marked = space->arch && space->arch[layer->block] == c;
-            print_candidate_line(c == 0 ? index : "", c == 0 ? layer->name : "", label,
+            print_candidate_line(c == 0 ? index : "", c == 0 ? cli_text(layer->name) : "", label,
                                  &layer->candidates[c].graph, o, marked);
             graph_totals t = totals_of(&layer->candidates[c].graph, o);
             lo.params = fmin(lo.params, t.params);

@@ -127,11 +127,11 @@ static void print_text(const sslat_container *c, const stats_report *r, size_t n
     char a[64], b[64];
     if (sslat_container_space_hash(c) != 0)
         printf("table         %s (%s), space %s (hash %016" PRIx64 "), batch %d\n",
-               sslat_container_latency_type(c), unit, sslat_container_space_name(c),
+               sslat_container_latency_type(c), unit, cli_text(sslat_container_space_name(c)),
                sslat_container_space_hash(c), sslat_container_batch(c));
     else /* an imported ENOT table knows none of it */
         printf("table         %s (%s), space %s, batch unknown\n", sslat_container_latency_type(c), unit,
-               sslat_container_space_title(c));
+               cli_text(sslat_container_space_title(c)));
     char method[256], quality[1400];
     sslat_table_method_text(c, method, sizeof method);
     sslat_table_quality_text(c, quality, sizeof quality);

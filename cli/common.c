@@ -7,6 +7,7 @@
 
 #include "base/file_io.h"
 #include "base/limits.h"
+#include "base/text.h"
 #include "cli/cli.h"
 
 bool cli_set_once(const char **slot, const char *value, const char *verb, const char *option)
@@ -75,6 +76,17 @@ volatile int *cli_catch_stop_signals(void)
 }
 
 bool cli_stop_requested(void) { return stop_flag != 0; }
+
+const char *cli_text(const char *untrusted)
+{
+    /* a few at once, so one printf can show several */
+    static char buffers[8][4096];
+    static int next;
+    char *out = buffers[next];
+    next = (next + 1) % 8;
+    sslat_escape_controls(untrusted ? untrusted : "", out, sizeof buffers[0]);
+    return out;
+}
 
 int cli_exit_code(sslat_status status)
 {

@@ -739,3 +739,30 @@ TEST_F(Cli, AReportOfATableWhoseSumsOverflowSaysSo)
 }
 
 } // namespace
+
+// Control bytes in a space's name, a block's name or a label reach neither the
+// terminal nor a CSV raw: every verb that prints them writes \xNN.
+TEST_F(Cli, ControlBytesFromAFileAreEscapedInEveryTextAndCsvOutput)
+{
+    std::string space = write("esc.json", "{\"sslat\": 1, \"name\": \"x\\u001b[31m\", \"input\": {\"shape\": [3, 32, 32]},"
+                                          " \"layers\": [\"cn_k3_s2_c8\", {\"name\": \"b\\u0007\", \"choice\":"
+                                          " [\"cn_k3_c8\", \"skip\"], \"c\": 8}, \"gap\", \"fc10\"]}");
+    std::string table = path("esc.sslat");
+    Result measured = run("measure -c mac " + space + " -o " + table);
+    ASSERT_EQ(measured.code, 0) << measured.err;
+    const std::vector<std::string> commands = {"show " + space, "stats " + table, "pareto " + table + " " + table,
+                                               "arch " + table + " 1", "export " + table + " --csv",
+                                               "pareto " + table + " " + table + " --csv",
+                                               "budget " + table + " --limit 100 --maximize " + table + " --top 2 --csv"};
+    for (const std::string &args : commands) {
+        Result r = run(args);
+        EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
+        for (const std::string *text : {&r.out, &r.err}) {
+            EXPECT_EQ(text->find('\x1b'), std::string::npos) << args << ":\n" << *text;
+            EXPECT_EQ(text->find('\x07'), std::string::npos) << args << ":\n" << *text;
+        }
+    }
+    EXPECT_EQ(measured.err.find('\x1b'), std::string::npos) << measured.err;
+    EXPECT_NE(run("show " + space).out.find("x\\x1b[31m"), std::string::npos);
+    EXPECT_NE(run("arch " + table + " 1").out.find("b\\x07"), std::string::npos);
+}

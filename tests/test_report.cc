@@ -129,5 +129,14 @@ TEST(Report, BadInputIsRefusedByName)
     EXPECT_TRUE(sslat_utf8_valid(html, strlen(html)));
     EXPECT_NE(std::string(html).find("\xc3\xa9\xc3\xa9"), std::string::npos);
     sslat_free(html);
+    // so is a runtime past its 512-byte buffer
+    std::string runtime;
+    for (int i = 0; i < 300; i++) runtime += "\xc3\xa9";
+    validation = "{\"runtime\": \"" + runtime + "\", \"architectures\": [{\"label\": \"a\", \"predicted_ms\": 1, "
+                 "\"measured_ms\": 1.1}]}";
+    options.validation_json = validation.c_str();
+    ASSERT_EQ(sslat_report_html(t.thop, &options, &html, &err), SSLAT_OK) << err.message;
+    EXPECT_TRUE(sslat_utf8_valid(html, strlen(html)));
+    sslat_free(html);
     sslat_space_free(other);
 }

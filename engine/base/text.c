@@ -45,7 +45,11 @@ void sslat_escape_controls(const char *text, char *out, size_t size)
     for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
         bool control = *p < 0x20 || *p == 0x7F;
         size_t need = control ? 4 : 1;
-        if (used + need >= size) break;
+        if (used + need >= size) { /* cut: never inside a character */
+            out[used] = '\0';
+            sslat_utf8_cut_whole(out);
+            return;
+        }
         if (control) used += (size_t)snprintf(out + used, size - used, "\\x%02x", *p);
         else out[used++] = (char)*p;
     }
@@ -54,16 +58,18 @@ void sslat_escape_controls(const char *text, char *out, size_t size)
 
 void sslat_csv_field(FILE *out, const char *text)
 {
-    if (!strpbrk(text, ",\"\n\r")) {
-        fputs(text, out);
-        return;
+    /* control bytes never raw in a CSV (a terminal shows it, a spreadsheet
+     * splits a row): written as \xNN, as on the terminal */
+    bool quote = strpbrk(text, ",\"") != NULL;
+    if (quote) fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p < 0x20 || *p == 0x7F) fprintf(out, "\\x%02x", *p);
+        else {
+            if (*p == '"') fputc('"', out);
+            fputc(*p, out);
+        }
     }
-    fputc('"', out);
-    for (const char *p = text; *p; p++) {
-        if (*p == '"') fputc('"', out);
-        fputc(*p, out);
-    }
-    fputc('"', out);
+    if (quote) fputc('"', out);
 }
 
 void sslat_utf8_cut_whole(char *text)

@@ -17,15 +17,15 @@ bool sslat_utf8_valid(const char *bytes, size_t length);
 bool sslat_utf8_valid_surrogatepass(const char *bytes, size_t length);
 
 /* text with every control byte (and DEL) written as \xNN, into out (size
- * bytes, NUL-terminated, cut when it does not fit). */
+ * bytes, NUL-terminated, cut at a whole character when it does not fit). */
 void sslat_escape_controls(const char *text, char *out, size_t size);
 
 /* Cut text (NUL-terminated, already cut to fit a buffer) back to its last
  * whole UTF-8 character, so a cut never leaves half a character. */
 void sslat_utf8_cut_whole(char *text);
 
-/* One CSV field: quoted (quotes doubled) when it holds a comma, quote or
- * line break. */
+/* One CSV field: quoted (quotes doubled) when it holds a comma or quote;
+ * every control byte (a line break too) written as \xNN. */
 void sslat_csv_field(FILE *out, const char *text);
 
 #endif

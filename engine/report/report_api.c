@@ -60,6 +60,7 @@ static sslat_status parse_validation(const char *text, const char *name, report_
     }
     const char *who = json_string_value(json_object_get(root, "runtime"));
     snprintf(runtime, runtime_size, "%s", who ? who : "");
+    sslat_utf8_cut_whole(runtime); /* a long one is cut at a whole character: the page stays UTF-8 */
     json_t *bootstrap = json_object_get(root, "bootstrap_seed"); /* absent before validate had intervals */
     *seed = json_is_integer(bootstrap) ? (uint64_t)json_integer_value(bootstrap) : 0;
     json_decref(root);
