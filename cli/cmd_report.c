@@ -34,9 +34,14 @@ static int load_second_table(const char *path, const char *option, const sslat_c
 {
     int code = cli_load_container(path, out);
     sslat_error err;
-    if (code == CLI_OK && sslat_check_table_pair(table, *out, &err) != SSLAT_OK) {
+    if (code == CLI_OK && sslat_container_check_complete(*out, &err) != SSLAT_OK) {
+        /* its own reason (incomplete, stand-in, a part), not blamed on its space */
+        fprintf(stderr, "sslat report: %s %s: %s\n", option, path, err.message);
+        code = CLI_BAD_INPUT;
+    } else if (code == CLI_OK && sslat_check_table_pair(table, *out, &err) != SSLAT_OK) {
         fprintf(stderr, "sslat report: %s %s is a table of space '%s', not of the latency table's '%s': %s\n",
-                option, path, sslat_container_space_name(*out), sslat_container_space_name(table), err.message);
+                option, path, cli_text(sslat_container_space_name(*out)), cli_text(sslat_container_space_name(table)),
+                err.message);
         code = CLI_BAD_INPUT;
     }
     return code;
@@ -94,7 +99,7 @@ int cmd_report(int argc, char **argv)
     const char *inputs[] = {table_path, space_path, mac_path, value_path, validation_path};
     code = cli_check_paths("report", inputs, 5, &output, 1);
     if (code != CLI_OK) return code;
-    sslat_report_options options = {0};
+    sslat_report_options options = SSLAT_REPORT_OPTIONS_INIT;
     options.table_name = table_path;
     options.samples = samples;
     options.seed = (uint64_t)seed;

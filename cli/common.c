@@ -318,6 +318,8 @@ int cli_print_json(json_t *root)
 
 json_t *cli_json_number(double value) { return isfinite(value) ? json_real(value) : json_null(); }
 
+static bool cache_mode_given;
+
 bool cli_device_option(int opt, const char *value, sslat_calc_options *options, int *exit_code)
 {
     *exit_code = CLI_OK;
@@ -343,8 +345,20 @@ bool cli_device_option(int opt, const char *value, sslat_calc_options *options, 
             *exit_code = CLI_BAD_INPUT;
         }
         return true;
-    case CLI_OPT_COLD: options->cold = true; return true;
+    case CLI_OPT_COLD:
     case CLI_OPT_CACHE:
+        /* the cache mode once: --cache hot --cold (or two --cache) would
+         * otherwise let the last one win silently (a process parses one line) */
+        if (cache_mode_given) {
+            fprintf(stderr, "sslat: the cache mode is given twice (--cache or --cold): give it once\n");
+            *exit_code = CLI_BAD_INPUT;
+            return true;
+        }
+        cache_mode_given = true;
+        if (opt == CLI_OPT_COLD) {
+            options->cold = true;
+            return true;
+        }
         if (strcmp(value, "hot") && strcmp(value, "cold")) {
             fprintf(stderr, "sslat: --cache is hot or cold, got '%s'\n", value);
             *exit_code = CLI_BAD_INPUT;

@@ -329,12 +329,14 @@ SSLAT_API sslat_status sslat_container_merge(const sslat_container *const *parts
 #define SSLAT_NO_WARMUP (-1)
 
 /* Options of sslat_initialize_latency; zero fields take the defaults, so
- * `sslat_latency_options o = {0};` is the reference's behaviour. size makes
- * the struct versioned: 0 or sizeof(sslat_latency_options) as the caller
- * compiled it; a library of another layout refuses a size it does not know
- * (INVALID_ARGUMENT) instead of reading past the caller's struct. */
+ * `sslat_latency_options o = SSLAT_LATENCY_OPTIONS_INIT;` is the reference's
+ * behaviour. size makes the struct versioned: sizeof(sslat_latency_options)
+ * as the caller compiled it; a library of another layout refuses a size it
+ * does not know, and a size of 0 (a caller that did not say, e.g. `= {0}`),
+ * with INVALID_ARGUMENT, instead of reading past the caller's struct. (Pass
+ * NULL for every default.) */
 typedef struct sslat_latency_options {
-    uint32_t size;             /* 0 = this header's sizeof(sslat_latency_options) */
+    uint32_t size;             /* sizeof(sslat_latency_options) as the caller compiled it */
     const char *ignore;        /* analytic: op kinds left out ("batchnorm,act") */
     int32_t warmup_iterations; /* timed: runs before timing (0 = the default 10; SSLAT_NO_WARMUP = none) */
     int32_t run_iterations;    /* timed: timed runs (default 10) */
@@ -351,6 +353,17 @@ typedef struct sslat_latency_options {
     int32_t fuse_bn;           /* analytic: 1 = count with every BN folded into the conv before it */
     int32_t context_architectures; /* timed: refit to this many whole architectures timed end to end (0 = off) */
 } sslat_latency_options;
+/* Every field 0 (the defaults), size set. */
+#ifdef __cplusplus
+#define SSLAT_LATENCY_OPTIONS_INIT                                                                                    \
+    ([] {                                                                                                              \
+        sslat_latency_options o{};                                                                                     \
+        o.size = (uint32_t)sizeof o;                                                                                   \
+        return o;                                                                                                      \
+    }())
+#else
+#define SSLAT_LATENCY_OPTIONS_INIT {.size = (uint32_t)sizeof(sslat_latency_options)}
+#endif
 
 /* Compute a latency table of latency_type for the space and attach it to the
  * space (replacing any earlier one). inputs must be NULL or equal the space's
@@ -483,7 +496,7 @@ SSLAT_API sslat_status sslat_pareto_point(const sslat_pareto_front *front, int32
  * distribution over the space, MACs against latency, the Pareto front, and
  * predicted against measured with labelled points. Every field may be 0/NULL. */
 typedef struct sslat_report_options {
-    uint32_t size;                 /* versioned as sslat_latency_options: 0 = this header's sizeof */
+    uint32_t size;                 /* versioned as sslat_latency_options: sizeof(sslat_report_options) */
     const char *table_name;        /* shown as the table's name (NULL: not shown) */
     const sslat_space *space;      /* the table's space: exact count, its "arch" */
     const sslat_container *mac;    /* a MAC table of the same space: MACs vs latency */
@@ -495,6 +508,17 @@ typedef struct sslat_report_options {
     int32_t samples;               /* random architectures in the histogram (0: 20000) */
     uint64_t seed;                 /* of those samples */
 } sslat_report_options;
+/* Every field 0/NULL, size set. */
+#ifdef __cplusplus
+#define SSLAT_REPORT_OPTIONS_INIT                                                                                     \
+    ([] {                                                                                                              \
+        sslat_report_options o{};                                                                                      \
+        o.size = (uint32_t)sizeof o;                                                                                   \
+        return o;                                                                                                      \
+    }())
+#else
+#define SSLAT_REPORT_OPTIONS_INIT {.size = (uint32_t)sizeof(sslat_report_options)}
+#endif
 
 /* *html is NUL-terminated; the caller frees it with sslat_free. */
 SSLAT_API sslat_status sslat_report_html(const sslat_container *table, const sslat_report_options *options,

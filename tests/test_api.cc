@@ -18,7 +18,7 @@ TEST(Api, InitializeAttachesAndResetDrops)
     EXPECT_EQ(sslat_space_latency(space), nullptr);
     sslat_container *c = nullptr;
     sslat_error err;
-    sslat_latency_options options = {};
+    sslat_latency_options options = SSLAT_LATENCY_OPTIONS_INIT;
     options.ignore = "batchnorm";
     ASSERT_EQ(sslat_initialize_latency("mac_thop", space, nullptr, &options, &c, &err), SSLAT_OK) << err.message;
     EXPECT_EQ(sslat_space_latency(space), c);
@@ -64,14 +64,19 @@ TEST(Api, ErrorsNameTheProblem)
     EXPECT_NE(std::string(err.message).find("load the space with these"), std::string::npos);
     sslat_space_options same = {1, 224, 224};
     EXPECT_EQ(sslat_initialize_latency("mac", space, &same, nullptr, &c, &err), SSLAT_OK) << err.message;
-    sslat_latency_options bad = {};
+    sslat_latency_options bad = SSLAT_LATENCY_OPTIONS_INIT;
     bad.ignore = "softmax";
     EXPECT_EQ(sslat_initialize_latency("mac", space, nullptr, &bad, &c, &err), SSLAT_ERR_INVALID_ARGUMENT);
     EXPECT_NE(sslat_space_latency(space), nullptr);  // the earlier table stays
-    // the options are versioned: 0 or this header's size, anything else refused by name
-    sslat_latency_options sized = {};
-    sized.size = sizeof sized;
+    // the options are versioned: this header's size, anything else refused by
+    // name, 0 too (a caller of another header that did not set it)
+    sslat_latency_options sized = SSLAT_LATENCY_OPTIONS_INIT;
+    EXPECT_EQ(sized.size, sizeof sized);
     EXPECT_EQ(sslat_initialize_latency("mac", space, nullptr, &sized, &c, &err), SSLAT_OK) << err.message;
+    sized.size = 0;
+    EXPECT_EQ(sslat_initialize_latency("mac", space, nullptr, &sized, &c, &err), SSLAT_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(err.message).find("sslat_latency_options.size is 0"), std::string::npos) << err.message;
+    sized.size = sizeof sized;
     sized.size = sizeof sized + 8;  // a caller built against a later, longer struct
     EXPECT_EQ(sslat_initialize_latency("mac", space, nullptr, &sized, &c, &err), SSLAT_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(err.message).find("sslat_latency_options.size"), std::string::npos) << err.message;

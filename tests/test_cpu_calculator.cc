@@ -38,7 +38,7 @@ TEST(CpuCalculator, WritesATableWithStatisticsAndMetadata)
     sslat_space *space = load_text(space_json(std::string("\"cn_c16\", ") + choice + ", " + choice + ", \"gap\", \"fc10\"",
                                               "", "{\"shape\": [3, 16, 16], \"batch\": 2}"));
     ASSERT_NE(space, nullptr);
-    sslat_latency_options options = {};
+    sslat_latency_options options = SSLAT_LATENCY_OPTIONS_INIT;
     options.warmup_iterations = 2;
     options.run_iterations = 7;
     options.threads = 1;
@@ -177,7 +177,7 @@ TEST(CpuCalculator, ColdInterleavesCopiesPastTheCacheAndSaysSo)
     SKIP_WITHOUT_DNNL();
     sslat_space *space = load_text(space_json("{\"choice\": [\"ir_k3_e3\", \"skip\"], \"c\": 16}", "",
                                               "{\"shape\": [16, 16, 16]}"));
-    sslat_latency_options options = {};
+    sslat_latency_options options = SSLAT_LATENCY_OPTIONS_INIT;
     options.warmup_iterations = 1;
     options.run_iterations = 3;
     options.threads = 1;
@@ -265,7 +265,7 @@ TEST(CpuInterference, ATableMeasuredThroughStallsIsDisturbedAndSaysWhy)
     SKIP_WITHOUT_DNNL();
     sslat_space *space = load_text(space_json("{\"choice\": [\"ir_k3_e3\", \"ir_k5_e6\"], \"c\": 16}", "",
                                               "{\"shape\": [16, 16, 16]}"));
-    sslat_latency_options options = {};
+    sslat_latency_options options = SSLAT_LATENCY_OPTIONS_INIT;
     options.warmup_iterations = 1;
     options.run_iterations = 5;
     options.threads = 1;

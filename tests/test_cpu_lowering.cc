@@ -207,7 +207,7 @@ TEST(CpuLowering, NoExampleSpaceIsTimedOnAReferenceKernel)
                 sslat_space *space = nullptr;
                 sslat_error err;
                 ASSERT_EQ(sslat_space_load_file(example_path(name).c_str(), &inputs, &space, &err), SSLAT_OK) << err.message;
-                sslat_latency_options options = {};
+                sslat_latency_options options = SSLAT_LATENCY_OPTIONS_INIT;
                 options.warmup_iterations = 1;
                 options.run_iterations = 1;
                 options.threads = 1;

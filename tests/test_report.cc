@@ -50,7 +50,7 @@ size_t count(const std::string &text, const std::string &what)
 TEST(Report, EverySectionFromTheCApi)
 {
     Tables t;
-    sslat_report_options options = {};
+    sslat_report_options options = SSLAT_REPORT_OPTIONS_INIT;
     options.table_name = "thop.sslat";
     options.space = t.space;
     options.mac = t.mac;
@@ -88,23 +88,23 @@ TEST(Report, BadInputIsRefusedByName)
     sslat_error err;
     ASSERT_EQ(sslat_initialize_latency("mac", other, nullptr, nullptr, &other_mac, &err), SSLAT_OK);
     char *html = nullptr;
-    sslat_report_options options = {};
+    sslat_report_options options = SSLAT_REPORT_OPTIONS_INIT;
     options.mac = other_mac;
     EXPECT_EQ(sslat_report_html(t.thop, &options, &html, &err), SSLAT_ERR_SPACE);
     EXPECT_NE(std::string(err.message).find("MAC table"), std::string::npos) << err.message;
-    options = {};
+    options = SSLAT_REPORT_OPTIONS_INIT;
     options.value = other_mac;
     EXPECT_EQ(sslat_report_html(t.thop, &options, &html, &err), SSLAT_ERR_SPACE);
     EXPECT_NE(std::string(err.message).find("value table"), std::string::npos) << err.message;
-    options = {};
+    options = SSLAT_REPORT_OPTIONS_INIT;
     options.space = other;
     EXPECT_NE(sslat_report_html(t.thop, &options, &html, &err), SSLAT_OK);
-    options = {};
+    options = SSLAT_REPORT_OPTIONS_INIT;
     int32_t arch[2] = {0, 0};
     options.arch = arch;
     options.arch_length = 2;
     EXPECT_EQ(sslat_report_html(t.thop, &options, &html, &err), SSLAT_ERR_INVALID_ARGUMENT);
-    options = {};
+    options = SSLAT_REPORT_OPTIONS_INIT;
     options.validation_json = "{\"architectures\": [{\"label\": \"x\", \"predicted_ms\": 1, \"measured_ms\": -1}]}";
     options.validation_name = "v.json";
     EXPECT_EQ(sslat_report_html(t.thop, &options, &html, &err), SSLAT_ERR_PARSE);
@@ -114,11 +114,11 @@ TEST(Report, BadInputIsRefusedByName)
     EXPECT_NE(std::string(err.message).find("v.json:1:"), std::string::npos) << err.message;
     EXPECT_EQ(html, nullptr);
     EXPECT_EQ(sslat_report_html(nullptr, nullptr, &html, &err), SSLAT_ERR_INVALID_ARGUMENT);
-    options = {};
+    options = SSLAT_REPORT_OPTIONS_INIT;
     options.size = 3;  // not this library's layout
     EXPECT_EQ(sslat_report_html(t.thop, &options, &html, &err), SSLAT_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(err.message).find("sslat_report_options.size"), std::string::npos) << err.message;
-    options = {};
+    options = SSLAT_REPORT_OPTIONS_INIT;
     // a long label is cut at a whole character: the page stays UTF-8
     std::string label;
     for (int i = 0; i < 40; i++) label += "\xc3\xa9";  // é

@@ -92,7 +92,7 @@ TEST(TableFitsSpace, MergeComparesEveryBlocksCandidateCount)
 TEST(OptionChecks, ThreadsBeyondTheMachinesCoresAndNaNAreRefused)
 {
     sslat_space *space = load_example("mobilenet_v2.json");
-    sslat_latency_options o = {};
+    sslat_latency_options o = SSLAT_LATENCY_OPTIONS_INIT;
     o.threads = 100000; // crashed inside libgomp (S2)
     o.run_iterations = 1;
     sslat_container *table = nullptr;

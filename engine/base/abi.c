@@ -6,7 +6,11 @@
 
 sslat_status sslat_check_struct_size(uint32_t size, size_t known, const char *name, sslat_error *err)
 {
-    if (size == 0 || size == known) return SSLAT_OK;
+    if (size == known) return SSLAT_OK;
+    if (size == 0)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
+                          "%s.size is 0: set it to sizeof(%s) (sslat.h's *_OPTIONS_INIT does), so a library of another "
+                          "layout can tell; or pass NULL for every default", name, name);
     return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
                       "%s.size is %u bytes; this library's %s has %zu (the caller was built against another "
                       "sslat.h, or size holds something else)", name, (unsigned)size, name, known);

@@ -88,7 +88,7 @@ sslat_status sslat_report_html(const sslat_container *table, const sslat_report_
     sslat_error_clear(error);
     if (!table || !html) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
     *html = NULL;
-    sslat_report_options none = {0};
+    sslat_report_options none = SSLAT_REPORT_OPTIONS_INIT;
     const sslat_report_options *o = options ? options : &none;
     sslat_status sized = sslat_check_struct_size(o->size, sizeof *o, "sslat_report_options", error);
     if (sized != SSLAT_OK) return sized;

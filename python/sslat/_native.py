@@ -194,7 +194,12 @@ _PROTOTYPES = {
 }
 
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():
-    _function = getattr(lib, _name)
+    try:
+        _function = getattr(lib, _name)
+    except AttributeError:
+        raise ImportError("sslat: %s has no function %s: it is another library, or an sslat built from another "
+                          "version than this package; install the package and the library from one checkout "
+                          "(or unset SSLAT_LIBRARY)" % (library_path, _name)) from None
     _function.restype = _restype
     _function.argtypes = _argtypes
 

@@ -52,6 +52,18 @@ def test_a_wrong_sslat_library_is_a_clear_import_error(tmp_path):
     assert "nowhere/libsslat.so" in result.stderr
 
 
+def test_a_library_without_the_packages_functions_is_a_clear_import_error(tmp_path):
+    # another shared library (here the C library itself): it loads, but has none of sslat's symbols
+    import ctypes.util
+    other = ctypes.util.find_library("m") or "libm.so.6"
+    env = dict(os.environ, SSLAT_LIBRARY=other)
+    result = subprocess.run([sys.executable, "-c", "import sslat"], capture_output=True, text=True,
+                            env=env, cwd=tmp_path)
+    assert result.returncode != 0
+    assert "ImportError" in result.stderr and "has no function sslat_" in result.stderr, result.stderr
+    assert "AttributeError" not in result.stderr.splitlines()[-1]
+
+
 def test_every_struct_copied_from_sslat_h_has_the_librarys_layout():
     from sslat import _native
     assert _native.struct_mismatches() == []

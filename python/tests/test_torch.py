@@ -596,3 +596,28 @@ def test_the_hostile_probes_constructs_are_refused_by_name():
     assert json.loads(st.to_space(Joined(), x).to_json())["layers"][-1] == {"op": "concat", "from": [0, 1]}
     import numpy
     assert st.to_space(nn.Conv2d(3, 8, 1), (1, 3, numpy.int64(8), 8)).input_shape == (1, 3, 8, 8)
+
+
+def test_compiled_scripted_and_traced_modules_are_refused_by_name():
+    model = mbconv_supernet().eval()
+    x = torch.randn(1, 3, 32, 32)
+    for wrapped, says in ((torch.jit.script(torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU())),
+                           "TorchScript module"),
+                          (torch.jit.trace(torch.nn.Conv2d(3, 8, 3), x), "TorchScript module"),
+                          (torch.compile(model), "torch.compile's wrapper")):
+        with pytest.raises(st.MappingError, match=says):
+            st.to_space(wrapped, x)
+
+
+def test_a_string_of_labels_is_refused_not_split_into_characters():
+    with pytest.raises(ValueError, match="not the string 'ab'"):
+        st.Choice([torch.nn.Identity(), torch.nn.ReLU()], labels="ab")
+
+
+def test_to_space_leaves_the_callers_random_stream_as_it_was():
+    model = mbconv_supernet().eval()
+    torch.manual_seed(1234)
+    st.to_space(model, (1, 3, 32, 32))
+    after = torch.rand(3)
+    torch.manual_seed(1234)
+    assert torch.equal(after, torch.rand(3))

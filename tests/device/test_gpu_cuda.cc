@@ -259,7 +259,7 @@ TEST(GpuCalculator, ColdAndHotTablesOfOneSpace)
     sslat_space *space = load_text(space_json("{\"choice\": [\"ir_k3_e3\", \"ir_k5_e6\", \"skip\"], \"c\": 16}", "",
                                               "{\"shape\": [16, 28, 28], \"batch\": 8}"));
     ASSERT_NE(space, nullptr);
-    sslat_latency_options o = {};
+    sslat_latency_options o = SSLAT_LATENCY_OPTIONS_INIT;
     o.run_iterations = 5;
     double hot = 0, cold = 0;
     sslat_container *table = nullptr;
@@ -281,7 +281,7 @@ TEST(GpuCalculator, MeasuresEveryCandidateWithMetadata)
     SKIP_WITHOUT_CUDA();
     sslat_space *space = load_example("proxylessnas.json");
     ASSERT_NE(space, nullptr);
-    sslat_latency_options o = {};
+    sslat_latency_options o = SSLAT_LATENCY_OPTIONS_INIT;
     o.run_iterations = 10;
     sslat_container *table = nullptr;
     sslat_error err;
@@ -348,7 +348,7 @@ TEST(GpuCalculator, ABadDeviceIndexIsRefused)
 {
     SKIP_WITHOUT_CUDA();
     sslat_space *space = load_example("proxylessnas.json");
-    sslat_latency_options o = {};
+    sslat_latency_options o = SSLAT_LATENCY_OPTIONS_INIT;
     o.device = "999";
     sslat_container *table = nullptr;
     sslat_error err;

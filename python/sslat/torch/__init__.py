@@ -61,6 +61,8 @@ class Choice(nn.Module):
         if not 0 <= default < len(self.search_variants):
             raise ValueError("Choice: default %d is not one of the %d candidates" % (default, len(modules)))
         self.default_operation_index = default
+        if isinstance(labels, (str, bytes)):  # list("ab") would name the candidates "a" and "b"
+            raise ValueError("Choice: labels is a list of strings, one per candidate, not the string %r" % (labels,))
         if labels is not None:
             labels = list(labels)
             if len(labels) != len(self.search_variants) or not all(isinstance(s, str) for s in labels):
@@ -103,9 +105,30 @@ def _input_tensor(inputs, model):
     raise TypeError("sslat.torch: inputs is a tensor, a 1-tuple of one, or an N×C×H×W shape")
 
 
+def _refuse_wrappers(model):
+    """A compiled or scripted module hides the Python modules sslat maps: refused
+    by name, with the module to pass instead."""
+    if isinstance(model, torch.jit.ScriptModule):
+        raise MappingError("sslat.torch: %s is a TorchScript module (torch.jit.script or torch.jit.trace): its "
+                           "Python modules and calls are gone, so nothing can be mapped. Pass the nn.Module it was "
+                           "made from" % type(model).__name__)
+    if hasattr(model, "_orig_mod") and type(model).__name__ == "OptimizedModule":
+        raise MappingError("sslat.torch: the model is torch.compile's wrapper (OptimizedModule): tracing it would "
+                           "run the compiler. Pass model._orig_mod, the nn.Module it compiled")
+
+
 def _traced(model, inputs, name):
     if not isinstance(model, nn.Module):
         raise TypeError("sslat.torch: the model must be an nn.Module, not %s" % type(model).__name__)
+    _refuse_wrappers(model)
+    # the modules the check builds draw their initial weights from torch's
+    # generators: the caller's random streams are left as they were
+    devices = sorted({p.device.index or 0 for p in model.parameters() if p.device.type == "cuda"})
+    with torch.random.fork_rng(devices=devices):
+        return _traced_here(model, inputs, name)
+
+
+def _traced_here(model, inputs, name):
     x = _input_tensor(inputs, model)
     if x.is_meta or any(p.is_meta for p in model.parameters()):
         raise ValueError("sslat.torch: meta tensors have no values to check the space with: build the model (and "
