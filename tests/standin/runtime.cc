@@ -12,6 +12,8 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <vector>
+#include <string>
 
 #include <sys/mman.h>
 
@@ -253,24 +255,51 @@ static void submit_kernel(void *stream, std::function<void()> run)
 
 extern "C" {
 
+// The stand-in presents SSLAT_STANDIN_DEVICES devices when it is set (a
+// whole number 1..64; else the script's count), named by
+// SSLAT_STANDIN_DEVICE_NAMES (comma-separated: device i takes name i mod n):
+// how a test shows ranks several GPUs, of mixed kinds too. (A rule of this
+// stand-in's own: a real node's count and names come from its driver.)
+int device_count()
+{
+    const char *text = std::getenv("SSLAT_STANDIN_DEVICES");
+    int count = text ? std::atoi(text) : 0;
+    return count >= 1 && count <= 64 ? count : script.device_count;
+}
+
+std::string device_model(int device)
+{
+    const char *text = std::getenv("SSLAT_STANDIN_DEVICE_NAMES");
+    std::vector<std::string> names;
+    for (const char *p = text ? text : ""; *p;) {
+        const char *end = std::strchr(p, ',');
+        names.emplace_back(p, end ? (size_t)(end - p) : std::strlen(p));
+        if (!end) break;
+        p = end + 1;
+    }
+    return names.empty() || names[(size_t)device % names.size()].empty() ? "H200"
+                                                                          : names[(size_t)device % names.size()];
+}
+
 cudaError_t cudaGetDeviceCount(int *count)
 {
-    *count = script.device_count;
-    return script.device_count > 0 ? cudaSuccess : fail(cudaErrorNoDevice);
+    *count = device_count();
+    return *count > 0 ? cudaSuccess : fail(cudaErrorNoDevice);
 }
 
 cudaError_t cudaSetDevice(int device)
 {
-    return device >= 0 && device < script.device_count ? cudaSuccess : fail(cudaErrorInvalidDevice);
+    return device >= 0 && device < device_count() ? cudaSuccess : fail(cudaErrorInvalidDevice);
 }
 
 cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
-    if (device < 0 || device >= script.device_count) return fail(cudaErrorInvalidDevice);
+    if (device < 0 || device >= device_count()) return fail(cudaErrorInvalidDevice);
     std::memset(prop, 0, sizeof *prop);
-    std::snprintf(prop->name, sizeof prop->name, "sslat stand-in (host emulation of an H200; not a GPU)");
+    std::snprintf(prop->name, sizeof prop->name, "sslat stand-in (host emulation of an %s; not a GPU)",
+                  device_model(device).c_str());
     prop->major = 9, prop->minor = 0;
     prop->multiProcessorCount = 132;
     prop->l2CacheSize = 50 << 20;
