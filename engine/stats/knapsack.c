@@ -57,23 +57,26 @@ static int64_t grid_width(int32_t n, int64_t width, int32_t k)
     return width < 1 ? 1 : width;
 }
 
-/* k answers over this many blocks must leave the grid at least
- * SSLAT_MIN_BUDGET_COLUMNS columns (or the bins asked for): on a coarser one
- * the answers collapse toward the fastest architecture, so it is refused,
- * naming the largest k that keeps it. */
+/* k > 1 answers over this many blocks must leave the grid at least
+ * SSLAT_MIN_BUDGET_COLUMNS columns and 4 per block (or the bins asked for,
+ * when fewer), so the grid slack — blocks steps — stays within a quarter of
+ * the room above the fastest architecture: on a coarser grid the answers
+ * collapse toward the fastest one, so it is refused, naming the largest k
+ * that keeps it. (k = 1 is answered on whatever grid fits, its slack said.) */
 static sslat_status budget_grid_check(const sslat_container *latency, int32_t bins, int32_t k, sslat_error *error)
 {
     int32_t n = latency->n_blocks;
     int64_t wanted = bins > 0 ? bins : SSLAT_BUDGET_DEFAULT_BINS;
-    int64_t needed = wanted < SSLAT_MIN_BUDGET_COLUMNS ? wanted : SSLAT_MIN_BUDGET_COLUMNS;
+    int64_t needed = (int64_t)SSLAT_MIN_BUDGET_COLUMNS > 4 * (int64_t)n ? SSLAT_MIN_BUDGET_COLUMNS : 4 * (int64_t)n;
+    if (needed > wanted) needed = wanted;
     int64_t width = grid_width(n, wanted, k);
-    if (width >= needed) return SSLAT_OK;
+    if (k == 1 || width >= needed) return SSLAT_OK;
     int32_t most = k;
     while (most > 1 && grid_width(n, wanted, most) < needed) most--;
     return sslat_fail(error, SSLAT_ERR_LIMIT,
                       "%d answers over %d blocks leave a grid of %lld columns (the search keeps every answer in "
                       "every cell within %.0f MiB): the answers would collapse toward the fastest architecture. "
-                      "Ask for at most %d (a grid of %lld columns or more)",
+                      "Ask for at most %d (a grid of %lld columns or more: 4 a block, at least 256)",
                       k, n, (long long)width, SSLAT_MAX_KNAPSACK_BYTES / (1024 * 1024), most, (long long)needed);
 }
 
