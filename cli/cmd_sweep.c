@@ -524,9 +524,11 @@ int cmd_sweep(int argc, char **argv)
     char signature[256];
     sweep_folder folder = {.common = -1, .own = -1, .path = dir};
     code = sweep_signature(&base, calculator, &a, rows, total, shard_count, signature, sizeof signature);
-    if (code == CLI_OK) code = sweep_folder_open(dir, suffix, signature, &folder);
-    if (code == CLI_OK && (code = check_folder_paths(dir, suffix, rows, total, base.path)) != CLI_OK)
-        sweep_folder_close(&folder);
+    if (code == CLI_OK && (code = sweep_folder_make(dir, suffix, &folder)) == CLI_OK) {
+        code = check_folder_paths(dir, suffix, rows, total, base.path); /* before a lock writes anything */
+        if (code == CLI_OK) code = sweep_folder_lock(&folder, suffix, signature);
+        if (code != CLI_OK) sweep_folder_close(&folder);
+    }
     if (code != CLI_OK) {
         free(rows);
         return code;

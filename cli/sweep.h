@@ -42,8 +42,12 @@ typedef struct sweep_folder {
     char common_lock[1024], own_lock[1024];
 } sweep_folder;
 
-/* suffix: "" for a whole sweep, "-I-of-N" for a shard; an exit code. */
-int sweep_folder_open(const char *dir, const char *suffix, const char *signature, sweep_folder *folder);
+/* DIR made when missing, the lock names set (suffix: "" for a whole sweep,
+ * "-I-of-N" for a shard); an exit code. Nothing is written yet: the caller
+ * checks its outputs (none may be the space file) before locking. */
+int sweep_folder_make(const char *dir, const char *suffix, sweep_folder *folder);
+/* The locks taken, the signature written or compared; an exit code. */
+int sweep_folder_lock(sweep_folder *folder, const char *suffix, const char *signature);
 /* Release the locks (the last run out removes them) and an empty DIR it made. */
 void sweep_folder_close(sweep_folder *folder);
 

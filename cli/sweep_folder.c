@@ -105,14 +105,15 @@ static int lock_shared(sweep_folder *f, const char *signature)
     if (!still_linked(f->common, f->common_lock)) return LOCK_AGAIN;
     char held[512];
     read_signature(f->common, held, sizeof held);
-    if (!strcmp(held, signature)) return CLI_OK;
+    /* (none: a holder that writes none, an sslat from before signatures) */
+    if (!held[0] || !strcmp(held, signature)) return CLI_OK;
     fprintf(stderr, "sslat sweep: the shards of another sweep are writing into %s (%s; this one: %s): its points "
                     "would overwrite each other. Wait for it, or give another -o\n",
-            f->path, held[0] ? held : "its signature unreadable", signature);
+            f->path, held, signature);
     return CLI_FAILURE;
 }
 
-int sweep_folder_open(const char *dir, const char *suffix, const char *signature, sweep_folder *f)
+int sweep_folder_make(const char *dir, const char *suffix, sweep_folder *f)
 {
     *f = (sweep_folder){.common = -1, .own = -1, .path = dir};
     snprintf(f->common_lock, sizeof f->common_lock, "%s/.sslat-sweep.lock", dir);
@@ -122,6 +123,12 @@ int sweep_folder_open(const char *dir, const char *suffix, const char *signature
         fprintf(stderr, "sslat sweep: cannot create %s: %s\n", dir, strerror(errno));
         return CLI_FAILURE;
     }
+    return CLI_OK;
+}
+
+int sweep_folder_lock(sweep_folder *f, const char *suffix, const char *signature)
+{
+    const char *dir = f->path;
     int code = LOCK_AGAIN;
     for (int attempt = 0; code == LOCK_AGAIN && attempt < 100; attempt++) {
         if (f->common >= 0) close(f->common);

@@ -248,12 +248,12 @@ TEST_F(Cli, JournalResumeDropsATornRecordAndRefusesAnotherRun)
     Result r = run("measure -c mac_thop " + example_path("fbnet.json") + " -o " + out + " --keep-journal");
     ASSERT_EQ(r.code, 0) << r.err;
     std::string complete = read_file(journal);
-    EXPECT_EQ((complete.size() - 24) % 80, 0u);
+    EXPECT_EQ((complete.size() - 24) % 168, 0u);
     // a torn record at the end (a kill in the middle of a write)
     write("lat.sslat.journal", complete + std::string("SJRN\x3c\x00\x00\x00partial", 15));
     r = run("measure -c mac_thop " + example_path("fbnet.json") + " -o " + out + " --resume");
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_NE(r.err.find("resuming: " + std::to_string((complete.size() - 24) / 80) + " units"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("resuming: " + std::to_string((complete.size() - 24) / 168) + " units"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("torn last record was dropped"), std::string::npos) << r.err;
     struct stat st;
     EXPECT_NE(stat(journal.c_str(), &st), 0) << "removed once the table is written";

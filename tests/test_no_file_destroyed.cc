@@ -154,7 +154,7 @@ TEST_F(NoFileDestroyed, AnEarlierRunsJournalIsNeitherLostNorMixed)
     ASSERT_EQ(run("measure -c mac_thop " + fbnet + " -o " + path("thop.sslat") + " --keep-journal").code, 0);
     const std::string thop = read_file(path("thop.sslat.journal"));
     ASSERT_EQ(mac.size(), thop.size());
-    const size_t header = 24, record = 80, units = (mac.size() - header) / record;
+    const size_t header = 24, record = 168, units = (mac.size() - header) / record;
     // a rerun without --resume does not silently discard it
     write("o.sslat.journal", mac);
     Result r = run("measure -c mac " + fbnet + " -o " + out);

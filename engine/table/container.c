@@ -260,23 +260,8 @@ sslat_status sslat_container_create(const char *latency_type, double constant_la
     sslat_container *c = NULL;
     sslat_status status = sslat_container_new(latency_type, candidate_counts, block_count, &c, error);
     if (status != SSLAT_OK) return status;
-    /* every value a figure: a NaN (a failed entry read out of an incomplete
-     * table) or a negative one would make a table no consumer can tell from
-     * a measured one */
-    if (!(isfinite(constant_latency) && constant_latency >= 0))
-        status = sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
-                            "constant_latency is %g: a latency is a finite number >= 0 (a failed entry of an "
-                            "incomplete table has none)", constant_latency);
-    for (int32_t b = 0; status == SSLAT_OK && operations_latencies && b < block_count; b++)
-        for (int32_t i = 0; status == SSLAT_OK && i < c->n_candidates[b]; i++) {
-            double value = operations_latencies[c->offset[b] + i];
-            if (!(isfinite(value) && value >= 0))
-                status = sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
-                                    "operations_latencies[%d][%d] is %g: a latency is a finite number >= 0 (a failed "
-                                    "entry of an incomplete table has none)", (int)b, (int)i, value);
-        }
     sslat_entry constant = sslat_entry_of_value(constant_latency);
-    if (status == SSLAT_OK) status = sslat_container_set_constant_entry(c, &constant, error);
+    status = sslat_container_set_constant_entry(c, &constant, error);
     for (int32_t b = 0; status == SSLAT_OK && b < block_count; b++)
         for (int32_t i = 0; status == SSLAT_OK && i < c->n_candidates[b]; i++) {
             if (!operations_latencies) {

@@ -318,9 +318,9 @@ def test_failed_entries_of_an_incomplete_table_read_as_nan_never_as_zero():
     with pytest.raises(ValueError, match="the constant part failed"):
         table.constant_entry
     # the values cannot be laundered into a complete-looking table
-    with pytest.raises(ValueError, match=r"operations_latencies\[0\]\[1\] is nan"):
+    with pytest.raises(ValueError, match=r"operations_latencies\[0\]\[1\]: value is nan"):
         sslat.SearchSpaceLatencyContainer("cpu", 0.5, values)
-    with pytest.raises(ValueError, match="constant_latency is nan"):
+    with pytest.raises(ValueError, match="constant_latency: value is nan"):
         sslat.SearchSpaceLatencyContainer("cpu", table.constant_latency, [[1.0]])
 
 
@@ -336,6 +336,6 @@ def test_a_stand_in_table_has_no_values_to_read():
 
 def test_negative_and_infinite_latencies_are_refused_when_building_a_table():
     for bad in (-1.0, math.inf, -math.inf):
-        with pytest.raises(ValueError, match="finite number >= 0"):
+        with pytest.raises(ValueError, match="must be finite and >= 0"):
             sslat.SearchSpaceLatencyContainer("mac", 0.0, [[1.0, bad]])
     assert sslat.SearchSpaceLatencyContainer("mac", -0.0, [[0.0]]).operations_latencies == [[0.0]]
