@@ -1,6 +1,8 @@
 /* Lists of architectures for `sslat pareto` and `sslat budget --top`. */
 #include "cli/arch_list.h"
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,4 +115,15 @@ void cli_arch_list_csv(FILE *out, const sslat_container *latency, const sslat_co
         cli_csv_arch(out, latency, points[i].arch, true);
         fputc('\n', out);
     }
+}
+
+void cli_arch_list_overflow(const cli_arch_point *list, int32_t n, json_t *overflow)
+{
+    bool latency = false, value = false;
+    for (int32_t i = 0; i < n; i++) {
+        latency |= !isfinite(list[i].latency);
+        value |= !isfinite(list[i].value);
+    }
+    if (latency) json_array_append_new(overflow, json_string("latency"));
+    if (value) json_array_append_new(overflow, json_string("value"));
 }

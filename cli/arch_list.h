@@ -34,6 +34,9 @@ void cli_arch_list_text(FILE *out, const sslat_container *latency, const sslat_c
                         const cli_arch_point *points, int32_t n);
 /* [{"arch": [...], "labels": [...], "latency": L, "value": V}, ...] */
 json_t *cli_arch_list_json(const sslat_container *latency, const cli_arch_point *points, int32_t n);
+/* Which sums of the list overflow a double ("latency", "value"), appended to
+ * overflow (the JSON array a verb says them in; they are null in the list). */
+void cli_arch_list_overflow(const cli_arch_point *list, int32_t n, json_t *overflow);
 /* rank,latency_ms,<value type>_<unit>,arch,labels (arch "0;3;1", labels joined by ";") */
 void cli_arch_list_csv(FILE *out, const sslat_container *latency, const sslat_container *value,
                        const cli_arch_point *points, int32_t n);

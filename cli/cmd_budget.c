@@ -136,8 +136,14 @@ int cmd_budget(int argc, char **argv)
         if (format == CLI_LIST_JSON) {
             json_t *root = json_pack("{s:f, s:s, s:s, s:o, s:o}", "limit", limit, "unit", unit, "latency_meaning",
                                      meaning, "count_low", cli_json_number(low), "count_high", cli_json_number(high));
-            if (root && (!isfinite(low) || !isfinite(high)))
-                json_object_set_new(root, "overflow", json_pack("[s, s]", "count_low", "count_high"));
+            json_t *overflow = json_array();
+            if (!isfinite(low) || !isfinite(high)) {
+                json_array_append_new(overflow, json_string("count_low"));
+                json_array_append_new(overflow, json_string("count_high"));
+            }
+            cli_arch_list_overflow(list, found, overflow); /* the answers' sums (null in "top") */
+            if (root && json_array_size(overflow)) json_object_set(root, "overflow", overflow);
+            json_decref(overflow);
             if (value && found > 0) {
                 json_object_set_new(root, "value_type", json_string(sslat_container_latency_type(value)));
                 json_object_set_new(root, "value_unit", json_string(sslat_container_unit(value)));

@@ -14,6 +14,7 @@
 #include "api/context.h"
 #include "calc/journal.h"
 #include "calc/run.h"
+#include "base/text.h"
 #include "cli/cli.h"
 #include "table/container.h"
 #include "cli/mpi_measure.h"
@@ -148,7 +149,7 @@ static int write_outputs(const sslat_container *c, const char *output, const cha
     }
     if (status == SSLAT_OK) status = sslat_write_files_atomic(files, n, &err);
     for (int kind = 0; status == SSLAT_OK && kind < 2; kind++) /* standard output last, once the files are safe */
-        if (paths[kind] && !strcmp(paths[kind], "-")) fputs(texts[kind], stdout);
+        if (paths[kind] && !strcmp(paths[kind], "-")) sslat_json_write_for_terminal(stdout, texts[kind]);
     if (status != SSLAT_OK) fprintf(stderr, "sslat measure: %s\n", err.message);
     sslat_free(binary);
     sslat_free(texts[0]);

@@ -104,13 +104,7 @@ int cmd_pareto(int argc, char **argv)
                                      cli_arch_list_json(latency, list, n));
             /* sums past a double are null in points: said by name, as stats does */
             json_t *overflow = json_array();
-            bool latency_overflow = false, value_overflow = false;
-            for (int32_t i = 0; i < n; i++) {
-                latency_overflow |= !isfinite(list[i].latency);
-                value_overflow |= !isfinite(list[i].value);
-            }
-            if (latency_overflow) json_array_append_new(overflow, json_string("latency"));
-            if (value_overflow) json_array_append_new(overflow, json_string("value"));
+            cli_arch_list_overflow(list, n, overflow);
             if (root && json_array_size(overflow)) json_object_set(root, "overflow", overflow);
             json_decref(overflow);
             code = cli_print_json(root);

@@ -233,7 +233,7 @@ void cli_print_arch(FILE *out, const int32_t *arch, int32_t length) { cli_print_
 int cli_write_text(const char *path, const char *text, const char *verb)
 {
     if (strcmp(path, "-") == 0) {
-        fputs(text, stdout);
+        sslat_json_write_for_terminal(stdout, text); /* (a CSV holds no control character) */
         return CLI_OK;
     }
     sslat_error err;
@@ -309,7 +309,10 @@ int cli_shard_options(const char *text, int32_t *index, int32_t *count)
 int cli_print_json(json_t *root)
 {
     char *text = root ? json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
-    if (text) printf("%s\n", text);
+    if (text) {
+        sslat_json_write_for_terminal(stdout, text);
+        fputc('\n', stdout);
+    }
     else fprintf(stderr, "sslat: the JSON output could not be built (a value JSON cannot hold, or out of memory)\n");
     free(text);
     json_decref(root);

@@ -54,7 +54,7 @@ typedef struct cpu_session {
     bool progress;        /* the run speaks on stderr */
     bool resumed;         /* records resumed from a journal carry an earlier run's watch */
     sslat_quality_input resumed_watch;
-    size_t resumed_not_ok;
+    size_t resumed_at_worst;
 } cpu_session;
 
 static sslat_status cpu_begin(const sslat_calculator *self, const sslat_calc_options *options,
@@ -74,7 +74,7 @@ static sslat_status cpu_begin(const sslat_calculator *self, const sslat_calc_opt
     host_interference_begin(&s->interference, threads);
     s->stop = plan->stop;
     s->progress = plan->progress;
-    s->resumed = sslat_journal_resumed_watch(plan->journal, &s->resumed_watch, &s->resumed_not_ok);
+    s->resumed = sslat_journal_resumed_watch(plan->journal, &s->resumed_watch, &s->resumed_at_worst);
     if (s->progress)
         fprintf(stderr, "[cpu] %d worker thread%s (%s), oneDNN on %s\n", threads, threads == 1 ? "" : "s",
                 options->threads > 0 ? "--threads" : "the default: every core, or OMP_NUM_THREADS",
@@ -345,7 +345,7 @@ static sslat_status cpu_describe(const sslat_calculator *self, void *session, co
         if (status != SSLAT_OK) return status;
     }
     sslat_status status = host_describe_quality(&cs->interference, cs->resumed ? &cs->resumed_watch : NULL,
-                                                cs->resumed_not_ok, cs->progress, c, err);
+                                                cs->resumed_at_worst, cs->progress, c, err);
     return status == SSLAT_OK ? describe_implementations(cs, space, c, err) : status;
 }
 

@@ -44,7 +44,7 @@ void host_quality_watch(const host_interference *q, bool ended, sslat_quality_in
  * The worse of this run's and theirs is the table's, and the cause says
  * where it came from. */
 static sslat_quality_verdict with_resumed(sslat_quality_verdict verdict, const sslat_quality_input *resumed,
-                                          size_t resumed_not_ok, char *cause, size_t size)
+                                          size_t resumed_at_worst, char *cause, size_t size)
 {
     char earlier[1024];
     sslat_quality_verdict theirs = sslat_quality_judge(resumed, earlier, sizeof earlier);
@@ -52,13 +52,13 @@ static sslat_quality_verdict with_resumed(sslat_quality_verdict verdict, const s
     char mine[2048];
     snprintf(mine, sizeof mine, "%s", cause);
     snprintf(cause, size, "%zu unit(s) resumed from the journal of an earlier run were measured while it was %s "
-                          "(%s)%s%s", resumed_not_ok, sslat_quality_name(theirs), earlier, mine[0] ? "; this run: " : "",
+                          "(%s)%s%s", resumed_at_worst, sslat_quality_name(theirs), earlier, mine[0] ? "; this run: " : "",
              mine);
     return theirs > verdict ? theirs : verdict;
 }
 
 sslat_status host_describe_quality(const host_interference *q, const sslat_quality_input *resumed,
-                                   size_t resumed_not_ok, bool progress, sslat_container *c, sslat_error *err)
+                                   size_t resumed_at_worst, bool progress, sslat_container *c, sslat_error *err)
 {
     double drift = host_interference_drift(q);
     sslat_quality_input in;
@@ -67,7 +67,7 @@ sslat_status host_describe_quality(const host_interference *q, const sslat_quali
     sslat_quality_spread(c->entries, (size_t)c->offset[c->n_blocks], &in.cov_median, &in.cov_worst, &worst_index);
     char cause[2048], worst[256], text[512];
     sslat_quality_verdict verdict = sslat_quality_judge(&in, cause, sizeof cause);
-    if (resumed) verdict = with_resumed(verdict, resumed, resumed_not_ok, cause, sizeof cause);
+    if (resumed) verdict = with_resumed(verdict, resumed, resumed_at_worst, cause, sizeof cause);
     entry_name(c, worst_index, worst, sizeof worst);
     struct { const char *key; char value[2048]; } pairs[6];
     int n = 0;

@@ -15,8 +15,8 @@
 void host_quality_watch(const host_interference *interference, bool ended, sslat_quality_input *watch);
 
 /* resumed: the worst watch of the records resumed from a journal, and how
- * many were judged noisy or disturbed (NULL: none resumed, or none watched). */
+ * many were judged that bad (NULL: none resumed, or none watched). */
 sslat_status host_describe_quality(const host_interference *interference, const sslat_quality_input *resumed,
-                                   size_t resumed_not_ok, bool progress, sslat_container *table, sslat_error *err);
+                                   size_t resumed_at_worst, bool progress, sslat_container *table, sslat_error *err);
 
 #endif

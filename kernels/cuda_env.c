@@ -28,7 +28,8 @@ sslat_status sslat_choose_device(int32_t requested, int32_t device_count, sslat_
         char *end = NULL;
         errno = 0;
         long rank = strtol(text, &end, 10);
-        if (errno || *end || rank < 0 || rank > 1000000)
+        /* digits only: " 1" or "+1" are not what a launcher sets */
+        if (errno || *end || text[0] < '0' || text[0] > '9' || rank < 0 || rank > 1000000)
             return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "%s='%s' is not a local rank (a whole number >= 0)",
                               VARIABLES[i], text);
         out->device = (int32_t)(rank % device_count);

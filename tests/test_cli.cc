@@ -744,7 +744,7 @@ TEST_F(Cli, AReportOfATableWhoseSumsOverflowSaysSo)
 // terminal nor a CSV raw: every verb that prints them writes \xNN.
 TEST_F(Cli, ControlBytesFromAFileAreEscapedInEveryTextAndCsvOutput)
 {
-    std::string space = write("esc.json", "{\"sslat\": 1, \"name\": \"x\\u001b[31m\", \"input\": {\"shape\": [3, 32, 32]},"
+    std::string space = write("esc.json", "{\"sslat\": 1, \"name\": \"x\\u001b[31m\\u007f\\u009b\", \"input\": {\"shape\": [3, 32, 32]},"
                                           " \"layers\": [\"cn_k3_s2_c8\", {\"name\": \"b\\u0007\", \"choice\":"
                                           " [\"cn_k3_c8\", \"skip\"], \"c\": 8}, \"gap\", \"fc10\"]}");
     std::string table = path("esc.sslat");
@@ -753,13 +753,17 @@ TEST_F(Cli, ControlBytesFromAFileAreEscapedInEveryTextAndCsvOutput)
     const std::vector<std::string> commands = {"show " + space, "stats " + table, "pareto " + table + " " + table,
                                                "arch " + table + " 1", "export " + table + " --csv",
                                                "pareto " + table + " " + table + " --csv",
-                                               "budget " + table + " --limit 100 --maximize " + table + " --top 2 --csv"};
+                                               "budget " + table + " --limit 100 --maximize " + table + " --top 2 --csv",
+                                               "export " + table + " --json", "arch " + table + " 1 --json",
+                                               "show " + space + " --ir"};
     for (const std::string &args : commands) {
         Result r = run(args);
         EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
         for (const std::string *text : {&r.out, &r.err}) {
             EXPECT_EQ(text->find('\x1b'), std::string::npos) << args << ":\n" << *text;
             EXPECT_EQ(text->find('\x07'), std::string::npos) << args << ":\n" << *text;
+            EXPECT_EQ(text->find('\x7f'), std::string::npos) << args << ":\n" << *text;  // DEL
+            EXPECT_EQ(text->find("\xc2\x9b"), std::string::npos) << args << ":\n" << *text;  // C1 CSI
         }
     }
     EXPECT_EQ(measured.err.find('\x1b'), std::string::npos) << measured.err;

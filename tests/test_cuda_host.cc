@@ -64,6 +64,11 @@ TEST(CudaDevice, ClearErrors)
     setenv("LOCAL_RANK", "two", 1);
     EXPECT_EQ(sslat_choose_device(-1, 2, &c, &err), SSLAT_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(err.message).find("LOCAL_RANK='two'"), std::string::npos);
+    for (const char *loose : {" 1", "+1", "1 ", "0x1", "-1"}) {  // digits only
+        setenv("SLURM_LOCALID", loose, 1);
+        unsetenv("LOCAL_RANK");
+        EXPECT_EQ(sslat_choose_device(-1, 2, &c, &err), SSLAT_ERR_INVALID_ARGUMENT) << "'" << loose << "'";
+    }
     clear_rank_variables();
 }
 

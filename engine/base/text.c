@@ -38,20 +38,41 @@ bool sslat_utf8_valid(const char *bytes, size_t length) { return utf8_valid(byte
 
 bool sslat_utf8_valid_surrogatepass(const char *bytes, size_t length) { return utf8_valid(bytes, length, true); }
 
+/* The length of a control character at p: 1 for C0 and DEL, 2 for a C1
+ * (U+0080..U+009F, bytes C2 80..9F: some terminals act on them too), else 0. */
+static int control_at(const unsigned char *p)
+{
+    if (*p < 0x20 || *p == 0x7F) return 1;
+    if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) return 2;
+    return 0;
+}
+
+/* How a control character is written: \xNN for C0 and DEL, \u00NN for C1. */
+static int escape_of(const unsigned char *p, int length, char out[8])
+{
+    return length == 1 ? snprintf(out, 8, "\\x%02x", p[0]) : snprintf(out, 8, "\\u%04x", p[1]);
+}
+
 void sslat_escape_controls(const char *text, char *out, size_t size)
 {
     if (!size) return;
     size_t used = 0;
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        bool control = *p < 0x20 || *p == 0x7F;
-        size_t need = control ? 4 : 1;
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        int control = control_at(p);
+        char escaped[8];
+        size_t need = control ? (size_t)escape_of(p, control, escaped) : 1;
         if (used + need >= size) { /* cut: never inside a character */
             out[used] = '\0';
             sslat_utf8_cut_whole(out);
             return;
         }
-        if (control) used += (size_t)snprintf(out + used, size - used, "\\x%02x", *p);
-        else out[used++] = (char)*p;
+        if (control) {
+            memcpy(out + used, escaped, need);
+            used += need;
+            p += control;
+        } else {
+            out[used++] = (char)*p++;
+        }
     }
     out[used] = '\0';
 }
@@ -59,17 +80,38 @@ void sslat_escape_controls(const char *text, char *out, size_t size)
 void sslat_csv_field(FILE *out, const char *text)
 {
     /* control bytes never raw in a CSV (a terminal shows it, a spreadsheet
-     * splits a row): written as \xNN, as on the terminal */
+     * splits a row): written as on the terminal */
     bool quote = strpbrk(text, ",\"") != NULL;
     if (quote) fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p < 0x20 || *p == 0x7F) fprintf(out, "\\x%02x", *p);
-        else {
-            if (*p == '"') fputc('"', out);
-            fputc(*p, out);
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        int control = control_at(p);
+        if (control) {
+            char escaped[8];
+            escape_of(p, control, escaped);
+            fputs(escaped, out);
+            p += control;
+            continue;
         }
+        if (*p == '"') fputc('"', out);
+        fputc(*p++, out);
     }
     if (quote) fputc('"', out);
+}
+
+void sslat_json_write_for_terminal(FILE *out, const char *json)
+{
+    /* JSON allows DEL and C1 raw inside strings; escaped they are the same text */
+    for (const unsigned char *p = (const unsigned char *)json; *p;) {
+        if (*p == 0x7F) {
+            fputs("\\u007f", out);
+            p++;
+        } else if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+            fprintf(out, "\\u%04x", p[1]);
+            p += 2;
+        } else {
+            fputc(*p++, out);
+        }
+    }
 }
 
 void sslat_utf8_cut_whole(char *text)

@@ -16,8 +16,9 @@ bool sslat_utf8_valid(const char *bytes, size_t length);
  * Python's pickle decodes a str from ('surrogatepass'). */
 bool sslat_utf8_valid_surrogatepass(const char *bytes, size_t length);
 
-/* text with every control byte (and DEL) written as \xNN, into out (size
- * bytes, NUL-terminated, cut at a whole character when it does not fit). */
+/* text with every control character written out: C0 and DEL as \xNN, C1
+ * (U+0080..U+009F) as \u00NN; into out (size bytes, NUL-terminated, cut at a
+ * whole character when it does not fit). */
 void sslat_escape_controls(const char *text, char *out, size_t size);
 
 /* Cut text (NUL-terminated, already cut to fit a buffer) back to its last
@@ -25,7 +26,12 @@ void sslat_escape_controls(const char *text, char *out, size_t size);
 void sslat_utf8_cut_whole(char *text);
 
 /* One CSV field: quoted (quotes doubled) when it holds a comma or quote;
- * every control byte (a line break too) written as \xNN. */
+ * every control character (a line break too) written as sslat_escape_controls
+ * writes it. */
 void sslat_csv_field(FILE *out, const char *text);
+
+/* JSON text for a terminal: DEL and C1 characters, which JSON lets stand raw
+ * inside strings, written as \u escapes (the same JSON value). */
+void sslat_json_write_for_terminal(FILE *out, const char *json);
 
 #endif

@@ -35,7 +35,7 @@ struct sslat_journal {
     bool resumed_watched;
     sslat_quality_input resumed_worst;
     sslat_quality_verdict resumed_verdict;
-    size_t resumed_not_ok;
+    size_t resumed_at_verdict[3]; /* resumed records judged ok, noisy, disturbed */
 };
 
 static void put32(unsigned char *p, uint32_t v)
@@ -107,7 +107,7 @@ static void note_resumed_watch(sslat_journal *j, const sslat_quality_input *w)
 {
     char cause[8];
     sslat_quality_verdict verdict = sslat_quality_judge(w, cause, sizeof cause);
-    j->resumed_not_ok += verdict != SSLAT_QUALITY_OK;
+    j->resumed_at_verdict[verdict]++;
     if (!j->resumed_watched || verdict > j->resumed_verdict ||
         (verdict == j->resumed_verdict && w->batches > j->resumed_worst.batches)) {
         j->resumed_worst = *w;
@@ -309,10 +309,10 @@ void sslat_journal_close(sslat_journal *j, bool remove_file)
 
 size_t sslat_journal_count(const sslat_journal *j) { return j ? j->count : 0; }
 
-bool sslat_journal_resumed_watch(const sslat_journal *j, sslat_quality_input *worst, size_t *not_ok)
+bool sslat_journal_resumed_watch(const sslat_journal *j, sslat_quality_input *worst, size_t *at_worst)
 {
     if (!j || !j->resumed_watched) return false;
     *worst = j->resumed_worst;
-    *not_ok = j->resumed_not_ok;
+    *at_worst = j->resumed_at_verdict[j->resumed_verdict];
     return true;
 }

@@ -50,9 +50,9 @@ const sslat_entry *sslat_journal_find(const sslat_journal *journal, uint64_t uni
 sslat_status sslat_journal_append(sslat_journal *journal, uint64_t unit, const sslat_entry *entry,
                                   const sslat_quality_input *watch, sslat_error *err);
 /* The resumed records' watch judged worst (its entries' spread NAN) and how
- * many of them were judged noisy or disturbed; false when no resumed record
- * carries a watch. */
-bool sslat_journal_resumed_watch(const sslat_journal *journal, sslat_quality_input *worst, size_t *not_ok);
+ * many records were judged as bad; false when no resumed record carries a
+ * watch. */
+bool sslat_journal_resumed_watch(const sslat_journal *journal, sslat_quality_input *worst, size_t *at_worst);
 /* Sync the records appended so far to disk. */
 sslat_status sslat_journal_sync(sslat_journal *journal, sslat_error *err);
 /* Close and unlock; remove the file when the run is complete (keep: leave it). */

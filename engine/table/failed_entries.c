@@ -31,6 +31,30 @@ static bool list_cut(const char *list)
     return used >= 3 && !strcmp(list + used - 3, "...");
 }
 
+/* Whether every item is "constant" or "block:candidate" (digits), "..."
+ * last: a list that is not (hand-edited metadata) counts every entry as
+ * failed, so no failed entry is read as a latency. */
+static bool list_well_formed(const char *list)
+{
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        bool ok = (n == 8 && !strncmp(p, "constant", 8)) || (!end && n == 3 && !strncmp(p, "...", 3));
+        if (!ok) {
+            size_t digits = 0, colon = 0, at = 0;
+            for (; at < n && p[at] >= '0' && p[at] <= '9'; at++) digits++;
+            if (at < n && p[at] == ':') colon = ++at;
+            size_t more = 0;
+            for (; at < n && p[at] >= '0' && p[at] <= '9'; at++) more++;
+            ok = digits && colon && more && at == n;
+        }
+        if (!ok) return false;
+        if (!end) break;
+        p = end + 1;
+    }
+    return true;
+}
+
 sslat_status sslat_container_mark_failed(sslat_container *c, int32_t block, int32_t candidate, const char *layer,
                                          const char *label, const char *message, sslat_error *err)
 {
@@ -81,7 +105,7 @@ bool sslat_container_entry_failed(const sslat_container *c, int32_t block, int32
 {
     const char *list = c ? sslat_container_metadata(c, FAILED_LIST) : NULL;
     if (!list || !*list) return false;
-    if (list_cut(list)) return true;
+    if (list_cut(list) || !list_well_formed(list)) return true;
     char token[48];
     failed_token(block, candidate, token);
     size_t n = strlen(token);

@@ -67,8 +67,11 @@ class SearchSpaceLatencyContainer(_native.HandleOwner):
         return (SearchSpaceLatencyContainer.load_from_bytes, (self.save_to_bytes(),))
 
     def __repr__(self):
-        return "SearchSpaceLatencyContainer(%r, constant=%g %s, blocks=%d)" % (
-            self.latency_type, self.constant_latency, self.unit, self.block_count)
+        try:
+            constant = "constant=%g %s" % (self.constant_latency, self.unit)
+        except SslatError:  # a table with no figures still prints
+            constant = "no figures"
+        return "SearchSpaceLatencyContainer(%r, %s, blocks=%d)" % (self.latency_type, constant, self.block_count)
 
     # ---- loading and saving ------------------------------------------------
 

@@ -330,8 +330,16 @@ def test_a_stand_in_table_has_no_values_to_read():
                  lambda: table.entry(0, 0), lambda: table.constant_entry):
         with pytest.raises(ValueError, match="stand-in device"):
             read()
-    # its exports stay readable, and keep the mark
+    # its exports stay readable, and keep the mark; it prints
     assert json.loads(table.to_json())["metadata"]["standin"] == "scripted engines"
+    assert "no figures" in repr(table)
+
+
+def test_a_failed_entries_list_that_does_not_parse_counts_every_entry_as_failed():
+    for hand_edited in ("garbage", " 0:1", "0:1 ", "0:x", "1:"):
+        table = marked_table(**{"quality.failed_entries": hand_edited})
+        assert all(math.isnan(v) for block in table.operations_latencies for v in block), hand_edited
+        assert math.isnan(table.constant_latency)
 
 
 def test_negative_and_infinite_latencies_are_refused_when_building_a_table():

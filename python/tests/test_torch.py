@@ -607,6 +607,16 @@ def test_compiled_scripted_and_traced_modules_are_refused_by_name():
                           (torch.compile(model), "torch.compile's wrapper")):
         with pytest.raises(st.MappingError, match=says):
             st.to_space(wrapped, x)
+    # inside a model too, named by its path, and the model is left as it was (no hook stays)
+    for inner, says in ((torch.jit.script(torch.nn.Sequential(torch.nn.Conv2d(8, 8, 1), torch.nn.ReLU())),
+                         "module '1' of the model is a TorchScript module"),
+                        (torch.compile(torch.nn.Conv2d(8, 8, 1)), "module '1' of the model is torch.compile")):
+        outer = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), inner,
+                                    st.Choice([torch.nn.Conv2d(8, 8, 3, padding=1), torch.nn.Conv2d(8, 8, 1)]))
+        with pytest.raises(st.MappingError, match=says):
+            st.to_space(outer, x)
+        assert all(not m._forward_pre_hooks and not m._forward_hooks for m in outer.modules()
+                   if not isinstance(m, torch.jit.ScriptModule))
 
 
 def test_a_string_of_labels_is_refused_not_split_into_characters():

@@ -263,8 +263,17 @@ extern "C" {
 int device_count()
 {
     const char *text = std::getenv("SSLAT_STANDIN_DEVICES");
-    int count = text ? std::atoi(text) : 0;
-    return count >= 1 && count <= 64 ? count : script.device_count;
+    if (!text) return script.device_count;
+    char *end = nullptr;
+    long count = std::strtol(text, &end, 10);
+    if (end == text || *end || text[0] < '0' || text[0] > '9' || count < 1 || count > 64) {
+        // a test's mistake, said once: the stand-in then shows no device at all
+        static bool said;
+        if (!said) std::fprintf(stderr, "stand-in: SSLAT_STANDIN_DEVICES='%s' is not a count 1..64\n", text);
+        said = true;
+        return 0;
+    }
+    return (int)count;
 }
 
 std::string device_model(int device)

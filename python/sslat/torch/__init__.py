@@ -106,15 +106,18 @@ def _input_tensor(inputs, model):
 
 
 def _refuse_wrappers(model):
-    """A compiled or scripted module hides the Python modules sslat maps: refused
-    by name, with the module to pass instead."""
-    if isinstance(model, torch.jit.ScriptModule):
-        raise MappingError("sslat.torch: %s is a TorchScript module (torch.jit.script or torch.jit.trace): its "
-                           "Python modules and calls are gone, so nothing can be mapped. Pass the nn.Module it was "
-                           "made from" % type(model).__name__)
-    if hasattr(model, "_orig_mod") and type(model).__name__ == "OptimizedModule":
-        raise MappingError("sslat.torch: the model is torch.compile's wrapper (OptimizedModule): tracing it would "
-                           "run the compiler. Pass model._orig_mod, the nn.Module it compiled")
+    """A compiled or scripted module — the model or any module inside it —
+    hides the Python modules sslat maps: refused by name, with the module to
+    pass instead."""
+    for path, module in model.named_modules():
+        where = "the model" if not path else "module '%s' of the model" % path
+        if isinstance(module, torch.jit.ScriptModule):
+            raise MappingError("sslat.torch: %s is a TorchScript module (%s, from torch.jit.script or "
+                               "torch.jit.trace): its Python modules and calls are gone, so nothing can be mapped. "
+                               "Use the nn.Module it was made from" % (where, type(module).__name__))
+        if hasattr(module, "_orig_mod") and type(module).__name__ == "OptimizedModule":
+            raise MappingError("sslat.torch: %s is torch.compile's wrapper (OptimizedModule): tracing it would run "
+                               "the compiler. Use its _orig_mod, the nn.Module it compiled" % where)
 
 
 def _traced(model, inputs, name):

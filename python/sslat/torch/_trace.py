@@ -112,9 +112,9 @@ def run_recorded(module, x, where, blocks, keep_outputs=False, prefix=""):
         recorder.emit(("choice", len(blocks) - 1), [source], output, type(m).__name__)
         return output  # the forward hook's value replaces the block's output
 
-    for m in module.modules():
-        watch(m)
-    try:
+    try:  # the hooks go whatever happens, the ones registered before a failure too
+        for m in module.modules():
+            watch(m)
         recorder.mark_input(x)
         with torch.no_grad(), recorder:
             output = module(x)
