@@ -770,3 +770,50 @@ TEST_F(Cli, ControlBytesFromAFileAreEscapedInEveryTextAndCsvOutput)
     EXPECT_NE(run("show " + space).out.find("x\\x1b[31m"), std::string::npos);
     EXPECT_NE(run("arch " + table + " 1").out.find("b\\x07"), std::string::npos);
 }
+
+// Contradictory or misread options and messages of the fourth probe: the cache
+// mode given twice is refused (never the last one winning); a second table
+// refused by report for its own reason says that reason, not its space; the
+// JSON of a front whose sums overflow names them.
+TEST_F(Cli, TheCacheModeOnceAndSecondTablesRefusedForTheirOwnReason)
+{
+    std::string space = example_path("fbnet.json");
+    for (const char *twice : {"--cache hot --cold", "--cold --cache hot", "--cache cold --cache hot"}) {
+        Result r = run("measure -c cpu " + space + " " + twice + " -o " + path("t.sslat"));
+        EXPECT_EQ(r.code, 2) << twice;
+        EXPECT_NE(r.err.find("the cache mode is given twice"), std::string::npos) << r.err;
+    }
+    std::string mac = path("mac.sslat");
+    ASSERT_EQ(run("measure -c mac " + space + " -o " + mac).code, 0);
+    std::string exported = run("export " + mac + " --json").out;
+    std::string marked = exported;
+    size_t at = marked.find("\"metadata\": {");
+    ASSERT_NE(at, std::string::npos);
+    marked.insert(at + 13, "\"quality.failed_entries\": \"0:1\", ");
+    write("inc.json", marked);
+    ASSERT_EQ(run("import " + path("inc.json") + " -o " + path("inc.sslat")).code, 0);
+    for (const char *option : {"--value", "--mac"}) {
+        Result r = run("report " + mac + " " + option + " " + path("inc.sslat") + " -o " + path("r.html"));
+        EXPECT_EQ(r.code, 2) << option;
+        EXPECT_NE(r.err.find("the table is incomplete"), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("is a table of space"), std::string::npos) << r.err;
+    }
+}
+
+TEST_F(Cli, AFrontWhoseSumsOverflowNamesThemInJson)
+{
+    const int32_t counts[3] = {2, 2, 2};
+    const double huge[6] = {1e308, 1.5e308, 1e308, 1.5e308, 1e308, 1.5e308};
+    const double values[6] = {1, 2, 1, 2, 1, 2};
+    sslat_container *latency = nullptr, *value = nullptr;
+    ASSERT_EQ(sslat_container_create("cpu", 0, huge, counts, 3, &latency, nullptr), SSLAT_OK);
+    ASSERT_EQ(sslat_container_create("mac", 0, values, counts, 3, &value, nullptr), SSLAT_OK);
+    ASSERT_EQ(sslat_container_save_to_file(latency, path("l.sslat").c_str(), nullptr), SSLAT_OK);
+    ASSERT_EQ(sslat_container_save_to_file(value, path("v.sslat").c_str(), nullptr), SSLAT_OK);
+    sslat_container_free(latency);
+    sslat_container_free(value);
+    Result r = run("pareto " + path("l.sslat") + " " + path("v.sslat") + " --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"overflow\""), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"latency\""), std::string::npos) << r.out;
+}
