@@ -71,8 +71,9 @@ bool cli_set_once(const char **slot, const char *value, const char *verb, const 
 volatile int *cli_catch_stop_signals(void);
 bool cli_stop_requested(void);
 
-/* A name or label from a file, for the terminal or a CSV: every control byte
- * written as \xNN, cut at a whole character past 4 KiB. Points into one of
+/* A name or label from a file, for the terminal or a CSV: every control
+ * character written out (sslat_escape_controls), cut at a whole character
+ * past 4 KiB. Points into one of
  * eight rotating buffers: valid until eight more calls. */
 const char *cli_text(const char *untrusted);
 

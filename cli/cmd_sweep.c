@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,9 +94,11 @@ static const sslat_run_plan POINT_PLAN = {.shard_index = 0, .shard_count = 1, .p
 /* What is at a point's path before it runs. */
 typedef enum { POINT_NEW, POINT_KEEP, POINT_OTHER } point_state;
 
-/* The point's space (at its input) and the fingerprint of its run. */
+/* The point's space (at its input) and the fingerprint of its run (also as
+ * hex text in made_by; fingerprint may be NULL). */
 static int open_point(const cli_space_args *base, const sslat_calculator *calculator, const sslat_calc_options *options,
-                      point_result *r, sslat_space **space, sslat_calc_options *point_options, char made_by[24])
+                      point_result *r, sslat_space **space, sslat_calc_options *point_options, uint64_t *fingerprint,
+                      char made_by[24])
 {
     cli_space_args args = *base;
     args.options.batch = r->batch;
@@ -106,7 +109,9 @@ static int open_point(const cli_space_args *base, const sslat_calculator *calcul
     sslat_dtype_parse(r->dtype, &point_options->dtype); /* checked when the points were made */
     /* a table is kept only when it was made by the same calculator, options and
      * machine (--runs 30 does not reuse a --runs 10 table) */
-    snprintf(made_by, 24, "%016" PRIx64, sslat_run_fingerprint(calculator, *space, point_options, &POINT_PLAN));
+    uint64_t run = sslat_run_fingerprint(calculator, *space, point_options, &POINT_PLAN);
+    if (fingerprint) *fingerprint = run;
+    snprintf(made_by, 24, "%016" PRIx64, run);
     return CLI_OK;
 }
 
@@ -152,7 +157,7 @@ static int scan_points(const cli_space_args *base, const sslat_calculator *calcu
         sslat_space *space = NULL;
         sslat_calc_options point_options;
         char made_by[24], path[1024], why[1024];
-        code = open_point(base, calculator, options, &rows[k], &space, &point_options, made_by);
+        code = open_point(base, calculator, options, &rows[k], &space, &point_options, NULL, made_by);
         if (code != CLI_OK) break;
         snprintf(path, sizeof path, "%s/%s.sslat", dir, rows[k].name);
         point_state state = check_point(path, calculator, space, rows[k].dtype, made_by, &rows[k].table, why, sizeof why);
@@ -219,7 +224,8 @@ static int run_point(const cli_space_args *base, const sslat_calculator *calcula
     sslat_space *space = NULL;
     sslat_calc_options point_options;
     char made_by[24], path[1024], journal_path[1100];
-    int code = open_point(base, calculator, options, r, &space, &point_options, made_by);
+    uint64_t fingerprint;
+    int code = open_point(base, calculator, options, r, &space, &point_options, &fingerprint, made_by);
     if (code != CLI_OK) return code;
     snprintf(path, sizeof path, "%s/%s.sslat", dir, r->name);
     snprintf(journal_path, sizeof journal_path, "%s.journal", path);
@@ -231,9 +237,8 @@ static int run_point(const cli_space_args *base, const sslat_calculator *calcula
         sslat_run_plan plan = POINT_PLAN;
         sslat_journal_info info;
         plan.stop = stop;
-        status = sslat_journal_open(journal_path, restart ? SSLAT_JOURNAL_RESTART : SSLAT_JOURNAL_RESUME,
-                                    sslat_run_fingerprint(calculator, space, &point_options, &plan), &journal, &info,
-                                    &err);
+        status = sslat_journal_open(journal_path, restart ? SSLAT_JOURNAL_RESTART : SSLAT_JOURNAL_RESUME, fingerprint,
+                                    &journal, &info, &err);
         if (status == SSLAT_OK && info.recovered)
             fprintf(stderr, "[sweep] point %s: resuming %zu units from %s\n", r->name, info.recovered, journal_path);
         plan.journal = journal;
@@ -391,27 +396,41 @@ static int check_args(sweep_args *a, const sslat_calculator **calculator, const 
     return CLI_OK;
 }
 
+/* A path made from format (NULL: out of memory). */
+static char *path_of(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    int length = vsnprintf(NULL, 0, format, args);
+    va_end(args);
+    char *path = length >= 0 ? malloc((size_t)length + 1) : NULL;
+    if (!path) return NULL;
+    va_start(args, format);
+    vsnprintf(path, (size_t)length + 1, format, args);
+    va_end(args);
+    return path;
+}
+
 /* No output of the sweep (a point table, its journal, a summary, a lock) is
  * the space file itself. */
 static int check_folder_paths(const char *dir, const char *suffix, const point_result *rows, int total,
                               const char *space_path)
 {
-    int n = 2 * total + 5;
-    char **paths = calloc((size_t)n, sizeof *paths);
-    int code = paths ? CLI_OK : CLI_FAILURE;
-    for (int k = 0; code == CLI_OK && k < n; k++) {
-        const char *name = k < 2 * total ? rows[k / 2].name : k < 2 * total + 3 ? "summary" : ".sslat-sweep";
-        const char *extension = k < 2 * total ? (k % 2 ? ".sslat.journal" : ".sslat")
-                                : k == 2 * total ? ".csv" : k == 2 * total + 1 ? ".jsonl"
-                                : k == 2 * total + 2 ? ".html" : ".lock";
-        const char *tail = k < 2 * total || k == 2 * total + 3 ? "" : suffix; /* the last: a shard's own lock */
-        if (k == 2 * total + 4 && !*suffix) break;
-        size_t size = strlen(dir) + strlen(name) + strlen(suffix) + 24;
-        if (!(paths[k] = malloc(size))) code = CLI_FAILURE;
-        else snprintf(paths[k], size, "%s/%s%s%s", dir, name, tail, extension);
+    static const char *const SUMMARIES[] = {".csv", ".jsonl", ".html"};
+    size_t most = 2 * (size_t)total + 5, n = 0;
+    char **paths = calloc(most, sizeof *paths);
+    for (int k = 0; paths && k < total; k++) {
+        paths[n++] = path_of("%s/%s.sslat", dir, rows[k].name);
+        paths[n++] = path_of("%s/%s.sslat.journal", dir, rows[k].name);
     }
-    if (code == CLI_OK) code = cli_check_paths("sweep", &space_path, 1, (const char *const *)paths, (size_t)n);
-    for (int k = 0; paths && k < n; k++) free(paths[k]);
+    for (int k = 0; paths && k < 3; k++) paths[n++] = path_of("%s/summary%s%s", dir, suffix, SUMMARIES[k]);
+    if (paths) paths[n++] = path_of("%s/.sslat-sweep.lock", dir);
+    if (paths && *suffix) paths[n++] = path_of("%s/.sslat-sweep%s.lock", dir, suffix); /* a shard's own */
+    int code = paths ? CLI_OK : CLI_FAILURE;
+    for (size_t k = 0; code == CLI_OK && k < n; k++)
+        if (!paths[k]) code = CLI_FAILURE;
+    if (code == CLI_OK) code = cli_check_paths("sweep", &space_path, 1, (const char *const *)paths, n);
+    for (size_t k = 0; paths && k < n; k++) free(paths[k]);
     free(paths);
     return code;
 }
@@ -426,7 +445,7 @@ static int sweep_signature(const cli_space_args *base, const sslat_calculator *c
     sslat_calc_options point_options;
     char made_by[24];
     point_result first = rows[0];
-    int code = open_point(base, calculator, &a->options, &first, &space, &point_options, made_by);
+    int code = open_point(base, calculator, &a->options, &first, &space, &point_options, NULL, made_by);
     if (code != CLI_OK) return code;
     sslat_space_free(space);
     sslat_hasher h;

@@ -96,9 +96,7 @@ int main(int argc, char **argv)
     /* past `ulimit -f` a write fails with EFBIG and is reported (the
      * temporary removed), instead of SIGXFSZ killing the process silently */
     signal(SIGXFSZ, SIG_IGN);
-    const char *verb = argc > 1 ? argv[1] : NULL;
-    char name[64] = "";
-    if (verb) snprintf(name, sizeof name, "%s", verb);
+    const char *verb = argc > 1 ? argv[1] : NULL; /* (run_verb replaces argv[1], not the text) */
     int code = run_verb(argc, argv);
-    return check_stdout(verb ? name : NULL, code);
+    return check_stdout(verb, code);
 }

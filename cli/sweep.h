@@ -46,7 +46,8 @@ typedef struct sweep_folder {
  * "-I-of-N" for a shard); an exit code. Nothing is written yet: the caller
  * checks its outputs (none may be the space file) before locking. */
 int sweep_folder_make(const char *dir, const char *suffix, sweep_folder *folder);
-/* The locks taken, the signature written or compared; an exit code. */
+/* The locks taken, the signature written or compared; an exit code (on a
+ * refusal, sweep_folder_close removes a folder this run made). */
 int sweep_folder_lock(sweep_folder *folder, const char *suffix, const char *signature);
 /* Release the locks (the last run out removes them) and an empty DIR it made. */
 void sweep_folder_close(sweep_folder *folder);

@@ -67,7 +67,7 @@ static bool still_linked(int fd, const char *path)
            held.st_dev == named.st_dev;
 }
 
-enum { LOCK_AGAIN = -1 }; /* the file was removed under us: open it again */
+enum { LOCK_AGAIN = -1, LOCK_HELD = -2 }; /* removed under us: open it again; another run holds it */
 
 static void sleep_ms(long ms)
 {
@@ -75,30 +75,31 @@ static void sleep_ms(long ms)
     nanosleep(&t, NULL);
 }
 
-/* A shard: the folder free (nobody holds its lock) → this sweep's signature
- * is written, then the lock is held shared; else the holder's signature must
- * be this sweep's. */
+/* The lock taken exclusively and this sweep's signature written in it: what a
+ * whole sweep holds, and what the first shard into a free folder does before
+ * it shares the lock. CLI_OK, LOCK_HELD, LOCK_AGAIN, or a failure (said). */
+static int take_alone(sweep_folder *f, const char *signature)
+{
+    if (flock(f->common, LOCK_EX | LOCK_NB) != 0) return LOCK_HELD;
+    if (!still_linked(f->common, f->common_lock)) return LOCK_AGAIN;
+    if (write_signature(f->common, signature)) return CLI_OK;
+    fprintf(stderr, "sslat sweep: -o %s: cannot write its lock %s: %s\n", f->path, f->common_lock, strerror(errno));
+    return CLI_FAILURE;
+}
+
+/* A shard: the folder free → this sweep's signature written, then the lock
+ * held shared; else the holder's signature must be this sweep's. */
 static int lock_shared(sweep_folder *f, const char *signature)
 {
-    if (flock(f->common, LOCK_EX | LOCK_NB) == 0) {
-        if (!still_linked(f->common, f->common_lock)) return LOCK_AGAIN;
-        bool written = write_signature(f->common, signature);
-        /* (another shard waiting below takes it shared in the gap: it reads the signature just written) */
-        if (!written || flock(f->common, LOCK_SH | LOCK_NB) != 0) {
-            fprintf(stderr, "sslat sweep: -o %s: cannot write its lock %s: %s\n", f->path, f->common_lock,
-                    strerror(errno));
-            return CLI_FAILURE;
-        }
-        return CLI_OK;
-    }
+    int code = take_alone(f, signature);
+    /* (another shard waiting below takes it shared in the gap: it reads the signature just written) */
+    if (code == CLI_OK && flock(f->common, LOCK_SH | LOCK_NB) != 0) return LOCK_HELD;
+    if (code != LOCK_HELD) return code;
     /* held: by shards (shared) or a whole sweep (exclusive); a shard writing
      * the signature holds it exclusively for a moment */
     long waited = 0;
     while (flock(f->common, LOCK_SH | LOCK_NB) != 0) {
-        if (errno != EWOULDBLOCK || waited >= SIGNATURE_WAIT_MS) {
-            busy(f->path);
-            return CLI_FAILURE;
-        }
+        if (errno != EWOULDBLOCK || waited >= SIGNATURE_WAIT_MS) return LOCK_HELD;
         sleep_ms(SIGNATURE_POLL_MS);
         waited += SIGNATURE_POLL_MS;
     }
@@ -137,22 +138,11 @@ int sweep_folder_lock(sweep_folder *f, const char *suffix, const char *signature
             fprintf(stderr, "sslat sweep: -o %s: cannot make its lock %s: %s\n", dir, f->common_lock,
                     strerror(errno));
             code = CLI_FAILURE;
-        } else if (*suffix) {
-            code = lock_shared(f, signature);
-        } else if (flock(f->common, LOCK_EX | LOCK_NB) != 0) {
-            busy(dir);
-            code = CLI_FAILURE;
-        } else if (!still_linked(f->common, f->common_lock)) {
-            code = LOCK_AGAIN;
-        } else if (!write_signature(f->common, signature)) {
-            fprintf(stderr, "sslat sweep: -o %s: cannot write its lock %s: %s\n", dir, f->common_lock,
-                    strerror(errno));
-            code = CLI_FAILURE;
         } else {
-            code = CLI_OK;
+            code = *suffix ? lock_shared(f, signature) : take_alone(f, signature);
         }
     }
-    if (code == LOCK_AGAIN) {
+    if (code == LOCK_AGAIN || code == LOCK_HELD) {
         busy(dir);
         code = CLI_FAILURE;
     }
@@ -166,11 +156,11 @@ int sweep_folder_lock(sweep_folder *f, const char *suffix, const char *signature
         }
     }
     if (code != CLI_OK) {
-        /* refused: the lock files stay for the runs that hold them */
+        /* refused: the lock files stay for the runs that hold them
+         * (sweep_folder_close then removes only a folder this run made) */
         if (f->own >= 0) close(f->own);
         if (f->common >= 0) close(f->common);
         f->own = f->common = -1;
-        if (f->created) rmdir(f->path);
     }
     return code;
 }

@@ -102,12 +102,10 @@ void sslat_json_write_for_terminal(FILE *out, const char *json)
 {
     /* JSON allows DEL and C1 raw inside strings; escaped they are the same text */
     for (const unsigned char *p = (const unsigned char *)json; *p;) {
-        if (*p == 0x7F) {
-            fputs("\\u007f", out);
-            p++;
-        } else if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
-            fprintf(out, "\\u%04x", p[1]);
-            p += 2;
+        int control = control_at(p); /* (C0 is escaped by every JSON writer already) */
+        if (control == 2 || *p == 0x7F) {
+            fprintf(out, "\\u%04x", p[control - 1]);
+            p += control;
         } else {
             fputc(*p++, out);
         }

@@ -147,5 +147,5 @@ sslat_status sslat_container_check_complete(const sslat_container *c, sslat_erro
 
 int sslat_container_entry_is_failed(const sslat_container *c, int32_t block, int32_t candidate)
 {
-    return sslat_container_entry_failed(c, block < 0 ? -1 : block, candidate);
+    return sslat_container_entry_failed(c, block, candidate);
 }
