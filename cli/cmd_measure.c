@@ -48,9 +48,10 @@ static void measure_usage(void)
            "                     benchmark loop over one model runs; cold: weights evicted between\n"
            "                     samples (cpu: units interleaved over copies past 2x L2; cuda: L2\n"
            "                     flushed). Recorded as calculator.cache\n"
-           "  --strict           cpu: exit 6 (after writing the table) when its quality verdict\n"
-           "                     is 'disturbed': another process or the hypervisor kept the\n"
-           "                     worker threads from their cores (quality.* in the metadata)\n"
+           "  --strict           exit 6 (after writing the table) when its quality verdict (cpu)\n"
+           "                     or that of its --context --reference runs is 'disturbed':\n"
+           "                     another process or the hypervisor kept the threads from their\n"
+           "                     cores (quality.* / context.quality.* in the metadata)\n"
            "  --mode M           fused (default: conv+BN+act+residual as one primitive) or eager\n"
            "  --threads N        worker threads (default: every core)\n"
            "  --warmup N         runs before timing (default 10)\n"
@@ -114,6 +115,11 @@ static sslat_status refine_to_reference(const sslat_calculator *calculator, cons
     /* the runner writes the runtime it used (version, settings, regime) into
      * timer.answer before the fit records the name */
     sslat_status status = sslat_context_refine_to(space, o->seed, runs, &target, table, fit, err);
+    /* the reference's own verdict: said, and kept with the fit it made */
+    if (status == SSLAT_OK) {
+        cli_reference_say_quality("measure", &timer.answer);
+        status = cli_reference_record_quality(&timer.answer, "context.quality", table, err);
+    }
     if (status == SSLAT_OK && timer.answer.compiled) {
         char text[64];
         snprintf(text, sizeof text, "%.3f", timer.answer.compile_total_s);
@@ -345,9 +351,9 @@ static int check_calculator(measure_args *a, bool mpi, const sslat_calculator **
                                                     sslat_dtype_name(a->options.dtype))) != CLI_OK)
         return code;
     if (a->reference && (code = cli_reference_available(a->reference, cuda)) != CLI_OK) return code; /* before the table */
-    if (a->strict && (strcmp(c->name, "cpu") || mpi)) {
-        fprintf(stderr, "sslat measure: --strict reads the cpu calculator's quality verdict%s; not %s\n",
-                mpi ? " of one process" : "", mpi ? "under mpirun" : c->name);
+    if (a->strict && ((strcmp(c->name, "cpu") && !a->reference) || mpi)) {
+        fprintf(stderr, "sslat measure: --strict reads the cpu calculator's quality verdict%s, or the --reference "
+                        "runtime's; not %s\n", mpi ? " of one process" : "", mpi ? "under mpirun" : c->name);
         return CLI_BAD_INPUT;
     }
     if (!a->type)
@@ -444,6 +450,20 @@ static sslat_status open_journal(measure_args *a, const sslat_calculator *calcul
     return status;
 }
 
+/* What the fit says of itself: a warning when its own cross-validation says
+ * more runs would help, and the candidates whose order it changed. */
+static void say_fit(const sslat_container *table)
+{
+    const char *enough = sslat_container_metadata(table, "context.enough");
+    const char *swaps = sslat_container_metadata(table, "context.swaps");
+    if (enough && !strncmp(enough, "more would help", 15))
+        fprintf(stderr, "sslat measure: warning: --context: %s\n", enough);
+    else if (enough && !strncmp(enough, "unknown", 7))
+        fprintf(stderr, "sslat measure: note: --context: %s\n", enough);
+    if (swaps && strncmp(swaps, "none", 4))
+        fprintf(stderr, "[context] the fit changed the order of candidates: %s (context.swaps)\n", swaps);
+}
+
 /* The table: the calculator over the space, then (--context) refitted to whole architectures. */
 static sslat_status run(const measure_args *a, const sslat_calculator *calculator, const sslat_space *space,
                         sslat_container **container, sslat_error *err)
@@ -463,6 +483,7 @@ static sslat_status run(const measure_args *a, const sslat_calculator *calculato
                         "(bias %+.1f%%), the fitted one by %.3g ms (bias %+.1f%%)\n", a->context_runs,
                 a->reference ? a->reference : "sslat", fit.rms_before, 100 * fit.bias_before, fit.rms_after,
                 100 * fit.bias_after);
+    if (status == SSLAT_OK) say_fit(*container);
     return status;
 }
 
@@ -486,9 +507,15 @@ static int write_table(const measure_args *a, const sslat_calculator *calculator
         code = CLI_INCOMPLETE;
     }
     const char *verdict = sslat_container_metadata(container, "quality.verdict");
+    const char *reference_verdict = sslat_container_metadata(container, "context.quality.verdict");
     if (code == CLI_OK && a->strict && verdict && !strcmp(verdict, "disturbed")) {
         fprintf(stderr, "sslat measure: --strict: the table was written, but its quality verdict is disturbed "
                         "(said above; quality.cause in its metadata)\n");
+        code = CLI_DISTURBED;
+    }
+    if (code == CLI_OK && a->strict && reference_verdict && !strcmp(reference_verdict, "disturbed")) {
+        fprintf(stderr, "sslat measure: --strict: the table was written, but the reference runs it was fitted to "
+                        "were disturbed (said above; context.quality.cause in its metadata)\n");
         code = CLI_DISTURBED;
     }
     return code;

@@ -98,6 +98,17 @@ static int print_json(const sslat_container *c, const stats_report *r, size_t n,
     sslat_table_predicts_text(c, predicts, sizeof predicts, &runtime);
     if (root && predicts[0])
         json_object_set_new(root, "predicts", json_pack("{s:s, s:s}", "runtime", runtime, "description", predicts));
+    if (root && sslat_table_calibrated_to(c)) {
+        const char *keys[] = {"context.quality.verdict", "context.quality.cause", "context.cv_relative_rms",
+                              "context.enough", "context.swaps"};
+        const char *names[] = {"reference_quality", "reference_quality_cause", "cv_relative_rms", "enough", "swaps"};
+        json_t *fit = json_object();
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+            const char *value = sslat_container_metadata(c, keys[i]);
+            json_object_set_new(fit, names[i], value ? json_string(value) : json_null());
+        }
+        json_object_set_new(root, "fit", fit);
+    }
     const char *verdict = sslat_container_metadata(c, "quality.verdict");
     if (root && verdict) {
         const char *cause = sslat_container_metadata(c, "quality.cause");
@@ -138,7 +149,10 @@ static void print_text(const sslat_container *c, const stats_report *r, size_t n
     if (method[0]) printf("measured      %s\n", method);
     char predicts[1400];
     sslat_table_predicts_text(c, predicts, sizeof predicts, NULL);
-    if (predicts[0]) printf("predicts      %s\n", predicts);
+    if (predicts[0]) printf("predicts      %s\n", cli_text(predicts));
+    char fit[3000];
+    sslat_table_fit_text(c, fit, sizeof fit);
+    if (fit[0]) printf("fit           %s\n", cli_text(fit));
     if (quality[0]) printf("quality       %s\n", quality);
     printf("blocks        %d, architectures %s\n", blocks, r->architectures);
     printf("constant      %s %s\n", text_of(sslat_container_constant_latency(c), a, sizeof a), unit);

@@ -40,6 +40,11 @@ static void validate_usage(void)
            "                     They run in the project's Python (SSLAT_PYTHON, else\n"
            "                     build/python-venv, else python3). A runtime that is not\n"
            "                     installed or sees no GPU: exit 3.\n"
+           "                     Their runs are watched as a cpu table's samples are (run delay,\n"
+           "                     worker share, steal, other busy cores, calibration drift): a\n"
+           "                     verdict ok / noisy / disturbed on stderr, in the output and\n"
+           "                     in --json (reference_quality)\n"
+           "  --strict           exit 6 (after the output) when the reference runs were disturbed\n"
            "  --channels-last    torch on cpu: channels_last memory format (a cuda table's layout\n"
            "                     decides it there)\n"
            "  --seed S           the strata's draws and the bootstrap's resamples (default 0);\n"
@@ -57,7 +62,8 @@ static void validate_usage(void)
 
 /* ---- parse ------------------------------------------------------------------------ */
 
-enum { OPT_SEED = 2001, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS, OPT_JSON, OPT_REFERENCE, OPT_CHANNELS_LAST };
+enum { OPT_SEED = 2001, OPT_MODE, OPT_THREADS, OPT_WARMUP, OPT_RUNS, OPT_JSON, OPT_REFERENCE, OPT_CHANNELS_LAST,
+       OPT_STRICT };
 
 typedef struct validate_args {
     cli_space_args space_options;
@@ -65,7 +71,7 @@ typedef struct validate_args {
     int32_t k, seed;
     const char *mode;      /* NULL: the table's */
     const char *reference; /* sslat, onnxruntime or torch */
-    bool json, channels_last;
+    bool json, channels_last, strict;
     sslat_calc_options o;
     /* which of the table's settings the command line overrides */
     bool threads_given, dtype_given, layout_given, cache_given;
@@ -97,6 +103,7 @@ static int validate_option(int opt, const char *value, void *args)
     case OPT_REFERENCE:
         return cli_set_once(&a->reference, value, "validate", "--reference") ? CLI_OK : CLI_BAD_INPUT;
     case OPT_CHANNELS_LAST: a->channels_last = true; return CLI_OK;
+    case OPT_STRICT: a->strict = true; return CLI_OK;
     default: return CLI_BAD_INPUT;
     }
 }
@@ -107,7 +114,7 @@ static const struct option VALIDATE_OPTIONS[] = {
     {"warmup", required_argument, NULL, OPT_WARMUP}, {"runs", required_argument, NULL, OPT_RUNS},
     {"json", no_argument, NULL, OPT_JSON},         {"help", no_argument, NULL, 'h'},
     {"reference", required_argument, NULL, OPT_REFERENCE},
-    {"channels-last", no_argument, NULL, OPT_CHANNELS_LAST},
+    {"channels-last", no_argument, NULL, OPT_CHANNELS_LAST}, {"strict", no_argument, NULL, OPT_STRICT},
     CLI_DEVICE_LONG_OPTIONS,                       CLI_SPACE_LONG_OPTIONS,
     {NULL, 0, NULL, 0}};
 static const cli_verb VALIDATE = {"validate", "c:k:h", VALIDATE_OPTIONS, validate_usage, validate_option, 2, 2,
@@ -227,6 +234,7 @@ static int run_in_reference(const validate_args *a, bool cuda, const sslat_space
         code = cli_exit_code(err.status);
     }
     if (code == CLI_OK) code = cli_reference_measure(space, v, &r, answer);
+    if (code == CLI_OK) cli_reference_say_quality("validate", answer);
     if (code == CLI_OK && sslat_validation_finish(v, &err) != SSLAT_OK) {
         fprintf(stderr, "sslat validate: %s\n", err.message);
         code = cli_exit_code(err.status);
@@ -297,6 +305,16 @@ static int print_json(const validate_args *a, const sslat_space *space, const ss
                                                interval_json(&k->tau_minus_mac)));
     json_object_set_new(root, "table_ranks_worse_than_macs", json_boolean(sslat_rank_versus_macs(k) == SSLAT_VS_MACS_WORSE));
     json_object_set_new(root, "table_against_macs", json_string(sslat_versus_macs_name(sslat_rank_versus_macs(k))));
+    const char *table_verdict = sslat_container_metadata(table, "quality.verdict");
+    const char *table_cause = sslat_container_metadata(table, "quality.cause");
+    json_object_set_new(root, "table_quality", table_verdict ? json_pack("{s:s, s:s}", "verdict", table_verdict,
+                                                                         "cause", table_cause ? table_cause : "none")
+                                                             : json_null());
+    json_object_set_new(root, "reference_quality",
+                        answer->watched ? json_pack("{s:s, s:s, s:s}", "verdict", sslat_quality_name(answer->verdict),
+                                                    "cause", answer->cause[0] ? answer->cause : "none", "watch",
+                                                    answer->figures)
+                                        : json_null());
     if (answer->compiled)
         json_object_set_new(root, "compile_s", json_pack("{s:i, s:o, s:o, s:o}", "networks", answer->compiled,
                                                          "total", cli_json_number(answer->compile_total_s), "median",
@@ -349,6 +367,25 @@ static void print_ranking(const char *who, const sslat_interval *tau, const ssla
     printf("\n");
 }
 
+/* The table's own verdict, then the reference runs': a validation is only as
+ * good as the worse of the two. */
+static void print_qualities(const sslat_container *table, const cli_reference_answer *answer)
+{
+    const char *verdict = sslat_container_metadata(table, "quality.verdict");
+    const char *cause = sslat_container_metadata(table, "quality.cause");
+    if (verdict)
+        printf("table quality %s%s%s%s\n", verdict, cause && strcmp(cause, "none") ? " (" : "",
+               cause && strcmp(cause, "none") ? cli_text(cause) : "", cause && strcmp(cause, "none") ? ")" : "");
+    else printf("table quality: not judged (an analytic or imported table, or one from before verdicts)\n");
+    if (!answer->watched)
+        printf("reference quality: not judged here (sslat's own calculator: the table's verdict is its own)\n");
+    else
+        printf("reference quality %s%s%s%s%s\n", answer->verdict == SSLAT_QUALITY_DISTURBED ? "DISTURBED" :
+               sslat_quality_name(answer->verdict), answer->cause[0] ? " (" : "", answer->cause,
+               answer->cause[0] ? ")" : "",
+               answer->verdict == SSLAT_QUALITY_DISTURBED ? ": these figures are not a figure of this machine" : "");
+}
+
 static void print_text(const validate_args *a, const sslat_container *table, const sslat_validation *v,
                        const cli_reference_answer *answer)
 {
@@ -367,6 +404,7 @@ static void print_text(const validate_args *a, const sslat_container *table, con
     if (answer->compiled)
         printf("torch.compile: %d networks compiled in %.1f s (median %.2f s, longest %.2f s), outside every "
                "timing\n", answer->compiled, answer->compile_total_s, answer->compile_median_s, answer->compile_max_s);
+    print_qualities(table, answer);
     printf("\n%-13s %14s %14s %9s %12s\n", "arch", "predicted ms", "measured ms", "error", "MMAC");
     for (int r = 0; r < v->n; r++)
         printf("%-13s %14.4f %14.4f %+8.2f%% %12.2f\n", v->rows[r].label, v->rows[r].predicted, v->rows[r].measured,
@@ -424,6 +462,10 @@ int cmd_validate(int argc, char **argv)
     if (code == CLI_OK) warn_if_worse_than_macs(&v);
     if (code == CLI_OK && a.json) code = print_json(&a, space, table, &v, &answer);
     else if (code == CLI_OK) print_text(&a, table, &v, &answer);
+    if (code == CLI_OK && a.strict && answer.watched && answer.verdict == SSLAT_QUALITY_DISTURBED) {
+        fprintf(stderr, "sslat validate: --strict: the reference runs were disturbed (said above)\n");
+        code = CLI_DISTURBED;
+    }
     sslat_validation_release(&v);
     sslat_container_free(table);
     sslat_space_free(space);

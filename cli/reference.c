@@ -6,6 +6,7 @@
 #include <ftw.h>
 #include <signal.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "cli/cli.h"
 #include "ir/ir_json.h"
 #include "ir/space.h"
+#include "table/container.h"
 
 /* cli/reference_runner.py, embedded at build time (cmake/embed_text.cmake). */
 const char *sslat_reference_runner_py(void);
@@ -102,12 +104,37 @@ static void workspace_remove(workspace *w) { nftw(w->dir, remove_entry, 16, FTW_
 /* Seconds a runner has to end after SIGTERM before it is killed. */
 enum { RUNNER_GRACE_S = 5 };
 
-/* The Python that runs the runner: SSLAT_PYTHON, the project's environment
- * (scripts/setup.sh), or python3 from PATH. */
+/* The Python beside this command's own executable: a pip-installed sslat
+ * sits in its environment's bin/ with that environment's python3. */
+static const char *python_beside_command(void)
+{
+    static char path[4096];
+    char exe[4000];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return NULL;
+    *slash = '\0';
+    snprintf(path, sizeof path, "%s/python3", exe);
+    return access(path, X_OK) == 0 ? path : NULL;
+}
+
+/* The Python that runs the runner: SSLAT_PYTHON; the python3 beside the
+ * command (pip's environment); an activated virtual environment's; the
+ * project's environment (scripts/setup.sh); or python3 from PATH. */
 static const char *python_path(void)
 {
     const char *chosen = getenv("SSLAT_PYTHON");
     if (chosen && *chosen) return chosen;
+    const char *beside = python_beside_command();
+    if (beside) return beside;
+    static char active[4096];
+    const char *venv = getenv("VIRTUAL_ENV");
+    if (venv && *venv && strlen(venv) < 4000) {
+        snprintf(active, sizeof active, "%s/bin/python3", venv);
+        if (access(active, X_OK) == 0) return active;
+    }
 #ifdef SSLAT_PROJECT_PYTHON
     if (access(SSLAT_PROJECT_PYTHON, X_OK) == 0) return SSLAT_PROJECT_PYTHON;
 #endif
@@ -305,6 +332,99 @@ static int read_compile_times(const char *verb, json_t *list, cli_reference_answ
     return CLI_OK;
 }
 
+/* A figure of the watch: a number in [low, high], or null where allowed (NAN). */
+static bool watch_number(json_t *watch, const char *key, double low, double high, bool null_ok, double *out)
+{
+    json_t *item = json_object_get(watch, key);
+    if (null_ok && json_is_null(item)) {
+        *out = NAN;
+        return true;
+    }
+    *out = json_number_value(item);
+    return json_is_number(item) && *out >= low && *out <= high;
+}
+
+/* The runner's watch judged by the table's rule (measure/quality.h). */
+static int read_watch(const char *verb, json_t *watch, cli_reference_answer *answer)
+{
+    double batches, disturbed, workers, usable, others, busy_start;
+    sslat_quality_input *in = &answer->watch;
+    *in = (sslat_quality_input){0};
+    json_t *share_judged = json_object_get(watch, "share_judged");
+    bool ok = json_is_object(watch) && json_is_boolean(share_judged) &&
+              watch_number(watch, "batches", 0, 1e9, false, &batches) &&
+              watch_number(watch, "disturbed", 0, batches, false, &disturbed) &&
+              watch_number(watch, "workers", 1, 1e6, false, &workers) &&
+              watch_number(watch, "usable", 1, 1e6, false, &usable) &&
+              watch_number(watch, "mean_share", 0, 1e6, false, &in->mean_share) &&
+              watch_number(watch, "worst_share", 0, 1e6, false, &in->worst_share) &&
+              watch_number(watch, "mean_wait", 0, 1, false, &in->mean_wait) &&
+              watch_number(watch, "worst_wait", 0, 1, false, &in->worst_wait) &&
+              watch_number(watch, "worst_steal", 0, 1, false, &in->worst_steal) &&
+              watch_number(watch, "most_others", 0, 1e6, false, &others) &&
+              watch_number(watch, "busy_start", 0, 1e6, false, &busy_start) &&
+              watch_number(watch, "busy_end", 0, 1e6, false, &in->busy_elsewhere) &&
+              watch_number(watch, "calibration_share", 0, 1e6, false, &in->calibration_share) &&
+              watch_number(watch, "drift", 0, 1e6, false, &in->drift) &&
+              watch_number(watch, "cov_median", 0, 1e6, true, &in->cov_median) &&
+              watch_number(watch, "cov_worst", 0, 1e6, true, &in->cov_worst);
+    if (!ok) {
+        fprintf(stderr, "sslat %s: the reference runner's watch (what the machine let its runs do) is missing or "
+                        "not what was asked for\n", verb);
+        return CLI_FAILURE;
+    }
+    in->busy_elsewhere = in->busy_elsewhere > busy_start ? in->busy_elsewhere : busy_start; /* the larger */
+    in->batches = (long)batches;
+    in->remeasured = 0; /* a reference batch is never run again: every disturbed one is kept */
+    in->kept_disturbed = (long)disturbed;
+    in->most_others = (int)others;
+    in->free_cores = usable > workers ? (int)(usable - workers) : 0;
+    in->oversubscribed = workers > usable;
+    answer->disturbed_batches = (long)disturbed;
+    answer->watched = true;
+    answer->verdict = sslat_quality_judge(in, answer->cause, sizeof answer->cause);
+    char share[128] = "worker CPU share not judged (several threads, or timed on the GPU)";
+    if (json_is_true(share_judged))
+        snprintf(share, sizeof share, "worker CPU %.0f%% of wall time on average, %.0f%% at worst",
+                 100 * in->mean_share, 100 * in->worst_share);
+    snprintf(answer->figures, sizeof answer->figures,
+             "%ld batches of runs, %ld disturbed; the runtime's threads waited for a CPU %.1f%% of the time on "
+             "average, %.1f%% at worst; %s; steal up to %.1f%%; other processes kept %.2f cores busy; calibration "
+             "drift %+.1f%%, its thread got %.0f%% of its wall time; median network spread %.1f%%",
+             in->batches, answer->disturbed_batches, 100 * in->mean_wait, 100 * in->worst_wait, share,
+             100 * in->worst_steal, in->busy_elsewhere, 100 * (in->drift - 1), 100 * in->calibration_share,
+             isnan(in->cov_median) ? 0.0 : 100 * in->cov_median);
+    return CLI_OK;
+}
+
+void cli_reference_say_quality(const char *verb, const cli_reference_answer *answer)
+{
+    if (!answer->watched) return;
+    if (answer->verdict == SSLAT_QUALITY_DISTURBED)
+        fprintf(stderr, "sslat %s: warning: reference quality DISTURBED: %s. These reference timings are not a "
+                        "figure of this machine: rerun when it is quiet (%s)\n", verb, answer->cause, answer->figures);
+    else if (answer->verdict == SSLAT_QUALITY_NOISY)
+        fprintf(stderr, "sslat %s: reference quality noisy: %s (%s)\n", verb, answer->cause, answer->figures);
+    else
+        fprintf(stderr, "[reference] quality ok: %s\n", answer->figures);
+}
+
+sslat_status cli_reference_record_quality(const cli_reference_answer *answer, const char *prefix,
+                                          sslat_container *table, sslat_error *err)
+{
+    if (!answer->watched) return SSLAT_OK;
+    const char *values[3] = {sslat_quality_name(answer->verdict), answer->cause[0] ? answer->cause : "none",
+                             answer->figures};
+    const char *names[3] = {"verdict", "cause", "watch"};
+    for (int i = 0; i < 3; i++) {
+        char key[128];
+        snprintf(key, sizeof key, "%s.%s", prefix, names[i]);
+        sslat_status status = sslat_container_set_metadata(table, key, values[i], err);
+        if (status != SSLAT_OK) return status;
+    }
+    return SSLAT_OK;
+}
+
 /* The runner's answer: the runtime's description, one time per row, compile times. */
 static int read_answer(const char *verb, const char *runtime, const char *path, sslat_validation *v,
                        cli_reference_answer *answer)
@@ -341,6 +461,7 @@ static int read_answer(const char *verb, const char *runtime, const char *path, 
     }
     if (code == CLI_OK) snprintf(answer->runtime, sizeof answer->runtime, "%s", name);
     if (code == CLI_OK && compile) code = read_compile_times(verb, compile, answer);
+    if (code == CLI_OK) code = read_watch(verb, json_object_get(root, "watch"), answer);
     json_decref(root);
     free(text);
     return code;

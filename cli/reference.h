@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "measure/quality.h"
 #include "stats/validation.h"
 
 typedef struct cli_reference_options {
@@ -24,12 +25,29 @@ typedef struct cli_reference_options {
 } cli_reference_options;
 
 /* What the runner answered besides the times: the runtime in words (version,
- * settings, regime) and, for torch-compile, the compile times (never timed). */
+ * settings, regime), for torch-compile the compile times (never timed), and
+ * what the machine let its runs do, judged as a cpu table's samples are
+ * (measure/quality.h; cli/reference_runner.py's Watch). */
 typedef struct cli_reference_answer {
     char runtime[768];
     int32_t compiled;                    /* networks compiled (0: the runtime compiles nothing) */
     double compile_total_s, compile_median_s, compile_max_s;
+    bool watched;                        /* the runner's watch was read (false: sslat's own calculator ran) */
+    sslat_quality_input watch;
+    long disturbed_batches;
+    sslat_quality_verdict verdict;
+    char cause[1024];                    /* "" when ok */
+    char figures[512];                   /* the watch's figures in one line */
 } cli_reference_answer;
+
+/* The reference's verdict on stderr ("[reference] quality ok: …", a warning
+ * when disturbed), said by verb. */
+void cli_reference_say_quality(const char *verb, const cli_reference_answer *answer);
+
+/* prefix.verdict, prefix.cause and prefix.watch into a table's metadata
+ * ("context.quality": the runs a calibrated table was fitted to). */
+sslat_status cli_reference_record_quality(const cli_reference_answer *answer, const char *prefix,
+                                          sslat_container *table, sslat_error *err);
 
 /* Whether name is a reference runtime this command knows; all their names. */
 bool cli_reference_known(const char *name);

@@ -34,7 +34,8 @@ model, so each model's weights were evicted by the others since its last run;
 measures) warms each model up W times and then runs it in a row, in 5 passes
 over the models of R/5 runs each (warmed up again each pass), so the machine's
 drift spreads over all of them. It prints {"runtime": "...", "ms": [median per sample of each model],
-"compile_s": [seconds per model] (torch-compile only)} on stdout. Exit 3: the runtime is not installed (what to install is said); exit 1:
+"watch": {what the machine let the runs do: see Watch}, "compile_s": [seconds per model]
+(torch-compile only)} on stdout. Exit 3: the runtime is not installed (what to install is said); exit 1:
 the runtime failed (its message is passed on).
 
 The torch runtime builds each network with `interpreter` and `fold_batchnorm`
@@ -43,6 +44,7 @@ the command embeds that file ahead of this one (CMakeLists.txt), so they are
 defined above when this runs.
 """
 import json
+import os
 import statistics
 import sys
 import time
@@ -64,7 +66,7 @@ def import_or_explain(module, package):
                 "Python that has it" % (package, sys.executable, error, package))
 
 
-def timed(run, synchronize):
+def timed(run, synchronize, watch):
     """One run's ms. A runner that times itself (CUDA events) returns its ms
     as a float; one that returns None is timed by the host clock around it
     (and synchronize)."""
@@ -72,6 +74,7 @@ def timed(run, synchronize):
     ms = run()
     if synchronize:
         synchronize()
+    watch.stall()
     if ms is None:
         return (time.perf_counter() - start) * 1e3
     if not isinstance(ms, float):
@@ -86,37 +89,172 @@ def warm(run, warmup, synchronize):
         synchronize()
 
 
+class Watch:
+    """What the machine let the reference runs do, judged as sslat judges a
+    cpu table's samples (host/interference.h): every batch of timed runs (a
+    round, or one model's runs in a pass) is bracketed by two looks at this
+    process's CPU time, its threads' run delay (/proc/self/task/*/schedstat)
+    and /proc/stat (steal, runnable tasks). A batch is disturbed when the
+    threads waited for a CPU more than 10 % of the time, when one worker
+    thread got less than 90 % of the wall time (judged for one thread only,
+    whose clock is exact), or when more than 5 % of the machine's time was
+    stolen. At the start and the end: the cores other processes kept busy,
+    and a calibration loop on this thread (its drift, and whether its core
+    was shared). On cuda the networks are timed by CUDA events: the worker
+    share is not judged there (the host thread waits for the GPU)."""
+
+    MAX_WAIT, MIN_SHARE, MAX_STEAL = 0.10, 0.90, 0.05
+
+    def __init__(self, workers, judge_share):
+        self.workers = max(1, workers)
+        self.judge_share = judge_share and self.workers == 1
+        self.batches = self.disturbed = 0
+        self.share_sum = self.wait_sum = 0.0
+        self.worst_share, self.worst_wait, self.worst_steal, self.most_others = 1.0, 0.0, 0.0, 0
+        self.busy, self.calibration = [], []
+        # a test's injected stall of the timing thread (as the table's tests do): ms slept inside each timed run
+        self.stall_s = float(os.environ.get("SSLAT_REFERENCE_TEST_STALL_MS", "0") or 0) / 1e3
+
+    @staticmethod
+    def machine():
+        """(total, idle, steal, procs_running) from /proc/stat, or None."""
+        try:
+            with open("/proc/stat") as file:
+                lines = file.read().splitlines()
+        except OSError:
+            return None
+        cpu = [int(v) for v in lines[0].split()[1:9]] if lines and lines[0].startswith("cpu ") else None
+        running = next((int(line.split()[1]) for line in lines if line.startswith("procs_running ")), 0)
+        if cpu is None or len(cpu) < 8:
+            return None
+        return sum(cpu), cpu[3] + cpu[4], cpu[7], running
+
+    @staticmethod
+    def wait_ms():
+        total = 0
+        try:
+            for task in os.listdir("/proc/self/task"):
+                try:
+                    with open("/proc/self/task/%s/schedstat" % task) as file:
+                        total += int(file.read().split()[1])
+                except (OSError, IndexError, ValueError):
+                    pass  # the thread ended meanwhile
+        except OSError:
+            return None
+        return total / 1e6
+
+    def look(self):
+        return time.perf_counter() * 1e3, time.process_time() * 1e3, self.wait_ms(), self.machine()
+
+    def batch(self, before):
+        after = self.look()
+        wall = after[0] - before[0]
+        share = (after[1] - before[1]) / (wall * self.workers) if wall > 0 else 1.0
+        wait = 0.0
+        if wall > 0 and before[2] is not None and after[2] is not None and after[2] > before[2]:
+            wait = min(1.0, (after[2] - before[2]) / (wall * self.workers))
+        steal, others = 0.0, 0
+        if before[3] and after[3]:
+            if after[3][0] > before[3][0] and after[3][2] > before[3][2]:
+                steal = (after[3][2] - before[3][2]) / (after[3][0] - before[3][0])
+            others = max(0, after[3][3] - self.workers)
+        if not self.judge_share:
+            share = 1.0
+        self.batches += 1
+        self.share_sum += share
+        self.wait_sum += wait
+        self.worst_share, self.worst_wait = min(self.worst_share, share), max(self.worst_wait, wait)
+        self.worst_steal, self.most_others = max(self.worst_steal, steal), max(self.most_others, others)
+        if wait > self.MAX_WAIT or share < self.MIN_SHARE or steal > self.MAX_STEAL:
+            self.disturbed += 1
+
+    def stall(self):
+        if self.stall_s > 0:
+            time.sleep(self.stall_s)
+
+    def busy_elsewhere(self):
+        """Cores other processes kept busy over 50 ms while this one slept."""
+        a, cpu_a, t_a = self.machine(), time.process_time(), time.perf_counter()
+        time.sleep(0.05)
+        b, cpu_b, t_b = self.machine(), time.process_time(), time.perf_counter()
+        if not a or not b or b[0] <= a[0]:
+            return 0.0
+        total = b[0] - a[0]
+        busy = total - max(b[1] - a[1], 0) - max(b[2] - a[2], 0)
+        ours = (cpu_b - cpu_a) / (t_b - t_a) if t_b > t_a else 0.0
+        return max(0.0, busy / total * (os.cpu_count() or 1) - ours)
+
+    def calibrate(self):
+        """A fixed loop on this thread: (best ms of 5, worst CPU / wall share)."""
+        best, worst_share = float("inf"), 1.0
+        for _ in range(5):
+            wall, cpu = time.perf_counter(), time.thread_time()
+            total = 0
+            for i in range(300000):
+                total += i * i
+            wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
+            best = min(best, wall * 1e3)
+            if wall > 0:
+                worst_share = min(worst_share, cpu / wall)
+        return best, worst_share
+
+    def begin(self):
+        self.busy.append(self.busy_elsewhere())
+        self.calibration.append(self.calibrate())
+
+    def end(self, samples):
+        self.busy.append(self.busy_elsewhere())
+        self.calibration.append(self.calibrate())
+        spreads = sorted(statistics.pstdev(s) / statistics.mean(s) for s in samples if len(s) > 1 and
+                         statistics.mean(s) > 0)
+        (start_ms, start_share), (end_ms, end_share) = self.calibration[0], self.calibration[-1]
+        return {"batches": self.batches, "disturbed": self.disturbed, "workers": self.workers,
+                "share_judged": self.judge_share,
+                "mean_share": self.share_sum / self.batches if self.batches else 1.0,
+                "worst_share": self.worst_share, "mean_wait": self.wait_sum / self.batches if self.batches else 0.0,
+                "worst_wait": self.worst_wait, "worst_steal": self.worst_steal, "most_others": self.most_others,
+                "busy_start": self.busy[0], "busy_end": self.busy[-1], "usable": len(os.sched_getaffinity(0)),
+                "calibration_share": min(start_share, end_share), "drift": end_ms / start_ms if start_ms > 0 else 1.0,
+                "cov_median": statistics.median(spreads) if spreads else None,
+                "cov_worst": spreads[-1] if spreads else None}
+
+
 PASSES = 5
 
 
-def back_to_back(runners, batches, warmup, runs, synchronize=None):
-    """Median ms per sample of each runner, its runs back to back: in PASSES
-    passes over the models, each model warmed up again and then run a fifth of
-    its runs in a row, so every model's runs are hot and the machine's slow and
-    fast moments spread over all models."""
+def back_to_back(runners, batches, warmup, runs, watch, synchronize=None):
+    """Samples (ms per sample) of each runner, its runs back to back: in
+    PASSES passes over the models, each model warmed up again and then run a
+    fifth of its runs in a row (one batch of the watch), so every model's runs
+    are hot and the machine's slow and fast moments spread over all models."""
     samples = [[] for _ in runners]
     passes = max(1, min(PASSES, runs))
     for p in range(passes):
         share = runs // passes + (1 if p < runs % passes else 0)
         for k, run in enumerate(runners):
             warm(run, warmup if p == 0 else max(2, warmup // passes), synchronize)
-            samples[k].extend(timed(run, synchronize) / batches[k] for _ in range(share))
+            before = watch.look()
+            samples[k].extend(timed(run, synchronize, watch) / batches[k] for _ in range(share))
+            watch.batch(before)
         progress(p + 1, passes, "pass")
-    return [statistics.median(s) for s in samples]
+    return samples
 
 
-def interleaved(runners, batches, warmup, runs, synchronize=None):
-    """Median ms per sample of each runner, over rounds of one run each."""
+def interleaved(runners, batches, warmup, runs, watch, synchronize=None):
+    """Samples of each runner, over rounds of one run each (a round is one
+    batch of the watch)."""
     for run in runners:
         warm(run, warmup, None)
     if synchronize:
         synchronize()
     samples = [[] for _ in runners]
     for round_index in range(runs):
+        before = watch.look()
         for k, run in enumerate(runners):
-            samples[k].append(timed(run, synchronize) / batches[k])
+            samples[k].append(timed(run, synchronize, watch) / batches[k])
+        watch.batch(before)
         progress(round_index + 1, runs, "round")
-    return [statistics.median(s) for s in samples]
+    return samples
 
 
 def progress(done, total, what):
@@ -361,13 +499,18 @@ def main():
     name, runners, synchronize = made[:3]
     compile_s = made[3] if len(made) > 3 else None
     batches = [model["input"][0] for model in manifest["models"]]
+    cuda = manifest["device"] == "cuda"
+    workers = manifest["threads"] if manifest["threads"] > 0 else len(os.sched_getaffinity(0))
+    watch = Watch(workers, judge_share=not cuda and manifest["threads"] > 0)
     try:
         schedule = back_to_back if manifest.get("schedule") == "back_to_back" else interleaved
-        ms = schedule(runners, batches, manifest["warmup"], manifest["runs"], synchronize)
+        watch.begin()
+        samples = schedule(runners, batches, manifest["warmup"], manifest["runs"], watch, synchronize)
+        judged = watch.end(samples)
     except Exception as error:
         fail(1, "%s failed while running: %s" % (manifest["runtime"], error))
     how = "back to back" if manifest.get("schedule") == "back_to_back" else "interleaved"
-    answer = {"runtime": "%s, %s" % (name, how), "ms": ms}
+    answer = {"runtime": "%s, %s" % (name, how), "ms": [statistics.median(s) for s in samples], "watch": judged}
     if compile_s is not None:
         answer["compile_s"] = compile_s
     json.dump(answer, sys.stdout)

@@ -120,6 +120,30 @@ TEST(QualityVerdict, NoisyNamesEachReason)
     EXPECT_EQ(judge(in, &cause), SSLAT_QUALITY_OK) << cause;
 }
 
+// "ok" means precise too: when most entries are noisy by trtexec's rule (the
+// median spread past 2.5%, one entry's threshold), the table is noisy whatever
+// the machine did; a reference run (never rerun) does not claim reruns.
+TEST(QualityVerdict, MostEntriesNoisyIsNeverOkAndNoRerunsAreClaimed)
+{
+    sslat_quality_input in = quiet();
+    in.cov_median = 0.024;
+    std::string cause;
+    EXPECT_EQ(judge(in, &cause), SSLAT_QUALITY_OK) << cause;
+    in.cov_median = 0.076;  // 60 of 60 entries past 2.5%, median 7.6%: a trial's "ok" table
+    EXPECT_EQ(judge(in, &cause), SSLAT_QUALITY_NOISY);
+    EXPECT_NE(cause.find("median entry spread (stddev / mean) 7.6%: most entries are noisy (over 2.5%)"),
+              std::string::npos) << cause;
+    in = quiet();
+    in.batches = 20;
+    in.kept_disturbed = 20;
+    EXPECT_EQ(judge(in, &cause), SSLAT_QUALITY_DISTURBED);
+    EXPECT_NE(cause.find("part of 20 of 20 batches of samples (they waited"), std::string::npos) << cause;
+    in.batches = 30;
+    in.remeasured = 10;
+    EXPECT_EQ(judge(in, &cause), SSLAT_QUALITY_DISTURBED);
+    EXPECT_NE(cause.find("batches of samples even after 10 reruns"), std::string::npos) << cause;
+}
+
 TEST(QualityVerdict, SpreadIsTheMedianAndWorstOverEntriesWithSamples)
 {
     std::vector<sslat_entry> e(5);
@@ -206,6 +230,52 @@ TEST(ContextToAReference, FitsAnotherRuntimeAndRecordsWhichOne)
         within += std::fabs(predicted - measured) / measured <= 0.02;
     }
     EXPECT_GE(within, n * 95 / 100);
+    // the runtime keeps every block's order: nothing reordered, and 200 noiseless runs are enough
+    EXPECT_EQ(std::string(sslat_container_metadata(isolated, "context.swaps")).rfind("none: ", 0), 0u);
+    EXPECT_EQ(std::string(sslat_container_metadata(isolated, "context.enough")).rfind("yes: ", 0), 0u)
+        << sslat_container_metadata(isolated, "context.enough");
+    sslat_container_free(truth);
+    sslat_container_free(isolated);
+    sslat_space_free(space);
+}
+
+// A runtime in which two near-tied candidates of a block cost the other way
+// round: the fit follows the runs, and says so by name (never a silent re-rank);
+// too few runs to cross-validate say that the fit cannot tell whether they are enough.
+TEST(ContextToAReference, CandidatesTheFitReordersAreNamedAndTooFewRunsSaySo)
+{
+    sslat_space *space = load_example("mobilenet_v2_space.json");
+    sslat_container *attached = nullptr, *isolated = nullptr, *truth = nullptr;
+    sslat_error err;
+    ASSERT_EQ(sslat_initialize_latency("mac", space, nullptr, nullptr, &attached, &err), SSLAT_OK) << err.message;
+    ASSERT_EQ(sslat_container_clone(attached, &isolated, &err), SSLAT_OK);
+    ASSERT_EQ(sslat_container_clone(attached, &truth, &err), SSLAT_OK);
+    // block 3's candidates 0 and 1 5% apart in the table, the other way round in the runtime
+    double low = sslat_container_latency(isolated, 3, 0);
+    sslat_entry fast = sslat_entry_of_value(low), slow = sslat_entry_of_value(low * 1.05);
+    ASSERT_EQ(sslat_container_set_entry(isolated, 3, 1, &slow, &err), SSLAT_OK);
+    ASSERT_EQ(sslat_container_set_entry(truth, 3, 0, &slow, &err), SSLAT_OK);
+    ASSERT_EQ(sslat_container_set_entry(truth, 3, 1, &fast, &err), SSLAT_OK);
+    FakeRuntime runtime{truth};
+    sslat_context_target target = {fake_measure, &runtime, "fakeruntime 1.0", "fakeruntime", true};
+    sslat_context_result fit;
+    ASSERT_EQ(sslat_context_refine_to(space, 3, 300, &target, isolated, &fit, &err), SSLAT_OK) << err.message;
+    std::string swaps = sslat_container_metadata(isolated, "context.swaps");
+    EXPECT_NE(swaps.find("1 pair(s) of candidates in 1 block(s) changed order (1 of them within 10%"),
+              std::string::npos) << swaps;
+    char block[96], first[96], second[96];
+    std::string named = std::string(sslat_container_block_title(isolated, 3, block, sizeof block)) + ": " +
+                        sslat_container_candidate_title(isolated, 3, 0, first, sizeof first) + " < " +
+                        sslat_container_candidate_title(isolated, 3, 1, second, sizeof second) + " (isolated ";
+    EXPECT_NE(swaps.find(named), std::string::npos) << swaps;
+    EXPECT_GT(sslat_container_latency(isolated, 3, 0), sslat_container_latency(isolated, 3, 1));
+    // 9 runs (fewer than 2 x 5 folds; block 3 has 6 candidates): no cross-validation, said
+    sslat_container *again = nullptr;
+    ASSERT_EQ(sslat_container_clone(attached, &again, &err), SSLAT_OK);
+    ASSERT_EQ(sslat_context_refine_to(space, 3, 9, &target, again, &fit, &err), SSLAT_OK) << err.message;
+    EXPECT_EQ(std::string(sslat_container_metadata(again, "context.enough")).rfind("unknown: 9 runs are too few", 0), 0u)
+        << sslat_container_metadata(again, "context.enough");
+    sslat_container_free(again);
     sslat_container_free(truth);
     sslat_container_free(isolated);
     sslat_space_free(space);

@@ -97,6 +97,74 @@ static sslat_status note(sslat_container *table, const char *key, double value, 
     return sslat_container_set_metadata(table, key, text, err);
 }
 
+/* context.enough: whether the fit had runs enough by its own cross-
+ * validation (the error with half the runs against all of them): "yes: …",
+ * "more would help: …", or "unknown: …" under 2 × folds runs. */
+static sslat_status note_enough(sslat_container *table, int32_t runs, double all, double half, sslat_error *err)
+{
+    char text[320];
+    if (isnan(all) || isnan(half))
+        snprintf(text, sizeof text, "unknown: %d runs are too few to cross-validate (%d or more can be)", (int)runs,
+                 2 * SSLAT_CONTEXT_FOLDS);
+    else if (half > all * SSLAT_CONTEXT_MORE_RUNS_HELP && half - all > SSLAT_CONTEXT_MORE_RUNS_MIN_GAIN)
+        snprintf(text, sizeof text, "more would help: the cross-validated error fell from %.1f%% with half the %d "
+                                    "runs to %.1f%% with all of them, and is still falling (try --context %d)",
+                 100 * half, (int)runs, 100 * all, 2 * (int)runs);
+    else
+        snprintf(text, sizeof text, "yes: the cross-validated error is %.1f%% with half the %d runs and %.1f%% "
+                                    "with all of them", 100 * half, (int)runs, 100 * all);
+    return sslat_container_set_metadata(table, "context.enough", text, err);
+}
+
+/* Near-ties the fit reordered: within a block, two candidates whose order
+ * the fitted values reverse (before: the prior, the isolated table times
+ * before_scale).
+ * context.swaps counts them and names the first few, with both figures, so
+ * an argmin or a front that changes from fit to fit is never silent. A pair
+ * counts as near-tied when its isolated values are within
+ * CONTEXT_NEAR_TIE of each other. */
+#define CONTEXT_NEAR_TIE 0.10
+enum { CONTEXT_SWAPS_NAMED = 4 };
+
+static sslat_status note_swaps(sslat_container *table, const double *before, double before_scale, const double *after,
+                               const int32_t *counts, sslat_error *err)
+{
+    char text[1600] = "", named[1200] = "";
+    long swaps = 0, near = 0, blocks_touched = 0;
+    size_t at = 1, used = 0;
+    for (int32_t b = 0; b < sslat_container_block_count(table); b++) {
+        bool touched = false;
+        for (int32_t i = 0; i < counts[b]; i++)
+            for (int32_t j = i + 1; j < counts[b]; j++) {
+                double bi = before[at + (size_t)i] / before_scale, bj = before[at + (size_t)j] / before_scale;
+                double ai = after[at + (size_t)i], aj = after[at + (size_t)j];
+                if (!((bi < bj && ai > aj) || (bi > bj && ai < aj))) continue;
+                swaps++;
+                touched = true;
+                bool tie = fabs(bi - bj) <= CONTEXT_NEAR_TIE * fmax(bi, bj);
+                near += tie;
+                if (swaps > CONTEXT_SWAPS_NAMED || used + 200 >= sizeof named) continue;
+                char block[96], first[96], second[96];
+                used += (size_t)snprintf(named + used, sizeof named - used,
+                                         "%s%s: %s %s %s (isolated %.4g / %.4g, fitted %.4g / %.4g)", used ? "; " : "",
+                                         sslat_container_block_title(table, b, block, sizeof block),
+                                         sslat_container_candidate_title(table, b, i, first, sizeof first),
+                                         bi < bj ? "<" : ">", sslat_container_candidate_title(table, b, j, second,
+                                                                                              sizeof second),
+                                         bi, bj, ai, aj);
+            }
+        blocks_touched += touched;
+        at += (size_t)counts[b];
+    }
+    if (!swaps)
+        snprintf(text, sizeof text, "none: the fit kept the isolated order of every block's candidates");
+    else
+        snprintf(text, sizeof text, "%ld pair(s) of candidates in %ld block(s) changed order (%ld of them within %.0f%% "
+                                    "in the isolated table: near-ties the runs decided); %s%s", swaps, blocks_touched,
+                 near, 100 * CONTEXT_NEAR_TIE, named, swaps > CONTEXT_SWAPS_NAMED ? "; …" : "");
+    return sslat_container_set_metadata(table, "context.swaps", text, err);
+}
+
 /* A decimal count as the fit wrote it: digits only (no sign, no space), at
  * most max. */
 static bool digits_only(const char *text, uint64_t max, uint64_t *out)
@@ -221,6 +289,8 @@ sslat_status sslat_context_refine_to(const sslat_space *space, uint64_t seed, in
     }
     double cv_error = NAN;
     if (status == SSLAT_OK) status = sslat_context_choose_lambda(&problem, &problem.lambda, &cv_error, err);
+    double half_error = NAN;
+    if (status == SSLAT_OK) status = sslat_context_half_runs_error(&problem, &half_error, err);
     if (status == SSLAT_OK) status = sslat_context_fit(&problem, x, result, err);
     if (status == SSLAT_OK) {
         result->rms_before = rms_isolated;
@@ -251,6 +321,8 @@ sslat_status sslat_context_refine_to(const sslat_space *space, uint64_t seed, in
     if (status == SSLAT_OK) status = note(table, "context.prior_scale", scale, err);
     if (status == SSLAT_OK) status = note(table, "context.lambda", problem.lambda, err);
     if (status == SSLAT_OK && !isnan(cv_error)) status = note(table, "context.cv_relative_rms", cv_error, err);
+    if (status == SSLAT_OK) status = note_enough(table, runs, cv_error, half_error, err);
+    if (status == SSLAT_OK) status = note_swaps(table, prior, scale, x, counts, err);
     if (status == SSLAT_OK) status = note(table, "context.rms_isolated_ms", result->rms_before, err);
     if (status == SSLAT_OK) status = note(table, "context.rms_fitted_ms", result->rms_after, err);
     if (status == SSLAT_OK) status = note(table, "context.bias_isolated", result->bias_before, err);

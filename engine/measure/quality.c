@@ -36,12 +36,16 @@ sslat_quality_verdict sslat_quality_judge(const sslat_quality_input *in, char *c
     long kept = in->batches - in->remeasured;
     if (in->oversubscribed)
         reason(cause, size, "more worker threads than CPUs this process may use (its affinity): they take turns");
-    if (kept > 0 && in->kept_disturbed >= 2 && (double)in->kept_disturbed / (double)kept > SSLAT_QUALITY_DISTURBED_BATCHES)
-        reason(cause, size, "worker threads were not running for part of %ld of %ld batches of samples even "
-                            "after %ld reruns (they waited for a CPU %.0f%% of the time on average, %.0f%% at worst; "
-                            "worker CPU %.0f%% of wall time on average, %.0f%% at worst)",
-               in->kept_disturbed, kept, in->remeasured, 100 * in->mean_wait, 100 * in->worst_wait,
-               100 * in->mean_share, 100 * in->worst_share);
+    if (kept > 0 && in->kept_disturbed >= 2 &&
+        (double)in->kept_disturbed / (double)kept > SSLAT_QUALITY_DISTURBED_BATCHES) {
+        char reruns[64] = "";
+        if (in->remeasured) snprintf(reruns, sizeof reruns, " even after %ld reruns", in->remeasured);
+        reason(cause, size, "worker threads were not running for part of %ld of %ld batches of samples%s (they "
+                            "waited for a CPU %.0f%% of the time on average, %.0f%% at worst; worker CPU %.0f%% of "
+                            "wall time on average, %.0f%% at worst)",
+               in->kept_disturbed, kept, reruns, 100 * in->mean_wait, 100 * in->worst_wait, 100 * in->mean_share,
+               100 * in->worst_share);
+    }
     if (in->calibration_share < SSLAT_QUALITY_DISTURBED_CALIBRATION_SHARE)
         reason(cause, size, "a calibration thread got only %.0f%% of its wall time on the workers' cores (a core "
                             "is shared)", 100 * in->calibration_share);
@@ -57,7 +61,8 @@ sslat_quality_verdict sslat_quality_judge(const sslat_quality_input *in, char *c
         return verdict;
     }
     if (in->cov_median > SSLAT_QUALITY_NOISY_COV)
-        reason(noisy, sizeof noisy, "median entry spread (stddev / mean) %.1f%%", 100 * in->cov_median);
+        reason(noisy, sizeof noisy, "median entry spread (stddev / mean) %.1f%%: most entries are noisy (over "
+                                    "%.1f%%)", 100 * in->cov_median, 100 * SSLAT_QUALITY_NOISY_COV);
     if (in->kept_disturbed > 0)
         reason(noisy, sizeof noisy, "%ld of %ld batches of samples kept though disturbed", in->kept_disturbed, kept);
     if (in->busy_elsewhere > in->free_cores + 0.5)

@@ -174,6 +174,48 @@ sslat_status sslat_context_figures(const sslat_context_problem *p, const double 
     return status;
 }
 
+/* The relative RMS error of a fit with weight lambda on runs it did not see:
+ * run k is in fold k mod FOLDS; each fold is predicted by a fit on the first
+ * `share` of the runs outside it (1: all of them; 0.5: half, for the curve of
+ * the error against the number of runs). */
+static sslat_status cross_validated(const sslat_context_problem *p, double lambda, double share, double *error,
+                                    sslat_error *err)
+{
+    size_t size = 0, blocks = (size_t)p->blocks;
+    size_t *offset = block_offsets(p, &size);
+    int32_t *archs = malloc(p->runs * (blocks ? blocks : 1) * sizeof *archs);
+    double *ms = malloc(p->runs * sizeof *ms), *x = malloc(size * sizeof *x);
+    sslat_status status = SSLAT_OK;
+    if (!offset || !archs || !ms || !x) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    double squares = 0;
+    for (size_t fold = 0; status == SSLAT_OK && fold < SSLAT_CONTEXT_FOLDS; fold++) {
+        size_t outside = p->runs - (p->runs - fold + SSLAT_CONTEXT_FOLDS - 1) / SSLAT_CONTEXT_FOLDS;
+        size_t keep = (size_t)ceil(share * (double)outside), train = 0;
+        for (size_t k = 0; k < p->runs && train < keep; k++) {
+            if (k % SSLAT_CONTEXT_FOLDS == fold) continue;
+            memcpy(archs + train * blocks, p->archs + k * blocks, blocks * sizeof *archs);
+            ms[train++] = p->ms[k];
+        }
+        sslat_context_problem part = *p;
+        part.runs = train;
+        part.archs = archs;
+        part.ms = ms;
+        part.lambda = lambda;
+        sslat_context_result ignored;
+        status = sslat_context_fit(&part, x, &ignored, err);
+        for (size_t k = fold; status == SSLAT_OK && k < p->runs; k += SSLAT_CONTEXT_FOLDS) {
+            double e = (predict_run(p, offset, x, k) - p->ms[k]) / p->ms[k];
+            squares += e * e;
+        }
+    }
+    *error = sqrt(squares / (double)p->runs);
+    free(offset);
+    free(archs);
+    free(ms);
+    free(x);
+    return status;
+}
+
 sslat_status sslat_context_choose_lambda(const sslat_context_problem *p, double *lambda, double *cv_error,
                                          sslat_error *err)
 {
@@ -183,44 +225,23 @@ sslat_status sslat_context_choose_lambda(const sslat_context_problem *p, double 
     *cv_error = NAN;
     sslat_status status = check_problem(p, err);
     if (status != SSLAT_OK || p->runs < 2 * SSLAT_CONTEXT_FOLDS) return status;
-    size_t size = 0, blocks = (size_t)p->blocks;
-    size_t *offset = block_offsets(p, &size);
-    int32_t *archs = malloc(p->runs * (blocks ? blocks : 1) * sizeof *archs);
-    double *ms = malloc(p->runs * sizeof *ms), *x = malloc(size * sizeof *x);
-    if (!offset || !archs || !ms || !x) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     double best = INFINITY;
     for (size_t g = 0; status == SSLAT_OK && g < n_grid; g++) {
-        double squares = 0;
-        for (size_t fold = 0; status == SSLAT_OK && fold < SSLAT_CONTEXT_FOLDS; fold++) {
-            /* train on the runs outside the fold (run k is in fold k mod FOLDS) */
-            size_t train = 0;
-            for (size_t k = 0; k < p->runs; k++) {
-                if (k % SSLAT_CONTEXT_FOLDS == fold) continue;
-                memcpy(archs + train * blocks, p->archs + k * blocks, blocks * sizeof *archs);
-                ms[train++] = p->ms[k];
-            }
-            sslat_context_problem part = *p;
-            part.runs = train;
-            part.archs = archs;
-            part.ms = ms;
-            part.lambda = GRID[g];
-            sslat_context_result ignored;
-            status = sslat_context_fit(&part, x, &ignored, err);
-            for (size_t k = fold; status == SSLAT_OK && k < p->runs; k += SSLAT_CONTEXT_FOLDS) {
-                double e = (predict_run(p, offset, x, k) - p->ms[k]) / p->ms[k];
-                squares += e * e;
-            }
-        }
-        double error = sqrt(squares / (double)p->runs);
+        double error = INFINITY;
+        status = cross_validated(p, GRID[g], 1.0, &error, err);
         if (status == SSLAT_OK && error < best) {
             best = error;
             *lambda = GRID[g];
         }
     }
     if (status == SSLAT_OK) *cv_error = best;
-    free(offset);
-    free(archs);
-    free(ms);
-    free(x);
     return status;
+}
+
+sslat_status sslat_context_half_runs_error(const sslat_context_problem *p, double *error, sslat_error *err)
+{
+    *error = NAN;
+    sslat_status status = check_problem(p, err);
+    if (status != SSLAT_OK || p->runs < 2 * SSLAT_CONTEXT_FOLDS) return status;
+    return cross_validated(p, p->lambda, 0.5, error, err);
 }

@@ -59,4 +59,14 @@ sslat_status sslat_context_figures(const sslat_context_problem *problem, const d
 sslat_status sslat_context_choose_lambda(const sslat_context_problem *problem, double *lambda, double *cv_error,
                                          sslat_error *err);
 
+/* The cross-validated relative RMS error of the same fit (its lambda) made on
+ * half the runs: next to choose_lambda's (all the runs), the slope of the
+ * error against the number of runs. NAN (SSLAT_OK) when there are too few
+ * runs to cross-validate. A fit whose error still falls clearly from half the
+ * runs to all of them would gain from more: by more than a tenth of it and
+ * by half a percentage point (an error already near zero is enough). */
+sslat_status sslat_context_half_runs_error(const sslat_context_problem *problem, double *error, sslat_error *err);
+#define SSLAT_CONTEXT_MORE_RUNS_HELP 1.10
+#define SSLAT_CONTEXT_MORE_RUNS_MIN_GAIN 0.005
+
 #endif

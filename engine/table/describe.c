@@ -50,9 +50,14 @@ void sslat_table_predicts_text(const sslat_container *t, char *out, size_t size,
     out[0] = '\0';
     if (short_name) *short_name = "";
     if (runtime) {
+        /* the runner's description begins with the runtime's name: said once */
         bool described = reference && strcmp(reference, runtime);
-        snprintf(out, size, "%s%s%s, calibrated by --context on %s whole architectures", runtime,
-                 described ? " — " : "", described ? reference : "", runs);
+        bool named = described && !strncmp(reference, runtime, strlen(runtime));
+        const char *verdict = sslat_container_metadata(t, "context.quality.verdict");
+        size_t used = (size_t)snprintf(out, size, "%s%s%s, calibrated by --context on %s whole architectures",
+                                       named ? "" : runtime, described && !named ? " — " : "",
+                                       described ? reference : "", runs);
+        if (verdict && used < size) snprintf(out + used, size - used, " (reference runs %s)", verdict);
         if (short_name) *short_name = runtime;
     } else if (timed) {
         snprintf(out, size, "sslat %s: each unit timed alone, the architecture its sum", calculator);
@@ -86,4 +91,24 @@ void sslat_table_unit_meaning(const sslat_container *t, char *out, size_t size)
     size_t used = strlen(out);
     if (calibrated && used < size) /* a calibrated table's figures are the reference runtime's */
         snprintf(out + used, size - used, ", as %s runs it", calibrated);
+}
+
+void sslat_table_fit_text(const sslat_container *t, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!sslat_table_calibrated_to(t)) return;
+    const char *verdict = sslat_container_metadata(t, "context.quality.verdict");
+    const char *cause = sslat_container_metadata(t, "context.quality.cause");
+    const char *cv = sslat_container_metadata(t, "context.cv_relative_rms");
+    const char *enough = sslat_container_metadata(t, "context.enough");
+    const char *swaps = sslat_container_metadata(t, "context.swaps");
+    size_t used = 0;
+#define APPEND(...) \
+    do { if (used < size) used += (size_t)snprintf(out + used, size - used, __VA_ARGS__); } while (0)
+    APPEND("reference runs %s", verdict ? verdict : "not judged (fitted before sslat judged them)");
+    if (cause && strcmp(cause, "none")) APPEND(" (%s)", cause);
+    if (cv) APPEND("; held-out error %.1f%% (5-fold cross-validation)", 100 * strtod(cv, NULL));
+    if (enough) APPEND("; runs enough: %s", enough);
+    if (swaps) APPEND("; order changes: %s", swaps);
+#undef APPEND
 }

@@ -189,7 +189,8 @@ def test_context_fitted_to_onnxruntime_records_it_and_predicts_it(tiny_table, ss
     assert metadata["context.seed"].isdigit()  # so validate can leave the fitted architectures out
     # every figure says what it predicts: stats (text and JSON), and validate's header
     stats = subprocess.run([sslat_command, "stats", str(table)], capture_output=True, text=True, check=True)
-    assert "predicts      onnxruntime — onnxruntime " in stats.stdout, stats.stdout
+    assert "predicts      onnxruntime 1." in stats.stdout, stats.stdout  # the runtime named once, with its version
+    assert "(reference runs " in stats.stdout  # and what the machine let its runs do
     assert "calibrated by --context on 12 whole architectures" in stats.stdout
     stats_json = subprocess.run([sslat_command, "stats", str(table), "--json"], capture_output=True, text=True,
                                 check=True)
@@ -214,6 +215,82 @@ def test_context_fitted_to_onnxruntime_records_it_and_predicts_it(tiny_table, ss
                                  capture_output=True, text=True)
     assert cpu_default.returncode == 2 and "cuda only" in cpu_default.stderr
     assert not (tmp_path / "x.sslat").exists()
+
+
+STALL = {"SSLAT_REFERENCE_TEST_STALL_MS": "4"}  # the runner's timing thread sleeps inside every timed run
+
+
+def test_stalled_reference_runs_are_disturbed_said_everywhere_and_strict_exits_6(tiny_table, sslat_command):
+    """An injected stall of the runner's timing thread (wall time the thread did
+    not run, as the table's tests inject into its samples) makes the reference
+    verdict disturbed: on stderr, in --json, in the text header; --strict exits
+    6 after the output. The table's own verdict is repeated beside it."""
+    require_onnxruntime()
+    space, table = tiny_table
+    env = dict(STALL, SSLAT_PYTHON=sys.executable)
+    result = validate(sslat_command, space, table, "--reference", "onnxruntime", env=env)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    quality = report["reference_quality"]
+    assert quality["verdict"] == "disturbed", quality
+    assert "worker threads were not running for part of" in quality["cause"]
+    assert "batches of runs" in quality["watch"]
+    assert report["table_quality"]["verdict"] in ("ok", "noisy", "disturbed")
+    assert "warning: reference quality DISTURBED" in result.stderr
+    text = subprocess.run([sslat_command, "validate", "-c", "cpu", str(space), str(table), "-k", "3", "--runs", "3",
+                           "--warmup", "1", "--reference", "onnxruntime", "--strict"], capture_output=True,
+                          text=True, env=dict(os.environ, **env))
+    assert text.returncode == 6, text.stderr
+    assert "table quality " in text.stdout and "reference quality DISTURBED (" in text.stdout, text.stdout
+    assert "MAPE" in text.stdout  # the figures are still written
+    assert "--strict: the reference runs were disturbed" in text.stderr
+
+
+def test_reference_runs_on_a_quiet_machine_are_judged_not_disturbed_by_construction(tiny_table, sslat_command):
+    """Without the stall the same run has a verdict and its figures (the
+    machine may be busy: any verdict, but the stall's cause is absent)."""
+    require_onnxruntime()
+    space, table = tiny_table
+    result = validate(sslat_command, space, table, "--reference", "onnxruntime", env={"SSLAT_PYTHON": sys.executable})
+    assert result.returncode == 0, result.stderr
+    quality = json.loads(result.stdout)["reference_quality"]
+    assert quality["verdict"] in ("ok", "noisy", "disturbed")
+    assert "worker CPU" in quality["watch"] and "calibration drift" in quality["watch"]
+    # sslat's own calculator as the reference: no runner, said so
+    own = validate(sslat_command, space, table)
+    assert own.returncode == 0, own.stderr
+    assert json.loads(own.stdout)["reference_quality"] is None
+
+
+def test_a_context_fit_to_stalled_runs_is_disturbed_in_its_metadata_and_strict_exits_6(tiny_table, sslat_command,
+                                                                                        tmp_path):
+    require_onnxruntime()
+    space, _ = tiny_table
+    table = tmp_path / "stalled.sslat"
+    env = dict(os.environ, SSLAT_PYTHON=sys.executable, **STALL)
+    result = subprocess.run([sslat_command, "measure", "-c", "cpu", str(space), "--threads", "1", "--runs", "3",
+                             "--warmup", "1", "--context", "12", "--reference", "onnxruntime", "--strict", "-o",
+                             str(table)], capture_output=True, text=True, env=env)
+    assert result.returncode == 6, result.stderr
+    assert "reference quality DISTURBED" in result.stderr
+    assert "the reference runs it was fitted to were disturbed" in result.stderr
+    assert table.exists()  # written, as --strict does for a disturbed table
+    metadata = json.loads(subprocess.run([sslat_command, "export", str(table), "--json"], capture_output=True,
+                                         text=True, check=True).stdout)["metadata"]
+    assert metadata["context.quality.verdict"] == "disturbed"
+    assert "worker threads were not running" in metadata["context.quality.cause"]
+    # what the fit says of itself: its runs' verdict, whether they were enough, what it reordered
+    assert metadata["context.enough"].split(":")[0] in ("yes", "more would help")
+    assert metadata["context.swaps"].startswith("none: ") or "changed order" in metadata["context.swaps"]
+    stats = subprocess.run([sslat_command, "stats", str(table)], capture_output=True, text=True, check=True).stdout
+    assert "(reference runs disturbed)" in stats.splitlines()[2], stats  # the predicts line, third
+    assert "fit           reference runs disturbed (" in stats, stats
+    fit = json.loads(subprocess.run([sslat_command, "stats", str(table), "--json"], capture_output=True, text=True,
+                                    check=True).stdout)["fit"]
+    assert fit["reference_quality"] == "disturbed" and fit["enough"] and fit["swaps"]
+    report = tmp_path / "report.html"
+    subprocess.run([sslat_command, "report", str(table), "-o", str(report)], check=True, capture_output=True)
+    assert "reference runs disturbed" in report.read_text()
 
 
 @pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])

@@ -555,8 +555,12 @@ class StandinReference : public StandinCommand {
 manifest = json.load(open(sys.argv[1]))
 shutil.copy(sys.argv[1], ')" + manifest_copy + R"(')
 ms = [0.01 * len(json.load(open(m["graph"]))["nodes"]) for m in manifest["models"]]
+watch = {"batches": 15, "disturbed": 0, "workers": 1, "usable": 2, "share_judged": False, "mean_share": 1.0,
+         "worst_share": 1.0, "mean_wait": 0.0, "worst_wait": 0.01, "worst_steal": 0.0, "most_others": 0,
+         "busy_start": 0.0, "busy_end": 0.1, "calibration_share": 0.99, "drift": 1.01, "cov_median": 0.01,
+         "cov_worst": 0.02}
 json.dump({"runtime": manifest["runtime"] + ": fake 1.0, CUDA graph replays, back to back", "ms": ms,
-           "compile_s": [1.5 for m in manifest["models"]]}, sys.stdout)
+           "compile_s": [1.5 for m in manifest["models"]], "watch": watch}, sys.stdout)
 )");
     std::string python = write("python", "#!/bin/sh\n[ \"$1\" = -c ] && exit 0\nexec python3 " + script + " \"$2\"\n");
     chmod(python.c_str(), 0755);
@@ -585,6 +589,10 @@ TEST_F(StandinReference, ContextModeOnCudaFitsToTheReferenceAndNamesIt)
     EXPECT_NE(text.find("\"context.reference\": \"torch-compile: fake 1.0"), std::string::npos);
     EXPECT_NE(text.find("\"context.compile_s\": \"60.000\""), std::string::npos);
     EXPECT_NE(text.find("\"context.architectures\": \"40\""), std::string::npos);
+    // the reference runs' own verdict, kept with the fit (GPU-timed: the worker share is not judged)
+    EXPECT_NE(text.find("\"context.quality.verdict\": \"ok\""), std::string::npos) << text;
+    EXPECT_NE(text.find("worker CPU share not judged"), std::string::npos) << text;
+    EXPECT_NE(r.err.find("[reference] quality ok: 15 batches of runs, 0 disturbed"), std::string::npos) << r.err;
 }
 
 TEST_F(StandinCommand, ContextModeOnCudaRefusesAReferenceThatCannotTimeItBeforeMeasuring)
