@@ -69,7 +69,8 @@ void cli_arch_list_text(FILE *out, const sslat_container *latency, const sslat_c
 {
     char latency_head[64], value_head[96];
     snprintf(latency_head, sizeof latency_head, "latency %s", sslat_container_unit(latency));
-    snprintf(value_head, sizeof value_head, "%s %s", sslat_container_latency_type(value), sslat_container_unit(value));
+    snprintf(value_head, sizeof value_head, "%s%s%s", sslat_container_value_name(value),
+             *sslat_container_unit(value) ? " " : "", sslat_container_unit(value));
     int rank_w = 1, latency_w = (int)strlen(latency_head), value_w = (int)strlen(value_head);
     for (int32_t i = 0; i < n; i++) {
         char rank[16];
@@ -105,7 +106,8 @@ void cli_arch_list_csv(FILE *out, const sslat_container *latency, const sslat_co
 {
     fprintf(out, "rank,latency_%s,", sslat_container_unit(latency));
     char head[128];
-    snprintf(head, sizeof head, "%s_%s", sslat_container_latency_type(value), sslat_container_unit(value));
+    snprintf(head, sizeof head, "%s%s%s", sslat_container_value_name(value), *sslat_container_unit(value) ? "_" : "",
+             sslat_container_unit(value));
     sslat_csv_field(out, head);
     fputs(",arch,labels\n", out);
     for (int32_t i = 0; i < n; i++) {

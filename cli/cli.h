@@ -77,6 +77,11 @@ bool cli_stop_requested(void);
  * eight rotating buffers: valid until eight more calls. */
 const char *cli_text(const char *untrusted);
 
+/* "note: the latency table's quality verdict is DISTURBED: <cause>" (and a
+ * fit's disturbed reference runs) when it is not ok; nothing otherwise. role:
+ * "latency", "value". */
+void cli_print_quality_note(FILE *out, const sslat_container *table, const char *role);
+
 /* Options every verb that loads a space accepts. */
 typedef struct cli_space_args {
     const char *path; /* NULL: the built-in default space */

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/limits.h"
 #include "cli/arch_list.h"
@@ -13,13 +14,15 @@
 
 static void budget_usage(void)
 {
-    printf("usage: sslat budget FILE --limit L [--maximize VALUE.sslat [--top K]] [--bins B] [--json | --csv]\n\n"
+    printf("usage: sslat budget FILE --limit L [--maximize VALUE.sslat [--top K [--distinct]]] [--bins B] [--json | --csv]\n\n"
            "Counts the architectures whose latency is at most L (bracketed: exact on a grid),\n"
            "and with --maximize finds the architecture with the largest total in VALUE (a\n"
            "table of the same space, e.g. MACs) within L: a multiple-choice knapsack on a grid\n"
            "of B steps (default %d). The answer always fits L and is at least as good as\n"
            "any architecture within L - slack (printed). --top K lists the K best (1 to %d),\n"
-           "best first, with their labels. Timed tables are per sample (a batch's time divided by\n"
+           "best first, with their labels; --distinct drops an answer whose latency and value\n"
+           "equal a better one's (the same blocks in another order: mirror pairs), looking\n"
+           "through up to 8K answers. Timed tables are per sample (a batch's time divided by\n"
            "its size), MAC tables count the whole batch: every output says which.\n",
            SSLAT_BUDGET_DEFAULT_BINS, SSLAT_MAX_BUDGET_TOP);
 }
@@ -34,12 +37,13 @@ static void print_count(double limit, const char *unit, double low, double high)
         printf("architectures  more than a double holds fit (the count overflows)\n");
 }
 
-enum { OPT_LIMIT = 2001, OPT_MAXIMIZE, OPT_BINS, OPT_JSON, OPT_CSV, OPT_TOP };
+enum { OPT_LIMIT = 2001, OPT_MAXIMIZE, OPT_BINS, OPT_JSON, OPT_CSV, OPT_TOP, OPT_DISTINCT };
 
 typedef struct budget_args {
     const char *maximize;
     double limit; /* NAN until given */
     int32_t bins, top;
+    bool distinct;
     cli_list_format format;
 } budget_args;
 
@@ -70,6 +74,7 @@ static int budget_option(int opt, const char *value, void *args)
                             : !cli_parse_int(value, "--top", 1, SSLAT_MAX_BUDGET_TOP, &a->top))
             return CLI_BAD_INPUT;
         return CLI_OK;
+    case OPT_DISTINCT: a->distinct = true; return CLI_OK;
     case OPT_JSON:
     case OPT_CSV:
         return cli_set_list_format(&a->format, opt == OPT_JSON ? CLI_LIST_JSON : CLI_LIST_CSV, "budget") ? CLI_OK
@@ -82,12 +87,36 @@ static const struct option BUDGET_OPTIONS[] = {{"limit", required_argument, NULL
                                                {"maximize", required_argument, NULL, OPT_MAXIMIZE},
                                                {"bins", required_argument, NULL, OPT_BINS},
                                                {"top", required_argument, NULL, OPT_TOP},
+                                               {"distinct", no_argument, NULL, OPT_DISTINCT},
                                                {"json", no_argument, NULL, OPT_JSON},
                                                {"csv", no_argument, NULL, OPT_CSV},
                                                {"help", no_argument, NULL, 'h'},
                                                {NULL, 0, NULL, 0}};
 static const cli_verb BUDGET = {"budget", "h", BUDGET_OPTIONS, budget_usage, budget_option, 1, 1,
                                 "a container file and --limit L"};
+
+/* Two sums of the same terms in another order: equal but for rounding. */
+static bool same_sum(double a, double b) { return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b)); }
+
+/* Keeps the first answer of each (latency, value) pair, at most keep of them,
+ * moved to the front in order; returns how many are kept. */
+static int32_t drop_ties(sslat_budget_result *results, int32_t *archs, int32_t stride, int32_t found, int32_t keep)
+{
+    int32_t kept = 0;
+    for (int32_t i = 0; i < found && kept < keep; i++) {
+        bool tie = false;
+        for (int32_t j = 0; j < kept && !tie; j++)
+            tie = same_sum(results[j].latency, results[i].latency) && same_sum(results[j].value, results[i].value);
+        if (tie) continue;
+        if (kept != i) {
+            results[kept] = results[i];
+            memmove(&archs[(size_t)kept * (size_t)stride], &archs[(size_t)i * (size_t)stride],
+                    (size_t)stride * sizeof *archs);
+        }
+        kept++;
+    }
+    return kept;
+}
 
 int cmd_budget(int argc, char **argv)
 {
@@ -104,7 +133,13 @@ int cmd_budget(int argc, char **argv)
                 top ? "--top" : "--csv");
         return CLI_BAD_INPUT;
     }
-    int32_t wanted = top ? top : 1;
+    if (a.distinct && !top) {
+        fprintf(stderr, "sslat budget: --distinct drops ties from a --top K list: give --top K\n");
+        return CLI_BAD_INPUT;
+    }
+    /* --distinct: more answers than asked for, ties dropped below */
+    int32_t asked = top ? top : 1;
+    int32_t wanted = a.distinct ? (asked * 8 < SSLAT_MAX_BUDGET_TOP ? asked * 8 : SSLAT_MAX_BUDGET_TOP) : asked;
     sslat_container *c = NULL, *value = NULL;
     int code = cli_load_container(table_path, &c);
     if (code == CLI_OK && maximize) code = cli_load_container(maximize, &value);
@@ -127,6 +162,11 @@ int cmd_budget(int argc, char **argv)
         fprintf(stderr, "sslat budget: %s\n", err.message);
         code = cli_exit_code(status);
     }
+    int32_t looked_at = found;
+    if (code == CLI_OK && a.distinct) found = drop_ties(results, archs, blocks + 1, found, asked);
+    if (code == CLI_OK && a.distinct && found < asked && looked_at == wanted)
+        fprintf(stderr, "sslat budget: --distinct: %d distinct (latency, value) pairs among the %d best answers\n",
+                found, looked_at);
     for (int32_t i = 0; i < found; i++)
         list[i] = (cli_arch_point){&archs[(size_t)i * (size_t)(blocks + 1)], results[i].latency, results[i].value};
     if (code == CLI_OK) {
@@ -146,6 +186,7 @@ int cmd_budget(int argc, char **argv)
             json_decref(overflow);
             if (value && found > 0) {
                 json_object_set_new(root, "value_type", json_string(sslat_container_latency_type(value)));
+                json_object_set_new(root, "value_name", json_string(sslat_container_value_name(value)));
                 json_object_set_new(root, "value_unit", json_string(sslat_container_unit(value)));
                 char value_meaning[160];
                 sslat_table_unit_meaning(value, value_meaning, sizeof value_meaning);
@@ -165,15 +206,16 @@ int cmd_budget(int argc, char **argv)
         } else {
             print_count(limit, unit, low, high);
             printf("latency in     %s\n", meaning);
+            cli_print_quality_note(stdout, c, "latency");
             if (value && !top) {
                 printf("best by %-6s %.6g %s at %.6g %s (grid slack %.3g %s)\narch           ",
-                       sslat_container_latency_type(value), results[0].value, sslat_container_unit(value),
+                       sslat_container_value_name(value), results[0].value, sslat_container_unit(value),
                        results[0].latency, unit, results[0].grid_slack, unit);
                 cli_print_arch(stdout, archs, blocks);
                 printf("\n");
             } else if (value) {
                 printf("the %d best by %s within the limit (grid slack %.3g %s):\n", found,
-                       sslat_container_latency_type(value), results[0].grid_slack, unit);
+                       sslat_container_value_name(value), results[0].grid_slack, unit);
                 cli_arch_list_text(stdout, c, value, list, found);
                 /* k lists per cell cost memory: past the limit the grid is coarser than asked */
                 double fastest = 0;

@@ -95,9 +95,10 @@ int cmd_pareto(int argc, char **argv)
         sslat_table_unit_meaning(latency, meaning, sizeof meaning);
         sslat_table_unit_meaning(value, value_meaning, sizeof value_meaning);
         if (format == CLI_LIST_JSON) {
-            json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:f, s:b, s:o}", "space",
+            json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:f, s:b, s:o}", "space",
                                      sslat_container_space_name(latency), "latency_meaning", meaning, "value_type",
-                                     sslat_container_latency_type(value), "value_unit", sslat_container_unit(value),
+                                     sslat_container_latency_type(value), "value_name",
+                                     sslat_container_value_name(value), "value_unit", sslat_container_unit(value),
                                      "value_meaning", value_meaning, "front_size", (json_int_t)whole, "exact",
                                      slack == 0, "slack", slack, "slack_exceeds_span",
                                      sslat_pareto_slack_exceeds_span(front), "points",
@@ -112,8 +113,9 @@ int cmd_pareto(int argc, char **argv)
             cli_arch_list_csv(stdout, latency, value, list, n);
         } else {
             printf("Pareto front of '%s': latency (lower is better) against %s (higher is better)\n",
-                   cli_text(sslat_container_space_name(latency)), sslat_container_latency_type(value));
-            printf("latency in %s; %s in %s\n", meaning, sslat_container_latency_type(value), value_meaning);
+                   cli_text(sslat_container_space_name(latency)), sslat_container_value_name(value));
+            printf("latency in %s; %s in %s\n", meaning, sslat_container_value_name(value), value_meaning);
+            cli_print_quality_note(stdout, latency, "latency");
             if (slack == 0)
                 printf("exact: %lld points on the front%s\n", whole, n < whole ? "" : ", all shown");
             else

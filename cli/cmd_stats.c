@@ -93,6 +93,7 @@ static int print_json(const sslat_container *c, const stats_report *r, size_t n,
         json_object_set_new(root, "current", figure("current", r->current, overflow));
         json_object_set_new(root, "current_arch", arch_json(r->arch, blocks));
     }
+    if (root) json_object_set_new(root, "value_name", json_string(sslat_container_value_name(c)));
     char predicts[1400];
     const char *runtime = NULL;
     sslat_table_predicts_text(c, predicts, sizeof predicts, &runtime);
@@ -137,8 +138,9 @@ static void print_text(const sslat_container *c, const stats_report *r, size_t n
     const char *unit = sslat_container_unit(c);
     char a[64], b[64];
     if (sslat_container_space_hash(c) != 0)
-        printf("table         %s (%s), space %s (hash %016" PRIx64 "), batch %d\n",
-               sslat_container_latency_type(c), unit, cli_text(sslat_container_space_name(c)),
+        printf("table         %s (%s)%s, space %s (hash %016" PRIx64 "), batch %d\n", sslat_container_value_name(c),
+               unit, strcmp(sslat_container_latency_type(c), "value") ? "" : ", a value table",
+               cli_text(sslat_container_space_name(c)),
                sslat_container_space_hash(c), sslat_container_batch(c));
     else /* an imported ENOT table knows none of it */
         printf("table         %s (%s), space %s, batch unknown\n", sslat_container_latency_type(c), unit,

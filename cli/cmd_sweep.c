@@ -23,6 +23,7 @@
 #include "calc/run.h"
 #include "cli/cli.h"
 #include "cli/sweep.h"
+#include "table/container.h"
 #include "ir/space.h"
 #include "table/describe.h"
 
@@ -176,6 +177,39 @@ static int scan_points(const cli_space_args *base, const sslat_calculator *calcu
     return code;
 }
 
+/* A value table (--value FILE) at a point: the same values at every batch and
+ * resolution, so its blocks and candidates must be the point's (checked by
+ * count and label; the hash differs with the input). */
+static sslat_status value_table_for_point(const sslat_container *values, const sslat_space *space,
+                                          sslat_container **out, sslat_error *err)
+{
+    int32_t blocks = sslat_space_block_count(space);
+    if (sslat_container_block_count(values) != blocks)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "--value: the value table has %d blocks, the space %d",
+                          (int)sslat_container_block_count(values), (int)blocks);
+    for (int32_t b = 0; b < blocks; b++) {
+        int32_t count = sslat_space_candidate_count(space, b);
+        if (sslat_container_candidate_count(values, b) != count)
+            return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "--value: block %d has %d candidates in the value "
+                              "table, %d in the space", (int)b, (int)sslat_container_candidate_count(values, b),
+                              (int)count);
+        for (int32_t c = 0; c < count; c++) {
+            const char *label = sslat_container_candidate_label(values, b, c);
+            if (label && *label && strcmp(label, sslat_space_candidate_label(space, b, c)))
+                return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "--value: block %d candidate %d is '%s' in the "
+                                  "value table, '%s' in the space", (int)b, (int)c, label,
+                                  sslat_space_candidate_label(space, b, c));
+        }
+    }
+    sslat_status status = sslat_container_clone(values, out, err);
+    int32_t nchw[4];
+    sslat_space_input_shape(space, nchw);
+    /* the point's space and input: the pair of tables is then one space's */
+    if (status == SSLAT_OK)
+        status = sslat_container_set_space_info(*out, sslat_space_name(space), sslat_space_hash(space), nchw, err);
+    return status;
+}
+
 /* The point's answers from its table: extremes, fastest architecture, and
  * the best by the value table within each budget. */
 static sslat_status answer_point(const sslat_calculator *value_calculator, const sslat_space *space,
@@ -196,7 +230,9 @@ static sslat_status answer_point(const sslat_calculator *value_calculator, const
     if (status == SSLAT_OK && (!r->argmin || !r->budget_arch || !r->budget_latency || !r->budget_value || !r->budget_fits))
         status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     if (status == SSLAT_OK) status = sslat_argmin_arch(r->table, r->argmin, r->blocks, err);
-    if (status == SSLAT_OK && answers->n_budgets) {
+    if (status == SSLAT_OK && answers->n_budgets && answers->value_table)
+        status = value_table_for_point(answers->value_table, space, &r->value, err);
+    else if (status == SSLAT_OK && answers->n_budgets) {
         sslat_calc_options value_options;
         sslat_calc_options_default(&value_options);
         status = sslat_measure_space(value_calculator, space, &value_options, NULL, NULL, &r->value, err);
@@ -278,13 +314,15 @@ typedef struct sweep_args {
 static void sweep_usage(void)
 {
     printf("usage: sslat sweep [SPACE] -c TYPE --batch 1,8,32 --resolution 160,224 [--dtype fp32]\n"
-           "                   -o DIR [--budget B1,B2 [--value mac]] [--restart] [--shard I/N]\n"
+           "                   -o DIR [--budget B1,B2 [--value mac|VALUE.sslat]] [--restart] [--shard I/N]\n"
            "                   [--runs N --warmup N --threads N --cache hot|cold]\n\n"
            "Writes DIR/b<batch>_r<res>_<dtype>.sslat per point, and DIR/summary.csv, summary.jsonl\n"
            "and summary.html: per point min / mean / max, the latency of the space's \"arch\", the\n"
            "fastest architecture and, for each --budget B (in the table's unit: per sample for a\n"
            "timed table), the architecture with the most --value (an analytic table made at the\n"
-           "point's input: mac, mac_thop, mac_fvcore, mac_pthflops; default mac) within B. The page\n"
+           "point's input: mac, mac_thop, mac_fvcore, mac_pthflops; default mac; or a value table\n"
+           "of yours, VALUE.sslat from sslat import --values, the same values at every point) within\n"
+           "B, labelled with its name and unit. The page\n"
            "shows where these architectures change from point to point.\n"
            "A point whose table this run made before is kept (resume). One made by another run\n"
            "(other options, calculator or machine) is never replaced silently: the sweep stops\n"
@@ -374,8 +412,24 @@ static int parse_dtypes(const char *dtypes, const sslat_calculator *calculator, 
     return CLI_OK;
 }
 
+/* --value FILE: a whole table, the same values at every point. */
+static int load_value_table(const char *path, sslat_container **table)
+{
+    int code = cli_load_container(path, table);
+    if (code != CLI_OK) return code;
+    sslat_error err;
+    if (sslat_container_require_complete(*table, &err) != SSLAT_OK) {
+        fprintf(stderr, "sslat sweep: --value %s: %s\n", path, err.message);
+        sslat_container_free(*table);
+        *table = NULL;
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
 /* The calculators (the one swept, the one budgets maximise) and the folder's name. */
-static int check_args(sweep_args *a, const sslat_calculator **calculator, const sslat_calculator **value_calculator)
+static int check_args(sweep_args *a, const sslat_calculator **calculator, const sslat_calculator **value_calculator,
+                      sslat_container **value_table)
 {
     *calculator = a->type ? sslat_calculator_find(a->type) : cli_best_calculator();
     if (!*calculator) {
@@ -387,10 +441,14 @@ static int check_args(sweep_args *a, const sslat_calculator **calculator, const 
         return CLI_BAD_INPUT;
     }
     if (!a->value_type) a->value_type = "mac";
+    *value_table = NULL;
+    if (strstr(a->value_type, ".sslat") || strchr(a->value_type, '/')) /* a file: a value table of the user's */
+        return load_value_table(a->value_type, value_table);
     *value_calculator = sslat_calculator_find(a->value_type);
     if (!*value_calculator || (*value_calculator)->kind != SSLAT_CALC_ANALYTIC) {
         fprintf(stderr, "sslat sweep: --value '%s': the budgets maximise an analytic table made at each point "
-                        "(mac, mac_thop, mac_fvcore, mac_pthflops)\n", a->value_type);
+                        "(mac, mac_thop, mac_fvcore, mac_pthflops) or a value table (FILE.sslat, sslat import "
+                        "--values)\n", a->value_type);
         return CLI_BAD_INPUT;
     }
     return CLI_OK;
@@ -501,6 +559,9 @@ static int run_points(const cli_space_args *base, const sslat_calculator *calcul
     return code;
 }
 
+static int sweep_points(const sweep_args *given, const cli_space_args *base_args, const sslat_calculator *calculator,
+                        const sslat_calculator *value_calculator, const sweep_answers *answers_in);
+
 int cmd_sweep(int argc, char **argv)
 {
     sweep_args a = {.batches = {1}, .resolutions = {224}, .n_batch = 1, .n_res = 1};
@@ -510,9 +571,24 @@ int cmd_sweep(int argc, char **argv)
     if (!a.dir) return cli_expects(&SWEEP);
     cli_space_args base = {first < argc ? argv[first] : NULL, {0, 0, 0}};
     const sslat_calculator *calculator = NULL, *value_calculator = NULL;
-    code = check_args(&a, &calculator, &value_calculator);
+    sslat_container *value_table = NULL;
+    code = check_args(&a, &calculator, &value_calculator, &value_table);
     if (code != CLI_OK) return code;
-    sweep_answers answers = {a.budgets, a.n_budgets, a.value_type};
+    sweep_answers answers = {a.budgets, a.n_budgets, value_table ? sslat_container_value_name(value_table) : a.value_type,
+                             value_table};
+    code = sweep_points(&a, &base, calculator, value_calculator, &answers);
+    sslat_container_free(value_table);
+    return code;
+}
+
+/* The sweep itself, once its arguments are checked. */
+static int sweep_points(const sweep_args *given, const cli_space_args *base_args, const sslat_calculator *calculator,
+                        const sslat_calculator *value_calculator, const sweep_answers *answers_in)
+{
+    sweep_args a = *given;
+    cli_space_args base = *base_args;
+    sweep_answers answers = *answers_in;
+    int code = CLI_OK;
     int32_t shard_index, shard_count;
     code = cli_shard_options(a.shard, &shard_index, &shard_count);
     if (code != CLI_OK) return code;

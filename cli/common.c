@@ -391,3 +391,17 @@ bool cli_device_option(int opt, const char *value, sslat_calc_options *options, 
     default: return false;
     }
 }
+
+void cli_print_quality_note(FILE *out, const sslat_container *table, const char *role)
+{
+    const char *verdict = sslat_container_metadata(table, "quality.verdict");
+    const char *cause = sslat_container_metadata(table, "quality.cause");
+    if (verdict && strcmp(verdict, "ok"))
+        fprintf(out, "note: the %s table's quality verdict is %s%s%s\n", role,
+                strcmp(verdict, "disturbed") ? verdict : "DISTURBED", cause && strcmp(cause, "none") ? ": " : "",
+                cause && strcmp(cause, "none") ? cli_text(cause) : "");
+    const char *reference = sslat_container_metadata(table, "context.quality.verdict");
+    if (reference && strcmp(reference, "ok"))
+        fprintf(out, "note: the reference runs the %s table was fitted to were %s (sslat stats: fit)\n", role,
+                reference);
+}

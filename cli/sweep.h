@@ -27,7 +27,8 @@ typedef struct point_result {
 typedef struct sweep_answers {
     const double *budgets; /* the table's unit, per sample for a timed table */
     int n_budgets;
-    const char *value_type; /* the table each budget maximises ("mac") */
+    const char *value_type; /* what each budget maximises, as its columns say ("mac", a value table's "top1") */
+    const sslat_container *value_table; /* a value table used at every point (--value FILE), or NULL */
 } sweep_answers;
 
 void point_result_free(point_result *r);

@@ -248,6 +248,17 @@ SSLAT_API void sslat_free(void *pointer);
 /* Accessors. Strings belong to the container. */
 SSLAT_API const char *sslat_container_latency_type(const sslat_container *container);
 SSLAT_API const char *sslat_container_unit(const sslat_container *container);
+/* A value table (latency type "value": a user's per-candidate values such as
+ * accuracy-predictor terms, energy or memory, higher is better where a
+ * command maximises them) is named when it is made: name (1 to 40 printable
+ * characters, no quote, backslash or comma, not a latency type's name) and
+ * unit (0 to 16, e.g. "%"); metadata value.name and unit. Other tables keep
+ * their type's name and unit (SSLAT_ERR_INVALID_ARGUMENT). */
+SSLAT_API sslat_status sslat_container_name_values(sslat_container *container, const char *name, const char *unit,
+                                                   sslat_error *error);
+/* What a table's figures are called: a value table's name ("top1"), else its
+ * latency type ("mac_fvcore", "cpu"). */
+SSLAT_API const char *sslat_container_value_name(const sslat_container *container);
 SSLAT_API double sslat_container_constant_latency(const sslat_container *container);
 SSLAT_API sslat_entry sslat_container_constant_entry(const sslat_container *container);
 SSLAT_API int32_t sslat_container_block_count(const sslat_container *container);

@@ -101,7 +101,7 @@ static void write_summary(FILE *out, const report_input *in, double min, double 
     fputs("<h2>Summary</h2>\n<table id=\"summary\">\n", out);
     if (in->table_name) row(out, "table", in->table_name);
     row(out, "space", sslat_container_space_title(t));
-    snprintf(text, sizeof text, "%s (%s)", sslat_container_latency_type(t), unit);
+    snprintf(text, sizeof text, "%s (%s)", sslat_container_value_name(t), unit);
     row(out, "latency type", text);
     int32_t shape[4];
     sslat_container_input_shape(t, shape);
@@ -402,8 +402,8 @@ static sslat_status write_mac_scatter(FILE *out, const report_input *in, sslat_e
     double x_pad = fmax((x_hi - x_lo) * 0.03, 1e-9), y_pad = fmax((y_hi - y_lo) * 0.03, 1e-9);
     x_lo -= x_pad, x_hi += x_pad, y_lo -= y_pad, y_hi += y_pad;
     char x_label[96], y_label[96];
-    snprintf(x_label, sizeof x_label, "%s (%s)", sslat_container_latency_type(mac), sslat_container_unit(mac));
-    snprintf(y_label, sizeof y_label, "%s (%s)", sslat_container_latency_type(t), sslat_container_unit(t));
+    snprintf(x_label, sizeof x_label, "%s (%s)", sslat_container_value_name(mac), sslat_container_unit(mac));
+    snprintf(y_label, sizeof y_label, "%s (%s)", sslat_container_value_name(t), sslat_container_unit(t));
     plot_frame f = {x_lo, x_hi, y_lo, y_hi, 70, 20, 800, 300};
     fputs("<h2>MACs vs latency</h2>\n", out);
     plot_begin(out, "mac-scatter", 940, 370, "MACs against latency of random architectures");
@@ -439,7 +439,7 @@ static sslat_status write_pareto_table(FILE *out, const report_input *in, const 
     for (int32_t i = 0; i < n; i++) sslat_pareto_point(front, i, NULL, 0, &latencies[i], NULL, NULL);
     int64_t rows = sslat_pareto_spread(latencies, n, PARETO_TABLE_POINTS, chosen);
     fprintf(out, "<table class=\"list\" id=\"pareto-points\"><tr><th>latency (%s)</th><th>", sslat_container_unit(t));
-    plot_escape(out, sslat_container_latency_type(v));
+    plot_escape(out, sslat_container_value_name(v));
     fprintf(out, " (%s)</th><th>architecture (candidate of each block)</th></tr>\n", sslat_container_unit(v));
     for (int64_t r = 0; r < rows; r++) {
         double latency, value;
@@ -491,9 +491,9 @@ static sslat_status write_pareto(FILE *out, const report_input *in, sslat_error 
     plot_frame f = {x_lo - x_pad, x_hi + x_pad, y_lo - y_pad, y_hi + y_pad, 70, 20, 800, 300};
     char x_label[96], y_label[96];
     snprintf(x_label, sizeof x_label, "latency (%s, lower is better)", sslat_container_unit(t));
-    snprintf(y_label, sizeof y_label, "%s (%s, higher is better)", sslat_container_latency_type(v), sslat_container_unit(v));
+    snprintf(y_label, sizeof y_label, "%s (%s, higher is better)", sslat_container_value_name(v), sslat_container_unit(v));
     fputs("<h2>Pareto front: latency against ", out);
-    plot_escape(out, sslat_container_latency_type(v));
+    plot_escape(out, sslat_container_value_name(v));
     fputs("</h2>\n", out);
     plot_begin(out, "pareto", 940, 370, "the Pareto front of latency against a second table over the whole space");
     plot_axes(out, &f, x_label, y_label);
@@ -643,7 +643,7 @@ sslat_status report_render(const report_input *in, char **html, sslat_error *err
     fprintf(out, "</title><style>%s</style></head>\n<body>\n<h1>sslat report: ", STYLE);
     plot_escape(out, sslat_container_space_name(t));
     fputs(" · ", out);
-    plot_escape(out, sslat_container_latency_type(t));
+    plot_escape(out, sslat_container_value_name(t));
     fputs("</h1>\n", out);
     write_summary(out, in, min, median, bound, mean, max);
     write_heatmap(out, in);

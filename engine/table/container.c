@@ -453,6 +453,11 @@ sslat_status sslat_container_relabel_type(sslat_container *c, const char *latenc
     if (!unit)
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "unknown latency type '%s'",
                           latency_type ? latency_type : "(null)");
+    if (!strcmp(sslat_latency_type_canonical(latency_type), SSLAT_VALUE_TYPE) ||
+        !strcmp(sslat_container_latency_type(c), SSLAT_VALUE_TYPE))
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "a value table is made by sslat import --values (or "
+                          "sslat.value_table), not by relabelling: a %s table stays one",
+                          sslat_container_latency_type(c));
     if (strcmp(unit, sslat_container_unit(c)) != 0)
         return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "a %s table (%s) cannot be relabelled %s (%s): other unit",
                           sslat_container_latency_type(c), sslat_container_unit(c), latency_type, unit);
@@ -463,10 +468,33 @@ sslat_status sslat_container_set_metadata(sslat_container *c, const char *key, c
                                           sslat_error *error)
 {
     if (!c || !key || !value) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
-    if (!strcmp(key, "latency_type") || !strcmp(key, "unit"))
-        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT,
-                          "'%s' is fixed when the container is created", key);
+    if (!strcmp(key, "latency_type") || !strcmp(key, "unit") || !strcmp(key, "value.name"))
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "'%s' is fixed when the container is created%s", key,
+                          strcmp(key, "latency_type") ? " (a value table's by sslat_container_name_values)" : "");
     return put_meta(c, key, value, error);
+}
+
+sslat_status sslat_container_name_values(sslat_container *c, const char *name, const char *unit, sslat_error *error)
+{
+    sslat_error_clear(error);
+    if (!c || !name || !unit) return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "NULL argument");
+    if (strcmp(sslat_container_latency_type(c), SSLAT_VALUE_TYPE))
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "a %s table keeps its own name and unit (%s): only a "
+                          "value table is named", sslat_container_latency_type(c), sslat_container_unit(c));
+    char why[160];
+    if (!sslat_value_name_valid(name, why, sizeof why))
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "value name '%.60s': %s", name, why);
+    if (!sslat_value_unit_valid(unit, why, sizeof why))
+        return sslat_fail(error, SSLAT_ERR_INVALID_ARGUMENT, "value unit '%.60s': %s", unit, why);
+    sslat_status status = put_meta(c, "value.name", name, error);
+    return status == SSLAT_OK ? put_meta(c, "unit", unit, error) : status;
+}
+
+const char *sslat_container_value_name(const sslat_container *c)
+{
+    const char *name = sslat_container_metadata(c, "value.name");
+    if (!strcmp(sslat_container_latency_type(c), SSLAT_VALUE_TYPE)) return name ? name : SSLAT_VALUE_TYPE;
+    return sslat_container_latency_type(c);
 }
 
 sslat_status sslat_container_set_fixed_entry(sslat_container *c, int32_t fixed, const sslat_entry *entry,

@@ -376,8 +376,15 @@ static void read_table(reader *r, parsed *p)
         bad(r, "unknown latency type '%.40s'", type);
         return;
     }
-    if (strcmp(expected, unit) != 0) {
-        bad(r, "unit '%.20s' does not match latency type '%s' (%s)", unit, type, expected);
+    if (!sslat_latency_type_unit_fits(type, unit)) {
+        bad(r, "unit '%.20s' does not match latency type '%s' (%s)", unit, type,
+            *expected ? expected : "a value unit: 0 to 16 printable characters");
+        return;
+    }
+    const char *value_name = parsed_meta(p, "value.name");
+    if (!strcmp(sslat_latency_type_canonical(type), SSLAT_VALUE_TYPE) &&
+        (!value_name || !sslat_value_name_valid(value_name, NULL, 0))) {
+        bad(r, "a value table needs a valid value.name in its metadata");
         return;
     }
     sslat_entry constant = get_entry(r, "constant_latency", -1, -1);

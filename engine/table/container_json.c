@@ -123,8 +123,7 @@ static sslat_status import_root(json_t *root, sslat_container **out, sslat_error
     json_t *type = json_object_get(root, "latency_type");
     json_t *unit = json_object_get(root, "unit");
     if (json_is_string(type) && unit &&
-        (!json_is_string(unit) || !sslat_latency_type_unit(json_string_value(type)) ||
-         strcmp(json_string_value(unit), sslat_latency_type_unit(json_string_value(type))) != 0))
+        (!json_is_string(unit) || !sslat_latency_type_unit_fits(json_string_value(type), json_string_value(unit))))
         return sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: unit does not match latency_type '%.40s' (%s)",
                           json_string_value(type), sslat_latency_type_unit(json_string_value(type))
                                                        ? sslat_latency_type_unit(json_string_value(type)) : "unknown");
@@ -209,9 +208,19 @@ static sslat_status import_root(json_t *root, sslat_container **out, sslat_error
                 c->meta[c->n_meta++] = (sslat_meta_pair){k, v};
             }
             if (status == SSLAT_OK && (!sslat_container_metadata(c, "latency_type") ||
-                                       strcmp(sslat_container_unit(c), sslat_latency_type_unit(json_string_value(type)))))
+                                       !sslat_latency_type_unit_fits(json_string_value(type), sslat_container_unit(c))))
                 status = sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: metadata needs latency_type and the unit of that type");
         }
+    }
+    /* a value table: its name and unit, the same wherever the export says them */
+    if (status == SSLAT_OK && !strcmp(sslat_container_latency_type(c), SSLAT_VALUE_TYPE)) {
+        const char *name = sslat_container_metadata(c, "value.name");
+        char why[160] = "it has none";
+        if (!name || !sslat_value_name_valid(name, why, sizeof why))
+            status = sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: a value table needs metadata.value.name (%s)",
+                                why);
+        else if (json_is_string(unit) && strcmp(json_string_value(unit), sslat_container_unit(c)))
+            status = sslat_fail(error, SSLAT_ERR_PARSE, "JSON container: unit differs from metadata.unit");
     }
 
     json_t *space = json_object_get(root, "space");

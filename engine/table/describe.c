@@ -77,6 +77,11 @@ void sslat_table_unit_meaning(const sslat_container *t, char *out, size_t size)
     int32_t shape[4];
     sslat_container_input_shape(t, shape);
     const char *unit = sslat_container_unit(t), *samples = sslat_container_metadata(t, "base_samples");
+    if (!strcmp(sslat_container_latency_type(t), "value")) { /* the user's own figures: no batch to speak of */
+        snprintf(out, size, "%s%sper architecture (your values: the constant plus one per block)", unit,
+                 *unit ? " " : "");
+        return;
+    }
     if (samples)
         snprintf(out, size, "%s per sample (the whole batch's figure divided by %s)", unit, samples);
     else if (!strcmp(unit, "ms") && shape[0] > 0)

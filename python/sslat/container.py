@@ -198,6 +198,11 @@ class SearchSpaceLatencyContainer(_native.HandleOwner):
         return self._text(lib.sslat_container_unit)
 
     @property
+    def value_name(self) -> str:
+        """What the figures are called: a value table's name ("top1"), else the latency type."""
+        return self._text(lib.sslat_container_value_name)
+
+    @property
     def block_count(self) -> int:
         return self._get(lib.sslat_container_block_count)
 

@@ -241,6 +241,29 @@ def attach_latency(search_space: SearchSpace, container: SearchSpaceLatencyConta
         _native.call(lib.sslat_attach_latency, space, table)
 
 
+def value_table(values: Sequence[Sequence[float]], name: str, unit: str = "", constant: float = 0.0,
+                space: Optional[SearchSpace] = None) -> SearchSpaceLatencyContainer:
+    """A value table: your own per-candidate values (an accuracy predictor's
+    additive terms, energy, memory...) named `name` in `unit`, one list per
+    block of one value per candidate, plus the constant part; with `space`,
+    bound to it by its hash (its blocks, candidates and labels checked) like
+    any table. pareto_front, budget_top, report and plot label their axes and
+    columns with the name and unit. Values are finite and >= 0 (shift signed
+    terms by a constant per block: no ranking changes)."""
+    if not isinstance(name, str) or not isinstance(unit, str):
+        raise TypeError("value_table: name and unit are strings")
+    table = SearchSpaceLatencyContainer("value", constant, values)
+    with table._handle.use() as pointer:
+        _native.call(lib.sslat_container_name_values, pointer, _native.encode(name, "name"),
+                     _native.encode(unit, "unit"))
+    if space is not None:
+        if not isinstance(space, SearchSpace):
+            raise TypeError("value_table: space must be a SearchSpace, not %s" % type(space).__name__)
+        with _native.using(space._handle, table._handle) as (space_pointer, table_pointer):
+            _native.call(lib.sslat_container_bind_space, table_pointer, space_pointer)
+    return table
+
+
 def reset_latency(search_space: SearchSpace) -> None:
     """Drop the latency attached to search_space."""
     if not isinstance(search_space, SearchSpace):
