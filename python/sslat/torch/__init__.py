@@ -30,6 +30,10 @@ never a silent skip.
 
 The inverse (space → module: _module): to_module(space, arch) builds an
 architecture of any space as an nn.Module.
+
+The chosen architecture back into the model (_arch): set_arch(model, arch)
+makes the model run it, arch_of(model) reads which one it runs, subnet(model,
+arch) copies it out as a plain module with the model's own weights.
 """
 import numbers
 import os
@@ -39,6 +43,7 @@ import torch
 import torch.nn as nn
 
 from ..space import SearchSpace
+from ._arch import arch_of, set_arch, subnet
 from ._check import check, first_network_difference
 from ._labels import LABEL_LIMIT, is_label
 from ._module import Architecture, to_module
@@ -47,7 +52,7 @@ from ._record import is_choice
 from ._trace import trace
 
 __all__ = ["Choice", "MappingError", "is_choice", "to_space", "to_space_dict", "to_module", "space_of",
-           "Architecture"]
+           "Architecture", "set_arch", "arch_of", "subnet"]
 
 
 class Choice(nn.Module):
