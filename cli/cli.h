@@ -201,5 +201,6 @@ int cmd_sweep(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
 int cmd_calculators(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 #endif

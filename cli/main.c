@@ -25,6 +25,7 @@ static const struct {
     {"export-onnx", cmd_export_onnx, "one architecture of a space as an ONNX model (seeded weights)"},
     {"import", cmd_import, "a JSON export back into a binary container"},
     {"report", cmd_report, "a table as one self-contained HTML page with plots (inline SVG)"},
+    {"plot", cmd_plot, "the Pareto front(s) as a figure for a paper (SVG, PDF)"},
     {"import-enot", cmd_import_enot, "an ENOT latency pickle into a container (strict, runs no code)"},
     {"calculators", cmd_calculators, "list the calculators (latency types) and which can run here"},
 };

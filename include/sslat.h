@@ -535,6 +535,49 @@ typedef struct sslat_report_options {
 SSLAT_API sslat_status sslat_report_html(const sslat_container *table, const sslat_report_options *options,
                                          char **html, sslat_error *error);
 
+/* ---- Figures ----------------------------------------------------------------- */
+
+/* A reference network drawn as a labelled point: its latency (the fronts'
+ * unit) and value (theirs). */
+typedef struct sslat_plot_reference {
+    const char *name;
+    double latency, value;
+} sslat_plot_reference;
+
+typedef struct sslat_plot_options {
+    uint32_t size;                          /* sizeof(sslat_plot_options), as sslat_report_options */
+    const char *const *labels;              /* one legend label per front (NULL: made from each table) */
+    const sslat_plot_reference *references; /* reference networks, labelled points */
+    size_t reference_count;
+    const int32_t *chosen;                  /* the chosen architecture of the first front's space, or NULL */
+    int32_t chosen_length;
+    int32_t numbered;                       /* points numbered on each front: 0 for 8, -1 for none, up to 50 */
+    int32_t width_pt, height_pt;            /* 0: one column of a two-column paper, 252 x 189 pt */
+} sslat_plot_options;
+#ifdef __cplusplus
+#define SSLAT_PLOT_OPTIONS_INIT                                                                                        \
+    ([] {                                                                                                              \
+        sslat_plot_options o{};                                                                                        \
+        o.size = (uint32_t)sizeof o;                                                                                   \
+        return o;                                                                                                      \
+    }())
+#else
+#define SSLAT_PLOT_OPTIONS_INIT {.size = (uint32_t)sizeof(sslat_plot_options)}
+#endif
+
+/* A figure a paper can use: the Pareto fronts of latency (x, lower is better)
+ * against a value (y, higher is better) of `fronts` pairs of tables on one
+ * pair of axes (one latency unit, one value name and unit), each front a step
+ * line with its tabulated points numbered on it (spread evenly in latency, as
+ * `sslat pareto --points`), a band of ±1 standard deviation of latency where
+ * the entries were timed, reference networks and the chosen architecture as
+ * labelled points, a legend for several fronts. path ends in .svg (standalone
+ * SVG) or .pdf (one page, standard fonts); no script, no network; written
+ * atomically. */
+SSLAT_API sslat_status sslat_plot_fronts(const sslat_container *const *latency, const sslat_container *const *value,
+                                         size_t fronts, const sslat_plot_options *options, const char *path,
+                                         sslat_error *error);
+
 /* sizeof of a public struct as this library was built ("sslat_entry",
  * "sslat_latency_options", …), 0 for a name it does not know: a binding that
  * mirrors the structs (the Python package) checks its copies against it. */

@@ -30,6 +30,8 @@ size_t sslat_struct_size(const char *name)
         {"sslat_distribution_options", sizeof(sslat_distribution_options)},
         {"sslat_budget_result", sizeof(sslat_budget_result)},
         {"sslat_report_options", sizeof(sslat_report_options)},
+        {"sslat_plot_options", sizeof(sslat_plot_options)},
+        {"sslat_plot_reference", sizeof(sslat_plot_reference)},
     };
     for (size_t i = 0; name && i < sizeof SIZES / sizeof SIZES[0]; i++)
         if (!strcmp(SIZES[i].name, name)) return SIZES[i].size;

@@ -11,11 +11,12 @@
 #include "base/error.h"
 #include "base/order.h"
 #include "base/rng.h"
-#include "table/describe.h"
+#include "report/front_figure.h"
 #include "report/svg_plot.h"
 #include "stats/stats.h"
 #include "stats/validation.h"
 #include "table/container.h"
+#include "table/describe.h"
 
 #define HISTOGRAM_BINS 60
 #define SCATTER_POINTS 2000
@@ -394,22 +395,22 @@ static sslat_status write_mac_scatter(FILE *out, const report_input *in, sslat_e
     double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
     for (size_t i = 0; i < n; i++) {
         random_arch(&rng, t, arch);
-        x[i] = total_of(mac, arch);
-        y[i] = total_of(t, arch);
+        x[i] = total_of(t, arch); /* latency on x in every plot, as on the front */
+        y[i] = total_of(mac, arch);
         x_lo = fmin(x_lo, x[i]), x_hi = fmax(x_hi, x[i]), y_lo = fmin(y_lo, y[i]), y_hi = fmax(y_hi, y[i]);
     }
     double rho = sslat_spearman_rho(x, y, n);
     double x_pad = fmax((x_hi - x_lo) * 0.03, 1e-9), y_pad = fmax((y_hi - y_lo) * 0.03, 1e-9);
     x_lo -= x_pad, x_hi += x_pad, y_lo -= y_pad, y_hi += y_pad;
     char x_label[96], y_label[96];
-    snprintf(x_label, sizeof x_label, "%s (%s)", sslat_container_value_name(mac), sslat_container_unit(mac));
-    snprintf(y_label, sizeof y_label, "%s (%s)", sslat_container_value_name(t), sslat_container_unit(t));
+    snprintf(x_label, sizeof x_label, "latency (%s, lower is better)", sslat_container_unit(t));
+    snprintf(y_label, sizeof y_label, "%s (%s)", sslat_container_value_name(mac), sslat_container_unit(mac));
     plot_frame f = {x_lo, x_hi, y_lo, y_hi, 70, 20, 800, 300};
-    fputs("<h2>MACs vs latency</h2>\n", out);
-    plot_begin(out, "mac-scatter", 940, 370, "MACs against latency of random architectures");
+    fputs("<h2>Latency vs MACs</h2>\n", out);
+    plot_begin(out, "mac-scatter", 940, 370, "latency against MACs of random architectures");
     plot_axes(out, &f, x_label, y_label);
     plot_points(out, &f, x, y, n, "#4c72b0", 0.45, 2);
-    if (in->current_arch) plot_current(out, &f, total_of(mac, in->current_arch), total_of(t, in->current_arch));
+    if (in->current_arch) plot_current(out, &f, total_of(t, in->current_arch), total_of(mac, in->current_arch));
     plot_end(out);
     fprintf(out, "<p class=\"caption\" id=\"rank-correlation\">%zu random architectures. Spearman rank "
                  "correlation of MACs and latency: <b>%.3f</b> (1 = MACs order architectures exactly as "
@@ -428,23 +429,22 @@ static sslat_status write_pareto_table(FILE *out, const report_input *in, const 
                                        sslat_error *err)
 {
     const sslat_container *t = in->table, *v = in->value;
-    int32_t n = sslat_pareto_size(front), blocks = sslat_container_block_count(t);
-    double *latencies = malloc(((size_t)n + 1) * sizeof *latencies);
-    int64_t *chosen = malloc(((size_t)n + 1) * sizeof *chosen);
+    int32_t blocks = sslat_container_block_count(t);
+    int64_t *chosen = malloc((PARETO_TABLE_POINTS + 1) * sizeof *chosen);
     int32_t *arch = malloc(((size_t)blocks + 1) * sizeof *arch);
-    if (!latencies || !chosen || !arch) {
-        free(latencies), free(chosen), free(arch);
+    if (!chosen || !arch) {
+        free(chosen), free(arch);
         return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     }
-    for (int32_t i = 0; i < n; i++) sslat_pareto_point(front, i, NULL, 0, &latencies[i], NULL, NULL);
-    int64_t rows = sslat_pareto_spread(latencies, n, PARETO_TABLE_POINTS, chosen);
-    fprintf(out, "<table class=\"list\" id=\"pareto-points\"><tr><th>latency (%s)</th><th>", sslat_container_unit(t));
+    int64_t rows = front_figure_numbered(front, PARETO_TABLE_POINTS, chosen);
+    fprintf(out, "<table class=\"list\" id=\"pareto-points\"><tr><th>#</th><th>latency (%s)</th><th>",
+            sslat_container_unit(t));
     plot_escape(out, sslat_container_value_name(v));
     fprintf(out, " (%s)</th><th>architecture (candidate of each block)</th></tr>\n", sslat_container_unit(v));
     for (int64_t r = 0; r < rows; r++) {
         double latency, value;
         sslat_pareto_point(front, (int32_t)chosen[r], arch, blocks + 1, &latency, &value, NULL);
-        fprintf(out, "<tr><td>%.6g</td><td>%.6g</td><td>", latency, value);
+        fprintf(out, "<tr><td>%lld</td><td>%.6g</td><td>%.6g</td><td>", (long long)(r + 1), latency, value);
         for (int32_t b = 0; b < blocks; b++) {
             char title[64];
             if (b) fputs(" · ", out);
@@ -453,7 +453,7 @@ static sslat_status write_pareto_table(FILE *out, const report_input *in, const 
         fputs("</td></tr>\n", out);
     }
     fputs("</table>\n", out);
-    free(latencies), free(chosen), free(arch);
+    free(chosen), free(arch);
     return SSLAT_OK;
 }
 
@@ -463,67 +463,35 @@ static sslat_status write_pareto(FILE *out, const report_input *in, sslat_error 
     sslat_pareto_front *front = NULL;
     sslat_status status = sslat_pareto_compute(t, v, 0, &front, err);
     if (status != SSLAT_OK) return status;
-    int32_t n = sslat_pareto_size(front), blocks = sslat_container_block_count(t);
-    size_t samples = SCATTER_POINTS;
-    double *x = malloc(samples * sizeof *x), *y = malloc(samples * sizeof *y);
-    int32_t *arch = malloc(((size_t)blocks + 1) * sizeof *arch);
-    if (!x || !y || !arch) {
-        free(x), free(y), free(arch);
-        sslat_pareto_free(front);
-        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
-    }
-    /* the frame spans the front (the whole space's extremes) and the samples */
-    double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
-    sslat_rng rng;
-    sslat_rng_seed(&rng, in->seed ^ 0x706172u);
-    for (size_t i = 0; i < samples; i++) {
-        random_arch(&rng, t, arch);
-        x[i] = total_of(t, arch);
-        y[i] = total_of(v, arch);
-        x_lo = fmin(x_lo, x[i]), x_hi = fmax(x_hi, x[i]), y_lo = fmin(y_lo, y[i]), y_hi = fmax(y_hi, y[i]);
-    }
-    for (int32_t i = 0; i < n; i++) {
-        double l, value;
-        sslat_pareto_point(front, i, NULL, 0, &l, &value, NULL);
-        x_lo = fmin(x_lo, l), x_hi = fmax(x_hi, l), y_lo = fmin(y_lo, value), y_hi = fmax(y_hi, value);
-    }
-    double x_pad = fmax((x_hi - x_lo) * 0.03, 1e-9), y_pad = fmax((y_hi - y_lo) * 0.03, 1e-9);
-    plot_frame f = {x_lo - x_pad, x_hi + x_pad, y_lo - y_pad, y_hi + y_pad, 70, 20, 800, 300};
-    char x_label[96], y_label[96];
-    snprintf(x_label, sizeof x_label, "latency (%s, lower is better)", sslat_container_unit(t));
-    snprintf(y_label, sizeof y_label, "%s (%s, higher is better)", sslat_container_value_name(v), sslat_container_unit(v));
+    /* the figure `sslat plot` draws, larger: the same numbered points as the table below */
     fputs("<h2>Pareto front: latency against ", out);
     plot_escape(out, sslat_container_value_name(v));
     fputs("</h2>\n", out);
-    plot_begin(out, "pareto", 940, 370, "the Pareto front of latency against a second table over the whole space");
-    plot_axes(out, &f, x_label, y_label);
-    plot_points(out, &f, x, y, samples, "#999", 0.35, 1.8);
-    fputs("<polyline class=\"front\" fill=\"none\" stroke=\"#c44e52\" stroke-width=\"1.8\" points=\"", out);
-    /* a step line: a point's value holds until the next, faster-to-slower, point */
-    double previous_value = NAN;
-    for (int32_t i = 0; i < n; i++) {
-        double l, value;
-        sslat_pareto_point(front, i, NULL, 0, &l, &value, NULL);
-        if (i > 0) fprintf(out, "%.1f,%.1f ", plot_x(&f, l), plot_y(&f, previous_value));
-        fprintf(out, "%.1f,%.1f ", plot_x(&f, l), plot_y(&f, value));
-        previous_value = value;
+    front_figure_front pair = {t, v, NULL};
+    front_figure figure = {&pair, 1, NULL, 0, in->current_arch, in->current_arch ? sslat_container_block_count(t) : 0,
+                           PARETO_TABLE_POINTS, "current"};
+    canvas c;
+    canvas_svg_begin(&c, out, 560, 300, false, "pareto",
+                     "the Pareto front of latency against a second table over the whole space");
+    status = front_figure_draw(&c, &figure, err);
+    canvas_svg_end(&c);
+    if (status != SSLAT_OK) {
+        sslat_pareto_free(front);
+        return status;
     }
-    fputs("\"/>\n", out);
-    if (in->current_arch) plot_current(out, &f, total_of(t, in->current_arch), total_of(v, in->current_arch));
-    plot_end(out);
     double slack = sslat_pareto_slack(front);
-    fprintf(out, "<p class=\"caption\" id=\"pareto-caption\">Red: the Pareto front over all architectures, %lld "
-                 "points (%s); grey: %zu random architectures.%s Below: points of the front spread evenly in "
-                 "latency (for each of %d budgets, the best within it), with their candidates.</p>\n",
+    fprintf(out, "<p class=\"caption\" id=\"pareto-caption\">The Pareto front over all architectures, %lld "
+                 "points (%s), as <code>sslat plot</code> draws it; a band of &plusmn;1 standard deviation of latency "
+                 "where the entries were timed.%s The numbered points are listed below: points of the front spread "
+                 "evenly in latency (for each of %d budgets, the best within it), with their candidates.</p>\n",
             (long long)sslat_pareto_front_size(front), slack == 0 ? "exact" : "thinned on a latency grid",
-            samples, in->current_arch ? " Orange: the current architecture." : "", PARETO_TABLE_POINTS);
+            in->current_arch ? " Triangle: the current architecture." : "", PARETO_TABLE_POINTS);
     if (slack > 0)
         fprintf(out, "<p class=\"caption\">Any architecture is matched by a point of this front with at least its "
                      "value and at most %.3g %s more latency%s.</p>\n", slack, sslat_container_unit(t),
                 sslat_pareto_slack_exceeds_span(front)
                     ? " — wider than the front's own span: its two ends hold, its shape between them does not"
                     : "");
-    free(x), free(y), free(arch);
     status = write_pareto_table(out, in, front, err);
     sslat_pareto_free(front);
     return status;

@@ -18,7 +18,7 @@ from .latency import (argmax_arch, argmin_arch, attach_latency, available_calcul
                       initialize_latency, latency_cdf, latency_quantile, max_latency,
                       mean_latency, median_latency, min_latency, reset_latency,
                       sample_latencies, value_table)
-from .report import report
+from .report import plot, report
 from .search import ArchitecturePoint, ParetoFront, budget_top, pareto_front
 from .space import SearchSpace
 
@@ -32,5 +32,5 @@ __all__ = [
     "mean_latency", "median_latency", "sample_latencies", "current_latency",
     "best_arch_latency", "argmin_arch", "argmax_arch", "latency_quantile", "latency_cdf",
     "count_under_budget", "budget_maximize", "budget_top", "pareto_front", "ArchitecturePoint",
-    "ParetoFront", "report", "library_path", "value_table",
+    "ParetoFront", "report", "plot", "library_path", "value_table",
 ]

@@ -83,6 +83,17 @@ class ReportOptions(ctypes.Structure):
                 ("validation_name", ctypes.c_char_p), ("samples", ctypes.c_int32), ("seed", ctypes.c_uint64)]
 
 
+class PlotReference(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("latency", ctypes.c_double), ("value", ctypes.c_double)]
+
+
+class PlotOptions(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_uint32), ("labels", ctypes.POINTER(ctypes.c_char_p)),
+                ("references", ctypes.POINTER(PlotReference)), ("reference_count", ctypes.c_size_t),
+                ("chosen", ctypes.POINTER(ctypes.c_int32)), ("chosen_length", ctypes.c_int32),
+                ("numbered", ctypes.c_int32), ("width_pt", ctypes.c_int32), ("height_pt", ctypes.c_int32)]
+
+
 class BudgetResult(ctypes.Structure):
     _fields_ = [("latency", ctypes.c_double), ("value", ctypes.c_double),
                 ("grid_slack", ctypes.c_double)]
@@ -187,6 +198,7 @@ _PROTOTYPES = {
     "sslat_budget_maximize": (ST, [P, P, DBL, I32, I32P, I32, ctypes.POINTER(BudgetResult), ERR]),
     "sslat_budget_top": (ST, [P, P, DBL, I32, I32, I32P, I32, ctypes.POINTER(BudgetResult), I32P, ERR]),
     "sslat_report_html": (ST, [P, ctypes.POINTER(ReportOptions), PP, ERR]),
+    "sslat_plot_fronts": (ST, [ctypes.POINTER(P), ctypes.POINTER(P), SIZE, ctypes.POINTER(PlotOptions), STR, ERR]),
     "sslat_pareto_compute": (ST, [P, P, I32, PP, ERR]),
     "sslat_pareto_free": (None, [P]),
     "sslat_pareto_size": (I32, [P]),
@@ -211,7 +223,8 @@ for _name, (_restype, _argtypes) in _PROTOTYPES.items():
 MIRRORS = {"sslat_error": Error, "sslat_space_options": SpaceOptions, "sslat_entry": Entry,
            "sslat_onnx_options": OnnxOptions, "sslat_latency_options": LatencyOptions,
            "sslat_distribution_options": DistributionOptions, "sslat_budget_result": BudgetResult,
-           "sslat_report_options": ReportOptions}
+           "sslat_report_options": ReportOptions, "sslat_plot_options": PlotOptions,
+           "sslat_plot_reference": PlotReference}
 
 
 def struct_mismatches(mirrors=MIRRORS):

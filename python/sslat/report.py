@@ -3,7 +3,7 @@
 import ctypes
 import json
 import os
-from typing import Any, Dict, Optional, Sequence, Union
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import lib
@@ -75,3 +75,76 @@ def report(table: Source, path: Optional[PathLike] = None, *, space: Optional[Se
             if os.path.exists(temporary):
                 os.unlink(temporary)
     return page
+
+
+Front = Tuple[Source, Source]
+Reference = Union[Tuple[str, Sequence[int]], Tuple[str, float, float]]
+
+
+def plot(path: PathLike, fronts: Union[Front, Sequence[Front]], *, labels: Optional[Sequence[str]] = None,
+         references: Sequence[Reference] = (), chosen: Optional[Sequence[int]] = None, points: int = 8,
+         size: Optional[Tuple[int, int]] = None) -> None:
+    """The figure `sslat plot` draws, written to path (.svg or .pdf): the
+    Pareto front of each (latency, value) pair — containers, or spaces with a
+    latency attached — on one pair of axes, `points` of each numbered on it
+    (0: none), a band of ±1 standard deviation of latency where the entries
+    were timed, a legend (labels: one per front) for several fronts.
+    references: labelled points, each (name, arch) of the first front's space
+    or (name, latency, value) of a network outside it; chosen: an
+    architecture of the first front's space, marked. size: (width, height) in
+    points (default one column of a paper, 252 × 189)."""
+    if isinstance(fronts, tuple) and len(fronts) == 2 and not isinstance(fronts[0], (tuple, list)):
+        fronts = [fronts]
+    fronts = [(_space_of_model(latency), _space_of_model(value)) for latency, value in fronts]
+    for k, pair in enumerate(fronts):
+        for what, arg in zip(("latency", "value"), pair):
+            if not isinstance(arg, (SearchSpace, SearchSpaceLatencyContainer)):
+                raise TypeError("front %d's %s: expected a SearchSpace or a SearchSpaceLatencyContainer, not %s"
+                                % (k + 1, what, type(arg).__name__))
+    options = _native.PlotOptions(size=ctypes.sizeof(_native.PlotOptions))
+    if labels is not None:
+        if isinstance(labels, str) or len(labels) != len(fronts):
+            raise ValueError("labels: one string per front (%d)" % len(fronts))
+        encoded = [_native.encode(label, "labels") for label in labels]
+        options.labels = (ctypes.c_char_p * len(encoded))(*encoded)
+    if isinstance(points, bool) or not isinstance(points, int) or not 0 <= points <= 50:
+        raise ValueError("points: 0 (none) to 50 numbered points per front, not %r" % (points,))
+    options.numbered = points if points else -1
+    if size is not None:
+        options.width_pt, options.height_pt = (_native.int32(v, "size") for v in size)
+    if chosen is not None:
+        chosen = [_native.int32(a, "chosen[%d]" % i) for i, a in enumerate(chosen)]
+        options.chosen = (ctypes.c_int32 * max(len(chosen), 1))(*chosen)
+        options.chosen_length = len(chosen)
+    objects = []
+    for latency, value in fronts:
+        objects.extend(o for o in (latency, value) if all(o is not p for p in objects))
+    with _native.using(*[o._handle for o in objects]) as pointers:
+        held = dict(zip(map(id, objects), pointers))
+        latency_pointers = [_latency_pointer(l, held[id(l)]) for l, _ in fronts]
+        value_pointers = [_latency_pointer(v, held[id(v)]) for _, v in fronts]
+        refs = []
+        for reference in references:
+            name = _native.encode(reference[0], "references")
+            if len(reference) == 2:  # (name, arch) of the first front's space: its totals
+                arch = list(reference[1])
+                refs.append((name, _total(latency_pointers[0], arch), _total(value_pointers[0], arch)))
+            elif len(reference) == 3:
+                refs.append((name, float(reference[1]), float(reference[2])))
+            else:
+                raise ValueError("a reference is (name, arch) or (name, latency, value), not %r" % (reference,))
+        if refs:
+            options.references = (_native.PlotReference * len(refs))(*[_native.PlotReference(*r) for r in refs])
+            options.reference_count = len(refs)
+        _native.call(lib.sslat_plot_fronts, (ctypes.c_void_p * len(fronts))(*latency_pointers),
+                     (ctypes.c_void_p * len(fronts))(*value_pointers), len(fronts), ctypes.byref(options),
+                     _native.encode(os.fspath(path), "path"))
+
+
+def _total(table, arch):
+    """An architecture's total in a held table (the library checks the arch)."""
+    total = ctypes.c_double()
+    arch = [_native.int32(a, "arch") for a in arch]
+    _native.call(lib.sslat_current_latency, table, (ctypes.c_int32 * max(len(arch), 1))(*arch), len(arch),
+                 ctypes.byref(total))
+    return total.value
