@@ -1,32 +1,34 @@
 #!/usr/bin/env bash
-# The GPU self-test as ONE call on a GPU node, its steps in priority order
-# under one deadline, so a short GPU window (15 min, starts included) yields
-# the most a fix needs. Build on a machine with the toolchain first
-# (bash bench/gpu_build.sh), copy gpu-carry/ beside the tree, then:
+# The GPU self-test: one command on a GPU node runs its steps in priority
+# order under one deadline (BUDGET), so even a short job yields the most
+# useful results first. Build first (bash bench/gpu_build.sh, on the node or
+# on any machine with the toolchain; then copy gpu-carry/ beside the tree),
+# then:
 #   SSLAT_COMMIT=<hash> bash bench/gpu_check.sh            (within BUDGET + 40 s)
 # (SSLAT_COMMIT names the commit in the summary when the tree there has no
-# .git). A second call re-runs only what the first did not finish, read from
-# its summary (the failed or skipped steps, the failed op tests as the filter;
-# tables resume from their journals), with gpu-results/ carried along:
+# .git). A second run (a new job) re-runs only what the first did not finish,
+# read from its summary (the failed or skipped steps, the failed op tests as
+# the filter; tables resume from their journals), with gpu-results/ carried
+# along:
 #   mkdir -p gpu-results && tar xzf tables.tar.gz -C gpu-results && cp summary.md gpu-results/first.md
 #   bash bench/gpu_check.sh --retry gpu-results/first.md  (within 280 s)
-# --plan prints the steps, their limits and the device time of both calls.
+# --plan prints the steps, their limits and whether both runs fit SESSION_S.
 # Narrowed by hand: STEPS="ops table_ofa_graph" OPS_FILTER='*MatchesTheReference*/7_*' VARIANTS=fp16-nhwc
 # APIS=graph (OPS_REST_FILTER narrows ops_rest the same way).
-# The first steps are what the graph-API path (--cuda-api graph) needs on its
-# first GPU: every op case through both cuDNN APIs, ProxylessNAS tables on the
-# graph and the legacy API with their engine census and phase timers,
-# PyTorch of the same dtype and layout per candidate, the kernel names of one
-# unit on both sides, OFA on the graph API, the table against PyTorch end to end.
+# The first steps check the graph-API path (--cuda-api graph): every op case
+# through both cuDNN APIs, ProxylessNAS tables on the graph and the legacy API
+# with their engine census and phase timers, PyTorch of the same dtype and
+# layout per candidate, the kernel names of one unit on both sides, OFA on the
+# graph API, the table against PyTorch end to end.
 # Each step has `timeout -k 5` and its own log; one summary line per step goes
 # to $OUT/summary.md as it ends, and everything is packed after every step into
-# $OUT/logs.tar.gz and $OUT/tables.tar.gz (3 files back). Tables are written
+# $OUT/logs.tar.gz and $OUT/tables.tar.gz (3 files in all). Tables are written
 # with --resume and --keep-going: a table cut by its timeout continues instead
 # of being refused, and a failing unit is listed instead of ending the table.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ALL_STEPS="probe ops table_px_graph table_px torch_ops kernels table_px_fp32_graph torch_ops_fp32 table_ofa_graph table_ofa_graph_warm validate_px_graph_torch calibrated_px_torch ops_rest capture fill table_ofa errors memcheck nvtx calibrated_px_compile"
-# each step's limit in seconds (never past the call's deadline). A graph-API
+# each step's limit in seconds (never past the run's deadline). A graph-API
 # table: 0.05 s a unit, 0.6 s a distinct convolution (heuristics, up to ten
 # plans finalized and timed; runtime-compiled engines compile: a guess until a
 # GPU run measures it), 4 s to start (tests/test_cuda_plan_invariants.cc)
@@ -34,10 +36,11 @@ LIMITS="probe:40 ops:150 table_px_graph:90 table_px:75 torch_ops:150 kernels:90 
         torch_ops_fp32:120 table_ofa_graph:130 table_ofa_graph_warm:40 validate_px_graph_torch:120 calibrated_px_torch:150
         ops_rest:150 capture:60 fill:20 table_ofa:100 errors:30 memcheck:60 nvtx:60 calibrated_px_compile:240"
 limit_of() { local pair; for pair in $LIMITS; do [ "${pair%%:*}" = "$1" ] && echo "${pair#*:}" && return; done; echo 60; }
-# The GPU window's time (15 min in all, the machine's starts included; a start
-# took 60-90 s on the H200): start + first call + transfer, then the same for
-# the retry; kept at or under 14 min.
-START_S=90 TRANSFER_S=20 SESSION_S=840
+# --plan's model of a time-limited allocation: a node's start-up (START_S), the
+# first run, handing results back (TRANSFER_S), and the same for a retry,
+# within SESSION_S seconds in all. Set them for your site (a node started in
+# 60-90 s on the H200).
+START_S=${START_S:-90} TRANSFER_S=${TRANSFER_S:-20} SESSION_S=${SESSION_S:-840}
 FIRST_BUDGET=${BUDGET:-360} RETRY_BUDGET=${RETRY_BUDGET:-240}
 
 if [ "${1:-}" = "--plan" ]; then
@@ -54,7 +57,7 @@ if [ "${1:-}" = "--plan" ]; then
   exit 0
 fi
 
-# --retry SUMMARY: the steps the first call asked for and did not finish (no
+# --retry SUMMARY: the steps the first run asked for and did not finish (no
 # "rc 0" line: failed, cut, skipped or never reached), everything again when
 # the probe did not pass; the op tests the ops / ops_rest steps reported failed
 # become those steps' filters (all of them when the list was cut at 20).
@@ -76,7 +79,7 @@ if [ "${1:-}" = "--retry" ]; then
     for name in ${asked:-$ALL_STEPS}; do
       [ "$name" = probe ] || grep -q "^- $(line_name "$name"): rc 0," "$first" || STEPS="$STEPS $name"
     done
-    STEPS="probe${STEPS}" # the probe again: a new machine
+    STEPS="probe${STEPS}" # the probe again: a new node
   fi
   # failed_in STEP: the tests listed failed under STEP's line; "" when none or cut
   failed_in() {
@@ -137,14 +140,14 @@ step() {
 say ""
 say "## bench/gpu_check.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), commit ${SSLAT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}, budget ${BUDGET:-360} s, steps: $STEPS"
 if [ ! -x "$BIN/sslat" ] || [ ! -x "$T" ]; then
-  say "FAIL: no gpu-carry/: run bash bench/gpu_build.sh here first and copy gpu-carry/ beside the tree"
+  say "FAIL: no gpu-carry/: run bash bench/gpu_build.sh first (here, or where the toolchain is, then copy gpu-carry/ beside the tree)"
   exit 2
 fi
 
 # The Python holding torch and the CUDA wheels (cuDNN in nvidia/cudnn/lib,
-# cuBLAS 13 in nvidia/cu13/lib), then the toolkit's folders.
-PY=$(command -v python3)
-[ -x /opt/torch/.venv/bin/python3 ] && PY=/opt/torch/.venv/bin/python3
+# cuBLAS 13 in nvidia/cu13/lib): SSLAT_PYTHON, else python3 on PATH (an
+# activated venv); then the toolkit's folders.
+PY=${SSLAT_PYTHON:-$(command -v python3)}
 NV=$("$PY" -c 'import nvidia; print(list(nvidia.__path__)[0])' 2>/dev/null)
 folders=
 for d in ${NV:+"$NV/cudnn/lib" "$NV/cu13/lib" "$NV/cublas/lib" "$NV/cuda_runtime/lib" "$NV/cuda_nvrtc/lib"} \

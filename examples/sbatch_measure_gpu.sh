@@ -3,7 +3,10 @@
 # task, cuda calculator. Slurm's --gpus-per-task makes one GPU visible to each
 # task (CUDA_VISIBLE_DEVICES), so device 0 is the task's own GPU; with several
 # tasks per node sslat would otherwise pick LOCAL_RANK / SLURM_LOCALID modulo
-# the GPUs it sees.
+# the GPUs it sees. A table belongs to one GPU model: ask for the same one in
+# every task (--gres=gpu:a100:1 or --constraint=..., as your site names them).
+# One GPU and one space, each table validated against PyTorch:
+# examples/sbatch_measure_gpu_one.sh. The array:
 #   sbatch examples/sbatch_measure_gpu.sh
 #   sbatch --dependency=afterok:JOBID --kill-on-invalid-dep=yes \
 #          --wrap 'build/sslat merge parts/lat.*-of-8.sslat -o lat.sslat'

@@ -19,8 +19,9 @@ const char *host_dnnl_load(void)
     const char *path = getenv("SSLAT_DNNL_LIBRARY");
     void *library = dlopen(path && *path ? path : "libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
     if (!library) {
-        load_reason = "libdnnl.so.2 (oneDNN 2.x) cannot be loaded: install libdnnl2 (Debian) "
-                      "or put it on LD_LIBRARY_PATH";
+        load_reason = "libdnnl.so.2 (oneDNN 2.x) cannot be loaded: install libdnnl2 (Debian 12), or pip install "
+                      "onednn-cpu-gomp==2022.2.1 and set SSLAT_DNNL_LIBRARY=<venv>/lib/libdnnl.so.2 (or put its "
+                      "folder on LD_LIBRARY_PATH)";
         return load_reason;
     }
 #define HOST_DNNL_RESOLVE(name)                                                \

@@ -83,7 +83,7 @@ static bool load_symbol(void *library, const char *path, const char *name, const
 const char *cuda_api_load(void)
 {
     static int state; /* 0 = not tried, 1 = loaded, -1 = failed */
-    static char why[384];
+    static char why[640];
     if (state) return state > 0 ? NULL : why;
     static const char *const CUDNN_NAMES[] = {"libcudnn.so.9", "libcudnn.so", NULL};
     static const char *const CUBLAS_NAMES[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
@@ -97,9 +97,10 @@ const char *cuda_api_load(void)
         const char *what, *where; /* said when none loads */
     } LIBRARIES[] = {
         {CUDNN_NAMES, "cudnnGetVersion", sslat_cuda_api.cudnn_path, sizeof sslat_cuda_api.cudnn_path,
-         "libcudnn.so.9 (cuDNN 9)", ""},
+         "libcudnn.so.9 (cuDNN 9)", "; pip install nvidia-cudnn-cu13 puts it in site-packages/nvidia/cudnn/lib; "
+         "or module load cudnn"},
         {CUBLAS_NAMES, "cublasCreate_v2", sslat_cuda_api.cublas_path, sizeof sslat_cuda_api.cublas_path,
-         "libcublas.so (cuBLAS 12 or 13)", "; pip's CUDA 13 wheels keep it in nvidia/cu13/lib"},
+         "libcublas.so (cuBLAS 12 or 13)", "; pip's CUDA 13 wheels keep it in nvidia/cu13/lib; or module load cuda"},
     };
     enum { N_LIBRARIES = sizeof LIBRARIES / sizeof LIBRARIES[0] };
     void *handles[N_LIBRARIES] = {NULL};

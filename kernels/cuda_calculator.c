@@ -10,22 +10,40 @@
 #include "ir/space.h"
 #include "table/container.h"
 
+/* Why the cuda calculator cannot run here, and what to do: the driver and a
+ * visible GPU first (on a login node that is what is missing, whatever else
+ * is), then cuDNN and cuBLAS. */
 static const char *cuda_unavailable(void)
 {
-    static char why[448];
-    const char *missing = cuda_api_load();
-    if (missing) return missing;
-    int count = 0;
+    static char why[640];
+    int driver = 0, runtime = 0, count = 0;
+    cudaDriverGetVersion(&driver);   /* 0: no driver library at all */
+    cudaRuntimeGetVersion(&runtime); /* the CUDA this build was linked with */
+    if (driver == 0)
+        return "no CUDA device: no NVIDIA driver here (libcuda.so.1 not found): run on a GPU node (Slurm: "
+               "--gpus=1), or give the container the GPU (apptainer --nv, docker --gpus all)";
+    if (driver / 1000 < runtime / 1000) { /* minor versions are compatible, major ones are not */
+        snprintf(why, sizeof why, "no CUDA device: the NVIDIA driver here supports CUDA %d.%d, this sslat was built "
+                 "with CUDA %d.%d: run where the driver is newer, or rebuild with a CUDA %d toolkit (docs/cluster.md)",
+                 driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10, driver / 1000);
+        return why;
+    }
     cudaError_t code = cudaGetDeviceCount(&count);
-    if (code == cudaErrorInsufficientDriver || code == cudaErrorNoDevice) {
-        snprintf(why, sizeof why, "no CUDA device (no NVIDIA driver, or no GPU visible: %s)", cudaGetErrorName(code));
+    if (code == cudaErrorNoDevice || code == cudaErrorInsufficientDriver || (code == cudaSuccess && count == 0)) {
+        const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+        snprintf(why, sizeof why, "no CUDA device visible (%s; CUDA_VISIBLE_DEVICES %s%.40s%s): ask Slurm for one "
+                 "(--gpus=1 or --gres=gpu:1), or give the container the GPU (apptainer --nv, docker --gpus all)",
+                 code == cudaSuccess ? "no device" : cudaGetErrorName(code), visible ? "'" : "unset",
+                 visible ? visible : "", visible ? "'" : "");
         return why;
     }
     if (code != cudaSuccess) {
-        snprintf(why, sizeof why, "the CUDA runtime cannot start: %s (%s)", cudaGetErrorString(code), cudaGetErrorName(code));
+        snprintf(why, sizeof why, "the CUDA runtime cannot start: %s (%s)%s", cudaGetErrorString(code),
+                 cudaGetErrorName(code), code == cudaErrorDevicesUnavailable
+                     ? ": the GPU is in exclusive-process mode and another process holds it" : "");
         return why;
     }
-    return count > 0 ? NULL : "no CUDA device is present";
+    return cuda_api_load(); /* cuDNN and cuBLAS, after the device */
 }
 
 static sslat_status cuda_begin(const sslat_calculator *self, const sslat_calc_options *o, const sslat_run_plan *plan,

@@ -3,7 +3,8 @@
 
 static const char *cuda_not_built(void)
 {
-    return "this build has no CUDA (nvcc was not found, or -DSSLAT_CUDA=OFF)";
+    return "this build has no CUDA (no nvcc when it was built, or -DSSLAT_CUDA=OFF): rebuild with the CUDA toolkit "
+           "on PATH (module load cuda) and cuDNN 9's headers (docs/cluster.md)";
 }
 
 const sslat_calculator sslat_cuda_calculator = {

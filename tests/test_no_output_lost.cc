@@ -56,6 +56,7 @@ TEST_F(NoOutputLost, EveryVerbThatPrintsFailsWhenStdoutCannotBeWritten)
         "budget " + mac + " --limit 1",
         "budget " + mac + " --limit 1 --json",
         "arch " + mac + " " + first_architecture,
+        "plot " + mac + " " + mac + " -o " + path("front.svg"),
         "show " + space,
         "show " + space + " --ir",
         "calculators",
@@ -75,6 +76,9 @@ TEST_F(NoOutputLost, EveryVerbThatPrintsFailsWhenStdoutCannotBeWritten)
     Result r = failing("measure -c mac " + space + " -o " + path("kept.sslat") + " --json -", "/dev/full");
     EXPECT_EQ(r.code, 1);
     EXPECT_EQ(run("stats " + path("kept.sslat")).code, 0);
+    r = failing("plot " + mac + " " + mac + " -o " + path("kept.svg"), "/dev/full");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(read_file(path("kept.svg")).find("</svg>"), std::string::npos);  // the figure is whole
 }
 
 TEST_F(NoOutputLost, AWritableStdoutStillExitsZero)

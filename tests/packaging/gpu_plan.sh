@@ -7,6 +7,8 @@
 # were skipped), and brings back 3 files.
 set -euo pipefail
 root=$1
+# the defaults of the script, whatever the caller set
+unset START_S TRANSFER_S SESSION_S SSLAT_PYTHON
 work=$(mktemp -d)
 trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
 copy=$work/tree
@@ -103,9 +105,9 @@ grep -q "measure .*one.json --cuda-api graph" "$STUB_LOG" || fail "the probe doe
 files=$(find "$work/resumed" -type f | wc -l)
 [ "$files" -eq 3 ] || fail "$files files come back, not 3"
 
-# --plan: every step in order with its limit, and the session's device time
-# (two starts, two calls, two transfers) within 14 minutes; a budget that
-# does not fit is refused
+# --plan: every step in order with its limit, and the time of both runs (two
+# starts, two runs, two transfers) within SESSION_S (840 s by default); a
+# budget that does not fit is refused, and so is a shorter SESSION_S
 plan=$(cd "$copy" && bash bench/gpu_check.sh --plan) || fail "--plan failed: $plan"
 order=$(sed -nE 's/^  ([a-z0-9_]+) +[0-9]+s.*/\1/p' <<< "$plan" | tr '\n' ' ')
 [ "$order" = "probe ops table_px_graph table_px torch_ops kernels table_px_fp32_graph torch_ops_fp32 table_ofa_graph table_ofa_graph_warm validate_px_graph_torch calibrated_px_torch ops_rest capture fill table_ofa errors memcheck nvtx calibrated_px_compile " ] ||
@@ -114,6 +116,8 @@ total=$(sed -nE 's/^device time: .* = ([0-9]+) s of 840 s$/\1/p' <<< "$plan")
 { [ -n "$total" ] && [ "$total" -le 840 ]; } || fail "--plan's device time is not within 840 s: $plan"
 if (cd "$copy" && BUDGET=600 bash bench/gpu_check.sh --plan > "$work/over.txt"); then fail "a 600 s call was planned"; fi
 grep -q "^OVER" "$work/over.txt" || fail "an over-budget plan does not say so"
+if (cd "$copy" && SESSION_S=600 bash bench/gpu_check.sh --plan > "$work/short.txt"); then fail "a plan past SESSION_S=600 was accepted"; fi
+grep -q " of 600 s$" "$work/short.txt" || fail "--plan does not take SESSION_S: $(cat "$work/short.txt")"
 
 # --retry from the first call's own summary (the "slow" one: ops failed one
 # test, the ProxylessNAS table was cut, OFA, ops_rest, capture and fill were

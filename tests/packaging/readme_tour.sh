@@ -8,8 +8,8 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 ln -s "$build" "$scratch/build"
 ln -s "$repo/examples" "$scratch/examples"
-# the indented lines between "## A tour" and the next paragraph of prose
-lines=$(awk '/^## A tour/ {on = 1; next} on && /^## / {exit} on && /^    / {sub(/^    /, ""); print}' "$repo/README.md")
+# the indented lines of "## Five lines …" and "## A tour", each up to the next section
+lines=$(awk '/^## (Five lines|A tour)/ {on = 1; next} /^## / {on = 0} on && /^    / {sub(/^    /, ""); print}' "$repo/README.md")
 [ -n "$lines" ] || { echo "readme_tour: no tour found in $repo/README.md"; exit 1; }
 cd "$scratch"
 count=0

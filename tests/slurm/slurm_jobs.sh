@@ -13,7 +13,7 @@ set -uo pipefail
 repo=$1 build=$2
 shift 2
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(array preemption mpi failed_task)
+[ ${#cases[@]} -gt 0 ] || cases=(array preemption mpi failed_task gpu_one)
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
@@ -155,6 +155,28 @@ EOF
   grep -q "missing.*1" any_merge.log || fail "the merge does not name the missing shard 1"
   [ ! -e any.sslat ] && [ ! -e ok.sslat ] || fail "a merge wrote a table"
   echo "ok failed_task: afterok merge cancelled; afterany merge refused: $(grep -o 'missing[^;]*' any_merge.log | head -1)"
+}
+
+# The one-GPU example on a node without a GPU: it runs as written and stops
+# before measuring, saying why (the cuda row of sslat calculators).
+case_gpu_one() {
+  checkout gpu_one
+  mkdir -p venv/bin
+  printf 'export PATH=%s:"$PATH"\n' "$PWD/build" > venv/bin/activate  # the venv the example sources: this build
+  # as written but for its resource requests (a GPU, 4 CPUs, 16 GB), which the
+  # test node (2 CPUs, no GPU) cannot grant: the job would wait forever
+  grep -vE '^#SBATCH --(gpus|cpus-per-task|mem)=' examples/sbatch_measure_gpu_one.sh > gpu_one.sh
+  [ "$(wc -l < gpu_one.sh)" -eq $(($(wc -l < examples/sbatch_measure_gpu_one.sh) - 3)) ] || fail "the example's requests"
+  local jid
+  jid=$(sbatch --parsable --export=ALL,VENV="$PWD/venv" --output=gpu_one.log gpu_one.sh) ||
+    fail "sbatch of examples/sbatch_measure_gpu_one.sh refused"
+  slurm_wait_job "$jid" 120 FAILED COMPLETED || fail "the one-GPU job did not end"
+  [ "$(slurm_state "$jid")" = FAILED ] || fail "the one-GPU job ran on though cuda cannot run here"
+  grep -q "FAIL: the cuda calculator cannot run here: no CUDA device" gpu_one.log ||
+    fail "the one-GPU job's log does not say why it stopped"
+  [ -s "results/$jid/calculators.txt" ] || fail "no calculators.txt in results/$jid"
+  [ ! -e "results/$jid/fp32.sslat" ] || fail "a table was measured"
+  echo "ok gpu_one: stopped before measuring: $(grep -o 'no CUDA device[^(]*' gpu_one.log | head -1)"
 }
 
 for name in "${cases[@]}"; do
