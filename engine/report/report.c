@@ -83,6 +83,24 @@ static void write_method(FILE *out, const sslat_container *t)
     }
 }
 
+/* What to do about a noisy or disturbed table, for the way it was measured:
+ * fewer threads only where it used more than one, and what its cause names. */
+static const char *advice_for(const sslat_container *t)
+{
+    const char *threads = sslat_container_metadata(t, "host.threads");
+    const char *cause = sslat_container_metadata(t, "quality.cause");
+    bool many = threads && strcmp(threads, "1");
+    bool busy = cause && (strstr(cause, "other processes") || strstr(cause, "runnable") || strstr(cause, "stole") ||
+                          strstr(cause, "calibration thread") || strstr(cause, "not running"));
+    if (busy && many)
+        return "measure again when the machine is quiet, or with fewer --threads than its free cores, before "
+               "trusting a ranking.";
+    if (busy) return "measure again when the machine is quiet (it was already measured on one thread) before "
+                     "trusting a ranking.";
+    return "more --runs (or --adaptive) narrow the entries; a machine with a fixed clock (no turbo, no "
+           "power saving) drifts less.";
+}
+
 static void write_summary(FILE *out, const report_input *in, double min, double median, double bound,
                           double mean, double max)
 {
@@ -96,8 +114,18 @@ static void write_summary(FILE *out, const report_input *in, double min, double 
         fputs("<div class=\"warning\" id=\"quality-warning\"><b>Read this table with care.</b> Its quality "
               "verdict is ", out);
         plot_escape(out, quality);
-        fputs(". Entries hatched in the heat map varied most between samples; measure again on a quiet "
-              "machine (or with --threads 1) before trusting a ranking.</div>\n", out);
+        fputs(". Entries hatched in the heat map varied most between samples; ", out);
+        fputs(advice_for(t), out);
+        fputs("</div>\n", out);
+    }
+    const char *reference = sslat_container_metadata(t, "context.quality.verdict");
+    if (reference && strcmp(reference, "ok")) {
+        const char *cause = sslat_container_metadata(t, "context.quality.cause");
+        fprintf(out, "<div class=\"warning\" id=\"reference-warning\"><b>The fit's reference runs were %s.</b> ",
+                strcmp(reference, "disturbed") ? "noisy" : "disturbed");
+        plot_escape(out, cause ? cause : "");
+        fputs(". The calibrated values follow those runs: fit again on a quiet machine before trusting "
+              "them.</div>\n", out);
     }
     fputs("<h2>Summary</h2>\n<table id=\"summary\">\n", out);
     if (in->table_name) row(out, "table", in->table_name);

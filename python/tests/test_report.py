@@ -178,6 +178,25 @@ def test_a_noisy_table_is_flagged_and_its_noisy_entries_hatched(tmp_path, sslat_
     run(sslat_command, "import", edited, "-o", ok_table)
     run(sslat_command, "report", ok_table, "-o", quiet)
     assert "Read this table with care" not in quiet.read_text()
+    # the advice fits how the table was measured: fewer threads only for a table that used several,
+    # and a fit's disturbed reference runs are said too
+    advice = {}
+    for threads in ("1", "2"):
+        data["metadata"].update({"quality.verdict": "disturbed", "host.threads": threads,
+                                 "quality.cause": "other processes kept 1.9 cores busy",
+                                 "context.architectures": "12", "context.runtime": "onnxruntime",
+                                 "context.quality.verdict": "disturbed",
+                                 "context.quality.cause": "worker threads were not running for part of 9 of 20"})
+        edited.write_text(json.dumps(data))
+        table, page = tmp_path / ("t%s.sslat" % threads), tmp_path / ("t%s.html" % threads)
+        run(sslat_command, "import", edited, "-o", table)
+        run(sslat_command, "report", table, "-o", page)
+        advice[threads] = page.read_text()
+    assert "already measured on one thread" in advice["1"] and "--threads" not in advice["1"].split(
+        'id="quality-warning"')[1].split("</div>")[0]
+    assert "fewer --threads than its free cores" in advice["2"]
+    for html in advice.values():
+        assert 'id="reference-warning"' in html and "worker threads were not running for part of 9 of 20" in html
 
 
 def test_python_report_matches_the_cli_and_refuses_bad_input(tmp_path, sslat_command):
