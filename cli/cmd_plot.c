@@ -119,11 +119,12 @@ static bool parse_arch_of(const sslat_container *table, const char *text, const 
     return true;
 }
 
+/* An architecture's total in a table (the architecture is checked before). */
 static double total_of(const sslat_container *t, const int32_t *arch)
 {
-    double sum = sslat_container_constant_latency(t);
-    for (int32_t b = 0; b < sslat_container_block_count(t); b++) sum += sslat_container_latency(t, b, arch[b]);
-    return sum;
+    double total = NAN;
+    sslat_current_latency(t, arch, sslat_container_block_count(t), &total, NULL);
+    return total;
 }
 
 /* --ref NAME=ARCH (of the first front) or NAME=TABLE.sslat@VALUE (a fixed network). */
@@ -245,8 +246,13 @@ int cmd_plot(int argc, char **argv)
     for (size_t f = 0; code == CLI_OK && f < fronts; f++) latency[f] = tables[2 * f], value[f] = tables[2 * f + 1];
     sslat_plot_reference refs[MAX_REFERENCES];
     char names[MAX_REFERENCES][64];
-    for (int r = 0; code == CLI_OK && r < a.n_refs; r++)
+    for (int r = 0; code == CLI_OK && r < a.n_refs; r++) {
         code = parse_reference(a.refs[r], latency[0], value[0], &refs[r], names[r], sizeof names[r]);
+        /* an architecture is placed by the first front's tables: said so where there are several */
+        if (code == CLI_OK && fronts > 1 && !strchr(strchr(a.refs[r], '=') + 1, '@') &&
+            strlen(names[r]) + 11 < sizeof names[r])
+            strcat(names[r], " (front 1)");
+    }
     int32_t *chosen = NULL;
     if (code == CLI_OK && a.arch) {
         chosen = calloc((size_t)sslat_container_block_count(latency[0]) + 2, sizeof *chosen);

@@ -153,8 +153,13 @@ static void print_text(const sslat_container *c, const stats_report *r, size_t n
     sslat_table_predicts_text(c, predicts, sizeof predicts, NULL);
     if (predicts[0]) printf("predicts      %s\n", cli_text(predicts));
     char fit[3000];
-    sslat_table_fit_text(c, fit, sizeof fit);
-    if (fit[0]) printf("fit           %s\n", cli_text(fit));
+    sslat_table_fit_text(c, "\n", fit, sizeof fit);
+    /* one line per part, each escaped (the metadata is the file's) */
+    for (char *line = fit[0] ? fit : NULL, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        printf("%s%s\n", line == fit ? "fit           " : "              ", cli_text(line));
+    }
     if (quality[0]) printf("quality       %s\n", quality);
     printf("blocks        %d, architectures %s\n", blocks, r->architectures);
     printf("constant      %s %s\n", text_of(sslat_container_constant_latency(c), a, sizeof a), unit);

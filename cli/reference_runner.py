@@ -98,12 +98,14 @@ class Watch:
     threads waited for a CPU more than 10 % of the time, when one worker
     thread got less than 90 % of the wall time (judged for one thread only,
     whose clock is exact), or when more than 5 % of the machine's time was
-    stolen. At the start and the end: the cores other processes kept busy,
+    stolen (judged once the batch spans 100 ticks of the machine's time:
+    /proc/stat counts in 10 ms ticks). At the start and the end: the cores other processes kept busy,
     and a calibration loop on this thread (its drift, and whether its core
     was shared). On cuda the networks are timed by CUDA events: the worker
     share is not judged there (the host thread waits for the GPU)."""
 
     MAX_WAIT, MIN_SHARE, MAX_STEAL = 0.10, 0.90, 0.05
+    MIN_TICKS = 100  # machine time (all CPUs) a batch needs before its steal share is judged
 
     def __init__(self, workers, judge_share):
         self.workers = max(1, workers)
@@ -155,7 +157,8 @@ class Watch:
             wait = min(1.0, (after[2] - before[2]) / (wall * self.workers))
         steal, others = 0.0, 0
         if before[3] and after[3]:
-            if after[3][0] > before[3][0] and after[3][2] > before[3][2]:
+            # /proc/stat counts in ticks (10 ms): a share of a few ticks is no figure
+            if after[3][0] - before[3][0] >= self.MIN_TICKS and after[3][2] > before[3][2]:
                 steal = (after[3][2] - before[3][2]) / (after[3][0] - before[3][0])
             others = max(0, after[3][3] - self.workers)
         if not self.judge_share:

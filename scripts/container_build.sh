@@ -130,6 +130,9 @@ if [ "$dry" != 1 ] && ! pkg-config --exists jansson; then
 fi
 
 # ---- cuDNN 9's headers: beside the toolkit's, or where else they are ------------
+if [ -n "$toolkit_include" ] && [ -f "$toolkit_include/cudnn_version.h" ]; then
+  say "cuDNN headers: beside the toolkit's ($toolkit_include)"
+fi
 if [ -n "$toolkit_include" ] && [ ! -f "$toolkit_include/cudnn_version.h" ]; then
   cudnn_include=""
   for d in ${SSLAT_CUDNN_INCLUDE_DIR:-} ${CUDNN_HOME:+$CUDNN_HOME/include} ${CUDNN_ROOT:+$CUDNN_ROOT/include} \
@@ -141,6 +144,7 @@ if [ -n "$toolkit_include" ] && [ ! -f "$toolkit_include/cudnn_version.h" ]; the
     if [ "$require_cuda" = 1 ]; then exit 1; fi
     cmake_args=(-DSSLAT_CUDA=OFF "${cmake_args[@]}")
   else
+    say "cuDNN headers: $cudnn_include"
     cmake_args=("-DSSLAT_CUDNN_INCLUDE_DIR=$cudnn_include" "${cmake_args[@]}")
   fi
 fi

@@ -159,9 +159,11 @@ static sslat_status note_swaps(sslat_container *table, const double *before, dou
     if (!swaps)
         snprintf(text, sizeof text, "none: the fit kept the isolated order of every block's candidates");
     else
-        snprintf(text, sizeof text, "%ld pair(s) of candidates in %ld block(s) changed order (%ld of them within %.0f%% "
-                                    "in the isolated table: near-ties the runs decided); %s%s", swaps, blocks_touched,
-                 near, 100 * CONTEXT_NEAR_TIE, named, swaps > CONTEXT_SWAPS_NAMED ? "; …" : "");
+        snprintf(text, sizeof text, "%ld pair(s) of candidates in %ld block(s) changed order (%ld of them near-ties, "
+                                    "within %.0f%% of each other in the isolated table; %ld further apart, where the "
+                                    "runs say a candidate costs otherwise inside networks); %s%s", swaps,
+                 blocks_touched, near, 100 * CONTEXT_NEAR_TIE, swaps - near, named,
+                 swaps > CONTEXT_SWAPS_NAMED ? "; …" : "");
     return sslat_container_set_metadata(table, "context.swaps", text, err);
 }
 

@@ -135,12 +135,12 @@ static sslat_status check_axes(const front_figure *figure, sslat_error *err)
     return SSLAT_OK;
 }
 
-/* An architecture's total in a table. */
+/* An architecture's total in a table (the architecture is checked before). */
 static double total_of(const sslat_container *t, const int32_t *arch)
 {
-    double sum = sslat_container_constant_latency(t);
-    for (int32_t b = 0; b < sslat_container_block_count(t); b++) sum += sslat_container_latency(t, b, arch[b]);
-    return sum;
+    double total = NAN;
+    sslat_current_latency(t, arch, sslat_container_block_count(t), &total, NULL);
+    return total;
 }
 
 /* A tick label: at most 4 significant digits, no trailing zeros. */
@@ -239,8 +239,25 @@ static sslat_status draw_front(canvas *c, const plot_frame *f, const drawn_front
     return SSLAT_OK;
 }
 
+/* The labels already placed (their boxes), so the next one moves clear of them. */
+enum { MAX_LABELS = 40 };
+typedef struct placed_labels {
+    double box[MAX_LABELS][4]; /* x0, y0, x1, y1 */
+    int n;
+} placed_labels;
+
+static bool overlaps(const placed_labels *placed, const double box[4])
+{
+    for (int i = 0; i < placed->n; i++)
+        if (box[0] < placed->box[i][2] && placed->box[i][0] < box[2] && box[1] < placed->box[i][3] &&
+            placed->box[i][1] < box[3])
+            return true;
+    return false;
+}
+
 /* A labelled marker: a square (a reference network) or a triangle (the chosen one). */
-static void draw_marked(canvas *c, const plot_frame *f, double latency, double value, const char *name, bool chosen)
+static void draw_marked(canvas *c, const plot_frame *f, placed_labels *placed, double latency, double value,
+                        const char *name, bool chosen)
 {
     double x = plot_x(f, latency), y = plot_y(f, value), r = 3.2;
     canvas_style style = {.fill = chosen ? CHOSEN : 0xffffff, .filled = true, .stroke = INK, .stroked = true,
@@ -253,19 +270,40 @@ static void draw_marked(canvas *c, const plot_frame *f, double latency, double v
         c->path(c, square, 4, true, &style);
     }
     /* the name below and to the right, away from the front above it (to the
-     * left near the right edge, above near the bottom) */
+     * left near the right edge); lower, or else above, where another label is */
     canvas_text_style text = {.size = 6.5, .anchor = CANVAS_START, .color = INK};
-    bool left = x + 5 + canvas_text_width(name, text.size, false) > f->left + f->width;
-    bool above = y + 11 > f->top + f->height;
+    double width = canvas_text_width(name, text.size, false);
+    bool left = x + 5 + width > f->left + f->width;
+    double x0 = left ? x - 4 - width : x + 4;
+    static const double DROPS[] = {10, 18, 26, -5, -13, 34};
+    double baseline = y + DROPS[0];
+    for (size_t i = 0; i < sizeof DROPS / sizeof DROPS[0]; i++) {
+        double box[4] = {x0, y + DROPS[i] - 6, x0 + width, y + DROPS[i] + 1.5};
+        if (box[3] > f->top + f->height || box[1] < f->top || overlaps(placed, box)) continue;
+        baseline = y + DROPS[i];
+        break;
+    }
+    if (placed->n < MAX_LABELS) {
+        double *box = placed->box[placed->n++];
+        box[0] = x0, box[1] = baseline - 6, box[2] = x0 + width, box[3] = baseline + 1.5;
+    }
     text.anchor = left ? CANVAS_END : CANVAS_START;
-    c->text(c, left ? x - 4 : x + 4, above ? y - 5 : y + 10, name, &text);
+    c->text(c, left ? x - 4 : x + 4, baseline, name, &text);
+}
+
+/* Rows of the legend: one per front where there are several, one for the band. */
+static int legend_rows(const front_figure *figure, const drawn_front *fronts)
+{
+    bool band = false;
+    for (size_t i = 0; i < figure->n_fronts; i++) band |= fronts[i].has_sigma;
+    return (figure->n_fronts > 1 ? (int)figure->n_fronts : 0) + (band ? 1 : 0);
 }
 
 static void draw_legend(canvas *c, const plot_frame *f, const front_figure *figure, const drawn_front *fronts)
 {
     bool band = false;
     for (size_t i = 0; i < figure->n_fronts; i++) band |= fronts[i].has_sigma;
-    if (figure->n_fronts < 2 && !band) return;
+    if (!legend_rows(figure, fronts)) return;
     canvas_text_style text = {.size = 6.5, .anchor = CANVAS_START, .color = INK};
     double x = f->left + 6, y = f->top + 9;
     for (size_t i = 0; i < figure->n_fronts && figure->n_fronts > 1; i++, y += 9) {
@@ -278,14 +316,17 @@ static void draw_legend(canvas *c, const plot_frame *f, const front_figure *figu
         c->text(c, x + 15, y, label, &text);
     }
     if (band) {
-        canvas_style fill = {.fill = PALETTE[0], .filled = true, .opacity = 0.2};
+        size_t first = 0; /* the band's colour: the first front that has one */
+        while (!fronts[first].has_sigma) first++;
+        canvas_style fill = {.fill = PALETTE[first], .filled = true, .opacity = 0.2};
         double box[] = {x, y - 5, x + 12, y - 5, x + 12, y + 0.5, x, y + 0.5};
         c->path(c, box, 4, true, &fill);
         c->text(c, x + 15, y, "band: latency +/- 1 sd of the entries' spread", &text);
     }
 }
 
-/* The data ranges of everything drawn, padded by 4 %. */
+/* The data ranges of everything drawn, padded by 4 %, with room above the
+ * data for the legend (no point under it). */
 static plot_frame frame_of(const canvas *c, const front_figure *figure, const drawn_front *fronts)
 {
     double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
@@ -305,9 +346,13 @@ static plot_frame frame_of(const canvas *c, const front_figure *figure, const dr
     }
     double x_pad = fmax((x_hi - x_lo) * 0.04, fabs(x_hi) * 1e-6 + 1e-12);
     double y_pad = fmax((y_hi - y_lo) * 0.04, fabs(y_hi) * 1e-6 + 1e-12);
-    return (plot_frame){x_lo - x_pad, x_hi + x_pad, y_lo - y_pad, y_hi + y_pad * 3, /* room for the legend */
-                        MARGIN_LEFT, MARGIN_TOP, c->width - MARGIN_LEFT - MARGIN_RIGHT,
-                        c->height - MARGIN_TOP - MARGIN_BOTTOM};
+    double height = c->height - MARGIN_TOP - MARGIN_BOTTOM;
+    /* the legend's rows (9 pt each) and a margin, as a share of the plot's height, kept free above the data */
+    double legend = fmin(0.6, (9.0 * legend_rows(figure, fronts) + 6.0) / height);
+    double span = (y_hi + y_pad) - (y_lo - y_pad);
+    double top = y_hi + y_pad + (legend > 0 ? span * legend / (1 - legend) : 0);
+    return (plot_frame){x_lo - x_pad, x_hi + x_pad, y_lo - y_pad, top, MARGIN_LEFT, MARGIN_TOP,
+                        c->width - MARGIN_LEFT - MARGIN_RIGHT, height};
 }
 
 sslat_status front_figure_draw(canvas *c, const front_figure *figure, sslat_error *err)
@@ -332,12 +377,15 @@ sslat_status front_figure_draw(canvas *c, const front_figure *figure, sslat_erro
         /* the last front first, so the first is on top */
         for (size_t i = figure->n_fronts; status == SSLAT_OK && i-- > 0;)
             status = draw_front(c, &f, &fronts[i], PALETTE[i], figure->numbered, err);
+        placed_labels placed = {.n = 0};
         for (size_t r = 0; status == SSLAT_OK && r < figure->n_references; r++)
-            draw_marked(c, &f, figure->references[r].latency, figure->references[r].value, figure->references[r].name,
-                        false);
+            draw_marked(c, &f, &placed, figure->references[r].latency, figure->references[r].value,
+                        figure->references[r].name, false);
         if (status == SSLAT_OK && figure->chosen)
-            draw_marked(c, &f, total_of(latency, figure->chosen), total_of(value, figure->chosen),
-                        figure->chosen_label ? figure->chosen_label : "chosen", true);
+            /* on the first front's tables: said so where there are several */
+            draw_marked(c, &f, &placed, total_of(latency, figure->chosen), total_of(value, figure->chosen),
+                        figure->chosen_label ? figure->chosen_label
+                                             : figure->n_fronts > 1 ? "chosen (front 1)" : "chosen", true);
         if (status == SSLAT_OK) draw_legend(c, &f, figure, fronts);
     }
     for (size_t i = 0; i < computed; i++) release(&fronts[i]);

@@ -151,7 +151,7 @@ static void write_summary(FILE *out, const report_input *in, double min, double 
     sslat_table_predicts_text(t, predicts, sizeof predicts, NULL);
     if (predicts[0]) row(out, "predicts", predicts);
     char fit[3000];
-    sslat_table_fit_text(t, fit, sizeof fit);
+    sslat_table_fit_text(t, "; ", fit, sizeof fit);
     if (fit[0]) row(out, "fit", fit);
     char quality[1400];
     sslat_table_quality_text(t, quality, sizeof quality);

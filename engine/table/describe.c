@@ -98,7 +98,7 @@ void sslat_table_unit_meaning(const sslat_container *t, char *out, size_t size)
         snprintf(out + used, size - used, ", as %s runs it", calibrated);
 }
 
-void sslat_table_fit_text(const sslat_container *t, char *out, size_t size)
+void sslat_table_fit_text(const sslat_container *t, const char *separator, char *out, size_t size)
 {
     out[0] = '\0';
     if (!sslat_table_calibrated_to(t)) return;
@@ -112,8 +112,8 @@ void sslat_table_fit_text(const sslat_container *t, char *out, size_t size)
     do { if (used < size) used += (size_t)snprintf(out + used, size - used, __VA_ARGS__); } while (0)
     APPEND("reference runs %s", verdict ? verdict : "not judged (fitted before sslat judged them)");
     if (cause && strcmp(cause, "none")) APPEND(" (%s)", cause);
-    if (cv) APPEND("; held-out error %.1f%% (5-fold cross-validation)", 100 * strtod(cv, NULL));
-    if (enough) APPEND("; runs enough: %s", enough);
-    if (swaps) APPEND("; order changes: %s", swaps);
+    if (cv) APPEND("%sheld-out error %.1f%% (5-fold cross-validation)", separator, 100 * strtod(cv, NULL));
+    if (enough) APPEND("%sruns enough: %s", separator, enough);
+    if (swaps) APPEND("%sorder changes: %s", separator, swaps);
 #undef APPEND
 }

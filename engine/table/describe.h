@@ -24,10 +24,11 @@ const char *sslat_table_calibrated_to(const sslat_container *table);
  * "" (may be NULL). */
 void sslat_table_predicts_text(const sslat_container *table, char *out, size_t size, const char **short_name);
 
-/* A calibrated table's fit in one line: the reference runs' verdict, the
- * held-out error, whether the runs were enough (context.enough) and the
- * candidates whose order the fit changed (context.swaps); "" when not fitted. */
-void sslat_table_fit_text(const sslat_container *table, char *out, size_t size);
+/* A calibrated table's fit: the reference runs' verdict, the held-out error,
+ * whether the runs were enough (context.enough) and the candidates whose
+ * order the fit changed (context.swaps), joined by separator ("; ", or a
+ * newline and an indent); "" when not fitted. */
+void sslat_table_fit_text(const sslat_container *table, const char *separator, char *out, size_t size);
 
 /* Whether the table's figures are per sample (timed tables, Python's, an
  * ENOT file's mmac) rather than for the whole input batch (the MAC counters). */

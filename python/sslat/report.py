@@ -126,8 +126,10 @@ def plot(path: PathLike, fronts: Union[Front, Sequence[Front]], *, labels: Optio
         refs = []
         for reference in references:
             name = _native.encode(reference[0], "references")
-            if len(reference) == 2:  # (name, arch) of the first front's space: its totals
+            if len(reference) == 2:  # (name, arch) of the first front's space: its totals, said so on overlays
                 arch = list(reference[1])
+                if len(fronts) > 1:
+                    name += b" (front 1)"
                 refs.append((name, _total(latency_pointers[0], arch), _total(value_pointers[0], arch)))
             elif len(reference) == 3:
                 refs.append((name, float(reference[1]), float(reference[2])))

@@ -388,3 +388,16 @@ def test_a_zoo_supernet_round_trips_and_its_subnet_runs_as_it(zoo):
     labels = space.candidate_labels
     st.set_arch(model, [labels[0][1], labels[1][2], labels[2][0]])
     assert st.arch_of(model) == [1, 2, 0]
+
+
+def test_to_space_keeps_its_space_on_the_model_for_the_arch_functions():
+    model = trained(Supernet())
+    x = inputs()
+    space = st.to_space(model, x)  # no initialize_latency: the traced space is the model's
+    assert st.space_of(model) is space
+    st.set_arch(model, [1, 0, 2])
+    assert st.arch_of(model) == [1, 0, 2]
+    # a table made afterwards replaces it, with its latency attached
+    sslat.initialize_latency("mac", model, (x,))
+    assert st.space_of(model) is not space and st.space_of(model).hash == space.hash
+    assert st.arch_of(model) == [1, 0, 2]

@@ -171,6 +171,8 @@ def to_space(model: nn.Module, inputs: Any, name: Optional[str] = None,
     the two differ."""
     traced, space = _traced(model, inputs, name)
     if like is None:
+        if getattr(model, "_sslat_space", None) is None:  # set_arch / arch_of / subnet find it there
+            model._sslat_space = space
         return space
     n, c, h, w = space.input_shape
     if isinstance(like, SearchSpace):  # its source, loaded at the model's input
@@ -188,7 +190,8 @@ def to_space(model: nn.Module, inputs: Any, name: Optional[str] = None,
 
 
 def space_of(model: nn.Module) -> SearchSpace:
-    """The space initialize_latency(type, model, inputs) made for model."""
+    """The space initialize_latency(type, model, inputs) made for model, or,
+    where it made none, the first one to_space(model, inputs) returned."""
     space = getattr(model, "_sslat_space", None)
     if space is None:
         raise ValueError("this PyTorch model has no space yet: call sslat.initialize_latency(type, model, inputs) "
