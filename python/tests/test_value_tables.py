@@ -142,7 +142,7 @@ def test_every_output_labels_the_values_with_their_name_and_unit(sslat_command, 
     report = tmp_path / "report.html"
     run(sslat_command, "report", mac, "--value", top1, "-o", report)
     html = report.read_text()
-    assert "Pareto front: latency against top1" in html and "top1 (%, higher is better)" in html
+    assert "Pareto front: latency against top1" in html and "top1 in % (higher is better)" in html
     sweep = run(sslat_command, "sweep", SPACE, "-c", "mac", "--resolution", "224,192", "--budget", "300",
                 "--value", top1, "-o", tmp_path / "sweep").stdout
     assert "most top1 within 300 MMAC per point" in sweep and "% top1" in sweep
