@@ -127,9 +127,10 @@ static double total_of(const sslat_container *t, const int32_t *arch)
     return total;
 }
 
-/* --ref NAME=ARCH (of the first front) or NAME=TABLE.sslat@VALUE (a fixed network). */
+/* --ref NAME=ARCH (of the first front; said so where there are several
+ * fronts) or NAME=TABLE.sslat@VALUE (a fixed network). */
 static int parse_reference(const char *text, const sslat_container *latency, const sslat_container *value,
-                           sslat_plot_reference *ref, char *name, size_t name_size)
+                           bool several, sslat_plot_reference *ref, char *name, size_t name_size)
 {
     const char *equals = strchr(text, '=');
     if (!equals || equals == text || (size_t)(equals - text) >= name_size) {
@@ -144,6 +145,7 @@ static int parse_reference(const char *text, const sslat_container *latency, con
         int32_t *arch = calloc((size_t)sslat_container_block_count(latency) + 2, sizeof *arch);
         bool ok = arch && parse_arch_of(latency, rest, "--ref", arch);
         if (ok) ref->latency = total_of(latency, arch), ref->value = total_of(value, arch);
+        if (ok && several && strlen(name) + 11 < name_size) strcat(name, " (front 1)");
         free(arch);
         return ok ? CLI_OK : CLI_BAD_INPUT;
     }
@@ -247,11 +249,7 @@ int cmd_plot(int argc, char **argv)
     sslat_plot_reference refs[MAX_REFERENCES];
     char names[MAX_REFERENCES][64];
     for (int r = 0; code == CLI_OK && r < a.n_refs; r++) {
-        code = parse_reference(a.refs[r], latency[0], value[0], &refs[r], names[r], sizeof names[r]);
-        /* an architecture is placed by the first front's tables: said so where there are several */
-        if (code == CLI_OK && fronts > 1 && !strchr(strchr(a.refs[r], '=') + 1, '@') &&
-            strlen(names[r]) + 11 < sizeof names[r])
-            strcat(names[r], " (front 1)");
+        code = parse_reference(a.refs[r], latency[0], value[0], fronts > 1, &refs[r], names[r], sizeof names[r]);
     }
     int32_t *chosen = NULL;
     if (code == CLI_OK && a.arch) {

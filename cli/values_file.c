@@ -125,7 +125,9 @@ static bool read_csv(values_state *s, char *text)
 {
     int line_number = 0;
     bool header = false;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    for (char *line = text, *next; line; line = next) { /* every line counted, blank ones too */
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
         line_number++;
         size_t length = strlen(line);
         if (length && line[length - 1] == '\r') line[length - 1] = '\0';

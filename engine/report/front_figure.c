@@ -23,7 +23,8 @@ enum { MARGIN_LEFT = 42, MARGIN_RIGHT = 8, MARGIN_TOP = 8, MARGIN_BOTTOM = 30 };
 
 /* One front as drawn: its points (fastest first) and their latency spread. */
 typedef struct drawn_front {
-    sslat_pareto_front *front;
+    const sslat_pareto_front *front;
+    sslat_pareto_front *owned; /* the front computed here (NULL: the caller's) */
     int32_t n;
     double *latency, *value, *sigma;
     bool has_sigma;
@@ -67,7 +68,7 @@ static double spread_of(const sslat_container *t, const int32_t *arch)
 
 static void release(drawn_front *d)
 {
-    sslat_pareto_free(d->front);
+    sslat_pareto_free(d->owned);
     free(d->latency);
     free(d->value);
     free(d->sigma);
@@ -76,7 +77,9 @@ static void release(drawn_front *d)
 static sslat_status compute(const front_figure_front *f, drawn_front *d, sslat_error *err)
 {
     memset(d, 0, sizeof *d);
-    sslat_status status = sslat_pareto_compute(f->latency, f->value, 0, &d->front, err);
+    sslat_status status = SSLAT_OK;
+    if (f->front) d->front = f->front;
+    else if ((status = sslat_pareto_compute(f->latency, f->value, 0, &d->owned, err)) == SSLAT_OK) d->front = d->owned;
     if (status != SSLAT_OK) return status;
     d->n = sslat_pareto_size(d->front);
     int32_t blocks = sslat_container_block_count(f->latency);
@@ -114,15 +117,12 @@ static sslat_status check_axes(const front_figure *figure, sslat_error *err)
                               sslat_container_unit(other->value), sslat_container_value_name(first->value),
                               sslat_container_unit(first->value));
     }
-    if (figure->chosen && figure->chosen_length != sslat_container_block_count(first->latency))
-        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "the chosen architecture has %d entries; the first "
-                          "front's space has %d blocks", (int)figure->chosen_length,
-                          (int)sslat_container_block_count(first->latency));
-    for (int32_t b = 0; figure->chosen && b < figure->chosen_length; b++)
-        if (figure->chosen[b] < 0 || figure->chosen[b] >= sslat_container_candidate_count(first->latency, b))
-            return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "the chosen architecture's block %d: candidate %d is "
-                              "not one of its %d", (int)b, (int)figure->chosen[b],
-                              (int)sslat_container_candidate_count(first->latency, b));
+    double total;
+    sslat_error why;
+    if (figure->chosen && sslat_current_latency(first->latency, figure->chosen, figure->chosen_length, &total,
+                                                &why) != SSLAT_OK)
+        return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT, "the chosen architecture, of the first front's space: %s",
+                          why.message);
     for (size_t r = 0; r < figure->n_references; r++) {
         const sslat_plot_reference *ref = &figure->references[r];
         if (!ref->name || !*ref->name || !isfinite(ref->latency) || !isfinite(ref->value))

@@ -20,6 +20,7 @@
 typedef struct front_figure_front {
     const sslat_container *latency, *value;
     const char *label; /* in the legend (NULL: made from the latency table) */
+    const sslat_pareto_front *front; /* their whole front when the caller has it (NULL: computed here) */
 } front_figure_front;
 
 typedef struct front_figure {

@@ -67,7 +67,7 @@ sslat_status sslat_plot_fronts(const sslat_container *const *latency, const ssla
 
     front_figure_front pairs[FRONT_FIGURE_MAX_FRONTS];
     for (size_t i = 0; i < fronts; i++)
-        pairs[i] = (front_figure_front){latency[i], value[i], o->labels ? o->labels[i] : NULL};
+        pairs[i] = (front_figure_front){latency[i], value[i], o->labels ? o->labels[i] : NULL, NULL};
     front_figure figure = {pairs, fronts, o->references, o->reference_count, o->chosen, o->chosen_length,
                            o->numbered == 0 ? 8 : o->numbered < 0 ? 0 : o->numbered, NULL};
     double width = o->width_pt ? o->width_pt : FRONT_FIGURE_WIDTH;

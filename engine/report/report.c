@@ -495,7 +495,7 @@ static sslat_status write_pareto(FILE *out, const report_input *in, sslat_error 
     fputs("<h2>Pareto front: latency against ", out);
     plot_escape(out, sslat_container_value_name(v));
     fputs("</h2>\n", out);
-    front_figure_front pair = {t, v, NULL};
+    front_figure_front pair = {t, v, NULL, front}; /* the front computed above, drawn as it is */
     front_figure figure = {&pair, 1, NULL, 0, in->current_arch, in->current_arch ? sslat_container_block_count(t) : 0,
                            PARETO_TABLE_POINTS, "current"};
     canvas c;

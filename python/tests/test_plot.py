@@ -246,6 +246,11 @@ def test_python_draws_the_clis_figure_and_the_report_embeds_it(tables, tmp_path)
     assert (tmp_path / "py.pdf").read_bytes().startswith(b"%PDF-1.4")
     with pytest.raises(sslat.InvalidArgumentError, match="written as .svg or .pdf"):
         sslat.plot(tmp_path / "py.png", (mac, top1))
+    with pytest.raises(sslat.InvalidArgumentError, match="the chosen architecture, of the first front's space: the "
+                       "architecture has 2 indices but the table has 16 blocks"):
+        sslat.plot(tmp_path / "py.svg", (mac, top1), chosen=[1, 2])
+    with pytest.raises(sslat.InvalidArgumentError, match="arch\\[3\\] = 9 is out of range"):
+        sslat.plot(tmp_path / "py.svg", (mac, top1), chosen=[1, 1, 1, 9] + [1] * 12)
     with pytest.raises(ValueError, match="labels: one string per front"):
         sslat.plot(tmp_path / "py.svg", (mac, top1), labels=["a", "b"])
     # the report's front is this drawing at the report's size, numbered as its table

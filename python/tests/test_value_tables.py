@@ -80,6 +80,7 @@ BAD_VALUES = [
     ("block,candidate,value\n0,ir_k9_e9,1\n", "line 2: block 0 (blk00) has no candidate 'ir_k9_e9'"),
     ("block,candidate,value\n0,0,-1\n", "not a finite number >= 0"),
     ("block,candidate,value\n0,0,abc\n", "value 'abc' is not a number"),
+    ("block,candidate,value\n\n# a comment\n\n0,0,abc\n", "line 5: value 'abc' is not a number"),  # blank lines count
     ('{"constant": 1, "values": [[1]]}', "values has 1 lists; the space has 16 blocks"),
     ('{"values": {"blk00": {"ir_k3_e3": "x"}}}', "values.blk00.ir_k3_e3: not a number"),
     ('{"value": []}', "unknown key 'value'"),
