@@ -519,6 +519,27 @@ static int sweep_signature(const cli_space_args *base, const sslat_calculator *c
     return CLI_OK;
 }
 
+/* --value FILE against the first point's space, before anything is measured
+ * (every point has the same blocks and labels; only the input differs). */
+static int check_value_table(const cli_space_args *base, const sslat_calculator *calculator, const sweep_args *a,
+                             const point_result *rows, const sslat_container *values)
+{
+    sslat_space *space = NULL;
+    sslat_calc_options point_options;
+    char made_by[24];
+    point_result first = rows[0];
+    int code = open_point(base, calculator, &a->options, &first, &space, &point_options, NULL, made_by);
+    sslat_container *bound = NULL;
+    sslat_error err;
+    if (code == CLI_OK && value_table_for_point(values, space, &bound, &err) != SSLAT_OK) {
+        fprintf(stderr, "sslat sweep: %s\n", err.message);
+        code = CLI_BAD_INPUT;
+    }
+    sslat_container_free(bound);
+    sslat_space_free(space);
+    return code;
+}
+
 /* ---- run ------------------------------------------------------------------------ */
 
 /* This shard's points, one after the other, each printed as it ends; rows[0..*done) are the measured ones. */
@@ -619,6 +640,7 @@ static int sweep_points(const sweep_args *given, const cli_space_args *base_args
     char signature[256];
     sweep_folder folder = {.common = -1, .own = -1, .path = dir};
     code = sweep_signature(&base, calculator, &a, rows, total, shard_count, signature, sizeof signature);
+    if (code == CLI_OK && answers.value_table) code = check_value_table(&base, calculator, &a, rows, answers.value_table);
     if (code == CLI_OK && (code = sweep_folder_make(dir, suffix, &folder)) == CLI_OK) {
         code = check_folder_paths(dir, suffix, rows, total, base.path); /* before a lock writes anything */
         if (code == CLI_OK) code = sweep_folder_lock(&folder, suffix, signature);

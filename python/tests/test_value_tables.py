@@ -149,6 +149,17 @@ def test_every_output_labels_the_values_with_their_name_and_unit(sslat_command, 
     assert "most top1 within 300 MMAC per point" in sweep and "% top1" in sweep
     summary = (tmp_path / "sweep" / "summary.csv").read_text().splitlines()[0]
     assert "budget_300_top1" in summary
+    # a value table of another space is refused before any point is measured
+    other_space = EXAMPLES / "fbnet.json"
+    other = sslat.SearchSpace(str(other_space))
+    sslat.value_table([[1.0] * n for n in other.candidate_counts], "top1", "%", space=other).save_to_file(
+        str(tmp_path / "other.sslat"))
+    refused = run(sslat_command, "sweep", SPACE, "-c", "mac", "--budget", "300", "--value", tmp_path / "other.sslat",
+                  "-o", tmp_path / "refused", check=False)
+    assert refused.returncode == 2, refused.stderr
+    assert "--value: the value table has 22 blocks, the space 16" in refused.stderr
+    left = list((tmp_path / "refused").glob("*.sslat*")) if (tmp_path / "refused").exists() else []
+    assert left == []  # nothing measured, no table or journal left behind
     # a MAC table keeps its own name
     assert json.loads(run(sslat_command, "stats", mac, "--json").stdout)["value_name"] == "mac"
 
