@@ -52,7 +52,10 @@
     X(dnnl_inner_product_forward_desc_init)     \
     X(dnnl_binary_desc_init)                    \
     X(dnnl_shuffle_forward_desc_init)           \
-    X(dnnl_resampling_forward_desc_init)
+    X(dnnl_resampling_forward_desc_init)       \
+    X(dnnl_layer_normalization_forward_desc_init) \
+    X(dnnl_matmul_desc_init)                    \
+    X(dnnl_softmax_forward_desc_init)
 
 typedef struct host_dnnl_table {
 #define HOST_DNNL_POINTER(name) __typeof__(&name) name;

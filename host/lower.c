@@ -91,6 +91,7 @@ static int act_steps(sslat_act_kind act, eltwise_step steps[2])
     case SSLAT_ACT_SILU: steps[0] = (eltwise_step){dnnl_eltwise_swish, 1, 0}; return 1;
     case SSLAT_ACT_GELU: steps[0] = (eltwise_step){dnnl_eltwise_gelu_erf, 0, 0}; return 1;
     case SSLAT_ACT_TANH: steps[0] = (eltwise_step){dnnl_eltwise_tanh, 0, 0}; return 1;
+    case SSLAT_ACT_GELU_TANH: steps[0] = (eltwise_step){dnnl_eltwise_gelu_tanh, 0, 0}; return 1;
     case SSLAT_ACT_COUNT: break;
     }
     SSLAT_ASSERT(!"unknown activation");
@@ -617,6 +618,262 @@ static sslat_status lower_upsample(lowering *L, int32_t node, int src, int *out)
     return simple_primitive(L, &d, NULL, 0, src, DNNL_ARG_SRC, n->shape, out);
 }
 
+/* ---- tokens: plain N×L×C tensors (host_dims_md) ---------------------------------------------- */
+
+/* The bytes of a tensor from `offset` floats on, seen as md (a strided view). */
+static sslat_status view_of(lowering *L, int tensor, size_t offset, const dnnl_memory_desc_t *md, dnnl_memory_t *out)
+{
+    void *data = NULL;
+    DNNL(dnnl_memory_get_data_handle)(L->p->tensors[tensor].memory, &data);
+    DNNL_RETURN_IF_FAILED(L->err, DNNL(dnnl_memory_create)(out, md, L->p->session->engine, (float *)data + offset));
+    return host_program_own(L->p, *out, L->err);
+}
+
+/* A new plain tensor of shape (tokens: N×L×C; else plain NCHW). */
+static sslat_status plain_tensor(lowering *L, sslat_shape shape, int *out)
+{
+    dnnl_memory_desc_t md;
+    sslat_status status = host_dims_md(&md, shape, 4, dnnl_nchw, L->err);
+    return status == SSLAT_OK ? host_program_tensor(L->p, &md, NULL, shape, out, L->err) : status;
+}
+
+/* x.flatten(2).transpose(1, 2): N×L×C bytes are the image's NHWC bytes, so one
+ * reorder from the image's layout into an NHWC view of the token tensor. */
+static sslat_status lower_tokens(lowering *L, int32_t node, int src, int *out)
+{
+    const sslat_node *n = &L->g->nodes[node];
+    sslat_shape in = sslat_graph_shape_of(L->g, n->input[0]);
+    dnnl_memory_desc_t nhwc;
+    dnnl_memory_t view = NULL;
+    sslat_status status = host_dims_md(&nhwc, in, 4, dnnl_nhwc, L->err);
+    if (status == SSLAT_OK) status = plain_tensor(L, n->shape, out);
+    if (status == SSLAT_OK) status = view_of(L, *out, 0, &nhwc, &view);
+    if (status == SSLAT_OK)
+        status = host_program_reorder(L->p, L->p->tensors[src].memory, md_of(L, src), view, &nhwc, true, L->err);
+    return status;
+}
+
+/* oneDNN's layer normalization over the last axis, with scale (γ) and shift (β). */
+static sslat_status lower_layernorm(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    dnnl_layer_normalization_desc_t d;
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_layer_normalization_forward_desc_init)(
+                                   &d, dnnl_forward_inference, md_of(L, src), NULL, SSLAT_LN_EPSILON,
+                                   dnnl_use_scale | dnnl_use_shift));
+    dnnl_dims_t c = {n->shape.c};
+    dnnl_memory_t scale, shift;
+    sslat_status status = parameter(L, c, 1, dnnl_x, node, SSLAT_ROLE_GAMMA, 0, &scale, NULL);
+    if (status == SSLAT_OK) status = parameter(L, c, 1, dnnl_x, node, SSLAT_ROLE_BETA, 0, &shift, NULL);
+    if (status != SSLAT_OK) return status;
+    dnnl_exec_arg_t extra[2] = {{DNNL_ARG_SCALE, scale}, {DNNL_ARG_SHIFT, shift}};
+    return simple_primitive(L, &d, extra, 2, src, DNNL_ARG_SRC, n->shape, out);
+}
+
+/* A matmul step: src × weights (+ bias) into dst, each its own descriptor (the
+ * views of attention are strided); scale ≠ 1 multiplies the product. */
+static sslat_status matmul_step(lowering *L, const dnnl_memory_desc_t *src_md, dnnl_memory_t src,
+                                const dnnl_memory_desc_t *weights_md, dnnl_memory_t weights,
+                                const dnnl_memory_desc_t *bias_md, dnnl_memory_t bias, const dnnl_memory_desc_t *dst_md,
+                                dnnl_memory_t dst, float scale, dnnl_primitive_desc_t *pd_out)
+{
+    sslat_error *err = L->err;
+    dnnl_matmul_desc_t d;
+    dnnl_primitive_attr_t attr = NULL;
+    dnnl_post_ops_t po = NULL;
+    dnnl_primitive_desc_t pd = NULL;
+    sslat_status status = HOST_DNNL(err, DNNL(dnnl_matmul_desc_init)(&d, src_md, weights_md, bias_md, dst_md));
+    if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_primitive_attr_create)(&attr));
+    if (status == SSLAT_OK && scale != 1.0f) {
+        status = HOST_DNNL(err, DNNL(dnnl_post_ops_create)(&po));
+        if (status == SSLAT_OK)
+            status = HOST_DNNL(err, DNNL(dnnl_post_ops_append_eltwise)(po, 1.0f, dnnl_eltwise_linear, scale, 0.0f));
+        if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_primitive_attr_set_post_ops)(attr, po));
+    }
+    if (status == SSLAT_OK)
+        status = HOST_DNNL(err, DNNL(dnnl_primitive_desc_create)(&pd, &d, attr, L->p->session->engine, NULL));
+    if (po) DNNL(dnnl_post_ops_destroy)(po);
+    if (attr) DNNL(dnnl_primitive_attr_destroy)(attr);
+    if (status != SSLAT_OK) return status;
+    if (pd_out) { /* the caller binds weights it reorders to the primitive's choice */
+        *pd_out = pd;
+        return SSLAT_OK;
+    }
+    dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_BIAS, bias}};
+    status = host_program_step(L->p, true, pd, args, bias ? 4 : 3, err);
+    DNNL(dnnl_primitive_desc_destroy)(pd);
+    return status;
+}
+
+/* nn.Linear on each token: a matmul N×L×C by C×O (PyTorch's O×C weight read
+ * transposed, reordered once to the primitive's layout) + bias. */
+static sslat_status lower_token_linear(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    const sslat_linear_params *l = sslat_node_linear(n);
+    int64_t C = sslat_graph_shape_of(L->g, n->input[0]).c, O = l->out_features;
+    dnnl_dims_t w_dims = {1, C, O}, b_dims = {1, 1, O};
+    dnnl_memory_desc_t weights_any, bias_md;
+    dnnl_memory_t user = NULL, weights = NULL, bias = NULL;
+    dnnl_primitive_desc_t pd = NULL;
+    sslat_status status = plain_tensor(L, n->shape, out);
+    if (status == SSLAT_OK)
+        status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&weights_any, 3, w_dims, dnnl_f32, dnnl_format_tag_any));
+    if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&bias_md, 3, b_dims, dnnl_f32, dnnl_abc));
+    if (status == SSLAT_OK)
+        status = matmul_step(L, md_of(L, src), NULL, &weights_any, NULL, l->bias ? &bias_md : NULL, NULL, md_of(L, *out),
+                             NULL, 1.0f, &pd);
+    if (status != SSLAT_OK) return status;
+    /* w[o][c] (PyTorch's layout) is element (0, c, o) at o·C + c: tag acb */
+    status = parameter(L, w_dims, 3, dnnl_acb, node, SSLAT_ROLE_WEIGHTS, C, &user, NULL);
+    if (status == SSLAT_OK) status = weights_for(L, user, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_weights_md, 0), &weights);
+    if (status == SSLAT_OK && l->bias) status = parameter(L, b_dims, 3, dnnl_abc, node, SSLAT_ROLE_BIAS, 0, &bias, NULL);
+    if (status == SSLAT_OK) {
+        dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, L->p->tensors[src].memory}, {DNNL_ARG_WEIGHTS, weights},
+                                   {DNNL_ARG_DST, L->p->tensors[*out].memory}, {DNNL_ARG_BIAS, bias}};
+        status = host_program_step(L->p, true, pd, args, l->bias ? 4 : 3, err);
+    }
+    DNNL(dnnl_primitive_desc_destroy)(pd);
+    return status;
+}
+
+/* Attention on packed q|k|v as timm computes it: the heads are strided views
+ * of the qkv tensor (no copies), q·kᵀ·D^-½ one matmul, softmax over the keys,
+ * the probabilities × v written straight into the heads' places in N×L×H·D. */
+static sslat_status lower_attention(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    const sslat_attention_params *a = sslat_node_attention(n);
+    int64_t N = n->shape.n, T = n->shape.h, H = a->heads, D = a->head_dim, row = 3 * H * D;
+    dnnl_dims_t heads = {N, H, T, D}, scores_dims = {N, H, T, T}, keys_t = {N, H, D, T};
+    dnnl_dims_t qkv_strides = {T * row, D, row, 1}, keys_t_strides = {T * row, D, 1, row};
+    dnnl_dims_t out_strides = {T * H * D, D, H * D, 1};
+    dnnl_memory_desc_t q_md, k_md, v_md, scores_md, out_md;
+    dnnl_memory_t q, k, v, mixed;
+    int scores = -1, probs = -1;
+    sslat_status status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_strides)(&q_md, 4, heads, dnnl_f32, qkv_strides));
+    if (status == SSLAT_OK) v_md = q_md;
+    if (status == SSLAT_OK)
+        status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_strides)(&k_md, 4, keys_t, dnnl_f32, keys_t_strides));
+    if (status == SSLAT_OK)
+        status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&scores_md, 4, scores_dims, dnnl_f32, dnnl_abcd));
+    if (status == SSLAT_OK)
+        status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_strides)(&out_md, 4, heads, dnnl_f32, out_strides));
+    if (status == SSLAT_OK) status = view_of(L, src, 0, &q_md, &q);
+    if (status == SSLAT_OK) status = view_of(L, src, (size_t)(H * D), &k_md, &k);
+    if (status == SSLAT_OK) status = view_of(L, src, (size_t)(2 * H * D), &v_md, &v);
+    sslat_shape scores_shape = {(int32_t)N, (int32_t)H, (int32_t)T, (int32_t)T, false};
+    if (status == SSLAT_OK) status = host_program_tensor(L->p, &scores_md, NULL, scores_shape, &scores, err);
+    if (status == SSLAT_OK)
+        status = matmul_step(L, &q_md, q, &k_md, k, NULL, NULL, &scores_md, L->p->tensors[scores].memory,
+                             (float)(1.0 / sqrt((double)D)), NULL);
+    if (status == SSLAT_OK) {
+        dnnl_softmax_desc_t d;
+        status = HOST_DNNL(err, DNNL(dnnl_softmax_forward_desc_init)(&d, dnnl_forward_inference, &scores_md, 3));
+        if (status == SSLAT_OK) status = simple_primitive(L, &d, NULL, 0, scores, DNNL_ARG_SRC, scores_shape, &probs);
+    }
+    if (status == SSLAT_OK) status = plain_tensor(L, n->shape, out);
+    if (status == SSLAT_OK) status = view_of(L, *out, 0, &out_md, &mixed);
+    if (status == SSLAT_OK)
+        status = matmul_step(L, md_of(L, probs), L->p->tensors[probs].memory, &v_md, v, NULL, NULL, &out_md, mixed, 1.0f,
+                             NULL);
+    return status;
+}
+
+/* cat((cls.expand(N, -1, -1), x), 1): a concat of N copies of the token (written
+ * once, as the expand is a view) and the tokens. */
+static sslat_status lower_class_token(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    sslat_shape in = sslat_graph_shape_of(L->g, n->input[0]);
+    dnnl_dims_t one = {1, 1, in.c}, copies = {in.n, 1, in.c};
+    dnnl_memory_desc_t copies_md, mds[2], dst;
+    dnnl_memory_t token = NULL, expanded = NULL;
+    float *values = NULL;
+    sslat_status status = parameter(L, one, 3, dnnl_abc, node, SSLAT_ROLE_WEIGHTS, 3, &token, &values);
+    if (status == SSLAT_OK)
+        status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&copies_md, 3, copies, dnnl_f32, dnnl_abc));
+    if (status == SSLAT_OK) status = host_program_memory(L->p, &copies_md, &expanded, err);
+    if (status != SSLAT_OK) return status;
+    void *data = NULL;
+    DNNL(dnnl_memory_get_data_handle)(expanded, &data);
+    for (int32_t k = 0; k < in.n; k++) memcpy((float *)data + (size_t)k * in.c, values, (size_t)in.c * sizeof(float));
+    mds[0] = copies_md;
+    mds[1] = *md_of(L, src);
+    status = host_dims_md(&dst, n->shape, 3, dnnl_abc, err);
+    if (status != SSLAT_OK) return status;
+    dnnl_primitive_desc_t pd = NULL;
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_concat_primitive_desc_create)(&pd, &dst, 2, 1, mds, NULL, L->p->session->engine));
+    status = host_program_tensor(L->p, &dst, NULL, n->shape, out, err);
+    if (status == SSLAT_OK) {
+        dnnl_exec_arg_t args[3] = {{DNNL_ARG_MULTIPLE_SRC, expanded}, {DNNL_ARG_MULTIPLE_SRC + 1, L->p->tensors[src].memory},
+                                   {DNNL_ARG_DST, L->p->tensors[*out].memory}};
+        status = host_program_step(L->p, true, pd, args, 3, err);
+    }
+    DNNL(dnnl_primitive_desc_destroy)(pd);
+    return status;
+}
+
+/* x + pos_embed: a binary add broadcasting the 1×L×C embedding over N. */
+static sslat_status lower_position_embed(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    dnnl_dims_t dims = {1, n->shape.h, n->shape.c};
+    dnnl_memory_t pos = NULL;
+    sslat_status status = parameter(L, dims, 3, dnnl_abc, node, SSLAT_ROLE_WEIGHTS, 3, &pos, NULL);
+    if (status != SSLAT_OK) return status;
+    const dnnl_memory_desc_t *pos_md = NULL;
+    DNNL(dnnl_memory_get_memory_desc)(pos, &pos_md);
+    dnnl_binary_desc_t d;
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_binary_desc_init)(&d, dnnl_binary_add, md_of(L, src), pos_md, md_of(L, src)));
+    dnnl_exec_arg_t extra[1] = {{DNNL_ARG_SRC_1, pos}};
+    return simple_primitive(L, &d, extra, 1, src, DNNL_ARG_SRC_0, n->shape, out);
+}
+
+/* x[:, 0]: a reorder of the first token into a plain N×C×1×1 vector; x.mean(1):
+ * an average pool over L of the tokens seen as NHWC N×C×L×1. */
+static sslat_status lower_token_pool(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    sslat_shape in = sslat_graph_shape_of(L->g, n->input[0]);
+    if (sslat_node_token_pool(n) == SSLAT_TOKEN_POOL_MEAN) {
+        sslat_shape image = {in.n, in.c, in.h, 1, false};
+        dnnl_memory_desc_t nhwc, dst;
+        dnnl_memory_t view = NULL;
+        dnnl_dims_t dst_dims = {in.n, in.c, 1, 1}, kernel = {in.h, 1}, ones = {1, 1}, zeros = {0, 0};
+        sslat_status status = host_dims_md(&nhwc, image, 4, dnnl_nhwc, err);
+        if (status == SSLAT_OK) status = view_of(L, src, 0, &nhwc, &view);
+        if (status == SSLAT_OK)
+            status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 4, dst_dims, dnnl_f32, dnnl_format_tag_any));
+        if (status != SSLAT_OK) return status;
+        int viewed = -1;
+        status = host_program_tensor(L->p, &nhwc, view, image, &viewed, err);
+        dnnl_pooling_v2_desc_t d;
+        if (status == SSLAT_OK)
+            status = HOST_DNNL(err, DNNL(dnnl_pooling_v2_forward_desc_init)(&d, dnnl_forward_inference,
+                                                                           dnnl_pooling_avg_exclude_padding, &nhwc, &dst,
+                                                                           ones, kernel, zeros, zeros, zeros));
+        return status == SSLAT_OK ? simple_primitive(L, &d, NULL, 0, viewed, DNNL_ARG_SRC, n->shape, out) : status;
+    }
+    dnnl_memory_desc_t first, as_tokens;
+    dnnl_dims_t dims = {in.n, 1, in.c}, offsets = {0, 0, 0};
+    dnnl_memory_t from = NULL, to = NULL;
+    sslat_status status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_submemory)(&first, md_of(L, src), dims, offsets));
+    if (status == SSLAT_OK)
+        status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&as_tokens, 3, dims, dnnl_f32, dnnl_abc));
+    if (status == SSLAT_OK) status = plain_tensor(L, n->shape, out);
+    if (status == SSLAT_OK) status = view_of(L, src, 0, &first, &from);
+    if (status == SSLAT_OK) status = view_of(L, *out, 0, &as_tokens, &to);
+    if (status == SSLAT_OK) status = host_program_reorder(L->p, from, &first, to, &as_tokens, true, err);
+    return status;
+}
+
 /* An input node: the source it is wired to, or (a layer timed alone) a plain
  * tensor of seeded values, written once like the program input. */
 static sslat_status lower_input(lowering *L, int32_t node, int *out)
@@ -657,7 +914,9 @@ static sslat_status lower_node(lowering *L, int32_t i, int32_t *last)
     case SSLAT_OP_GLOBAL_AVGPOOL:
     case SSLAT_OP_MAXPOOL:
     case SSLAT_OP_AVGPOOL: status = lower_pool(L, i, src, &out); break;
-    case SSLAT_OP_LINEAR: status = lower_linear(L, i, src, &out); break;
+    case SSLAT_OP_LINEAR:
+        status = n->shape.tokens ? lower_token_linear(L, i, src, &out) : lower_linear(L, i, src, &out);
+        break;
     case SSLAT_OP_FLATTEN: status = lower_flatten(L, i, src, &out); break;
     case SSLAT_OP_IDENTITY: out = src; break; /* no work: the same tensor */
     case SSLAT_OP_CHANNEL_SHUFFLE: status = lower_shuffle(L, i, src, &out); break;
@@ -666,6 +925,12 @@ static sslat_status lower_node(lowering *L, int32_t i, int32_t *last)
     case SSLAT_OP_UPSAMPLE: status = lower_upsample(L, i, src, &out); break;
     case SSLAT_OP_SPACE_TO_DEPTH: status = lower_space_to_depth(L, i, src, &out); break;
     case SSLAT_OP_INPUT: status = lower_input(L, i, &out); break;
+    case SSLAT_OP_TOKENS: status = lower_tokens(L, i, src, &out); break;
+    case SSLAT_OP_LAYERNORM: status = lower_layernorm(L, i, src, &out); break;
+    case SSLAT_OP_ATTENTION: status = lower_attention(L, i, src, &out); break;
+    case SSLAT_OP_CLASS_TOKEN: status = lower_class_token(L, i, src, &out); break;
+    case SSLAT_OP_POSITION_EMBED: status = lower_position_embed(L, i, src, &out); break;
+    case SSLAT_OP_TOKEN_POOL: status = lower_token_pool(L, i, src, &out); break;
     case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
     L->tensor_of[i] = out;

@@ -232,6 +232,11 @@ void host_program_release(host_program *p)
 sslat_status host_dims_md(dnnl_memory_desc_t *md, sslat_shape s, int ndims, dnnl_format_tag_t tag,
                           sslat_error *err)
 {
+    if (s.tokens) { /* tokens have one plain layout: N×L×C, token after token */
+        dnnl_dims_t dims = {s.n, s.h, s.c};
+        DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_by_tag)(md, 3, dims, dnnl_f32, dnnl_abc));
+        return SSLAT_OK;
+    }
     dnnl_dims_t dims = {s.n, s.c, s.h, s.w};
     DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_by_tag)(md, ndims, dims, dnnl_f32, tag));
     return SSLAT_OK;

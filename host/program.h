@@ -132,6 +132,8 @@ sslat_status host_program_reorder(host_program *p, dnnl_memory_t from,
 /* The tensor in layout `wanted` (itself, or a converted copy). */
 sslat_status host_program_layout(host_program *p, int tensor, const dnnl_memory_desc_t *wanted,
                                  int *result, sslat_error *err);
+/* A plain descriptor of shape with ndims and tag; a token shape is always its
+ * plain N×L×C (3-D, abc) whatever ndims and tag say. */
 sslat_status host_dims_md(dnnl_memory_desc_t *md, sslat_shape shape, int ndims,
                           dnnl_format_tag_t tag, sslat_error *err);
 

@@ -23,7 +23,7 @@
 
 /* Every activation is named below (no default:): a new one fails this
  * assertion until it has its case here. -1 is "none". */
-static_assert(SSLAT_ACT_COUNT == 8, "sslat_apply_act names every activation");
+static_assert(SSLAT_ACT_COUNT == 9, "sslat_apply_act names every activation");
 
 static __device__ __forceinline__ float sslat_apply_act(int act, float x)
 {
@@ -36,6 +36,7 @@ static __device__ __forceinline__ float sslat_apply_act(int act, float x)
     case SSLAT_ACT_SILU: return x / (1.f + __expf(-x));                          /* silu */
     case SSLAT_ACT_GELU: return 0.5f * x * (1.f + erff(x * 0.70710678f));        /* gelu (erf) */
     case SSLAT_ACT_TANH: return tanhf(x);                                        /* tanh */
+    case SSLAT_ACT_GELU_TANH: return 0.5f * x * (1.f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
     case -1: return x;                                                           /* none */
     default: return x; /* unreachable: the plan only holds the values above */
     }

@@ -110,6 +110,7 @@ bool cuda_graph_fuses_act(int32_t act)
     switch ((sslat_act_kind)act) {
     case SSLAT_ACT_RELU: case SSLAT_ACT_RELU6: case SSLAT_ACT_HSWISH: case SSLAT_ACT_HSIGMOID: case SSLAT_ACT_SIGMOID:
     case SSLAT_ACT_SILU: case SSLAT_ACT_GELU: case SSLAT_ACT_TANH: return true;
+    case SSLAT_ACT_GELU_TANH: return false; /* its own kernel, after the graph */
     case SSLAT_ACT_COUNT: break;
     }
     return act == -1;
@@ -249,6 +250,7 @@ static sslat_status epilogue_ops(cuda_graph_conv *c, const cuda_graph_problem *p
         if (p->act == SSLAT_ACT_HSIGMOID) return SSLAT_OK;
         NEXT(out);
         return pointwise(c, CUDNN_POINTWISE_MUL, 0, 0, scaled, v, out, err);
+    case SSLAT_ACT_GELU_TANH: /* not fused (cuda_graph_fuses_act) */
     case SSLAT_ACT_COUNT: break;
     }
 #undef NEXT

@@ -68,7 +68,10 @@ static int32_t plan_conv(const sslat_graph *g, int32_t i, bool fused, bool graph
 
 bool cuda_plan_supports(const sslat_node *node)
 {
-    return node->op >= 0 && node->op < SSLAT_OP_COUNT; /* every op has a lowering */
+    /* token tensors have no cuda lowering yet: neither the token ops nor a
+     * linear or element-wise op on tokens; every image and vector op has one */
+    if (node->shape.tokens || sslat_op_reads_tokens(node->op) || node->op == SSLAT_OP_TOKENS) return false;
+    return node->op >= 0 && node->op < SSLAT_OP_COUNT;
 }
 
 sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, sslat_cudnn_api api, cuda_plan *plan,
@@ -131,6 +134,8 @@ sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, sslat_c
         case SSLAT_OP_UPSAMPLE: *s = step_of(node, i, CUDA_STEP_UPSAMPLE, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_SPACE_TO_DEPTH: *s = step_of(node, i, CUDA_STEP_SPACE_TO_DEPTH, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_INPUT: *s = step_of(node, i, CUDA_STEP_INPUT, CUDA_CALL_NONE); break;
+        case SSLAT_OP_TOKENS: case SSLAT_OP_LAYERNORM: case SSLAT_OP_ATTENTION: case SSLAT_OP_CLASS_TOKEN:
+        case SSLAT_OP_POSITION_EMBED: case SSLAT_OP_TOKEN_POOL: /* refused by cuda_plan_supports first */
         case SSLAT_OP_COUNT:
             cuda_plan_release(plan);
             return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d: op %s has no cuda lowering", i, sslat_op_name(node->op));

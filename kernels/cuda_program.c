@@ -229,7 +229,7 @@ static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
         CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetConvolutionMathType)(st->conv, st->math));
         st->algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
         if (s->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT) {
-            sslat_shape bias = {1, out.c, 1, 1};
+            sslat_shape bias = {1, out.c, 1, 1, false};
             CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnCreateTensorDescriptor)(&st->bias));
             CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetTensor4dDescriptor)(st->bias, CUDNN_TENSOR_NCHW, cudnn_type(p->dtype),
                                                                       bias.n, bias.c, bias.h, bias.w));

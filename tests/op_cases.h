@@ -84,6 +84,19 @@ const OpCase CASES[] = {
     {"\"cn_c8\", \"cn_s2_c16\", \"cn_c8\", {\"op\": \"detect\", \"c\": 3, \"a\": 2, \"from\": [0, 1, -1]}", "[4, 6, 6]"},
     // two fully-connected heads joined: rank-2 values read as N,C,1,1
     {"\"gap\", \"fc10\", {\"op\": \"fc\", \"c\": 6, \"from\": 0}, {\"op\": \"concat\", \"from\": [1, 2]}", "[8, 5, 5]"},
+    // transformers: token tensors N×L×C and their ops (the cuda backend has no lowering of them yet)
+    {"\"act_ngt\"", "[8, 5, 5]"},
+    {"\"patch_k4_c12\"", "[3, 8, 12]"},
+    {"\"tokens\", \"ln\"", "[12, 3, 5]"},
+    {"\"tokens\", \"fc20\", \"gelu\"", "[12, 3, 5]"},
+    {"\"tokens\", \"attn_h2\"", "[12, 3, 3]"},
+    {"\"tokens\", \"attn_h3_hd5_explicit\"", "[12, 4, 3]"},
+    {"\"tokens\", \"cls\", \"pos\"", "[12, 3, 3]"},
+    {"\"tokens\", \"tokpool\"", "[12, 3, 3]"},
+    {"\"tokens\", \"tokpool_mean\", \"fc5\"", "[12, 3, 3]"},
+    {"\"tokens\", \"vit_h2_e2\"", "[12, 3, 3]"},
+    {"\"tokens\", \"vit_h4_e1.5_ngt\"", "[16, 3, 3]"},
+    {"\"patch_k4_c16\", \"cls\", \"pos\", \"vit_h2\", \"skip\", \"ln\", \"tokpool\", \"fc10\"", "[3, 8, 8]"},
 };
 
 // 'same' padding one side more than the other (the odd pixel at the bottom and

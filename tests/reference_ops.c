@@ -81,6 +81,7 @@ static float activation(sslat_act_kind act, float x)
     case SSLAT_ACT_SILU: return x / (1 + expf(-x));
     case SSLAT_ACT_GELU: return 0.5f * x * (1 + erff(x / sqrtf(2)));
     case SSLAT_ACT_TANH: return tanhf(x);
+    case SSLAT_ACT_GELU_TANH: return 0.5f * x * (1 + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
     case SSLAT_ACT_COUNT: break;
     }
     return NAN;
@@ -107,12 +108,13 @@ static void pool(const tensor *x, tensor *y, const sslat_node *node)
                 }
 }
 
+/* y = x Wᵀ + b per row: a sample (vectors) or a token (tokens, stored [n][l][c]) */
 static void linear(const tensor *x, tensor *y, const sslat_linear_params *l, uint64_t seed, int32_t node)
 {
-    int in = x->s.c * x->s.h * x->s.w;
+    int in = x->s.tokens ? x->s.c : x->s.c * x->s.h * x->s.w, rows = x->s.tokens ? x->s.n * x->s.h : x->s.n;
     float *w = param((size_t)l->out_features * in, seed, node, SSLAT_ROLE_WEIGHTS, in);
     float *b = l->bias ? param((size_t)l->out_features, seed, node, SSLAT_ROLE_BIAS, 0) : NULL;
-    for (int n = 0; n < x->s.n; n++)
+    for (int n = 0; n < rows; n++)
         for (int o = 0; o < l->out_features; o++) {
             double sum = b ? b[o] : 0;
             for (int i = 0; i < in; i++) sum += (double)w[(size_t)o * in + i] * x->data[(size_t)n * in + i];
@@ -182,6 +184,103 @@ static void channel_slice(const tensor *x, tensor *y, const sslat_slice_params *
         memcpy(y->data + (size_t)s * part, x->data + ((size_t)s * x->s.c + p->start) * plane, part * sizeof(float));
 }
 
+/* ---- tokens: stored [n][l][c] --------------------------------------------------------- */
+
+/* x.flatten(2).transpose(1, 2) */
+static void to_tokens(const tensor *x, tensor *y)
+{
+    size_t plane = (size_t)x->s.h * x->s.w;
+    for (int n = 0; n < x->s.n; n++)
+        for (int c = 0; c < x->s.c; c++)
+            for (size_t l = 0; l < plane; l++)
+                y->data[((size_t)n * plane + l) * x->s.c + c] = x->data[((size_t)n * x->s.c + c) * plane + l];
+}
+
+static void layernorm(const tensor *x, tensor *y, uint64_t seed, int32_t node)
+{
+    size_t C = (size_t)x->s.c, rows = (size_t)x->s.n * x->s.h;
+    float *g = param(C, seed, node, SSLAT_ROLE_GAMMA, 0), *b = param(C, seed, node, SSLAT_ROLE_BETA, 0);
+    for (size_t r = 0; r < rows; r++) {
+        const float *in = x->data + r * C;
+        double mean = 0, var = 0;
+        for (size_t c = 0; c < C; c++) mean += in[c];
+        mean /= (double)C;
+        for (size_t c = 0; c < C; c++) var += (in[c] - mean) * (in[c] - mean);
+        var /= (double)C; /* biased, as nn.LayerNorm */
+        for (size_t c = 0; c < C; c++)
+            y->data[r * C + c] = (float)((in[c] - mean) / sqrt(var + SSLAT_LN_EPSILON)) * g[c] + b[c];
+    }
+    free(g);
+    free(b);
+}
+
+/* timm's Attention on qkv = x: q|k|v each [heads][head_dim] per token;
+ * softmax(q·kᵀ / √head_dim)·v, heads side by side in the output. */
+static void attention(const tensor *x, tensor *y, const sslat_attention_params *a)
+{
+    int L = x->s.h, H = a->heads, D = a->head_dim, width = 3 * H * D;
+    double *p = malloc((size_t)L * sizeof *p);
+    if (!p) return;
+    double scale = 1.0 / sqrt((double)D);
+    for (int n = 0; n < x->s.n; n++)
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < L; i++) {
+                const float *q = x->data + ((size_t)n * L + i) * width + (size_t)h * D;
+                double top = -INFINITY, sum = 0;
+                for (int j = 0; j < L; j++) {
+                    const float *k = x->data + ((size_t)n * L + j) * width + (size_t)(H + h) * D;
+                    double dot = 0;
+                    for (int d = 0; d < D; d++) dot += (double)q[d] * k[d];
+                    p[j] = dot * scale;
+                    top = fmax(top, p[j]);
+                }
+                for (int j = 0; j < L; j++) sum += p[j] = exp(p[j] - top);
+                for (int d = 0; d < D; d++) {
+                    double acc = 0;
+                    for (int j = 0; j < L; j++)
+                        acc += p[j] * x->data[((size_t)n * L + j) * width + (size_t)(2 * H + h) * D + d];
+                    y->data[((size_t)n * L + i) * H * D + (size_t)h * D + d] = (float)(acc / sum);
+                }
+            }
+    free(p);
+}
+
+/* cat((cls.expand(N, -1, -1), x), 1) */
+static void class_token(const tensor *x, tensor *y, uint64_t seed, int32_t node)
+{
+    size_t C = (size_t)x->s.c, part = (size_t)x->s.h * C;
+    float *cls = param(C, seed, node, SSLAT_ROLE_WEIGHTS, 3);
+    for (int n = 0; n < x->s.n; n++) {
+        float *to = y->data + (size_t)n * (part + C);
+        memcpy(to, cls, C * sizeof(float));
+        memcpy(to + C, x->data + (size_t)n * part, part * sizeof(float));
+    }
+    free(cls);
+}
+
+/* x + pos_embed (1×L×C) */
+static void position_embed(const tensor *x, tensor *y, uint64_t seed, int32_t node)
+{
+    size_t part = (size_t)x->s.h * x->s.c;
+    float *pos = param(part, seed, node, SSLAT_ROLE_WEIGHTS, 3);
+    for (int n = 0; n < x->s.n; n++)
+        for (size_t i = 0; i < part; i++) y->data[(size_t)n * part + i] = x->data[(size_t)n * part + i] + pos[i];
+    free(pos);
+}
+
+/* x[:, 0] or x.mean(1) */
+static void token_pool(const tensor *x, tensor *y, sslat_token_pool_form form)
+{
+    size_t C = (size_t)x->s.c, L = (size_t)x->s.h;
+    for (int n = 0; n < x->s.n; n++)
+        for (size_t c = 0; c < C; c++) {
+            double acc = 0;
+            size_t count = form == SSLAT_TOKEN_POOL_MEAN ? L : 1;
+            for (size_t l = 0; l < count; l++) acc += x->data[((size_t)n * L + l) * C + c];
+            y->data[(size_t)n * C + c] = (float)(acc / (double)count);
+        }
+}
+
 static bool run_node(const sslat_node *node, const tensor *const *inputs, tensor *y, uint64_t seed, int32_t global)
 {
     const tensor *a = inputs[0], *b = inputs[1];
@@ -214,6 +313,12 @@ static bool run_node(const sslat_node *node, const tensor *const *inputs, tensor
     case SSLAT_OP_INPUT: /* a layer timed alone: seeded values, as the cpu backend fills it */
         sslat_fill_parameter(y->data, count, seed, global, SSLAT_ROLE_WEIGHTS, 3);
         break;
+    case SSLAT_OP_TOKENS: to_tokens(a, y); break;
+    case SSLAT_OP_LAYERNORM: layernorm(a, y, seed, global); break;
+    case SSLAT_OP_ATTENTION: attention(a, y, &node->params.attention); break;
+    case SSLAT_OP_CLASS_TOKEN: class_token(a, y, seed, global); break;
+    case SSLAT_OP_POSITION_EMBED: position_embed(a, y, seed, global); break;
+    case SSLAT_OP_TOKEN_POOL: token_pool(a, y, node->params.token_pool); break;
     case SSLAT_OP_COUNT: return false;
     }
     return true;

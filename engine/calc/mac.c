@@ -56,7 +56,8 @@ sslat_status sslat_ignore_parse(const char *list, sslat_ignore_set *out, sslat_e
             return sslat_fail(err, SSLAT_ERR_INVALID_ARGUMENT,
                               "ignore: '%s' is neither an op kind (conv2d, batchnorm, act, add, "
                               "mul_channel, global_avgpool, maxpool, avgpool, linear, flatten, "
-                              "identity, channel_shuffle, concat, channel_slice, upsample, space_to_depth, input) nor an "
+                              "identity, channel_shuffle, concat, channel_slice, upsample, space_to_depth, input, tokens, "
+                              "layernorm, attention, class_token, position_embed, token_pool) nor an "
                               "activation (relu, relu6, …)",
                               name);
     }
@@ -91,10 +92,17 @@ static bool conv_has_bias(const sslat_graph *graph, const sslat_node *conv, bool
     return false;
 }
 
-/* rows × in × out: every library counts the product the same way */
+/* rows × in × out (rows: N, or N·L of tokens): every library counts the product the same way */
 static double linear_macs(sslat_shape in, const sslat_node *node)
 {
-    return (double)in.n * in.c * sslat_node_linear(node)->out_features;
+    return (double)sslat_shape_elements(in) * sslat_node_linear(node)->out_features;
+}
+
+/* q·kᵀ and probabilities·v: N·heads·L²·head_dim each */
+static double attention_macs(sslat_shape in, const sslat_node *node)
+{
+    const sslat_attention_params *a = sslat_node_attention(node);
+    return 2.0 * in.n * a->heads * (double)in.h * in.h * a->head_dim;
 }
 
 static double pool_area(const sslat_node *node)
@@ -110,10 +118,13 @@ static double count_plain(sslat_shape in, const sslat_node *node)
     switch (node->op) {
     case SSLAT_OP_CONV2D: return conv_macs(in, node);
     case SSLAT_OP_LINEAR: return linear_macs(in, node);
+    case SSLAT_OP_ATTENTION: return attention_macs(in, node);
     case SSLAT_OP_BATCHNORM: case SSLAT_OP_ACT: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL:
     case SSLAT_OP_GLOBAL_AVGPOOL: case SSLAT_OP_MAXPOOL: case SSLAT_OP_AVGPOOL: case SSLAT_OP_FLATTEN:
     case SSLAT_OP_IDENTITY: case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE:
-    case SSLAT_OP_UPSAMPLE: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: return 0.0;
+    case SSLAT_OP_UPSAMPLE: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: case SSLAT_OP_TOKENS:
+    case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: case SSLAT_OP_TOKEN_POOL:
+        return 0.0;
     case SSLAT_OP_COUNT: break;
     }
     SSLAT_ASSERT(!"unknown op");
@@ -121,45 +132,60 @@ static double count_plain(sslat_shape in, const sslat_node *node)
 
 /* thop 0.1.1 register_hooks: BN 2·Nin ×2 (affine); AvgPool Nout; AdaptiveAvgPool
  * (Hi·Wi/(Ho·Wo) + 1)·Nout; ReLU/ReLU6/MaxPool zero; no hook (Hardswish, SiLU,
- * Sigmoid, Hardsigmoid, ChannelShuffle, functional + and *) counts nothing. */
+ * Sigmoid, Hardsigmoid, ChannelShuffle, functional + and *) counts nothing.
+ * LayerNorm is count_normalization as BN: 4·Nin; attention is no module (its
+ * matmuls, softmax and F.scaled_dot_product_attention count nothing), GELU has no hook. */
 static double count_thop(sslat_shape in, const sslat_node *node)
 {
     double n_in = (double)sslat_shape_elements(in), n_out = (double)sslat_shape_elements(node->shape);
     switch (node->op) {
-    case SSLAT_OP_BATCHNORM: return 4.0 * n_in;
+    case SSLAT_OP_BATCHNORM: case SSLAT_OP_LAYERNORM: return 4.0 * n_in;
     case SSLAT_OP_AVGPOOL: return n_out;
+    case SSLAT_OP_ATTENTION: return 0.0;
     case SSLAT_OP_UPSAMPLE: return n_out; /* count_upsample, nearest: output elements */
     case SSLAT_OP_GLOBAL_AVGPOOL: /* only the module has a hook */
         return sslat_node_gap_form(node) == SSLAT_GAP_MODULE ? ((double)in.h * in.w + 1.0) * n_out : 0.0;
     case SSLAT_OP_CONV2D: case SSLAT_OP_LINEAR: case SSLAT_OP_ACT: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL:
     case SSLAT_OP_MAXPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY: case SSLAT_OP_CHANNEL_SHUFFLE:
     case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
+    case SSLAT_OP_TOKENS: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: case SSLAT_OP_TOKEN_POOL:
     case SSLAT_OP_COUNT: return count_plain(in, node);
     }
     return count_plain(in, node);
 }
 
 /* fvcore default handles: aten::batch_norm in eval = Nin·2 with affine;
- * aten::adaptive_avg_pool2d = Nin; element-wise ops, pools, activations ignored. */
+ * aten::adaptive_avg_pool2d = Nin; element-wise ops, pools, activations ignored.
+ * aten::layer_norm = Nin·5 with affine (norm_flop_counter); explicit attention
+ * is two aten::matmul (the plain count), aten::scaled_dot_product_attention has
+ * no handle (nothing); x.mean(1) (aten::mean) and GELU are ignored. */
 static double count_fvcore(sslat_shape in, const sslat_node *node)
 {
     double n_in = (double)sslat_shape_elements(in);
     switch (node->op) {
     case SSLAT_OP_BATCHNORM: return 2.0 * n_in;
+    case SSLAT_OP_LAYERNORM: return 5.0 * n_in;
+    case SSLAT_OP_ATTENTION:
+        return sslat_node_attention(node)->form == SSLAT_ATTENTION_EXPLICIT ? attention_macs(in, node) : 0.0;
     case SSLAT_OP_UPSAMPLE: return (double)sslat_shape_elements(node->shape); /* aten::upsample_nearest2d: Nout */
     case SSLAT_OP_GLOBAL_AVGPOOL: /* aten::adaptive_avg_pool2d; x.mean is aten::mean, not handled */
         return sslat_node_gap_form(node) == SSLAT_GAP_MEAN ? 0.0 : n_in;
     case SSLAT_OP_CONV2D: case SSLAT_OP_LINEAR: case SSLAT_OP_ACT: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL:
     case SSLAT_OP_MAXPOOL: case SSLAT_OP_AVGPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY:
     case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_SPACE_TO_DEPTH:
-    case SSLAT_OP_INPUT: case SSLAT_OP_COUNT: return count_plain(in, node);
+    case SSLAT_OP_INPUT: case SSLAT_OP_TOKENS: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED:
+    case SSLAT_OP_TOKEN_POOL: case SSLAT_OP_COUNT: return count_plain(in, node);
     }
     return count_plain(in, node);
 }
 
 /* pthflops ops_fx: conv M + bias B; nn.ReLU 2·Nout (other activations 0);
  * BN 2·Nout; MaxPool (K−1)·Nout; AvgPool K·Nout; AdaptiveAvgPool Hi·Wi·Nout;
- * Linear rows·in·out + out; operator + and * : Nout · 2 arguments. */
+ * Linear rows·in·out + out; operator + and * : Nout · 2 arguments. LayerNorm
+ * is not in its table (0); explicit attention: q * scale (2·N·heads·L·head_dim)
+ * and two operator @ (the plain count), F.scaled_dot_product_attention 0;
+ * x + pos_embed is an operator + (2·Nout); tensor methods (softmax, transpose,
+ * mean, expand) and torch.cat count nothing. */
 static double count_pthflops(sslat_shape in, const sslat_node *node, bool conv_bias)
 {
     double n_out = (double)sslat_shape_elements(node->shape);
@@ -176,9 +202,16 @@ static double count_pthflops(sslat_shape in, const sslat_node *node, bool conv_b
         return linear_macs(in, node) + (l->bias ? l->out_features : 0);
     }
     case SSLAT_OP_ADD:
-    case SSLAT_OP_MUL_CHANNEL: return 2.0 * n_out;
+    case SSLAT_OP_MUL_CHANNEL:
+    case SSLAT_OP_POSITION_EMBED: return 2.0 * n_out;
+    case SSLAT_OP_ATTENTION: {
+        if (sslat_node_attention(node)->form != SSLAT_ATTENTION_EXPLICIT) return 0.0;
+        const sslat_attention_params *a = sslat_node_attention(node);
+        return 2.0 * in.n * a->heads * (double)in.h * a->head_dim + attention_macs(in, node);
+    }
     case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY: case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT:
     case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_UPSAMPLE: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
+    case SSLAT_OP_TOKENS: case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_TOKEN_POOL:
         return 0.0;
     case SSLAT_OP_COUNT: break;
     }

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/error.h"
 #include "base/limits.h"
@@ -231,9 +232,72 @@ static void expand_bottleneck(builder *b, int32_t *at, const resolved *r)
 static void expand_fc(builder *b, int32_t *at, const sslat_layer_spec *spec)
 {
     sslat_shape in = sslat_graph_shape_of(b->graph, *at);
-    if (in.h != 1 || in.w != 1) unary(b, at, SSLAT_OP_FLATTEN, "flatten");
+    if (!in.tokens && (in.h != 1 || in.w != 1)) unary(b, at, SSLAT_OP_FLATTEN, "flatten"); /* tokens: per token */
     sslat_op_params p = {.linear = {spec->channels, true}};
     add_op(b, at, SSLAT_OP_LINEAR, &p, SSLAT_NO_INPUT, "fc");
+}
+
+/* ---- transformers (timm's VisionTransformer) ------------------------------------------ */
+
+static void linear(builder *b, int32_t *at, int32_t out, const char *name)
+{
+    sslat_op_params p = {.linear = {out, true}};
+    add_op(b, at, SSLAT_OP_LINEAR, &p, SSLAT_NO_INPUT, name);
+}
+
+/* Heads and head width of an attn or vit layer on `width` channels: the head
+ * width defaults to width / heads, which must then divide evenly. */
+static sslat_status attention_shape(builder *b, const sslat_layer_spec *spec, int32_t width,
+                                    sslat_attention_params *a)
+{
+    if (!(spec->set & SSLAT_OPT_H))
+        return b->status = sslat_fail(b->err, SSLAT_ERR_SPACE, "'%s' needs its number of heads (h)",
+                                      sslat_layer_type_name(spec->type));
+    a->heads = spec->heads;
+    a->head_dim = (spec->set & SSLAT_OPT_HD) ? spec->head_dim : width / spec->heads;
+    a->form = (spec->set & SSLAT_OPT_EXPLICIT) ? SSLAT_ATTENTION_EXPLICIT : SSLAT_ATTENTION_FUSED;
+    if (!(spec->set & SSLAT_OPT_HD) && width % spec->heads != 0)
+        return b->status = sslat_fail(b->err, SSLAT_ERR_SPACE, "%d heads do not divide the width %d (give hd, the "
+                                      "channels per head, or heads that divide it)", spec->heads, width);
+    if ((int64_t)a->heads * a->head_dim * 3 > SSLAT_MAX_CHANNELS)
+        return b->status = sslat_fail(b->err, SSLAT_ERR_LIMIT, "q|k|v of %d heads × %d channels exceed %d channels",
+                                      a->heads, a->head_dim, SSLAT_MAX_CHANNELS);
+    return SSLAT_OK;
+}
+
+/* timm's Attention: qkv linear (with bias), attention per head, output projection. */
+static void self_attention(builder *b, int32_t *at, const sslat_layer_spec *spec)
+{
+    int32_t width = channels_at(b, *at);
+    sslat_op_params p;
+    memset(&p, 0, sizeof p);
+    if (b->status != SSLAT_OK || attention_shape(b, spec, width, &p.attention) != SSLAT_OK) return;
+    linear(b, at, 3 * p.attention.heads * p.attention.head_dim, "qkv");
+    add_op(b, at, SSLAT_OP_ATTENTION, &p, SSLAT_NO_INPUT, "attn");
+    linear(b, at, width, "proj");
+}
+
+/* timm's Block: x + attn(norm1(x)), then x + fc2(act(fc1(norm2(x)))) with
+ * int(width · mlp_ratio) hidden channels (mlp_ratio 4 and GELU by default). */
+static void expand_vit(builder *b, int32_t *at, const sslat_layer_spec *spec)
+{
+    int32_t input = *at, width = channels_at(b, *at);
+    double ratio = (spec->set & SSLAT_OPT_E) ? spec->expansion : 4.0;
+    int64_t hidden = (int64_t)(width * ratio);
+    if (hidden < 1 || hidden > SSLAT_MAX_CHANNELS) {
+        b->status = sslat_fail(b->err, SSLAT_ERR_LIMIT, "mlp ratio %g of %d channels gives %lld hidden channels "
+                               "(1..%d)", ratio, width, (long long)hidden, SSLAT_MAX_CHANNELS);
+        return;
+    }
+    unary(b, at, SSLAT_OP_LAYERNORM, "norm1");
+    self_attention(b, at, spec);
+    binary(b, at, SSLAT_OP_ADD, input, "add1");
+    int32_t middle = *at;
+    unary(b, at, SSLAT_OP_LAYERNORM, "norm2");
+    linear(b, at, (int32_t)hidden, "fc1");
+    act(b, at, (spec->set & SSLAT_OPT_N) ? spec->act : SSLAT_ACT_GELU, "act");
+    linear(b, at, width, "fc2");
+    binary(b, at, SSLAT_OP_ADD, middle, "add2");
 }
 
 /* ---- ShuffleNetV2 (torchvision's InvertedResidual) ----------------------------------- */
@@ -546,6 +610,25 @@ sslat_status sslat_spec_expand_from(const sslat_layer_spec *spec, const sslat_ex
     case SSLAT_LAYER_SHUFFLE: {
         sslat_op_params p = {.shuffle_groups = r.groups};
         add_op(&b, &at, SSLAT_OP_CHANNEL_SHUFFLE, &p, SSLAT_NO_INPUT, "shuffle");
+        break;
+    }
+    case SSLAT_LAYER_PATCH: /* timm's PatchEmbed: proj = Conv2d(k, stride k, bias), flatten(2).transpose(1, 2) */
+        if (!(spec->set & SSLAT_OPT_K) || !(spec->set & SSLAT_OPT_C)) {
+            b.status = sslat_fail(err, SSLAT_ERR_SPACE, "patch needs its patch size (k) and width (c)");
+            break;
+        }
+        conv(&b, &at, spec->channels, spec->kernel, spec->kernel, 0, 1, 1, true, "proj");
+        unary(&b, &at, SSLAT_OP_TOKENS, "tokens");
+        break;
+    case SSLAT_LAYER_TOKENS: unary(&b, &at, SSLAT_OP_TOKENS, "tokens"); break;
+    case SSLAT_LAYER_CLS: unary(&b, &at, SSLAT_OP_CLASS_TOKEN, "cls_token"); break;
+    case SSLAT_LAYER_POS: unary(&b, &at, SSLAT_OP_POSITION_EMBED, "pos_embed"); break;
+    case SSLAT_LAYER_LN: unary(&b, &at, SSLAT_OP_LAYERNORM, "norm"); break;
+    case SSLAT_LAYER_ATTN: self_attention(&b, &at, spec); break;
+    case SSLAT_LAYER_VIT: expand_vit(&b, &at, spec); break;
+    case SSLAT_LAYER_TOKPOOL: {
+        sslat_op_params p = {.token_pool = (spec->set & SSLAT_OPT_MEAN) ? SSLAT_TOKEN_POOL_MEAN : SSLAT_TOKEN_POOL_CLASS};
+        add_op(&b, &at, SSLAT_OP_TOKEN_POOL, &p, SSLAT_NO_INPUT, "pool");
         break;
     }
     case SSLAT_LAYER_TYPE_COUNT: SSLAT_ASSERT(!"unreachable layer type");

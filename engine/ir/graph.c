@@ -71,7 +71,45 @@ static bool check_window(int32_t kernel, int32_t stride, int32_t padding, int32_
 
 static bool same_shape(sslat_shape a, sslat_shape b)
 {
-    return a.n == b.n && a.c == b.c && a.h == b.h && a.w == b.w;
+    return a.n == b.n && a.c == b.c && a.h == b.h && a.w == b.w && a.tokens == b.tokens;
+}
+
+/* Token ops read tokens, image ops images: the other kind is refused by name. */
+static bool reads_its_kind(sslat_op_kind op, sslat_shape in, char *why, size_t why_size)
+{
+    if (in.tokens && !sslat_op_reads_tokens(op) && !sslat_op_reads_either(op)) {
+        snprintf(why, why_size, "needs an image N×C×H×W, got tokens N×L×C %dx%dx%d", in.n, in.h, in.c);
+        return false;
+    }
+    if (!in.tokens && sslat_op_reads_tokens(op)) {
+        snprintf(why, why_size, "needs tokens N×L×C, got an image %dx%dx%dx%d (a 'patch' or 'tokens' layer "
+                 "turns an image into tokens)", in.n, in.c, in.h, in.w);
+        return false;
+    }
+    return true;
+}
+
+static bool infer_attention(const sslat_attention_params *a, sslat_shape in, sslat_shape *out, char *why,
+                            size_t why_size)
+{
+    if (a->heads < 1 || a->head_dim < 1 || a->heads > SSLAT_MAX_CHANNELS || a->head_dim > SSLAT_MAX_CHANNELS ||
+        (int64_t)a->heads * a->head_dim * 3 != in.c) {
+        snprintf(why, why_size, "its input of %d channels is not q|k|v of %d heads × %d channels each", in.c,
+                 a->heads, a->head_dim);
+        return false;
+    }
+    if (a->form < 0 || a->form >= SSLAT_ATTENTION_FORM_COUNT) {
+        snprintf(why, why_size, "unknown attention form %d", (int)a->form);
+        return false;
+    }
+    /* the scores N×heads×L×L are a tensor of their own */
+    sslat_shape scores = {in.n, a->heads, in.h, in.h, false};
+    if (!sslat_shape_fits(scores)) {
+        snprintf(why, why_size, "%d tokens make attention scores of more than 2^40 elements", in.h);
+        return false;
+    }
+    out->c = a->heads * a->head_dim;
+    return true;
 }
 
 static bool infer_window(sslat_shape in, int32_t channels, int32_t kernel, int32_t stride,
@@ -98,6 +136,7 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
                        sslat_shape in1, sslat_shape *out, char *why, size_t why_size)
 {
     *out = in0;
+    if (!reads_its_kind(op, in0, why, why_size)) return false;
     switch (op) {
     case SSLAT_OP_CONV2D: {
         const sslat_conv_params *c = &p->conv;
@@ -145,7 +184,7 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
         return true;
     }
     case SSLAT_OP_LINEAR:
-        if (in0.h != 1 || in0.w != 1) {
+        if (!in0.tokens && (in0.h != 1 || in0.w != 1)) {
             snprintf(why, why_size, "linear needs a flattened input, got %dx%dx%d", in0.c, in0.h,
                      in0.w);
             return false;
@@ -218,8 +257,28 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
     case SSLAT_OP_CONCAT: /* its inputs' shapes are checked by sslat_graph_add_concat */
         snprintf(why, why_size, "a concat takes 2..%d inputs (sslat_graph_add_concat)", SSLAT_MAX_NODE_INPUTS);
         return false;
+    case SSLAT_OP_TOKENS:
+        if ((int64_t)in0.h * in0.w > SSLAT_MAX_CHANNELS) {
+            snprintf(why, why_size, "%dx%d pixels make more than %d tokens", in0.h, in0.w, SSLAT_MAX_CHANNELS);
+            return false;
+        }
+        *out = (sslat_shape){in0.n, in0.c, in0.h * in0.w, 1, true};
+        return true;
+    case SSLAT_OP_ATTENTION: return infer_attention(&p->attention, in0, out, why, why_size);
+    case SSLAT_OP_CLASS_TOKEN:
+        out->h = in0.h + 1;
+        return true;
+    case SSLAT_OP_TOKEN_POOL:
+        if (p->token_pool < 0 || p->token_pool >= SSLAT_TOKEN_POOL_FORM_COUNT) {
+            snprintf(why, why_size, "unknown token pool form %d", (int)p->token_pool);
+            return false;
+        }
+        *out = (sslat_shape){in0.n, in0.c, 1, 1, false};
+        return true;
     case SSLAT_OP_BATCHNORM:
     case SSLAT_OP_IDENTITY:
+    case SSLAT_OP_LAYERNORM:
+    case SSLAT_OP_POSITION_EMBED:
         return true;
     case SSLAT_OP_COUNT:
         break;
@@ -278,7 +337,7 @@ sslat_status sslat_graph_add(sslat_graph *graph, sslat_op_kind op, const sslat_o
     sslat_node node = new_node(op, params, name);
     node.input[0] = in0;
     node.input[1] = in1;
-    sslat_shape s1 = in1 == SSLAT_NO_INPUT ? (sslat_shape){0, 0, 0, 0}
+    sslat_shape s1 = in1 == SSLAT_NO_INPUT ? (sslat_shape){0, 0, 0, 0, false}
                                            : sslat_graph_shape_of(graph, in1);
     char why[256];
     if (!sslat_infer_shape(op, &node.params, sslat_graph_shape_of(graph, in0), s1, &node.shape,
@@ -299,6 +358,9 @@ sslat_status sslat_graph_add_concat(sslat_graph *graph, const int32_t *inputs, i
     for (int k = 0; k < n; k++) {
         SSLAT_ASSERT(valid_input(graph, inputs[k]));
         sslat_shape in = sslat_graph_shape_of(graph, inputs[k]), first = sslat_graph_shape_of(graph, inputs[0]);
+        if (in.tokens)
+            return sslat_fail(err, SSLAT_ERR_SPACE, "concat '%s': input %d is tokens N×L×C; concat joins images along "
+                              "channels", node.name, k);
         if (in.n != first.n || in.h != first.h || in.w != first.w)
             return sslat_fail(err, SSLAT_ERR_SPACE, "concat '%s': input %d is %dx%dx%dx%d, input 0 %dx%dx%dx%d: "
                               "only the channels may differ", node.name, k, in.n, in.c, in.h, in.w, first.n,
@@ -337,6 +399,7 @@ static void hash_shape(sslat_hasher *h, sslat_shape s)
     sslat_hash_i32(h, s.c);
     sslat_hash_i32(h, s.h);
     sslat_hash_i32(h, s.w);
+    if (s.tokens) sslat_hash_i32(h, 0x544f4b4e); /* "TOKN"; image shapes hash as they always did */
 }
 
 /* Only the fields an op uses are hashed, field by field, so padding bytes and
@@ -381,8 +444,17 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
     /* No parameters. A new op must be named here (no default:): a forgotten
      * case would hash a parametrised op equal to its siblings and merge
      * different subgraphs into one table entry. */
+    case SSLAT_OP_ATTENTION: {
+        const sslat_attention_params *a = sslat_node_attention(node);
+        sslat_hash_i32(h, a->heads);
+        sslat_hash_i32(h, a->head_dim);
+        sslat_hash_i32(h, a->form);
+        break;
+    }
+    case SSLAT_OP_TOKEN_POOL: sslat_hash_i32(h, sslat_node_token_pool(node)); break;
     case SSLAT_OP_BATCHNORM: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL: case SSLAT_OP_FLATTEN:
-    case SSLAT_OP_IDENTITY: case SSLAT_OP_CONCAT: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: break;
+    case SSLAT_OP_IDENTITY: case SSLAT_OP_CONCAT: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
+    case SSLAT_OP_TOKENS: case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: break;
     case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
 }
@@ -417,6 +489,9 @@ int64_t sslat_node_param_count(const sslat_graph *graph, const sslat_node *node)
         return weights + (c->bias ? c->out_channels : 0);
     }
     case SSLAT_OP_BATCHNORM: return 2 * (int64_t)in.c; /* affine weight and bias */
+    case SSLAT_OP_LAYERNORM: return 2 * (int64_t)in.c;
+    case SSLAT_OP_CLASS_TOKEN: return in.c;
+    case SSLAT_OP_POSITION_EMBED: return (int64_t)in.h * in.c;
     case SSLAT_OP_LINEAR: {
         const sslat_linear_params *l = sslat_node_linear(node);
         return (int64_t)in.c * l->out_features + (l->bias ? l->out_features : 0);
@@ -424,7 +499,8 @@ int64_t sslat_node_param_count(const sslat_graph *graph, const sslat_node *node)
     case SSLAT_OP_ACT: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL: case SSLAT_OP_GLOBAL_AVGPOOL:
     case SSLAT_OP_MAXPOOL: case SSLAT_OP_AVGPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY:
     case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_UPSAMPLE:
-    case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: return 0;
+    case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: case SSLAT_OP_TOKENS: case SSLAT_OP_ATTENTION:
+    case SSLAT_OP_TOKEN_POOL: return 0;
     case SSLAT_OP_COUNT: break;
     }
     SSLAT_ASSERT(!"unknown op");

@@ -8,7 +8,11 @@
 #include "base/error.h"
 #include "ir/space.h"
 
-static json_t *shape_json(sslat_shape s) { return json_pack("[i, i, i, i]", s.n, s.c, s.h, s.w); }
+/* A token tensor N×L×C is written [N, L, C], as PyTorch holds it; an image or vector [N, C, H, W]. */
+static json_t *shape_json(sslat_shape s)
+{
+    return s.tokens ? json_pack("[i, i, i]", s.n, s.h, s.c) : json_pack("[i, i, i, i]", s.n, s.c, s.h, s.w);
+}
 
 static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
 {
@@ -54,8 +58,18 @@ static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
         json_object_set_new(j, "form", json_string(FORMS[sslat_node_gap_form(node)]));
         break;
     }
+    case SSLAT_OP_ATTENTION: {
+        const sslat_attention_params *a = sslat_node_attention(node);
+        json_object_set_new(j, "attention", json_pack("{s:i, s:i, s:s}", "heads", a->heads, "head_dim", a->head_dim,
+                                                       "form", sslat_attention_form_name(a->form)));
+        break;
+    }
+    case SSLAT_OP_TOKEN_POOL:
+        json_object_set_new(j, "form", json_string(sslat_token_pool_form_name(sslat_node_token_pool(node))));
+        break;
     case SSLAT_OP_BATCHNORM: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL: case SSLAT_OP_FLATTEN:
-    case SSLAT_OP_IDENTITY: case SSLAT_OP_CONCAT: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: break;
+    case SSLAT_OP_IDENTITY: case SSLAT_OP_CONCAT: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
+    case SSLAT_OP_TOKENS: case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: break;
     case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
     return j;

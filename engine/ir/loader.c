@@ -101,14 +101,14 @@ static sslat_status set_object_option(loader *L, const char *path, sslat_layer_s
         if (act < 0)
             return fail_at(L, path, SSLAT_ERR_SPACE,
                            "\"act\" must be one of relu, relu6, hswish, hsigmoid, sigmoid, silu, "
-                           "gelu, tanh");
+                           "gelu, tanh, gelu_tanh");
         ok = sslat_spec_set_act(spec, (sslat_act_kind)act, why, sizeof why);
     } else if (strcmp(key, "p") == 0 && json_is_string(value)) {
         if (strcmp(json_string_value(value), "same") != 0)
             return fail_at(L, path, SSLAT_ERR_PARSE, "\"p\" must be an integer or \"same\"");
         ok = sslat_spec_set_same_padding(spec, why, sizeof why);
     } else if (strcmp(key, "noskip") == 0 || strcmp(key, "bias") == 0 || strcmp(key, "fn") == 0 ||
-               strcmp(key, "mean") == 0) {
+               strcmp(key, "mean") == 0 || strcmp(key, "explicit") == 0) {
         if (!json_is_boolean(value))
             return fail_at(L, path, SSLAT_ERR_PARSE, "\"%s\" must be true or false, got %s", key,
                            json_type_name(value));
@@ -156,7 +156,8 @@ static sslat_status parse_object_spec(loader *L, const char *path, json_t *objec
         }
         /* the token option r is spelled "repeat" in objects */
         static const char *const KNOWN[] = {"repeat", "k", "s", "c", "e", "se", "g", "p", "d",
-                                            "act", "noskip", "bias", "fn", "mean", "b", "a", "o"};
+                                            "act", "noskip", "bias", "fn", "mean", "b", "a", "o",
+                                            "h", "hd", "explicit"};
         bool known = false;
         for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++) known |= strcmp(KNOWN[i], key) == 0;
         if (!known) return fail_at(L, path, SSLAT_ERR_PARSE, "unknown key \"%s\"", key);
@@ -839,7 +840,7 @@ static sslat_status check_top_level(loader *L, json_t *root)
     json_t *se_act = json_object_get(root, "se_act");
     if (se_act && !(json_is_string(se_act) && sslat_act_from_name(json_string_value(se_act)) >= 0))
         return fail_at(L, "se_act", SSLAT_ERR_PARSE,
-                       "must be an activation: relu, relu6, hswish, hsigmoid, sigmoid, silu, gelu, tanh");
+                       "must be an activation: relu, relu6, hswish, hsigmoid, sigmoid, silu, gelu, tanh, gelu_tanh");
     json_t *base = json_object_get(root, "se_base");
     if (base && !(json_is_string(base) && (!strcmp(json_string_value(base), "expanded") ||
                                            !strcmp(json_string_value(base), "input"))))

@@ -11,12 +11,13 @@ static const char *const OP_NAMES[] = {
     "conv2d",  "batchnorm", "act",    "add",     "mul_channel", "global_avgpool",
     "maxpool", "avgpool",   "linear", "flatten", "identity",    "channel_shuffle",
     "concat",  "channel_slice", "upsample", "space_to_depth", "input",
+    "tokens",  "layernorm", "attention", "class_token", "position_embed", "token_pool",
 };
 static_assert(sizeof(OP_NAMES) / sizeof(OP_NAMES[0]) == SSLAT_OP_COUNT,
               "OP_NAMES must name every sslat_op_kind");
 
 static const char *const ACT_NAMES[] = {
-    "relu", "relu6", "hswish", "hsigmoid", "sigmoid", "silu", "gelu", "tanh",
+    "relu", "relu6", "hswish", "hsigmoid", "sigmoid", "silu", "gelu", "tanh", "gelu_tanh",
 };
 static_assert(sizeof(ACT_NAMES) / sizeof(ACT_NAMES[0]) == SSLAT_ACT_COUNT,
               "ACT_NAMES must name every sslat_act_kind");
@@ -103,6 +104,47 @@ int32_t sslat_node_upsample_scale(const sslat_node *node)
 {
     SSLAT_ASSERT(node->op == SSLAT_OP_UPSAMPLE);
     return node->params.upsample_scale;
+}
+
+const sslat_attention_params *sslat_node_attention(const sslat_node *node)
+{
+    SSLAT_ASSERT(node->op == SSLAT_OP_ATTENTION);
+    return &node->params.attention;
+}
+
+sslat_token_pool_form sslat_node_token_pool(const sslat_node *node)
+{
+    SSLAT_ASSERT(node->op == SSLAT_OP_TOKEN_POOL);
+    return node->params.token_pool;
+}
+
+const char *sslat_attention_form_name(sslat_attention_form form)
+{
+    static const char *const NAMES[] = {"fused", "explicit"};
+    static_assert(sizeof NAMES / sizeof NAMES[0] == SSLAT_ATTENTION_FORM_COUNT, "NAMES must name every form");
+    SSLAT_ASSERT(form >= 0 && form < SSLAT_ATTENTION_FORM_COUNT);
+    return NAMES[form];
+}
+
+const char *sslat_token_pool_form_name(sslat_token_pool_form form)
+{
+    static const char *const NAMES[] = {"class", "mean"};
+    static_assert(sizeof NAMES / sizeof NAMES[0] == SSLAT_TOKEN_POOL_FORM_COUNT, "NAMES must name every form");
+    SSLAT_ASSERT(form >= 0 && form < SSLAT_TOKEN_POOL_FORM_COUNT);
+    return NAMES[form];
+}
+
+bool sslat_op_reads_tokens(sslat_op_kind op)
+{
+    return op == SSLAT_OP_LAYERNORM || op == SSLAT_OP_ATTENTION || op == SSLAT_OP_CLASS_TOKEN ||
+           op == SSLAT_OP_POSITION_EMBED || op == SSLAT_OP_TOKEN_POOL;
+}
+
+bool sslat_op_reads_either(sslat_op_kind op)
+{
+    /* linear reads a vector or each token; the element-wise ops any tensor */
+    return op == SSLAT_OP_ACT || op == SSLAT_OP_ADD || op == SSLAT_OP_IDENTITY || op == SSLAT_OP_LINEAR ||
+           op == SSLAT_OP_INPUT;
 }
 
 bool sslat_shape_fits(sslat_shape s)

@@ -26,6 +26,13 @@ typedef enum sslat_op_kind {
     SSLAT_OP_UPSAMPLE,      /* nearest neighbour, an integer scale on H and W (nn.Upsample(mode="nearest")) */
     SSLAT_OP_SPACE_TO_DEPTH, /* YOLOv5's Focus slicing: 2x2 pixel blocks into 4 channel groups */
     SSLAT_OP_INPUT,          /* another input of a layer that reads several (`from`): no inputs, its shape given */
+    /* Token ops: they read and write token tensors N×L×C (sslat_shape.tokens). */
+    SSLAT_OP_TOKENS,         /* image N×C×H×W to tokens N×(H·W)×C: x.flatten(2).transpose(1, 2) */
+    SSLAT_OP_LAYERNORM,      /* nn.LayerNorm over each token's C channels, with weight and bias */
+    SSLAT_OP_ATTENTION,      /* scaled dot-product attention of packed q|k|v tokens N×L×3·H·D to N×L×H·D */
+    SSLAT_OP_CLASS_TOKEN,    /* a learned token before the others: cat((cls.expand(N, -1, -1), x), 1) */
+    SSLAT_OP_POSITION_EMBED, /* x + a learned 1×L×C position embedding */
+    SSLAT_OP_TOKEN_POOL,     /* tokens to a vector N×C×1×1: the class token x[:, 0] or the mean x.mean(1) */
     SSLAT_OP_COUNT
 } sslat_op_kind;
 
@@ -39,12 +46,16 @@ typedef enum sslat_act_kind {
     SSLAT_ACT_SILU,
     SSLAT_ACT_GELU,
     SSLAT_ACT_TANH,
+    SSLAT_ACT_GELU_TANH, /* nn.GELU(approximate="tanh"); SSLAT_ACT_GELU is the exact (erf) form */
     SSLAT_ACT_COUNT
 } sslat_act_kind;
 
-/* Tensor shape N, C, H, W. Vectors (after flatten / linear) are N×C×1×1. */
+/* Tensor shape N, C, H, W. Vectors (after flatten / linear) are N×C×1×1.
+ * Token tensors N×L×C (a transformer's) have tokens set, L in h and w = 1;
+ * their values are stored token after token (PyTorch's contiguous N×L×C). */
 typedef struct sslat_shape {
     int32_t n, c, h, w;
+    bool tokens;
 } sslat_shape;
 
 typedef struct sslat_conv_params {
@@ -85,6 +96,26 @@ typedef enum sslat_gap_form {
     SSLAT_GAP_FORM_COUNT
 } sslat_gap_form;
 
+/* How a model wrote its attention: the MAC rules see the forms differently
+ * (a fused call is no module and no matmul to thop, fvcore or pthflops). */
+typedef enum sslat_attention_form {
+    SSLAT_ATTENTION_FUSED,    /* F.scaled_dot_product_attention(q, k, v) (timm's default) */
+    SSLAT_ATTENTION_EXPLICIT, /* (q * scale) @ k.transpose(-2, -1), .softmax(-1), @ v */
+    SSLAT_ATTENTION_FORM_COUNT
+} sslat_attention_form;
+
+typedef struct sslat_attention_params {
+    int32_t heads, head_dim; /* the input is q|k|v, each heads × head_dim wide */
+    sslat_attention_form form;
+} sslat_attention_params;
+
+/* Which token a transformer's head reads. */
+typedef enum sslat_token_pool_form {
+    SSLAT_TOKEN_POOL_CLASS, /* x[:, 0] (ViT, DeiT) */
+    SSLAT_TOKEN_POOL_MEAN,  /* x.mean(1) (EfficientFormer, global_pool="avg") */
+    SSLAT_TOKEN_POOL_FORM_COUNT
+} sslat_token_pool_form;
+
 typedef union sslat_op_params {
     sslat_conv_params conv;     /* CONV2D */
     sslat_pool_params pool;     /* MAXPOOL, AVGPOOL */
@@ -94,6 +125,8 @@ typedef union sslat_op_params {
     sslat_gap_form gap_form;    /* GLOBAL_AVGPOOL (zeroed params: the module) */
     sslat_slice_params slice;   /* CHANNEL_SLICE */
     int32_t upsample_scale;     /* UPSAMPLE */
+    sslat_attention_params attention; /* ATTENTION */
+    sslat_token_pool_form token_pool; /* TOKEN_POOL */
 } sslat_op_params;
 
 /* Index of a node's input that means "the subgraph's input". */
@@ -131,6 +164,14 @@ int32_t sslat_node_shuffle_groups(const sslat_node *node);
 sslat_gap_form sslat_node_gap_form(const sslat_node *node);
 const sslat_slice_params *sslat_node_slice(const sslat_node *node);
 int32_t sslat_node_upsample_scale(const sslat_node *node);
+const sslat_attention_params *sslat_node_attention(const sslat_node *node);
+sslat_token_pool_form sslat_node_token_pool(const sslat_node *node);
+const char *sslat_attention_form_name(sslat_attention_form form);
+const char *sslat_token_pool_form_name(sslat_token_pool_form form);
+/* Whether an op reads token tensors (true) or images and vectors (false);
+ * add, act and identity read either. */
+bool sslat_op_reads_tokens(sslat_op_kind op);
+bool sslat_op_reads_either(sslat_op_kind op);
 
 /* The padding conv applies to an input of shape in: `padding` on every side,
  * or with `same` the total that gives ceil(in / stride) outputs, its odd

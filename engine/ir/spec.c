@@ -12,6 +12,7 @@ static const char *const TYPE_NAMES[] = {
     "cn",   "ds",   "ir",  "er",      "basic",   "bottleneck", "conv", "skip",
     "gap",  "maxpool", "avgpool", "flatten", "fc", "bn",         "act",  "shuffle",
     "sv2", "upsample", "focus", "c3", "convblock", "spp", "sppf", "concat", "detect", "add", "mul", "slice", "s2d",
+    "patch", "tokens", "cls", "pos", "ln", "attn", "vit", "tokpool",
 };
 static_assert(sizeof(TYPE_NAMES) / sizeof(TYPE_NAMES[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_NAMES must name every sslat_layer_type");
@@ -51,12 +52,20 @@ static const uint32_t TYPE_OPTIONS[] = {
     [SSLAT_LAYER_MUL] = 0,
     [SSLAT_LAYER_SLICE] = SSLAT_OPT_C | SSLAT_OPT_O,
     [SSLAT_LAYER_S2D] = 0,
+    [SSLAT_LAYER_PATCH] = SSLAT_OPT_K | SSLAT_OPT_C, /* k: the patch size (and the stride) */
+    [SSLAT_LAYER_TOKENS] = 0,
+    [SSLAT_LAYER_CLS] = 0,
+    [SSLAT_LAYER_POS] = 0,
+    [SSLAT_LAYER_LN] = 0,
+    [SSLAT_LAYER_ATTN] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_EXPLICIT,
+    [SSLAT_LAYER_VIT] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_E | SSLAT_OPT_N | SSLAT_OPT_EXPLICIT,
+    [SSLAT_LAYER_TOKPOOL] = SSLAT_OPT_MEAN,
 };
 static_assert(sizeof(TYPE_OPTIONS) / sizeof(TYPE_OPTIONS[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_OPTIONS must cover every sslat_layer_type");
 
 /* Activation codes of the nACT option (timm's), indexed by sslat_act_kind. */
-static const char *const ACT_CODES[] = {"re", "r6", "hs", "hsg", "sg", "sw", "ge", "th"};
+static const char *const ACT_CODES[] = {"re", "r6", "hs", "hsg", "sg", "sw", "ge", "th", "gt"};
 static_assert(sizeof(ACT_CODES) / sizeof(ACT_CODES[0]) == SSLAT_ACT_COUNT,
               "ACT_CODES must cover every sslat_act_kind");
 
@@ -135,7 +144,8 @@ static bool option_bit(const char *key, uint32_t *bit)
         {"e", SSLAT_OPT_E}, {"se", SSLAT_OPT_SE}, {"g", SSLAT_OPT_G}, {"p", SSLAT_OPT_P},
         {"d", SSLAT_OPT_D}, {"act", SSLAT_OPT_N}, {"noskip", SSLAT_OPT_NOSKIP},
         {"bias", SSLAT_OPT_BIAS}, {"fn", SSLAT_OPT_FN}, {"mean", SSLAT_OPT_MEAN}, {"b", SSLAT_OPT_B},
-        {"a", SSLAT_OPT_A}, {"o", SSLAT_OPT_O},
+        {"a", SSLAT_OPT_A}, {"o", SSLAT_OPT_O}, {"h", SSLAT_OPT_H}, {"hd", SSLAT_OPT_HD},
+        {"explicit", SSLAT_OPT_EXPLICIT},
     };
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
         if (strcmp(KEYS[i].key, key) == 0) {
@@ -182,6 +192,8 @@ bool sslat_spec_set_int(sslat_layer_spec *spec, const char *key, int64_t value, 
         {SSLAT_OPT_B, &spec->blocks, 1, 64},
         {SSLAT_OPT_A, &spec->anchors, 1, 64},
         {SSLAT_OPT_O, &spec->offset, 0, SSLAT_MAX_CHANNELS},
+        {SSLAT_OPT_H, &spec->heads, 1, 4096},
+        {SSLAT_OPT_HD, &spec->head_dim, 1, 65536},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         if (fields[i].bit != bit) continue;
@@ -196,7 +208,8 @@ bool sslat_spec_set_int(sslat_layer_spec *spec, const char *key, int64_t value, 
     }
     if (bit == SSLAT_OPT_E || bit == SSLAT_OPT_SE)
         return sslat_spec_set_real(spec, key, (double)value, why, why_size);
-    if (bit == SSLAT_OPT_NOSKIP || bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN) {
+    if (bit == SSLAT_OPT_NOSKIP || bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN ||
+        bit == SSLAT_OPT_EXPLICIT) {
         if (value != 0 && value != 1) {
             snprintf(why, why_size, "option '%s' must be true or false", key);
             return false;
@@ -266,12 +279,12 @@ static bool parse_option(const char *word, sslat_layer_spec *spec, char *why, si
 {
     if (strcmp(word, "psame") == 0) return sslat_spec_set_same_padding(spec, why, why_size);
     if (strcmp(word, "noskip") == 0 || strcmp(word, "bias") == 0 || strcmp(word, "fn") == 0 ||
-        strcmp(word, "mean") == 0)
+        strcmp(word, "mean") == 0 || strcmp(word, "explicit") == 0)
         return sslat_spec_set_int(spec, word, 1, why, why_size);
     if (word[0] == 'n' && word[1]) {
         int act = sslat_act_from_code(word + 1);
         if (act < 0) {
-            snprintf(why, why_size, "unknown activation code '%s' (re, r6, hs, hsg, sg, sw, ge, th)",
+            snprintf(why, why_size, "unknown activation code '%s' (re, r6, hs, hsg, sg, sw, ge, th, gt)",
                      word + 1);
             return false;
         }
@@ -287,7 +300,7 @@ static bool parse_option(const char *word, sslat_layer_spec *spec, char *why, si
     const char *value = word + n;
     uint32_t bit;
     if (n == 0 || !option_bit(key, &bit) || bit == SSLAT_OPT_N || bit == SSLAT_OPT_NOSKIP ||
-        bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN) {
+        bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN || bit == SSLAT_OPT_EXPLICIT) {
         snprintf(why, why_size, "unknown option '%s'", word);
         return false;
     }
@@ -359,6 +372,8 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
     } while (0)
     if (spec->type == SSLAT_LAYER_FC) {
         EMIT("fc%d", spec->channels);
+    } else if (spec->type == SSLAT_LAYER_ACT && strchr(sslat_act_name(spec->act), '_')) {
+        EMIT("act_n%s", ACT_CODES[spec->act]); /* "gelu_tanh" would read as two words */
     } else if (spec->type == SSLAT_LAYER_ACT) {
         EMIT("%s", sslat_act_name(spec->act));
     } else {
@@ -375,12 +390,15 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
         if (spec->set & SSLAT_OPT_B) EMIT("_b%d", spec->blocks);
         if (spec->set & SSLAT_OPT_A) EMIT("_a%d", spec->anchors);
         if (spec->set & SSLAT_OPT_O) EMIT("_o%d", spec->offset);
+        if (spec->set & SSLAT_OPT_H) EMIT("_h%d", spec->heads);
+        if (spec->set & SSLAT_OPT_HD) EMIT("_hd%d", spec->head_dim);
         if (spec->set & SSLAT_OPT_SE) EMIT("_se%g", spec->se_ratio);
         if (spec->set & SSLAT_OPT_N) EMIT("_n%s", ACT_CODES[spec->act]);
         if (spec->set & SSLAT_OPT_NOSKIP) EMIT("_noskip");
         if (spec->set & SSLAT_OPT_BIAS) EMIT("_bias");
         if (spec->set & SSLAT_OPT_FN) EMIT("_fn");
         if (spec->set & SSLAT_OPT_MEAN) EMIT("_mean");
+        if (spec->set & SSLAT_OPT_EXPLICIT) EMIT("_explicit");
     }
 #undef EMIT
     if (size > 0 && used >= size) buffer[size - 1] = '\0';

@@ -39,6 +39,14 @@ typedef enum sslat_layer_type {
     SSLAT_LAYER_MUL,        /* x · s of two sources, s N×C×1×1 (squeeze-excite's scaling) */
     SSLAT_LAYER_SLICE,      /* channels [o, o + c) of its input */
     SSLAT_LAYER_S2D,        /* space-to-depth alone (Focus's slicing) */
+    SSLAT_LAYER_PATCH,      /* ViT's patch embedding: a k×k conv with bias at stride k, then to tokens */
+    SSLAT_LAYER_TOKENS,     /* an image to tokens alone: x.flatten(2).transpose(1, 2) */
+    SSLAT_LAYER_CLS,        /* a class token before the others */
+    SSLAT_LAYER_POS,        /* + a learned position embedding */
+    SSLAT_LAYER_LN,         /* LayerNorm over each token's channels */
+    SSLAT_LAYER_ATTN,       /* multi-head self-attention: qkv linear, attention, output projection */
+    SSLAT_LAYER_VIT,        /* a pre-norm transformer block: x + attn(ln(x)), x + mlp(ln(x)) (timm's Block) */
+    SSLAT_LAYER_TOKPOOL,    /* the class token (or the tokens' mean) as a vector for the head */
     SSLAT_LAYER_TYPE_COUNT
 } sslat_layer_type;
 
@@ -61,6 +69,9 @@ enum {
     SSLAT_OPT_B = 1u << 14,    /* c3, convblock: inner blocks (YOLOv5's n) */
     SSLAT_OPT_A = 1u << 15,    /* detect: anchors per scale */
     SSLAT_OPT_O = 1u << 16,    /* slice: the first channel */
+    SSLAT_OPT_H = 1u << 17,    /* attn, vit: heads */
+    SSLAT_OPT_HD = 1u << 18,   /* attn, vit: channels per head (default: the width / heads) */
+    SSLAT_OPT_EXPLICIT = 1u << 19, /* attn, vit: written q @ k.transpose, softmax, @ v (not F.scaled_dot_product_attention) */
 };
 
 /* spec.padding of "p": "same" (token option psame): the padding follows the input. */
@@ -69,7 +80,7 @@ enum {
 typedef struct sslat_layer_spec {
     sslat_layer_type type;
     uint32_t set;
-    int32_t repeat, kernel, stride, channels, groups, padding, dilation, blocks, anchors, offset;
+    int32_t repeat, kernel, stride, channels, groups, padding, dilation, blocks, anchors, offset, heads, head_dim;
     double expansion, se_ratio;
     sslat_act_kind act;
 } sslat_layer_spec;

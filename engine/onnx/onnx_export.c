@@ -7,6 +7,7 @@
  * the same module at opset 17 (docs/onnx.md has the table), with the seeded
  * parameters the timed calculators use, so a model and a table describe the
  * same numbers. */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,23 @@ static value activation(lowering *L, int32_t i, const char *x, sslat_act_kind ac
                        0};
     }
     case SSLAT_ACT_TANH: return (value){ONNX_NODE_NO_ATTRS(b, "Tanh", output, ((const char *[]){x})), 0};
+    case SSLAT_ACT_GELU_TANH: { /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), PyTorch's export before opset 20 */
+        const char *cube = ONNX_NODE_NO_ATTRS(b, "Pow", out_name(L, i, ".cube"),
+                                              ((const char *[]){x, onnx_scalar(b, out_name(L, i, ".three"), 3.0f)}));
+        const char *term = ONNX_NODE_NO_ATTRS(b, "Mul", out_name(L, i, ".term"),
+                                              ((const char *[]){cube, onnx_scalar(b, out_name(L, i, ".k"), 0.044715f)}));
+        const char *inner = ONNX_NODE_NO_ATTRS(b, "Add", out_name(L, i, ".inner"), ((const char *[]){x, term}));
+        const char *scaled = ONNX_NODE_NO_ATTRS(
+            b, "Mul", out_name(L, i, ".scaled"),
+            ((const char *[]){inner, onnx_scalar(b, out_name(L, i, ".sqrt2pi"), 0.7978845608f)}));
+        const char *tanh = ONNX_NODE_NO_ATTRS(b, "Tanh", out_name(L, i, ".tanh"), ((const char *[]){scaled}));
+        const char *plus = ONNX_NODE_NO_ATTRS(b, "Add", out_name(L, i, ".add"),
+                                              ((const char *[]){tanh, onnx_scalar(b, out_name(L, i, ".one"), 1.0f)}));
+        const char *times = ONNX_NODE_NO_ATTRS(b, "Mul", out_name(L, i, ".mul"), ((const char *[]){x, plus}));
+        return (value){ONNX_NODE_NO_ATTRS(b, "Mul", output,
+                                          ((const char *[]){times, onnx_scalar(b, out_name(L, i, ".half"), 0.5f)})),
+                       0};
+    }
     case SSLAT_ACT_COUNT: break;
     }
     SSLAT_ASSERT(!"unknown activation");
@@ -173,6 +191,24 @@ static value lower_pool(lowering *L, int32_t i, const char *x)
     return (value){ONNX_NODE(b, "AveragePool", out_name(L, i, ""), ((const char *[]){x}), attrs), 4};
 }
 
+/* Linear on tokens N,L,C: MatMul by the transposed weight, then + bias, as
+ * PyTorch exports nn.Linear on a 3-D input. */
+static value lower_token_linear(lowering *L, int32_t i, value x)
+{
+    onnx_builder *b = L->b;
+    const sslat_node *n = &L->g->nodes[i];
+    const sslat_linear_params *l = sslat_node_linear(n);
+    int64_t features = sslat_graph_shape_of(L->g, n->input[0]).c;
+    const int64_t w_dims[2] = {l->out_features, features};
+    const char *weight = parameter(L, out_name(L, i, ".weight"), w_dims, 2, i, SSLAT_ROLE_WEIGHTS, features);
+    const char *weight_t = ONNX_NODE_NO_ATTRS(b, "Transpose", out_name(L, i, ".weight_t"), ((const char *[]){weight}));
+    const char *product = ONNX_NODE_NO_ATTRS(b, "MatMul", out_name(L, i, l->bias ? ".matmul" : ""),
+                                             ((const char *[]){x.name, weight_t}));
+    if (!l->bias) return (value){product, 3};
+    const char *bias = parameter(L, out_name(L, i, ".bias"), (int64_t[]){l->out_features}, 1, i, SSLAT_ROLE_BIAS, 0);
+    return (value){ONNX_NODE_NO_ATTRS(b, "Add", out_name(L, i, ""), ((const char *[]){product, bias})), 3};
+}
+
 /* Linear on N,C,H,W reads it flattened (C·H·W features), as the IR defines it. */
 static value lower_linear(lowering *L, int32_t i, value x)
 {
@@ -180,6 +216,7 @@ static value lower_linear(lowering *L, int32_t i, value x)
     const sslat_node *n = &L->g->nodes[i];
     const sslat_linear_params *l = sslat_node_linear(n);
     sslat_shape in = sslat_graph_shape_of(L->g, n->input[0]);
+    if (in.tokens) return lower_token_linear(L, i, x);
     int64_t features = (int64_t)in.c * in.h * in.w;
     const char *flat = x.name;
     if (x.rank == 4) {
@@ -272,6 +309,109 @@ static value lower_channel_slice(lowering *L, int32_t i, const char *x)
     return (value){ONNX_NODE_NO_ATTRS(L->b, "Slice", out_name(L, i, ""), inputs), 4};
 }
 
+/* ---- tokens (rank 3: N, L, C) ------------------------------------------------------------ */
+
+static const char *reshape(lowering *L, int32_t i, const char *x, const int64_t *dims, size_t n, const char *suffix)
+{
+    char shape[40];
+    snprintf(shape, sizeof shape, "%s.shape", suffix);
+    const char *inputs[] = {x, onnx_shape_constant(L->b, out_name(L, i, shape), dims, n)};
+    return ONNX_NODE_NO_ATTRS(L->b, "Reshape", out_name(L, i, suffix), inputs);
+}
+
+static const char *transpose(lowering *L, int32_t i, const char *x, const int64_t *perm, size_t n, const char *suffix)
+{
+    Onnx__AttributeProto *attrs[] = {onnx_attr_ints(L->b, "perm", perm, n)};
+    return ONNX_NODE(L->b, "Transpose", out_name(L, i, suffix), ((const char *[]){x}), attrs);
+}
+
+/* x[index] along axis, the axis kept (length 1) */
+static const char *gather(lowering *L, int32_t i, const char *x, int64_t index, int64_t axis, const char *suffix)
+{
+    char name[40];
+    snprintf(name, sizeof name, "%s.index", suffix);
+    const char *inputs[] = {x, onnx_shape_constant(L->b, out_name(L, i, name), &index, 1)};
+    Onnx__AttributeProto *attrs[] = {onnx_attr_int(L->b, "axis", axis)};
+    return ONNX_NODE(L->b, "Gather", out_name(L, i, suffix), inputs, attrs);
+}
+
+/* x.flatten(2).transpose(1, 2) */
+static value lower_tokens(lowering *L, int32_t i, const char *x)
+{
+    sslat_shape in = sslat_graph_shape_of(L->g, L->g->nodes[i].input[0]);
+    const char *flat = reshape(L, i, x, (int64_t[]){in.n, in.c, (int64_t)in.h * in.w}, 3, ".flatten");
+    return (value){transpose(L, i, flat, (int64_t[]){0, 2, 1}, 3, ""), 3};
+}
+
+static value lower_layernorm(lowering *L, int32_t i, const char *x)
+{
+    onnx_builder *b = L->b;
+    const int64_t c[1] = {L->g->nodes[i].shape.c};
+    const char *inputs[] = {x, parameter(L, out_name(L, i, ".weight"), c, 1, i, SSLAT_ROLE_GAMMA, 0),
+                            parameter(L, out_name(L, i, ".bias"), c, 1, i, SSLAT_ROLE_BETA, 0)};
+    Onnx__AttributeProto *attrs[] = {onnx_attr_int(b, "axis", -1), onnx_attr_float(b, "epsilon", SSLAT_LN_EPSILON)};
+    return (value){ONNX_NODE(b, "LayerNormalization", out_name(L, i, ""), inputs, attrs), 3};
+}
+
+/* timm's Attention between its linears: qkv.reshape(N, L, 3, H, D).permute(2, 0, 3, 1, 4),
+ * softmax(q @ kᵀ · D^-½) @ v, back to N, L, H·D (what PyTorch exports for the explicit form). */
+static value lower_attention(lowering *L, int32_t i, const char *x)
+{
+    onnx_builder *b = L->b;
+    const sslat_node *n = &L->g->nodes[i];
+    const sslat_attention_params *a = sslat_node_attention(n);
+    int64_t N = n->shape.n, T = n->shape.h, H = a->heads, D = a->head_dim;
+    const char *split = reshape(L, i, x, (int64_t[]){N, T, 3, H, D}, 5, ".split");
+    const char *heads = transpose(L, i, split, (int64_t[]){2, 0, 3, 1, 4}, 5, ".heads");
+    const char *part[3];
+    static const char *const NAMES[3][2] = {{".q3", ".q"}, {".k3", ".k"}, {".v3", ".v"}};
+    for (int k = 0; k < 3; k++)
+        part[k] = reshape(L, i, gather(L, i, heads, k, 0, NAMES[k][0]), (int64_t[]){N, H, T, D}, 4, NAMES[k][1]);
+    const char *key_t = transpose(L, i, part[1], (int64_t[]){0, 1, 3, 2}, 4, ".kt");
+    const char *dots = ONNX_NODE_NO_ATTRS(b, "MatMul", out_name(L, i, ".dots"), ((const char *[]){part[0], key_t}));
+    const char *scaled = ONNX_NODE_NO_ATTRS(
+        b, "Mul", out_name(L, i, ".scaled"),
+        ((const char *[]){dots, onnx_scalar(b, out_name(L, i, ".scale"), (float)(1.0 / sqrt((double)D)))}));
+    Onnx__AttributeProto *attrs[] = {onnx_attr_int(b, "axis", -1)};
+    const char *probs = ONNX_NODE(b, "Softmax", out_name(L, i, ".softmax"), ((const char *[]){scaled}), attrs);
+    const char *mixed = ONNX_NODE_NO_ATTRS(b, "MatMul", out_name(L, i, ".mix"), ((const char *[]){probs, part[2]}));
+    const char *back = transpose(L, i, mixed, (int64_t[]){0, 2, 1, 3}, 4, ".back");
+    return (value){reshape(L, i, back, (int64_t[]){N, T, H * D}, 3, ""), 3};
+}
+
+/* cat((cls.expand(N, -1, -1), x), 1) */
+static value lower_class_token(lowering *L, int32_t i, const char *x)
+{
+    onnx_builder *b = L->b;
+    const sslat_node *n = &L->g->nodes[i];
+    const int64_t one[3] = {1, 1, n->shape.c}, many[3] = {n->shape.n, 1, n->shape.c};
+    const char *token = parameter(L, out_name(L, i, ".cls_token"), one, 3, i, SSLAT_ROLE_WEIGHTS, 3);
+    const char *expand_in[] = {token, onnx_shape_constant(b, out_name(L, i, ".expand.shape"), many, 3)};
+    const char *tokens = ONNX_NODE_NO_ATTRS(b, "Expand", out_name(L, i, ".expand"), expand_in);
+    Onnx__AttributeProto *attrs[] = {onnx_attr_int(b, "axis", 1)};
+    return (value){ONNX_NODE(b, "Concat", out_name(L, i, ""), ((const char *[]){tokens, x}), attrs), 3};
+}
+
+static value lower_position_embed(lowering *L, int32_t i, const char *x)
+{
+    const sslat_node *n = &L->g->nodes[i];
+    const int64_t dims[3] = {1, n->shape.h, n->shape.c};
+    const char *pos = parameter(L, out_name(L, i, ".pos_embed"), dims, 3, i, SSLAT_ROLE_WEIGHTS, 3);
+    return (value){ONNX_NODE_NO_ATTRS(L->b, "Add", out_name(L, i, ""), ((const char *[]){x, pos})), 3};
+}
+
+/* x[:, 0] or x.mean(1): N, C */
+static value lower_token_pool(lowering *L, int32_t i, const char *x)
+{
+    const sslat_node *n = &L->g->nodes[i];
+    if (sslat_node_token_pool(n) == SSLAT_TOKEN_POOL_MEAN) {
+        Onnx__AttributeProto *attrs[] = {onnx_attr_ints(L->b, "axes", (int64_t[]){1}, 1), onnx_attr_int(L->b, "keepdims", 0)};
+        return (value){ONNX_NODE(L->b, "ReduceMean", out_name(L, i, ""), ((const char *[]){x}), attrs), 2};
+    }
+    const char *first = gather(L, i, x, 0, 1, ".first");
+    return (value){reshape(L, i, first, (int64_t[]){n->shape.n, n->shape.c}, 2, ""), 2};
+}
+
 static value lower_node(lowering *L, int32_t i)
 {
     onnx_builder *b = L->b;
@@ -288,6 +428,11 @@ static value lower_node(lowering *L, int32_t i)
         return v;
     }
     case SSLAT_OP_ADD:
+        if (a_shape.tokens) { /* tokens: both rank 3 */
+            const char *inputs[] = {a.name, value_of(L, n->input[1]).name};
+            return (value){ONNX_NODE_NO_ATTRS(b, "Add", out_name(L, i, ""), inputs), 3};
+        }
+        /* fall through */
     case SSLAT_OP_MUL_CHANNEL: {
         /* both sides 4-D so the SE scale (N,C,1,1) broadcasts over H,W */
         value other = value_of(L, n->input[1]);
@@ -309,6 +454,12 @@ static value lower_node(lowering *L, int32_t i)
     case SSLAT_OP_CHANNEL_SLICE: return lower_channel_slice(L, i, as_rank4(L, a, a_shape, i, 0));
     case SSLAT_OP_UPSAMPLE: return lower_upsample(L, i, as_rank4(L, a, a_shape, i, 0));
     case SSLAT_OP_SPACE_TO_DEPTH: return lower_space_to_depth(L, i, as_rank4(L, a, a_shape, i, 0));
+    case SSLAT_OP_TOKENS: return lower_tokens(L, i, as_rank4(L, a, a_shape, i, 0));
+    case SSLAT_OP_LAYERNORM: return lower_layernorm(L, i, a.name);
+    case SSLAT_OP_ATTENTION: return lower_attention(L, i, a.name);
+    case SSLAT_OP_CLASS_TOKEN: return lower_class_token(L, i, a.name);
+    case SSLAT_OP_POSITION_EMBED: return lower_position_embed(L, i, a.name);
+    case SSLAT_OP_TOKEN_POOL: return lower_token_pool(L, i, a.name);
     case SSLAT_OP_INPUT:
     case SSLAT_OP_COUNT: break;
     }
@@ -316,6 +467,17 @@ static value lower_node(lowering *L, int32_t i)
 }
 
 /* ---- the model ----------------------------------------------------------------------- */
+
+/* A value's dimensions as ONNX holds it: N,L,C for tokens, else N,C,H,W (whose
+ * first two are a rank-2 value's). */
+static void dims_of(sslat_shape s, int64_t dims[4])
+{
+    if (s.tokens) {
+        dims[0] = s.n, dims[1] = s.h, dims[2] = s.c, dims[3] = 1;
+        return;
+    }
+    dims[0] = s.n, dims[1] = s.c, dims[2] = s.h, dims[3] = s.w;
+}
 
 /* Nodes no other node reads, but the last: the network's other outputs
  * (Detect's smaller scales), which must be outputs or a runtime drops them. */
@@ -368,7 +530,9 @@ static sslat_status pack_model(const sslat_graph *g, const char *graph_name, uin
     if (!failed) result = ONNX_NODE_NO_ATTRS(&b, "Identity", "output", ((const char *[]){result}));
     failed = failed || !result;
     sslat_shape in = g->input, out = sslat_graph_output(g);
-    const int64_t in_dims[4] = {in.n, in.c, in.h, in.w}, out_dims[4] = {out.n, out.c, out.h, out.w};
+    const int64_t in_dims[4] = {in.n, in.c, in.h, in.w};
+    int64_t out_dims[4];
+    dims_of(out, out_dims);
     Onnx__ValueInfoProto *input = failed ? NULL : onnx_tensor_info(&b, "input", in_dims, 4);
     Onnx__ValueInfoProto *output = failed ? NULL : onnx_tensor_info(&b, "output", out_dims, (size_t)result_rank);
     Onnx__GraphProto *graph = failed ? NULL : onnx_arena(&b, sizeof *graph);
@@ -392,8 +556,8 @@ static sslat_status pack_model(const sslat_graph *g, const char *graph_name, uin
         size_t n_outputs = 1;
         for (int32_t i = 0; i + 1 < g->count && status == SSLAT_OK; i++) {
             if (!side[i]) continue;
-            sslat_shape s = g->nodes[i].shape;
-            const int64_t dims[4] = {s.n, s.c, s.h, s.w};
+            int64_t dims[4];
+            dims_of(g->nodes[i].shape, dims);
             outputs[n_outputs] = onnx_tensor_info(&b, L.values[i].name, dims, (size_t)L.values[i].rank);
             if (!outputs[n_outputs++]) status = sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory building the ONNX model");
         }
