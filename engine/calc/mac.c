@@ -133,13 +133,15 @@ static double count_plain(sslat_shape in, const sslat_node *node)
 /* thop 0.1.1 register_hooks: BN 2·Nin ×2 (affine); AvgPool Nout; AdaptiveAvgPool
  * (Hi·Wi/(Ho·Wo) + 1)·Nout; ReLU/ReLU6/MaxPool zero; no hook (Hardswish, SiLU,
  * Sigmoid, Hardsigmoid, ChannelShuffle, functional + and *) counts nothing.
- * LayerNorm is count_normalization as BN: 4·Nin; attention is no module (its
+ * nn.LayerNorm is count_normalization as BN: 4·Nin (timm's subclass: 0); attention is no module (its
  * matmuls, softmax and F.scaled_dot_product_attention count nothing), GELU has no hook. */
 static double count_thop(sslat_shape in, const sslat_node *node)
 {
     double n_in = (double)sslat_shape_elements(in), n_out = (double)sslat_shape_elements(node->shape);
     switch (node->op) {
-    case SSLAT_OP_BATCHNORM: case SSLAT_OP_LAYERNORM: return 4.0 * n_in;
+    case SSLAT_OP_BATCHNORM: return 4.0 * n_in;
+    case SSLAT_OP_LAYERNORM: /* the hook is keyed by the exact class: a subclass (timm's) counts nothing */
+        return sslat_node_norm_form(node) == SSLAT_NORM_MODULE ? 4.0 * n_in : 0.0;
     case SSLAT_OP_AVGPOOL: return n_out;
     case SSLAT_OP_ATTENTION: return 0.0;
     case SSLAT_OP_UPSAMPLE: return n_out; /* count_upsample, nearest: output elements */

@@ -265,6 +265,12 @@ static sslat_status attention_shape(builder *b, const sslat_layer_spec *spec, in
     return SSLAT_OK;
 }
 
+static void layernorm(builder *b, int32_t *at, const sslat_layer_spec *spec, const char *name)
+{
+    sslat_op_params p = {.norm_form = (spec->set & SSLAT_OPT_NN) ? SSLAT_NORM_MODULE : SSLAT_NORM_SUBCLASS};
+    add_op(b, at, SSLAT_OP_LAYERNORM, &p, SSLAT_NO_INPUT, name);
+}
+
 /* timm's Attention: qkv linear (with bias), attention per head, output projection. */
 static void self_attention(builder *b, int32_t *at, const sslat_layer_spec *spec)
 {
@@ -289,11 +295,11 @@ static void expand_vit(builder *b, int32_t *at, const sslat_layer_spec *spec)
                                "(1..%d)", ratio, width, (long long)hidden, SSLAT_MAX_CHANNELS);
         return;
     }
-    unary(b, at, SSLAT_OP_LAYERNORM, "norm1");
+    layernorm(b, at, spec, "norm1");
     self_attention(b, at, spec);
     binary(b, at, SSLAT_OP_ADD, input, "add1");
     int32_t middle = *at;
-    unary(b, at, SSLAT_OP_LAYERNORM, "norm2");
+    layernorm(b, at, spec, "norm2");
     linear(b, at, (int32_t)hidden, "fc1");
     act(b, at, (spec->set & SSLAT_OPT_N) ? spec->act : SSLAT_ACT_GELU, "act");
     linear(b, at, width, "fc2");
@@ -623,7 +629,7 @@ sslat_status sslat_spec_expand_from(const sslat_layer_spec *spec, const sslat_ex
     case SSLAT_LAYER_TOKENS: unary(&b, &at, SSLAT_OP_TOKENS, "tokens"); break;
     case SSLAT_LAYER_CLS: unary(&b, &at, SSLAT_OP_CLASS_TOKEN, "cls_token"); break;
     case SSLAT_LAYER_POS: unary(&b, &at, SSLAT_OP_POSITION_EMBED, "pos_embed"); break;
-    case SSLAT_LAYER_LN: unary(&b, &at, SSLAT_OP_LAYERNORM, "norm"); break;
+    case SSLAT_LAYER_LN: layernorm(&b, &at, spec, "norm"); break;
     case SSLAT_LAYER_ATTN: self_attention(&b, &at, spec); break;
     case SSLAT_LAYER_VIT: expand_vit(&b, &at, spec); break;
     case SSLAT_LAYER_TOKPOOL: {

@@ -275,9 +275,14 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
         }
         *out = (sslat_shape){in0.n, in0.c, 1, 1, false};
         return true;
+    case SSLAT_OP_LAYERNORM:
+        if (p->norm_form < 0 || p->norm_form >= SSLAT_NORM_FORM_COUNT) {
+            snprintf(why, why_size, "unknown layernorm form %d", (int)p->norm_form);
+            return false;
+        }
+        return true;
     case SSLAT_OP_BATCHNORM:
     case SSLAT_OP_IDENTITY:
-    case SSLAT_OP_LAYERNORM:
     case SSLAT_OP_POSITION_EMBED:
         return true;
     case SSLAT_OP_COUNT:
@@ -452,9 +457,10 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
         break;
     }
     case SSLAT_OP_TOKEN_POOL: sslat_hash_i32(h, sslat_node_token_pool(node)); break;
+    case SSLAT_OP_LAYERNORM: sslat_hash_i32(h, sslat_node_norm_form(node)); break;
     case SSLAT_OP_BATCHNORM: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL: case SSLAT_OP_FLATTEN:
     case SSLAT_OP_IDENTITY: case SSLAT_OP_CONCAT: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
-    case SSLAT_OP_TOKENS: case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: break;
+    case SSLAT_OP_TOKENS: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: break;
     case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
 }

@@ -13,8 +13,12 @@ class UnsupportedNode(ValueError):
     """A node the interpreter cannot build a module of (a layer's own input)."""
 
 
-ACTIVATIONS = ("relu", "relu6", "hswish", "hsigmoid", "sigmoid", "silu", "gelu", "tanh")
+ACTIVATIONS = ("relu", "relu6", "hswish", "hsigmoid", "sigmoid", "silu", "gelu", "tanh", "gelu_tanh")
 BN_EPSILON = 1e-5  # SSLAT_BN_EPSILON (engine/measure/parameters.h)
+LN_EPSILON = 1e-6  # SSLAT_LN_EPSILON
+# ops that are functions of their inputs: run() computes them, their module is nn.Identity
+FUNCTION_OPS = ("add", "mul_channel", "global_avgpool", "flatten", "identity", "channel_shuffle", "concat",
+                "channel_slice", "upsample", "space_to_depth", "tokens", "attention", "token_pool")
 
 
 def interpreter(torch):
@@ -28,7 +32,25 @@ def interpreter(torch):
     nn = torch.nn
     functional = torch.nn.functional
     activations = dict(zip(ACTIVATIONS, (nn.ReLU, nn.ReLU6, nn.Hardswish, nn.Hardsigmoid, nn.Sigmoid, nn.SiLU,
-                                         nn.GELU, nn.Tanh)))
+                                         nn.GELU, nn.Tanh, lambda: nn.GELU(approximate="tanh"))))
+
+    class ClassToken(nn.Module):
+        """cat((cls.expand(N, -1, -1), x), 1), as timm's VisionTransformer."""
+
+        def __init__(self, channels):
+            super().__init__()
+            self.cls_token = nn.Parameter(torch.zeros(1, 1, channels))
+
+        def forward(self, x):
+            return torch.cat((self.cls_token.expand(x.shape[0], -1, -1), x), 1)
+
+    class PositionEmbed(nn.Module):
+        def __init__(self, tokens, channels):
+            super().__init__()
+            self.pos_embed = nn.Parameter(torch.zeros(1, tokens, channels))
+
+        def forward(self, x):
+            return x + self.pos_embed
 
     def conv_layer(node, shape, index, parameters):
         c = node["conv"]
@@ -52,7 +74,7 @@ def interpreter(torch):
         return layer
 
     def linear_layer(node, shape, index, parameters):
-        features = shape[1] * shape[2] * shape[3]
+        features = shape[2] if len(shape) == 3 else shape[1] * shape[2] * shape[3]  # tokens: per token
         out_features, bias = node["linear"]["out_features"], node["linear"]["bias"]
         layer = nn.Linear(features, out_features, bias=bias)
         if parameters:
@@ -88,8 +110,26 @@ def interpreter(torch):
                 return linear_layer(node, shape, index, parameters)
             if op == "global_avgpool" and node.get("form", "module") == "module":
                 return nn.AdaptiveAvgPool2d(1)  # as the model wrote it: thop and pthflops count only the module
+            if op == "layernorm":
+                layer = nn.LayerNorm(shape[2], eps=LN_EPSILON)
+                if parameters:
+                    layer.weight.copy_(parameters(index, "gamma", 0, (shape[2],)))
+                    layer.bias.copy_(parameters(index, "beta", 0, (shape[2],)))
+                return layer
+            if op == "class_token":
+                layer = ClassToken(shape[2])
+                if parameters:
+                    layer.cls_token.copy_(parameters(index, "weight", 3, (1, 1, shape[2])))
+                return layer
+            if op == "position_embed":
+                layer = PositionEmbed(shape[1], shape[2])
+                if parameters:
+                    layer.pos_embed.copy_(parameters(index, "weight", 3, (1, shape[1], shape[2])))
+                return layer
             if op == "input":
                 raise UnsupportedNode("node %d is a layer's own input: architectures have none" % index)
+            if op not in FUNCTION_OPS:  # never a silent identity for an op this file does not know
+                raise UnsupportedNode("node %d: op %r is not known to this interpreter" % (index, op))
             return nn.Identity()
 
         def forward(self, x):
@@ -119,8 +159,17 @@ def interpreter(torch):
         if op == "conv2d" and len(set(node["conv"]["pads"])) > 1:  # 'same', one side more: pad first
             top, left, bottom, right = node["conv"]["pads"]
             return layer(functional.pad(a, (left, right, top, bottom)))
+        if op == "linear" and a.dim() == 3:  # tokens N×L×C: per token
+            return layer(a)
         if op == "linear":
             return layer(torch.flatten(a, 1)).view(a.shape[0], -1, 1, 1)
+        if op == "tokens":
+            return a.flatten(2).transpose(1, 2)
+        if op == "attention":
+            return attention(node["attention"], a)
+        if op == "token_pool":
+            pooled = a.mean(1) if node["form"] == "mean" else a[:, 0]
+            return pooled.reshape(a.shape[0], -1, 1, 1)
         if op == "flatten":
             return a.reshape(a.shape[0], -1, 1, 1)
         if op == "channel_shuffle":
@@ -136,6 +185,17 @@ def interpreter(torch):
         if op == "space_to_depth":
             return torch.cat([a[..., ::2, ::2], a[..., 1::2, ::2], a[..., ::2, 1::2], a[..., 1::2, 1::2]], 1)
         return layer(a)  # conv2d, batchnorm, act, pools, identity: their module
+
+    def attention(params, qkv):
+        """timm's Attention between its linears, in the form the model wrote."""
+        n, tokens, _ = qkv.shape
+        heads, width = params["heads"], params["head_dim"]
+        q, k, v = qkv.reshape(n, tokens, 3, heads, width).permute(2, 0, 3, 1, 4).unbind(0)
+        if params["form"] == "fused":
+            mixed = functional.scaled_dot_product_attention(q, k, v)
+        else:
+            mixed = ((q * width ** -0.5) @ k.transpose(-2, -1)).softmax(dim=-1) @ v
+        return mixed.transpose(1, 2).reshape(n, tokens, heads * width)
 
     return Architecture
 

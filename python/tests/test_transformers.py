@@ -1,0 +1,192 @@
+"""Transformer spaces: token tensors, LayerNorm, attention, class and position
+tokens through the PyTorch interpreter, the ONNX export and the MAC rules,
+each against what it stands for (the plain-C reference, ONNX Runtime, thop,
+fvcore and pthflops on the same network)."""
+import json
+import subprocess
+
+import pytest
+
+import sslat
+from test_onnx import SEED, expected_params, ir, learnable, needs, reference_command  # noqa: F401 (fixture)
+
+# every token op once, both attention forms, GELU's two forms, both token pools
+VIT_LAYERS = ["patch_k4_c24", "cls", "pos",
+              {"choice": ["vit_h3_e2", "vit_h2_e1.5_explicit_ngt", "vit_h4_hd5", "skip"], "repeat": 2},
+              "ln", "tokpool", "fc10"]
+VIT_MEAN_LAYERS = ["patch_k4_c24", "pos", "vit_h3", "ln", "tokpool_mean", "fc7"]
+
+
+def write_space(tmp_path, name, layers, shape=(3, 16, 16), batch=2):
+    path = tmp_path / (name + ".json")
+    path.write_text(json.dumps({"sslat": 1, "name": name, "input": {"shape": list(shape), "batch": batch},
+                                "layers": layers}))
+    return path
+
+
+def reference_output(reference_command, space_path, arch, tmp_path):
+    import numpy
+    x_path, y_path = tmp_path / "x.f32", tmp_path / "y.f32"
+    subprocess.run([reference_command, str(space_path), ",".join(map(str, arch)), str(SEED), "0", "0",
+                    str(x_path), str(y_path)], check=True)
+    return numpy.fromfile(x_path, dtype="<f4"), numpy.fromfile(y_path, dtype="<f4")
+
+
+def normalised_error(got, want):
+    import numpy
+    return float(numpy.linalg.norm(got.reshape(-1) - want) / max(numpy.linalg.norm(want), 1e-30))
+
+
+ARCHS = [[0, 1], [2, 3], [1, 2], [3, 0]]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_the_pytorch_interpreter_computes_what_the_reference_computes(tmp_path, reference_command, arch):
+    torch = pytest.importorskip("torch")
+    import sslat.torch as st
+    path = write_space(tmp_path, "vit", VIT_LAYERS)
+    space = sslat.SearchSpace(path)
+    x, want = reference_output(reference_command, path, arch, tmp_path)
+    module = st.to_module(space, arch)
+    with torch.no_grad():
+        got = module(torch.from_numpy(x).reshape(space.input_shape)).numpy()
+    assert normalised_error(got, want) < 1e-4
+
+
+def test_a_mean_pooled_head_matches_too(tmp_path, reference_command):
+    torch = pytest.importorskip("torch")
+    import sslat.torch as st
+    path = write_space(tmp_path, "vit_mean", VIT_MEAN_LAYERS)
+    space = sslat.SearchSpace(path)
+    x, want = reference_output(reference_command, path, [], tmp_path)
+    with torch.no_grad():
+        got = st.to_module(space, []).eval()(torch.from_numpy(x).reshape(space.input_shape)).numpy()
+    assert normalised_error(got, want) < 1e-4
+
+
+@pytest.mark.parametrize("layers,arch", [(VIT_LAYERS, [0, 1]), (VIT_LAYERS, [2, 3]), (VIT_MEAN_LAYERS, [])])
+def test_the_onnx_export_loads_and_matches_the_reference(tmp_path, sslat_command, reference_command, layers, arch):
+    onnx = needs("onnx")
+    ort = needs("onnxruntime")
+    import numpy
+    path = write_space(tmp_path, "vit", layers)
+    space = sslat.SearchSpace(path)
+    model_path = space.to_onnx(arch, tmp_path / "vit.onnx")
+    model = onnx.load(str(model_path))
+    onnx.checker.check_model(model, full_check=True)
+    assert model.opset_import[0].version == 17
+    assert "LayerNormalization" in {node.op_type for node in model.graph.node}
+    tokens = sum(int(numpy.prod(t.dims)) for t in model.graph.initializer
+                 if t.name.endswith(".cls_token") or t.name.endswith(".pos_embed"))
+    assert learnable(model) + tokens == expected_params(ir(sslat_command, path, 2), arch)
+    x, want = reference_output(reference_command, path, arch, tmp_path)
+    session = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
+    got = session.run(None, {"input": x.reshape(space.input_shape)})[0]
+    assert normalised_error(got, want) < 1e-4
+
+
+# ---- MAC rules against the libraries --------------------------------------------------------
+
+def timm_vit(explicit):
+    """timm's VisionTransformer, the twin of VIT_TWIN; explicit: its attention
+    written q @ k.transpose (fused_attn False) instead of F.scaled_dot_product_attention."""
+    timm = pytest.importorskip("timm")
+    model = timm.models.vision_transformer.VisionTransformer(
+        img_size=32, patch_size=8, in_chans=3, num_classes=10, embed_dim=48, depth=2, num_heads=3, mlp_ratio=4.0,
+        qkv_bias=True, class_token=True, global_pool="token").eval()
+    for block in model.blocks:
+        block.attn.fused_attn = not explicit
+    return model
+
+
+def vit_twin(explicit):
+    return ["patch_k8_c48", "cls", "pos"] + ["vit_h3" + ("_explicit" if explicit else "")] * 2 + \
+        ["ln", "tokpool", "fc10"]
+
+
+def traceable_vit(torch, explicit):
+    """The same network as plain modules torch.fx can trace (pthflops cannot
+    trace timm's: it unpacks x.shape), written as timm writes each op."""
+    nn = torch.nn
+
+    class Attention(nn.Module):
+        def __init__(self, dim, heads, tokens):
+            super().__init__()
+            self.heads, self.width, self.tokens = heads, dim // heads, tokens
+            self.scale = self.width ** -0.5
+            self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+
+        def forward(self, x):
+            qkv = self.qkv(x).reshape(1, self.tokens, 3, self.heads, self.width).permute(2, 0, 3, 1, 4)
+            q, k, v = qkv[0], qkv[1], qkv[2]  # pthflops 0.4.2 cannot run unbind (a tuple of values)
+            if explicit:
+                q = q * self.scale
+                x = q @ k.transpose(-2, -1)
+                x = x.softmax(dim=-1) @ v
+            else:
+                x = nn.functional.scaled_dot_product_attention(q, k, v)
+            return self.proj(x.transpose(1, 2).reshape(1, self.tokens, self.heads * self.width))
+
+    class Block(nn.Module):
+        def __init__(self, dim, heads, tokens):
+            super().__init__()
+            self.norm1, self.norm2 = nn.LayerNorm(dim, eps=1e-6), nn.LayerNorm(dim, eps=1e-6)
+            self.attn = Attention(dim, heads, tokens)
+            self.fc1, self.act, self.fc2 = nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim)
+
+        def forward(self, x):
+            x = x + self.attn(self.norm1(x))
+            return x + self.fc2(self.act(self.fc1(self.norm2(x))))
+
+    class ViT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Conv2d(3, 48, 8, 8)
+            self.cls_token = nn.Parameter(torch.zeros(1, 1, 48))
+            self.pos_embed = nn.Parameter(torch.zeros(1, 17, 48))
+            self.blocks = nn.Sequential(Block(48, 3, 17), Block(48, 3, 17))
+            self.norm, self.head = nn.LayerNorm(48, eps=1e-6), nn.Linear(48, 10)
+
+        def forward(self, x):
+            x = self.proj(x).flatten(2).transpose(1, 2)
+            x = torch.cat((self.cls_token.expand(1, -1, -1), x), dim=1)
+            x = x + self.pos_embed
+            x = self.norm(self.blocks(x))
+            return self.head(x[:, 0])
+
+    return ViT().eval()
+
+
+@pytest.mark.parametrize("explicit", [False, True], ids=["fused", "explicit"])
+def test_each_mac_rule_equals_its_library_on_a_vit(tmp_path, explicit):
+    torch = pytest.importorskip("torch")
+    from test_torch import library_counts
+    path = write_space(tmp_path, "vit_twin", vit_twin(explicit), shape=(3, 32, 32), batch=1)
+    space = sslat.SearchSpace(path)
+    x = torch.zeros(1, 3, 32, 32)
+    model = timm_vit(explicit)
+    assert space.param_count() == sum(p.numel() for p in model.parameters())
+    counts = library_counts(model, x)
+    counts["mac_pthflops"] = library_counts(traceable_vit(torch, explicit), x)["mac_pthflops"]
+    twin = traceable_vit(torch, explicit)
+    assert sum(p.numel() for p in twin.parameters()) == space.param_count()
+    checked = 0
+    for rule, expected in counts.items():
+        if expected is None:
+            continue
+        got = sslat.initialize_latency(rule, space, get_base_samples=lambda inputs, keywords: 1).constant_latency
+        assert got * 1e6 == pytest.approx(expected, rel=1e-12, abs=0.5), rule
+        checked += 1
+    assert checked == 3  # every library ran
+
+
+def test_the_plain_rule_counts_attentions_two_products():
+    # 2 blocks: qkv, proj, fc1, fc2 per token plus q·kᵀ and p·v per head; the patch conv and the head
+    space_json = {"sslat": 1, "name": "t", "input": {"shape": [3, 32, 32]}, "layers": vit_twin(False)}
+    space = sslat.SearchSpace.from_json(json.dumps(space_json))
+    tokens, width = 17, 48
+    per_block = tokens * width * (3 * width + width + 4 * width + 4 * width) + 2 * tokens * tokens * width
+    conv = 16 * 48 * 3 * 64
+    expected = conv + 2 * per_block + width * 10
+    got = sslat.initialize_latency("mac", space, get_base_samples=lambda inputs, keywords: 1).constant_latency
+    assert got * 1e6 == pytest.approx(expected)
