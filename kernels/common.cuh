@@ -85,4 +85,18 @@ static inline bool sslat_fits_32(size_t count)
         else { LAUNCH(float); }                        \
     } while (0)
 
+/* Run LAUNCH(I, T): T the element type of elem, I 32-bit when fits32. */
+#define SSLAT_DISPATCH_INDEX_AND_TYPE(elem, fits32, LAUNCH)                                       \
+    do {                                                                                          \
+        if (fits32) {                                                                             \
+            if ((elem) == SSLAT_ELEM_F16) { LAUNCH(uint32_t, __half); }                           \
+            else if ((elem) == SSLAT_ELEM_BF16) { LAUNCH(uint32_t, __nv_bfloat16); }              \
+            else { LAUNCH(uint32_t, float); }                                                     \
+        } else {                                                                                  \
+            if ((elem) == SSLAT_ELEM_F16) { LAUNCH(size_t, __half); }                             \
+            else if ((elem) == SSLAT_ELEM_BF16) { LAUNCH(size_t, __nv_bfloat16); }                \
+            else { LAUNCH(size_t, float); }                                                       \
+        }                                                                                         \
+    } while (0)
+
 #endif

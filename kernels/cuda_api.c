@@ -128,6 +128,7 @@ const char *cuda_api_load(void)
     library = cublas, path = sslat_cuda_api.cublas_path, hint = "";
     CUDA_CUBLAS_FUNCTIONS(CUDA_API_LOAD)
     CUDA_API_LOAD(cublasGemmEx)
+    CUDA_API_LOAD(cublasGemmStridedBatchedEx)
 #undef CUDA_API_LOAD
     *(void **)&sslat_cuda_api.cudnnGetLastErrorString = dlsym(cudnn, "cudnnGetLastErrorString");
     /* the graph API, all or nothing: its absence is said where it is asked for */

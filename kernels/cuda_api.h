@@ -85,6 +85,13 @@ typedef struct cuda_api_table {
                                    int n, int k, const void *alpha, const void *a, cudaDataType a_type, int lda,
                                    const void *b, cudaDataType b_type, int ldb, const void *beta, void *c,
                                    cudaDataType c_type, int ldc, cublasComputeType_t compute, cublasGemmAlgo_t algo);
+    /* attention's products, one per head: batch i reads A + i·stride_a, B + i·stride_b, writes C + i·stride_c */
+    cublasStatus_t (*cublasGemmStridedBatchedEx)(cublasHandle_t handle, cublasOperation_t a_op, cublasOperation_t b_op,
+                                                 int m, int n, int k, const void *alpha, const void *a,
+                                                 cudaDataType a_type, int lda, long long stride_a, const void *b,
+                                                 cudaDataType b_type, int ldb, long long stride_b, const void *beta,
+                                                 void *c, cudaDataType c_type, int ldc, long long stride_c, int batches,
+                                                 cublasComputeType_t compute, cublasGemmAlgo_t algo);
     /* optional (cuDNN >= 9.0): why the last call failed, in cuDNN's words */
     void (*cudnnGetLastErrorString)(char *message, size_t max_size);
     /* "" when every CUDA_CUDNN_GRAPH_FUNCTIONS symbol loaded, else why not

@@ -2,6 +2,7 @@
  * convolution's algorithm (Find, tried in the fused call, cached per session:
  * kernels/cuda_select.c), the steps of one copy enqueued on the session's
  * stream, one step family per function, and the output read back. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -373,16 +374,20 @@ static sslat_status enqueue_cudnn(const step_launch *l, sslat_error *err)
         return SSLAT_OK;
     case CUDA_STEP_CONV: case CUDA_STEP_ADD: case CUDA_STEP_MUL_CHANNEL: case CUDA_STEP_GLOBAL_AVGPOOL:
     case CUDA_STEP_LINEAR: case CUDA_STEP_SHUFFLE: case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE:
-    case CUDA_STEP_UPSAMPLE: case CUDA_STEP_SPACE_TO_DEPTH: case CUDA_STEP_INPUT: break;
+    case CUDA_STEP_UPSAMPLE: case CUDA_STEP_SPACE_TO_DEPTH: case CUDA_STEP_INPUT: case CUDA_STEP_TOKENS:
+    case CUDA_STEP_LAYERNORM: case CUDA_STEP_ATTENTION: case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED:
+    case CUDA_STEP_TOKEN_POOL: break;
     }
     SSLAT_ASSERT(!"not a cuDNN step");
 }
 
-/* cuBLAS's matrix product, then the own epilogue for bias and activation. */
+/* cuBLAS's matrix product, then the own epilogue for bias and activation.
+ * Rows: the images (vectors) or every image's tokens (each token its row). */
 static sslat_status enqueue_linear(const step_launch *l, sslat_error *err)
 {
     const cuda_program *p = l->p;
-    int m = l->node->shape.c, n = l->in.n, kdim = l->in.c * l->in.h * l->in.w;
+    int m = l->node->shape.c, n = l->in.tokens ? l->in.n * l->in.h : l->in.n;
+    int kdim = l->in.tokens ? l->in.c : l->in.c * l->in.h * l->in.w;
     cublasComputeType_t compute = p->dtype == SSLAT_DTYPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     cudaDataType_t type = cublas_type(p->dtype);
     /* column-major: Y (m×n) = Wᵀ (m×k, W stored k×m) · X (k×n) */
@@ -394,6 +399,73 @@ static sslat_status enqueue_linear(const step_launch *l, sslat_error *err)
         CUDA_RETURN_IF_FAILED(err, runtime, sslat_cuda_epilogue(p->elem, 1, l->y, param_of(p, l->copy, l->st->params[1]),
                                                                 NULL, l->step->act, n, m, 1, l->s->stream));
     return SSLAT_OK;
+}
+
+/* Attention on packed q|k|v tokens (row = 3·H·D values a token), per image:
+ * one strided-batched product over the heads for the scores, the own softmax
+ * over every row, one for probabilities × v written into the heads' places
+ * of the N×L×H·D output. cuBLAS is column-major: a row-major T×D head (leading
+ * dimension `row`) is its transpose there, so the scores' transpose Sᵀ = K·Qᵀ
+ * is op(A) = Kᵀᵀ (OP_T) times Qᵀ (OP_N), and Oᵀ = Vᵀ·Pᵀ is two OP_N. */
+static sslat_status enqueue_attention(const step_launch *l, sslat_error *err)
+{
+    const cuda_program *p = l->p;
+    const sslat_attention_params *a = sslat_node_attention(l->node);
+    int T = l->in.h, H = a->heads, D = a->head_dim, row = 3 * H * D;
+    size_t size = p->elem_size, per_image = (size_t)H * T * T;
+    cublasComputeType_t compute = p->dtype == SSLAT_DTYPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    cudaDataType_t type = cublas_type(p->dtype);
+    uint8_t *scores = param_of(p, l->copy, l->st->params[0]), *probs = param_of(p, l->copy, l->st->params[1]);
+    const float scale = (float)(1.0 / sqrt((double)D));
+    for (int n = 0; n < l->in.n; n++) {
+        const uint8_t *q = (const uint8_t *)l->x + (size_t)n * T * row * size;
+        CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasGemmStridedBatchedEx)(
+                                               l->s->cublas, CUBLAS_OP_T, CUBLAS_OP_N, T, T, D, &scale,
+                                               q + (size_t)H * D * size, type, row, D, q, type, row, D, &ZERO,
+                                               scores + (size_t)n * per_image * size, type, T, (long long)T * T, H,
+                                               compute, CUBLAS_GEMM_DEFAULT));
+    }
+    CUDA_RETURN_IF_FAILED(err, runtime, sslat_cuda_softmax(p->elem, scores, probs, l->in.n * H * T, T, l->s->stream));
+    for (int n = 0; n < l->in.n; n++) {
+        const uint8_t *v = (const uint8_t *)l->x + ((size_t)n * T * row + (size_t)2 * H * D) * size;
+        uint8_t *out = (uint8_t *)l->y + (size_t)n * T * H * D * size;
+        CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasGemmStridedBatchedEx)(
+                                               l->s->cublas, CUBLAS_OP_N, CUBLAS_OP_N, D, T, T, &ONE, v, type, row,
+                                               D, probs + (size_t)n * per_image * size, type, T, (long long)T * T,
+                                               &ZERO, out, type, H * D, D, H, compute, CUBLAS_GEMM_DEFAULT));
+    }
+    return SSLAT_OK;
+}
+
+/* Own kernels of token tensors. */
+static cudaError_t enqueue_tokens(const step_launch *l)
+{
+    const cuda_program *p = l->p;
+    cudaStream_t stream = l->s->stream;
+    sslat_shape in = l->in, out = l->out;
+    switch (l->step->kind) {
+    case CUDA_STEP_TOKENS: /* from NHWC an alias (cuda_program_init): nothing to do */
+        return p->nhwc ? cudaSuccess : sslat_cuda_to_tokens(p->elem, l->x, l->y, in.n, in.c, in.h * in.w, stream);
+    case CUDA_STEP_LAYERNORM:
+        return sslat_cuda_layernorm(p->elem, l->x, param_of(p, l->copy, l->st->params[0]),
+                                    param_of(p, l->copy, l->st->params[1]), SSLAT_LN_EPSILON, l->y, in.n * in.h, in.c,
+                                    stream);
+    case CUDA_STEP_CLASS_TOKEN:
+        return sslat_cuda_class_token(p->elem, l->x, param_of(p, l->copy, l->st->params[0]), l->y, in.n, in.h, in.c,
+                                      stream);
+    case CUDA_STEP_POSITION_EMBED:
+        return sslat_cuda_add_periodic(p->elem, l->x, param_of(p, l->copy, l->st->params[0]), l->y,
+                                       (size_t)sslat_shape_elements(out), (size_t)in.h * (size_t)in.c, stream);
+    case CUDA_STEP_TOKEN_POOL: /* the class token: the first C of each image's L·C values; the mean: NHWC's pool */
+        if (sslat_node_token_pool(l->node) == SSLAT_TOKEN_POOL_CLASS)
+            return sslat_cuda_copy_channels(p->elem, 0, l->x, l->y, in.n, in.h * in.c, in.c, 1, 1, 0, 0, in.c, stream);
+        return sslat_cuda_global_avgpool(p->elem, 1, l->x, l->y, in.n, in.c, in.h, stream);
+    case CUDA_STEP_CONV: case CUDA_STEP_BATCHNORM: case CUDA_STEP_ACT: case CUDA_STEP_ADD: case CUDA_STEP_MUL_CHANNEL:
+    case CUDA_STEP_GLOBAL_AVGPOOL: case CUDA_STEP_POOL: case CUDA_STEP_LINEAR: case CUDA_STEP_SHUFFLE:
+    case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE: case CUDA_STEP_UPSAMPLE:
+    case CUDA_STEP_SPACE_TO_DEPTH: case CUDA_STEP_INPUT: case CUDA_STEP_ATTENTION: break;
+    }
+    SSLAT_ASSERT(!"not a token step");
 }
 
 /* Own kernels that compute: an activation cuDNN lacks, add, SE scaling, global average pooling. */
@@ -414,7 +486,8 @@ static cudaError_t enqueue_arithmetic(const step_launch *l)
                                          l->s->stream);
     case CUDA_STEP_CONV: case CUDA_STEP_BATCHNORM: case CUDA_STEP_POOL: case CUDA_STEP_LINEAR: case CUDA_STEP_SHUFFLE:
     case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE: case CUDA_STEP_UPSAMPLE:
-    case CUDA_STEP_SPACE_TO_DEPTH: case CUDA_STEP_INPUT: break;
+    case CUDA_STEP_SPACE_TO_DEPTH: case CUDA_STEP_INPUT: case CUDA_STEP_TOKENS: case CUDA_STEP_LAYERNORM:
+    case CUDA_STEP_ATTENTION: case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED: case CUDA_STEP_TOKEN_POOL: break;
     }
     SSLAT_ASSERT(!"not an arithmetic step");
 }
@@ -453,7 +526,8 @@ static cudaError_t enqueue_movement(const step_launch *l)
         return sslat_cuda_space_to_depth(p->elem, p->nhwc, l->x, l->y, in.n, in.c, in.h, in.w, stream);
     case CUDA_STEP_CONV: case CUDA_STEP_BATCHNORM: case CUDA_STEP_ACT: case CUDA_STEP_ADD: case CUDA_STEP_MUL_CHANNEL:
     case CUDA_STEP_GLOBAL_AVGPOOL: case CUDA_STEP_POOL: case CUDA_STEP_LINEAR: case CUDA_STEP_ALIAS:
-    case CUDA_STEP_INPUT: break;
+    case CUDA_STEP_INPUT: case CUDA_STEP_TOKENS: case CUDA_STEP_LAYERNORM: case CUDA_STEP_ATTENTION:
+    case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED: case CUDA_STEP_TOKEN_POOL: break;
     }
     SSLAT_ASSERT(!"not a movement step");
 }
@@ -477,6 +551,12 @@ static sslat_status enqueue_step(const step_launch *l, sslat_error *err)
     case CUDA_STEP_SLICE:
     case CUDA_STEP_UPSAMPLE:
     case CUDA_STEP_SPACE_TO_DEPTH: CUDA_RETURN_IF_FAILED(err, runtime, enqueue_movement(l)); return SSLAT_OK;
+    case CUDA_STEP_ATTENTION: return enqueue_attention(l, err);
+    case CUDA_STEP_TOKENS:
+    case CUDA_STEP_LAYERNORM:
+    case CUDA_STEP_CLASS_TOKEN:
+    case CUDA_STEP_POSITION_EMBED:
+    case CUDA_STEP_TOKEN_POOL: CUDA_RETURN_IF_FAILED(err, runtime, enqueue_tokens(l)); return SSLAT_OK;
     case CUDA_STEP_INPUT: /* written once by cuda_program_allocate */
     case CUDA_STEP_ALIAS: return SSLAT_OK;
     }
@@ -524,7 +604,7 @@ sslat_status cuda_program_read_output(cuda_program *p, float *out, sslat_error *
             memcpy(&h, raw + 2 * i, 2);
             value = p->elem == SSLAT_ELEM_F16 ? sslat_fp16_to_float(h) : sslat_bf16_to_float(h);
         }
-        out[p->nhwc ? sslat_nhwc_to_nchw(i, (size_t)shape.c, hw) : i] = value;
+        out[p->nhwc && !shape.tokens ? sslat_nhwc_to_nchw(i, (size_t)shape.c, hw) : i] = value; /* tokens: one layout */
     }
     free(raw);
     return SSLAT_OK;

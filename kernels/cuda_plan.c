@@ -68,10 +68,7 @@ static int32_t plan_conv(const sslat_graph *g, int32_t i, bool fused, bool graph
 
 bool cuda_plan_supports(const sslat_node *node)
 {
-    /* token tensors have no cuda lowering yet: neither the token ops nor a
-     * linear or element-wise op on tokens; every image and vector op has one */
-    if (node->shape.tokens || sslat_op_reads_tokens(node->op) || node->op == SSLAT_OP_TOKENS) return false;
-    return node->op >= 0 && node->op < SSLAT_OP_COUNT;
+    return node->op >= 0 && node->op < SSLAT_OP_COUNT; /* every op has a lowering */
 }
 
 sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, sslat_cudnn_api api, cuda_plan *plan,
@@ -134,8 +131,12 @@ sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, sslat_c
         case SSLAT_OP_UPSAMPLE: *s = step_of(node, i, CUDA_STEP_UPSAMPLE, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_SPACE_TO_DEPTH: *s = step_of(node, i, CUDA_STEP_SPACE_TO_DEPTH, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_INPUT: *s = step_of(node, i, CUDA_STEP_INPUT, CUDA_CALL_NONE); break;
-        case SSLAT_OP_TOKENS: case SSLAT_OP_LAYERNORM: case SSLAT_OP_ATTENTION: case SSLAT_OP_CLASS_TOKEN:
-        case SSLAT_OP_POSITION_EMBED: case SSLAT_OP_TOKEN_POOL: /* refused by cuda_plan_supports first */
+        case SSLAT_OP_TOKENS: *s = step_of(node, i, CUDA_STEP_TOKENS, CUDA_CALL_KERNEL); break;
+        case SSLAT_OP_LAYERNORM: *s = step_of(node, i, CUDA_STEP_LAYERNORM, CUDA_CALL_KERNEL); break;
+        case SSLAT_OP_ATTENTION: *s = step_of(node, i, CUDA_STEP_ATTENTION, CUDA_CALL_CUBLAS_ATTENTION); break;
+        case SSLAT_OP_CLASS_TOKEN: *s = step_of(node, i, CUDA_STEP_CLASS_TOKEN, CUDA_CALL_KERNEL); break;
+        case SSLAT_OP_POSITION_EMBED: *s = step_of(node, i, CUDA_STEP_POSITION_EMBED, CUDA_CALL_KERNEL); break;
+        case SSLAT_OP_TOKEN_POOL: *s = step_of(node, i, CUDA_STEP_TOKEN_POOL, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_COUNT:
             cuda_plan_release(plan);
             return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d: op %s has no cuda lowering", i, sslat_op_name(node->op));
@@ -163,8 +164,13 @@ static const char *kernel_name(cuda_step_kind kind)
     case CUDA_STEP_SLICE: return "sslat_copy_channels(slice)";
     case CUDA_STEP_UPSAMPLE: return "sslat_upsample_nearest";
     case CUDA_STEP_SPACE_TO_DEPTH: return "sslat_space_to_depth";
+    case CUDA_STEP_TOKENS: return "sslat_to_tokens";
+    case CUDA_STEP_LAYERNORM: return "sslat_layernorm";
+    case CUDA_STEP_CLASS_TOKEN: return "sslat_class_token";
+    case CUDA_STEP_POSITION_EMBED: return "sslat_add_periodic(pos_embed)";
+    case CUDA_STEP_TOKEN_POOL: return "sslat_token_pool";
     case CUDA_STEP_CONV: case CUDA_STEP_BATCHNORM: case CUDA_STEP_POOL: case CUDA_STEP_LINEAR: case CUDA_STEP_ALIAS:
-    case CUDA_STEP_INPUT: break; /* library calls or no work: call_name names them */
+    case CUDA_STEP_INPUT: case CUDA_STEP_ATTENTION: break; /* library calls or no work: call_name names them */
     }
     return "sslat_kernel";
 }
@@ -179,6 +185,7 @@ static const char *call_name(const cuda_step *s)
     case CUDA_CALL_CUDNN_ACT: return "cudnnActivationForward";
     case CUDA_CALL_CUDNN_POOL: return "cudnnPoolingForward";
     case CUDA_CALL_CUBLAS_GEMM: return "cublasGemmEx";
+    case CUDA_CALL_CUBLAS_ATTENTION: return "cublasGemmStridedBatchedEx(q.kT) + sslat_softmax + cublasGemmStridedBatchedEx(p.v)";
     case CUDA_CALL_KERNEL: return kernel_name(s->kind);
     case CUDA_CALL_NONE: return s->kind == CUDA_STEP_INPUT ? "input" : "alias";
     }

@@ -27,6 +27,13 @@ typedef enum cuda_step_kind {
     CUDA_STEP_UPSAMPLE,    /* own kernel: nearest, integer scale */
     CUDA_STEP_SPACE_TO_DEPTH, /* own kernel: YOLOv5's Focus slicing */
     CUDA_STEP_INPUT,       /* a layer's other source timed alone: seeded values written once, no work */
+    /* token tensors N×L×C, stored token after token in either image layout */
+    CUDA_STEP_TOKENS,      /* own kernel from NCHW; from NHWC an alias (the same bytes) */
+    CUDA_STEP_LAYERNORM,   /* own kernel: a warp per token */
+    CUDA_STEP_ATTENTION,   /* cublasGemmStridedBatchedEx (q·kᵀ), own softmax, cublasGemmStridedBatchedEx (p·v) */
+    CUDA_STEP_CLASS_TOKEN, /* own kernel */
+    CUDA_STEP_POSITION_EMBED, /* own kernel: x + the embedding, every image */
+    CUDA_STEP_TOKEN_POOL,  /* own kernels: a channel copy (the class token) or the global pool (the mean) */
 } cuda_step_kind;
 
 /* How the step's main work and its epilogue (bias, residual, activation) run. */
@@ -38,6 +45,7 @@ typedef enum cuda_call {
     CUDA_CALL_CUDNN_ACT,           /* relu, relu6 (clipped relu), sigmoid, tanh */
     CUDA_CALL_CUDNN_POOL,
     CUDA_CALL_CUBLAS_GEMM,
+    CUDA_CALL_CUBLAS_ATTENTION,    /* two cublasGemmStridedBatchedEx and the own softmax */
     CUDA_CALL_KERNEL,              /* one of kernels/ */
     CUDA_CALL_NONE,
 } cuda_call;

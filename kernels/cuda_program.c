@@ -157,14 +157,16 @@ static sslat_status linear_params(cuda_program *p, cuda_step_state *st, const cu
     const sslat_node *node = &p->graph->nodes[s->main_node];
     const sslat_linear_params *l = sslat_node_linear(node);
     sslat_shape in = sslat_graph_shape_of(p->graph, node->input[0]);
-    size_t fan_in = (size_t)in.c * (size_t)in.h * (size_t)in.w, count = (size_t)l->out_features * fan_in;
+    /* tokens: each token's channels; else the flattened input */
+    size_t fan_in = in.tokens ? (size_t)in.c : (size_t)in.c * (size_t)in.h * (size_t)in.w;
+    size_t count = (size_t)l->out_features * fan_in;
     float *w = malloc(count * sizeof *w + 1);
     if (!w) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for %zu weights", count);
     sslat_fill_parameter(w, count, p->seed, s->main_node, SSLAT_ROLE_WEIGHTS, (int64_t)fan_in);
     /* the 4-D tensor the columns come from, before any flatten (which is free: an alias) */
     sslat_shape source = cuda_linear_source_shape(p->graph, s->main_node);
     size_t hw = (size_t)source.h * (size_t)source.w;
-    if (p->nhwc && hw > 1) { /* flattened in NHWC order: permute the columns to (h, w, c) */
+    if (p->nhwc && hw > 1 && !source.tokens) { /* flattened in NHWC order: permute the columns to (h, w, c) */
         float *t = malloc(count * sizeof *t + 1);
         if (!t) {
             free(w);
@@ -183,6 +185,48 @@ static sslat_status linear_params(cuda_program *p, cuda_step_state *st, const cu
     }
     if (st->params[0] < 0 || (l->bias && st->params[1] < 0)) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     return SSLAT_OK;
+}
+
+/* Seeded float values of a node's parameter, kept in the element type (as_elem) or in float. */
+static int32_t seeded(cuda_program *p, int32_t node, int role, int64_t fan_in, size_t count, bool as_elem)
+{
+    float *v = malloc(count * sizeof *v + 1);
+    if (!v) return -1;
+    sslat_fill_parameter(v, count, p->seed, node, role, fan_in);
+    if (!as_elem) return add_param(p, v, count * sizeof *v);
+    int32_t index = add_converted(p, v, count, p->elem);
+    free(v);
+    return index;
+}
+
+/* The parameters of the token steps: LayerNorm's γ and β (float, as the
+ * kernel reads them), the class token and position embedding (element type),
+ * attention's scores and probabilities (N·heads·L² each, zeros: scratch). */
+static sslat_status token_params(cuda_program *p, cuda_step_state *st, const cuda_step *s, sslat_error *err)
+{
+    const sslat_node *node = &p->graph->nodes[s->main_node];
+    sslat_shape out = node->shape;
+    bool ok;
+    if (s->kind == CUDA_STEP_LAYERNORM) {
+        st->params[0] = seeded(p, s->main_node, SSLAT_ROLE_GAMMA, 0, (size_t)out.c, false);
+        st->params[1] = seeded(p, s->main_node, SSLAT_ROLE_BETA, 0, (size_t)out.c, false);
+        ok = st->params[0] >= 0 && st->params[1] >= 0;
+    } else if (s->kind == CUDA_STEP_CLASS_TOKEN) {
+        st->params[0] = seeded(p, s->main_node, SSLAT_ROLE_WEIGHTS, 3, (size_t)out.c, true);
+        ok = st->params[0] >= 0;
+    } else if (s->kind == CUDA_STEP_POSITION_EMBED) {
+        st->params[0] = seeded(p, s->main_node, SSLAT_ROLE_WEIGHTS, 3, (size_t)out.h * (size_t)out.c, true);
+        ok = st->params[0] >= 0;
+    } else {
+        SSLAT_ASSERT(s->kind == CUDA_STEP_ATTENTION);
+        size_t bytes = (size_t)out.n * (size_t)sslat_node_attention(node)->heads * (size_t)out.h * (size_t)out.h *
+                       p->elem_size;
+        st->params[0] = add_param(p, calloc(bytes + 1, 1), bytes);
+        st->params[1] = add_param(p, calloc(bytes + 1, 1), bytes);
+        ok = st->params[0] >= 0 && st->params[1] >= 0;
+    }
+    return ok ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for the parameters of %s '%s'",
+                                      sslat_op_name(node->op), node->name);
 }
 
 /* ---- descriptors ------------------------------------------------------------------------ */
@@ -262,6 +306,9 @@ static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
         return SSLAT_OK;
     }
     case CUDA_STEP_LINEAR: return linear_params(p, st, s, err);
+    case CUDA_STEP_LAYERNORM: case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED: case CUDA_STEP_ATTENTION:
+        return token_params(p, st, s, err);
+    case CUDA_STEP_TOKENS: case CUDA_STEP_TOKEN_POOL: return SSLAT_OK;
     /* own kernels and no-work steps: no descriptors */
     case CUDA_STEP_ADD: case CUDA_STEP_MUL_CHANNEL: case CUDA_STEP_GLOBAL_AVGPOOL: case CUDA_STEP_SHUFFLE:
     case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE: case CUDA_STEP_UPSAMPLE:
@@ -313,7 +360,9 @@ sslat_status cuda_program_init(cuda_program *p, cuda_session *session, const ssl
     for (int32_t k = 0; status == SSLAT_OK && k < p->plan.count; k++) {
         const cuda_step *s = &p->plan.steps[k];
         int32_t v = value_of(s->node);
-        if (s->kind == CUDA_STEP_ALIAS) p->value_alias[v] = p->value_alias[value_of(s->input[0])];
+        /* NHWC bytes of an image are its tokens' bytes: x.flatten(2).transpose(1, 2) is free, as in PyTorch's channels_last */
+        if (s->kind == CUDA_STEP_ALIAS || (s->kind == CUDA_STEP_TOKENS && p->nhwc))
+            p->value_alias[v] = p->value_alias[value_of(s->input[0])];
         else p->value_bytes[v] = (size_t)sslat_shape_elements(shape_of(p, v)) * p->elem_size;
         status = step_init(p, k, err);
     }
@@ -405,7 +454,7 @@ sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error 
         /* the input: node -1, role = the copy, in [-1, 1] (never zeros), each
          * element the value of its logical NCHW index in either layout */
         sslat_shape in = p->graph->input;
-        cudaError_t code = sslat_cuda_fill_tensor(p->elem, p->nhwc, row[0], (size_t)sslat_shape_elements(in), (size_t)in.c,
+        cudaError_t code = sslat_cuda_fill_tensor(p->elem, p->nhwc && !in.tokens, row[0], (size_t)sslat_shape_elements(in), (size_t)in.c,
                                           (size_t)in.h * (size_t)in.w, sslat_fill_stream(p->seed, -1, copy), -1.0f,
                                           1.0f, stream);
         CUDA_RETURN_IF_FAILED(err, runtime, code);
@@ -414,7 +463,7 @@ sslat_status cuda_program_allocate(cuda_program *p, int32_t copies, sslat_error 
             const cuda_step *step = &p->plan.steps[k];
             if (step->kind != CUDA_STEP_INPUT) continue;
             sslat_shape s = p->graph->nodes[step->node].shape;
-            code = sslat_cuda_fill_tensor(p->elem, p->nhwc, row[value_of(step->node)], (size_t)sslat_shape_elements(s),
+            code = sslat_cuda_fill_tensor(p->elem, p->nhwc && !s.tokens, row[value_of(step->node)], (size_t)sslat_shape_elements(s),
                                           (size_t)s.c, (size_t)s.h * (size_t)s.w,
                                           sslat_fill_stream(p->seed, step->node, copy), -1.0f, 1.0f, stream);
             CUDA_RETURN_IF_FAILED(err, runtime, code);

@@ -69,6 +69,26 @@ cudaError_t sslat_cuda_upsample_nearest(int elem, int nhwc, const void *x, void 
  * holding pixel phase (g % 2, g / 2) in (row, column). */
 cudaError_t sslat_cuda_space_to_depth(int elem, int nhwc, const void *x, void *y, int n, int c, int h, int w, void *stream);
 
+/* Token tensors N×L×C, stored token after token (kernels/token.cu). */
+
+/* nn.LayerNorm over each of rows rows of c channels: γ and β in float; y must not be x. */
+cudaError_t sslat_cuda_layernorm(int elem, const void *x, const float *gamma, const float *beta, float eps, void *y,
+                                 int rows, int c, void *stream);
+
+/* Softmax over each of rows rows of length values; y must not be x. */
+cudaError_t sslat_cuda_softmax(int elem, const void *x, void *y, int rows, int length, void *stream);
+
+/* x.flatten(2).transpose(1, 2) of an NCHW image: N×C×HW to N×HW×C tokens. */
+cudaError_t sslat_cuda_to_tokens(int elem, const void *x, void *y, int n, int c, int hw, void *stream);
+
+/* A class token (c values) before the tokens of each image: N×L×C to N×(L+1)×C. */
+cudaError_t sslat_cuda_class_token(int elem, const void *x, const void *token, void *y, int n, int tokens, int c,
+                                   void *stream);
+
+/* y[i] = x[i] + rows[i mod period]: a position embedding (period L·C) on every image. */
+cudaError_t sslat_cuda_add_periodic(int elem, const void *x, const void *rows, void *y, size_t count, size_t period,
+                                    void *stream);
+
 /* Seeded uniform values in [lo, hi) (measure/fill.h's formula, then rounded to
  * the element type), element i of the buffer getting the value of its index. */
 cudaError_t sslat_cuda_fill(int elem, void *data, size_t count, uint64_t seed, float lo, float hi, void *stream);

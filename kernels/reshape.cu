@@ -4,20 +4,6 @@
  * Index arithmetic is 32-bit when the tensor fits (I = uint32_t). */
 #include "kernels/common.cuh"
 
-/* Run LAUNCH(I, T): T the element type of elem, I 32-bit when fits32. */
-#define DISPATCH_INDEX_AND_TYPE(elem, fits32, LAUNCH)                                                   \
-    do {                                                                                                \
-        if (fits32) {                                                                                   \
-            if ((elem) == SSLAT_ELEM_F16) { LAUNCH(uint32_t, __half); }                                 \
-            else if ((elem) == SSLAT_ELEM_BF16) { LAUNCH(uint32_t, __nv_bfloat16); }                    \
-            else { LAUNCH(uint32_t, float); }                                                           \
-        } else {                                                                                        \
-            if ((elem) == SSLAT_ELEM_F16) { LAUNCH(size_t, __half); }                                   \
-            else if ((elem) == SSLAT_ELEM_BF16) { LAUNCH(size_t, __nv_bfloat16); }                      \
-            else { LAUNCH(size_t, float); }                                                             \
-        }                                                                                               \
-    } while (0)
-
 /* Split an output index into (image, channel, y, x) in NCHW or NHWC. */
 template <typename I>
 static __device__ __forceinline__ void split(int nhwc, I i, I c, I h, I w, I *image, I *ch, I *y, I *x)
@@ -84,7 +70,7 @@ extern "C" cudaError_t sslat_cuda_copy_channels(int elem, int nhwc, const void *
     cudaStream_t s = (cudaStream_t)stream;
     int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
 #define LAUNCH(I, T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, s, copy_channels_kernel<T, I>)(nhwc, (const T *)x, (T *)y, (I)n, (I)c_in, (I)c_out, (I)h, (I)w, (I)from, (I)to, (I)length)
-    DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(largest), LAUNCH);
+    SSLAT_DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(largest), LAUNCH);
 #undef LAUNCH
     return cudaGetLastError();
 }
@@ -98,7 +84,7 @@ extern "C" cudaError_t sslat_cuda_upsample_nearest(int elem, int nhwc, const voi
     cudaStream_t s = (cudaStream_t)stream;
     int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
 #define LAUNCH(I, T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, s, upsample_kernel<T, I>)(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)h, (I)w, (I)scale)
-    DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
+    SSLAT_DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
 #undef LAUNCH
     return cudaGetLastError();
 }
@@ -112,7 +98,7 @@ extern "C" cudaError_t sslat_cuda_space_to_depth(int elem, int nhwc, const void 
     cudaStream_t s = (cudaStream_t)stream;
     int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
 #define LAUNCH(I, T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, s, space_to_depth_kernel<T, I>)(nhwc, (const T *)x, (T *)y, (I)count, (I)c, (I)h, (I)w)
-    DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
+    SSLAT_DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
 #undef LAUNCH
     return cudaGetLastError();
 }

@@ -24,6 +24,7 @@ struct cublasContext {
 namespace {
 
 const char *const GEMM_EX = "cuBLAS Library User Guide, cublasGemmEx()";
+const char *const GEMM_STRIDED = "cuBLAS Library User Guide, cublasGemmStridedBatchedEx()";
 
 size_t type_size(cudaDataType t) { return t == CUDA_R_32F ? 4 : 2; }
 
@@ -108,55 +109,92 @@ const char *cublasGetStatusString(cublasStatus_t status)
 }
 
 // C (m×n) = alpha · op(A) · op(B) + beta · C, column-major: element (i, j) of
-// a matrix with leading dimension ld is at i + j·ld.
-cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t a_op, cublasOperation_t b_op, int m, int n,
-                            int k, const void *alpha, const void *a, cudaDataType a_type, int lda, const void *b,
-                            cudaDataType b_type, int ldb, const void *beta, void *c, cudaDataType c_type, int ldc,
-                            cublasComputeType_t compute, cublasGemmAlgo_t)
+// a matrix with leading dimension ld is at i + j·ld. batches products, batch
+// b at A + b·stride_a, B + b·stride_b, C + b·stride_c (elements): the strided
+// batched call; cublasGemmEx is one batch. `guide` names the call's section.
+static cublasStatus_t gemm(const char *call, const char *guide, cublasHandle_t handle, cublasOperation_t a_op,
+                           cublasOperation_t b_op, int m, int n, int k, const void *alpha, const void *a,
+                           cudaDataType a_type, int lda, long long stride_a, const void *b, cudaDataType b_type, int ldb,
+                           long long stride_b, const void *beta, void *c, cudaDataType c_type, int ldc,
+                           long long stride_c, int batches, cublasComputeType_t compute)
 {
-    if (m < 0 || n < 0 || k < 0) {
-        standin_rule("gemmSizes", GEMM_EX, "m %d, n %d, k %d", m, n, k);
+    if (m < 0 || n < 0 || k < 0 || batches < 0) {
+        standin_rule("gemmSizes", guide, "m %d, n %d, k %d, batches %d", m, n, k, batches);
         return CUBLAS_STATUS_INVALID_VALUE;
     }
     // lda >= max(1, m) for OP_N (A is m×k), max(1, k) otherwise (A is k×m);
     // ldb >= max(1, k) for OP_N, max(1, n) otherwise; ldc >= max(1, m)
     bool a_n = a_op == CUBLAS_OP_N, b_n = b_op == CUBLAS_OP_N;
     if (lda < larger(1, a_n ? m : k) || ldb < larger(1, b_n ? k : n) || ldc < larger(1, m)) {
-        standin_rule("gemmLeadingDimensions", GEMM_EX, "%s%s m %d n %d k %d: lda %d, ldb %d, ldc %d",
+        standin_rule("gemmLeadingDimensions", guide, "%s%s m %d n %d k %d: lda %d, ldb %d, ldc %d",
                      a_n ? "N" : "T", b_n ? "N" : "T", m, n, k, lda, ldb, ldc);
         return CUBLAS_STATUS_INVALID_VALUE;
     }
     if (!supported_types(a_type, b_type, c_type, compute)) {
-        standin_rule("gemmTypes", GEMM_EX, "A %d, B %d, C %d with compute type %d", (int)a_type, (int)b_type,
+        standin_rule("gemmTypes", guide, "A %d, B %d, C %d with compute type %d", (int)a_type, (int)b_type,
                      (int)c_type, (int)compute);
         return CUBLAS_STATUS_NOT_SUPPORTED;
     }
-    // the columns each matrix spans in memory
-    size_t a_bytes = ((size_t)lda * (size_t)((a_n ? k : m) - 1) + (size_t)(a_n ? m : k)) * type_size(a_type);
-    size_t b_bytes = ((size_t)ldb * (size_t)((b_n ? n : k) - 1) + (size_t)(b_n ? k : n)) * type_size(b_type);
-    size_t c_bytes = ((size_t)ldc * (size_t)(n - 1) + (size_t)m) * type_size(c_type);
-    if (m > 0 && n > 0 && k > 0 &&
-        (!standin_is_device(a, a_bytes) || !standin_is_device(b, b_bytes) || !standin_is_device(c, c_bytes))) {
-        standin_rule("deviceMemory", GEMM_EX, "A, B or C is not inside one device allocation");
+    // The stand-in's own rule (the guide asks for valid device memory, not
+    // for this form): each batch's matrices inside one device allocation,
+    // checked from the first batch's start to the last batch's end.
+    size_t a_span = (size_t)lda * (size_t)((a_n ? k : m) - 1) + (size_t)(a_n ? m : k);
+    size_t b_span = (size_t)ldb * (size_t)((b_n ? n : k) - 1) + (size_t)(b_n ? k : n);
+    size_t c_span = (size_t)ldc * (size_t)(n - 1) + (size_t)m;
+    size_t last = batches > 0 ? (size_t)(batches - 1) : 0;
+    size_t a_bytes = (a_span + last * (size_t)stride_a) * type_size(a_type);
+    size_t b_bytes = (b_span + last * (size_t)stride_b) * type_size(b_type);
+    size_t c_bytes = (c_span + last * (size_t)stride_c) * type_size(c_type);
+    bool work = m > 0 && n > 0 && k > 0 && batches > 0;
+    if (work && (stride_a < 0 || stride_b < 0 || stride_c < 0)) {
+        standin_rule("gemmStrides", guide, "strides %lld, %lld, %lld", stride_a, stride_b, stride_c);
+        return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    if (work && (!standin_is_device(a, a_bytes) || !standin_is_device(b, b_bytes) || !standin_is_device(c, c_bytes))) {
+        standin_rule("deviceMemory", guide, "A, B or C is not inside one device allocation");
         return CUBLAS_STATUS_INVALID_VALUE;
     }
     float al = *(const float *)alpha, be = *(const float *)beta; // compute 32F: float scalars
     std::vector<StandinRange> ranges;
-    if (m > 0 && n > 0 && k > 0) ranges = {{a, a_bytes}, {b, b_bytes}, {c, c_bytes}};
-    standin_submit(handle->stream, "cublasGemmEx", [=]() {
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < m; i++) {
-                float sum = 0;
-                for (int l = 0; l < k; l++) {
-                    float av = load(a, a_type, a_n ? (size_t)i + (size_t)l * lda : (size_t)l + (size_t)i * lda);
-                    float bv = load(b, b_type, b_n ? (size_t)l + (size_t)j * ldb : (size_t)j + (size_t)l * ldb);
-                    sum += av * bv;
+    if (work) ranges = {{a, a_bytes}, {b, b_bytes}, {c, c_bytes}};
+    standin_submit(handle->stream, call, [=]() {
+        for (int batch = 0; batch < batches; batch++) {
+            size_t at_a = (size_t)batch * (size_t)stride_a, at_b = (size_t)batch * (size_t)stride_b,
+                   at_c = (size_t)batch * (size_t)stride_c;
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < m; i++) {
+                    float sum = 0;
+                    for (int l = 0; l < k; l++) {
+                        float av = load(a, a_type, at_a + (a_n ? (size_t)i + (size_t)l * lda : (size_t)l + (size_t)i * lda));
+                        float bv = load(b, b_type, at_b + (b_n ? (size_t)l + (size_t)j * ldb : (size_t)j + (size_t)l * ldb));
+                        sum += av * bv;
+                    }
+                    size_t at = at_c + (size_t)i + (size_t)j * ldc;
+                    store(c, c_type, at, al * sum + (be != 0 ? be * load(c, c_type, at) : 0.0f));
                 }
-                size_t at = (size_t)i + (size_t)j * ldc;
-                store(c, c_type, at, al * sum + (be != 0 ? be * load(c, c_type, at) : 0.0f));
-            }
+        }
     }, ranges);
     return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t a_op, cublasOperation_t b_op, int m, int n,
+                            int k, const void *alpha, const void *a, cudaDataType a_type, int lda, const void *b,
+                            cudaDataType b_type, int ldb, const void *beta, void *c, cudaDataType c_type, int ldc,
+                            cublasComputeType_t compute, cublasGemmAlgo_t)
+{
+    return gemm("cublasGemmEx", GEMM_EX, handle, a_op, b_op, m, n, k, alpha, a, a_type, lda, 0, b, b_type, ldb, 0,
+                beta, c, c_type, ldc, 0, 1, compute);
+}
+
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t a_op, cublasOperation_t b_op,
+                                          int m, int n, int k, const void *alpha, const void *a, cudaDataType a_type,
+                                          int lda, long long stride_a, const void *b, cudaDataType b_type, int ldb,
+                                          long long stride_b, const void *beta, void *c, cudaDataType c_type, int ldc,
+                                          long long stride_c, int batches, cublasComputeType_t compute,
+                                          cublasGemmAlgo_t)
+{
+    return gemm("cublasGemmStridedBatchedEx", GEMM_STRIDED, handle, a_op, b_op, m, n, k, alpha, a, a_type, lda,
+                stride_a, b, b_type, ldb, stride_b, beta, c, c_type, ldc, stride_c, batches, compute);
 }
 
 } // extern "C"
@@ -167,6 +205,7 @@ void standin_fill_cublas_table()
     CUDA_CUBLAS_FUNCTIONS(STANDIN_CUBLAS)
 #undef STANDIN_CUBLAS
     sslat_cuda_api.cublasGemmEx = &cublasGemmEx;
+    sslat_cuda_api.cublasGemmStridedBatchedEx = &cublasGemmStridedBatchedEx;
 }
 
 // ---- the call table ---------------------------------------------------------------------------

@@ -320,6 +320,21 @@ TEST_F(StandinRules, GemmLeadingDimensionsTypesAndDeviceMemory)
     expect_rule(gemm(5, CUDA_R_16F, CUBLAS_COMPUTE_32F, host), CUBLAS_STATUS_INVALID_VALUE, "deviceMemory");
 }
 
+TEST_F(StandinRules, StridedBatchedGemmKeepsEveryBatchInsideItsAllocation)
+{
+    const float one = 1, zero = 0;
+    // 3 batches of C (2x2) = A^T (A stored 4x2, ld 4) · B (4x2), batch strides 2 elements apart
+    auto gemm = [&](long long stride_a, int batches) {
+        return cublasGemmStridedBatchedEx(session.cublas, CUBLAS_OP_T, CUBLAS_OP_N, 2, 2, 4, &one, buffer(0),
+                                          CUDA_R_32F, 4, stride_a, buffer(1), CUDA_R_32F, 4, 2, &zero, buffer(2),
+                                          CUDA_R_32F, 2, 4, batches, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    };
+    EXPECT_EQ(gemm(2, 3), CUBLAS_STATUS_SUCCESS);
+    expect_rule(gemm(-2, 3), CUBLAS_STATUS_INVALID_VALUE, "gemmStrides");
+    expect_rule(gemm(1 << 24, 3), CUBLAS_STATUS_INVALID_VALUE, "deviceMemory");
+    expect_rule(gemm(2, -1), CUBLAS_STATUS_INVALID_VALUE, "gemmSizes");
+}
+
 // ---- the measure path: copies, hot and cold ---------------------------------------------------------
 
 struct CopiesCase {
@@ -393,6 +408,9 @@ const CopiesCase COPIES_CASES[] = {
     {"SqueezeExcite", "\"ir_k3_e2_se0.25\"", "[16, 6, 6]"}, // pools, mul_channel, residual
     {"ShuffleNetV2", "\"sv2_s1_c16\"", "[16, 6, 6]"},       // slice, concat, shuffle
     {"Linear", "\"fc10\"", "[8, 3, 3]"},                    // flatten into cuBLAS (NHWC columns permuted)
+    // tokens: from NCHW a kernel, from NHWC (fp16) an alias; attention's batched products and softmax
+    {"VisionTransformer", "\"patch_k4_c16\", \"cls\", \"pos\", \"vit_h2\", \"ln\", \"tokpool\", \"fc10\"", "[3, 8, 8]"},
+    {"TokensMeanPooled", "\"tokens\", \"vit_h4_hd3_explicit_ngt\", \"tokpool_mean\"", "[16, 3, 3]"},
 };
 INSTANTIATE_TEST_SUITE_P(Cases, StandinMeasure, ::testing::ValuesIn(COPIES_CASES),
                          [](const ::testing::TestParamInfo<CopiesCase> &info) { return std::string(info.param.name); });
