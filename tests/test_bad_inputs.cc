@@ -133,6 +133,19 @@ std::vector<BadInput> bad_inputs()
         {"detect of too many channels", space_json("\"cn_c8\", {\"op\": \"detect\", \"c\": 1000000, \"a\": 9, \"from\": [-1]}"), SSLAT_ERR_LIMIT, "detect: 9 anchors × (1000000 classes + 5)"},
         {"c3 with zero blocks", space_json("\"c3_b0_c16\""), SSLAT_ERR_SPACE, "option 'b' is 0, outside 1..64"},
         {"anchors on a conv", space_json("\"cn_a3\""), SSLAT_ERR_SPACE, "option 'a' does not apply to 'cn'"},
+        // transformers: each names the layer
+        {"heads that do not divide the width", space_json("\"patch_k4_c24\", \"vit_h5\""), SSLAT_ERR_SPACE, "layers[1]: 'vit_h5': 5 heads do not divide the width 24"},
+        {"heads that do not divide, in a candidate", space_json("\"patch_k4_c24\", {\"choice\": [\"vit_h2\", \"attn_h5\"]}"), SSLAT_ERR_SPACE, "layers[1].choice[1]: 'attn_h5': 5 heads do not divide the width 24"},
+        {"a token op on an image", space_json("\"cn_c8\", \"ln\""), SSLAT_ERR_SPACE, "layers[1]: 'ln': layernorm 'norm': needs tokens N×L×C, got an image 1x8x32x32"},
+        {"a transformer block on an image", space_json("\"vit_h2\""), SSLAT_ERR_SPACE, "layers[0]: 'vit_h2': layernorm 'norm1': needs tokens"},
+        {"an image op on tokens", space_json("\"patch_k4_c24\", \"cn_c8\""), SSLAT_ERR_SPACE, "layers[1]: 'cn_c8': conv2d 'conv': needs an image N×C×H×W, got tokens N×L×C 1x64x24"},
+        {"a concat of tokens", space_json("\"patch_k4_c24\", \"tokpool\", \"fc8\", {\"op\": \"concat\", \"from\": [-1, 0]}"), SSLAT_ERR_SPACE, "concat 'cat': input 1 is tokens N×L×C"},
+        {"a block without heads", space_json("\"patch_k4_c24\", \"vit_e4\""), SSLAT_ERR_SPACE, "'vit_e4': 'vit' needs its number of heads (h)"},
+        {"heads that are not a number", space_json("\"patch_k4_c24\", {\"op\": \"vit\", \"h\": \"two\"}"), SSLAT_ERR_PARSE, "layers[1]: \"h\" must be an integer, got a string"},
+        {"an MLP ratio that is not a number", space_json("\"patch_k4_c24\", {\"op\": \"vit\", \"h\": 2, \"e\": \"x\"}"), SSLAT_ERR_PARSE, "layers[1]: \"e\" must be a number, got a string"},
+        {"a head width of zero", space_json("\"patch_k4_c24\", \"vit_h2_hd0\""), SSLAT_ERR_SPACE, "option 'hd' is 0, outside 1..65536"},
+        {"a patch without its size", space_json("\"patch_c24\""), SSLAT_ERR_SPACE, "layers[0]: 'patch_c24': patch needs its patch size (k) and width (c)"},
+        {"q|k|v too wide", space_json("\"patch_k4_c24\", \"attn_h1000_hd1000\""), SSLAT_ERR_LIMIT, "q|k|v of 1000 heads × 1000 channels exceed"},
         {"NUL inside a string", std::string("{\"sslat\": 1, \"name\": \"a\\u0000b\"}"), SSLAT_ERR_PARSE, "JSON syntax error"},
     };
 }

@@ -51,6 +51,44 @@ TEST(Graph, HashIgnoresNamesButNotParamsOrShapes)
     sslat_graph_release(&d);
 }
 
+TEST(Graph, TokensHashApartFromAnImageOfTheSameNumbers)
+{
+    // tokens N×L×C keep L in h and 1 in w: an image N×C×L×1 has the same four numbers
+    sslat_graph image, tokens;
+    sslat_graph_init(&image, {1, 8, 16, 1, false});
+    sslat_graph_init(&tokens, {1, 8, 16, 1, true});
+    sslat_error err;
+    sslat_op_params act = {.act = SSLAT_ACT_GELU};
+    ASSERT_EQ(sslat_graph_add(&image, SSLAT_OP_ACT, &act, SSLAT_GRAPH_INPUT, SSLAT_NO_INPUT, "act", nullptr, &err), SSLAT_OK);
+    ASSERT_EQ(sslat_graph_add(&tokens, SSLAT_OP_ACT, &act, SSLAT_GRAPH_INPUT, SSLAT_NO_INPUT, "act", nullptr, &err), SSLAT_OK);
+    EXPECT_NE(sslat_graph_hash(&image), sslat_graph_hash(&tokens));
+    EXPECT_TRUE(sslat_graph_output(&tokens).tokens);
+    sslat_graph_release(&image);
+    sslat_graph_release(&tokens);
+}
+
+TEST(Graph, AttentionChecksItsPackedInputAndCountsNoParameters)
+{
+    sslat_graph g;
+    sslat_graph_init(&g, {2, 36, 10, 1, true}); // q|k|v of 3 heads × 4 channels
+    sslat_op_params p;
+    memset(&p, 0, sizeof p);
+    p.attention = {3, 4, SSLAT_ATTENTION_FUSED};
+    sslat_error err;
+    int32_t at = -1;
+    ASSERT_EQ(sslat_graph_add(&g, SSLAT_OP_ATTENTION, &p, SSLAT_GRAPH_INPUT, SSLAT_NO_INPUT, "attn", &at, &err), SSLAT_OK)
+        << err.message;
+    EXPECT_EQ(sslat_graph_output(&g).c, 12);
+    EXPECT_EQ(sslat_graph_output(&g).h, 10);
+    EXPECT_EQ(sslat_node_param_count(&g, &g.nodes[at]), 0);
+    p.attention = {5, 4, SSLAT_ATTENTION_FUSED};
+    EXPECT_EQ(sslat_graph_add(&g, SSLAT_OP_ATTENTION, &p, SSLAT_GRAPH_INPUT, SSLAT_NO_INPUT, "attn2", nullptr, &err),
+              SSLAT_ERR_SPACE);
+    EXPECT_NE(strstr(err.message, "attention 'attn2': its input of 36 channels is not q|k|v of 5 heads × 4 channels"),
+              nullptr) << err.message;
+    sslat_graph_release(&g);
+}
+
 TEST(Graph, AddRejectsBadShapesAndNamesTheOp)
 {
     sslat_graph g;

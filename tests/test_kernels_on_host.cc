@@ -76,6 +76,7 @@ double activation(int act, double x)
     case SSLAT_ACT_SILU: return x / (1.0 + std::exp(-x));
     case SSLAT_ACT_GELU: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
     case SSLAT_ACT_TANH: return std::tanh(x);
+    case SSLAT_ACT_GELU_TANH: return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
     default: return x;
     }
 }
@@ -158,6 +159,62 @@ TEST_P(CudaKernelsOnHost, ActivationsInPlaceAndOutOfPlace)
             expect_near(in_place, want, "act in place " + std::to_string(act) + " " + describe(s));
         }
     }
+}
+
+// The token kernels (kernels/token.cu) on rows that are not a multiple of the
+// warp and more rows than one block's warps: LayerNorm and softmax (a warp
+// per row, their shuffles run by the emulation's twin), to tokens, the class
+// token and the position embedding. Tokens have one layout; nhwc() is unused.
+TEST_P(CudaKernelsOnHost, TokenKernels)
+{
+    const int n = 3, tokens = 13, c = 70, rows = n * tokens;
+    Buffer x = seeded(elem(), (size_t)rows * c, 21);
+    std::vector<float> gamma(c), beta(c);
+    for (int i = 0; i < c; i++) gamma[i] = 0.5f + i / 70.f, beta[i] = 0.25f - i / 140.f;
+    std::vector<double> want((size_t)rows * c);
+    for (int r = 0; r < rows; r++) {
+        double mean = 0, var = 0;
+        for (int i = 0; i < c; i++) mean += x.get((size_t)r * c + i);
+        mean /= c;
+        for (int i = 0; i < c; i++) var += std::pow(x.get((size_t)r * c + i) - mean, 2);
+        var /= c;
+        for (int i = 0; i < c; i++)
+            want[(size_t)r * c + i] = (x.get((size_t)r * c + i) - mean) / std::sqrt(var + 1e-6) * gamma[i] + beta[i];
+    }
+    Buffer y(elem(), (size_t)rows * c);
+    ASSERT_EQ(sslat_cuda_layernorm(elem(), x.data(), gamma.data(), beta.data(), 1e-6f, y.data(), rows, c, nullptr), 0);
+    expect_near(y, want, "layernorm");
+    EXPECT_NE(sslat_cuda_layernorm(elem(), x.data(), gamma.data(), beta.data(), 1e-6f, x.data(), rows, c, nullptr), 0)
+        << "in place is refused: the emulation's lanes would read written values";
+    // softmax over rows of 70
+    for (int r = 0; r < rows; r++) {
+        double top = -INFINITY, sum = 0;
+        for (int i = 0; i < c; i++) top = std::fmax(top, x.get((size_t)r * c + i));
+        for (int i = 0; i < c; i++) sum += std::exp(x.get((size_t)r * c + i) - top);
+        for (int i = 0; i < c; i++) want[(size_t)r * c + i] = std::exp(x.get((size_t)r * c + i) - top) / sum;
+    }
+    ASSERT_EQ(sslat_cuda_softmax(elem(), x.data(), y.data(), rows, c, nullptr), 0);
+    expect_near(y, want, "softmax");
+    // NCHW image n × c × (tokens as 13 × 1) to tokens
+    for (int b = 0; b < n; b++)
+        for (int l = 0; l < tokens; l++)
+            for (int i = 0; i < c; i++) want[((size_t)b * tokens + l) * c + i] = x.get(((size_t)b * c + i) * tokens + l);
+    ASSERT_EQ(sslat_cuda_to_tokens(elem(), x.data(), y.data(), n, c, tokens, nullptr), 0);
+    expect_near(y, want, "to tokens");
+    // the class token before each image's tokens; the position embedding on every image
+    Buffer token = seeded(elem(), (size_t)c, 22), with_class(elem(), (size_t)n * (tokens + 1) * c);
+    std::vector<double> want_class(with_class.count);
+    for (int b = 0; b < n; b++)
+        for (int l = 0; l <= tokens; l++)
+            for (int i = 0; i < c; i++)
+                want_class[((size_t)b * (tokens + 1) + l) * c + i] =
+                    l == 0 ? token.get(i) : x.get(((size_t)b * tokens + l - 1) * c + i);
+    ASSERT_EQ(sslat_cuda_class_token(elem(), x.data(), token.data(), with_class.data(), n, tokens, c, nullptr), 0);
+    expect_near(with_class, want_class, "class token");
+    Buffer pos = seeded(elem(), (size_t)tokens * c, 23);
+    for (size_t i = 0; i < want.size(); i++) want[i] = (double)x.get(i) + pos.get(i % ((size_t)tokens * c));
+    ASSERT_EQ(sslat_cuda_add_periodic(elem(), x.data(), pos.data(), y.data(), want.size(), (size_t)tokens * c, nullptr), 0);
+    expect_near(y, want, "position embedding");
 }
 
 TEST_P(CudaKernelsOnHost, AddWithAndWithoutActivation)

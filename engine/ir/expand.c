@@ -631,6 +631,20 @@ sslat_status sslat_spec_expand_from(const sslat_layer_spec *spec, const sslat_ex
     case SSLAT_LAYER_POS: unary(&b, &at, SSLAT_OP_POSITION_EMBED, "pos_embed"); break;
     case SSLAT_LAYER_LN: layernorm(&b, &at, spec, "norm"); break;
     case SSLAT_LAYER_ATTN: self_attention(&b, &at, spec); break;
+    case SSLAT_LAYER_SDPA: { /* on q|k|v of width 3·H·D: D defaults to width / (3·H) */
+        sslat_op_params p;
+        memset(&p, 0, sizeof p);
+        int32_t width = channels_at(&b, at);
+        if (!(spec->set & SSLAT_OPT_H)) {
+            b.status = sslat_fail(err, SSLAT_ERR_SPACE, "'sdpa' needs its number of heads (h)");
+            break;
+        }
+        p.attention.heads = spec->heads;
+        p.attention.head_dim = (spec->set & SSLAT_OPT_HD) ? spec->head_dim : width / (3 * spec->heads);
+        p.attention.form = (spec->set & SSLAT_OPT_EXPLICIT) ? SSLAT_ATTENTION_EXPLICIT : SSLAT_ATTENTION_FUSED;
+        add_op(&b, &at, SSLAT_OP_ATTENTION, &p, SSLAT_NO_INPUT, "attn");
+        break;
+    }
     case SSLAT_LAYER_VIT: expand_vit(&b, &at, spec); break;
     case SSLAT_LAYER_TOKPOOL: {
         sslat_op_params p = {.token_pool = (spec->set & SSLAT_OPT_MEAN) ? SSLAT_TOKEN_POOL_MEAN : SSLAT_TOKEN_POOL_CLASS};

@@ -12,7 +12,7 @@ static const char *const TYPE_NAMES[] = {
     "cn",   "ds",   "ir",  "er",      "basic",   "bottleneck", "conv", "skip",
     "gap",  "maxpool", "avgpool", "flatten", "fc", "bn",         "act",  "shuffle",
     "sv2", "upsample", "focus", "c3", "convblock", "spp", "sppf", "concat", "detect", "add", "mul", "slice", "s2d",
-    "patch", "tokens", "cls", "pos", "ln", "attn", "vit", "tokpool",
+    "patch", "tokens", "cls", "pos", "ln", "attn", "vit", "tokpool", "sdpa",
 };
 static_assert(sizeof(TYPE_NAMES) / sizeof(TYPE_NAMES[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_NAMES must name every sslat_layer_type");
@@ -60,6 +60,7 @@ static const uint32_t TYPE_OPTIONS[] = {
     [SSLAT_LAYER_ATTN] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_EXPLICIT,
     [SSLAT_LAYER_VIT] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_E | SSLAT_OPT_N | SSLAT_OPT_EXPLICIT | SSLAT_OPT_NN,
     [SSLAT_LAYER_TOKPOOL] = SSLAT_OPT_MEAN,
+    [SSLAT_LAYER_SDPA] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_EXPLICIT,
 };
 static_assert(sizeof(TYPE_OPTIONS) / sizeof(TYPE_OPTIONS[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_OPTIONS must cover every sslat_layer_type");

@@ -47,6 +47,7 @@ typedef enum sslat_layer_type {
     SSLAT_LAYER_ATTN,       /* multi-head self-attention: qkv linear, attention, output projection */
     SSLAT_LAYER_VIT,        /* a pre-norm transformer block: x + attn(ln(x)), x + mlp(ln(x)) (timm's Block) */
     SSLAT_LAYER_TOKPOOL,    /* the class token (or the tokens' mean) as a vector for the head */
+    SSLAT_LAYER_SDPA,       /* the attention between attn's linears alone, on packed q|k|v tokens */
     SSLAT_LAYER_TYPE_COUNT
 } sslat_layer_type;
 

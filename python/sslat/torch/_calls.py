@@ -21,6 +21,9 @@ _MUL = {operator.mul, operator.imul, torch.mul, torch.Tensor.mul, torch.Tensor.m
 _ALIAS = {torch.Tensor.contiguous, torch.Tensor.clone, F.dropout, torch.Tensor.detach}  # the model runs in eval
 _FOCUS_PHASES = [(0, 0), (1, 0), (0, 1), (1, 1)]  # YOLOv5's x[..., ::2, ::2], x[..., 1::2, ::2], …
 _CAT = (torch.cat, torch.concat, torch.concatenate)
+_MATMUL = {operator.matmul, torch.matmul, torch.Tensor.matmul, torch.Tensor.__matmul__, torch.bmm}
+_SOFTMAX = {torch.softmax, torch.Tensor.softmax, F.softmax}
+_PERMUTE = {torch.permute, torch.Tensor.permute}
 def arg(args, kwargs, index, key, default=None):
     """A call's argument, given by position or by keyword."""
     return kwargs.get(key, args[index] if len(args) > index else default)
@@ -57,9 +60,26 @@ class CallMapping:
             return
         if func in _ALIAS:
             self.set(result, self.value_of(args[0], what))
+        elif func is torch.Tensor.expand and not self.known(args[0]):
+            self.set(result, Value(None, ("an expanded parameter", args[0])))  # cls_token.expand(N, -1, -1)
+        elif func is F.gelu and arg(args, kwargs, 1, "approximate", "none") == "tanh":
+            self.emit({"op": "act", "act": "gelu_tanh"}, [self.source_of(args[0], what)], result, what)
         elif func is F.gelu and arg(args, kwargs, 1, "approximate", "none") != "none":
-            self.refuse(what, "gelu(approximate=%r) (the IR's gelu is the exact one)"
+            self.refuse(what, "gelu(approximate=%r) (the IR has gelu and gelu_tanh)"
                         % arg(args, kwargs, 1, "approximate"))
+        elif func is F.layer_norm:
+            self.layer_norm(args[0], arg(args, kwargs, 1, "normalized_shape"), arg(args, kwargs, 2, "weight"),
+                            arg(args, kwargs, 3, "bias"), arg(args, kwargs, 4, "eps", 1e-5), result, what, False)
+        elif func is F.scaled_dot_product_attention:
+            self.fused_attention(args, kwargs, what, result)
+        elif func in _MATMUL:
+            self.matmul(args, what, result)
+        elif func in _SOFTMAX:
+            self.softmax(args, kwargs, what, result)
+        elif func in _PERMUTE:
+            self.permute(args, what, result)
+        elif func in (torch.unbind, torch.Tensor.unbind):
+            self.unbind(args, kwargs, what, result)
         elif func in _ACTIVATION_FUNCTIONS:
             self.emit(_ACTIVATION_FUNCTIONS[func], [self.source_of(args[0], what)], result, what)
         elif func in (F.hardtanh, torch.Tensor.clamp, torch.clamp) and self.is_relu6(args, kwargs):
@@ -78,6 +98,12 @@ class CallMapping:
             self.view(args, what, result)
         elif func in (torch.transpose, torch.Tensor.transpose):
             self.transpose(args, what, result)
+        elif func in (torch.mean, torch.Tensor.mean) and args[0].dim() == 3:  # tokens: x.mean(1)
+            dims = args[1] if len(args) > 1 else kwargs.get("dim")
+            dims_list = list(dims) if isinstance(dims, (tuple, list)) else [dims]
+            if [d % 3 for d in dims_list if isinstance(d, int)] != [1] or kwargs.get("keepdim"):
+                self.fail("%s over dims %s of tokens (only x.mean(1))" % (what, dims))
+            self.emit({"op": "tokpool", "mean": True}, [self.source_of(args[0], what)], result, what)
         elif func in (torch.mean, torch.Tensor.mean):
             dims = args[1] if len(args) > 1 else kwargs.get("dim")
             if dims is None or sorted(d % 4 for d in (dims if isinstance(dims, (tuple, list)) else [dims])) != [2, 3]:
@@ -149,6 +175,17 @@ class CallMapping:
 
     def binary(self, add, args, what, result):
         a, b = args[0], args[1]
+        for x, p in ((a, b), (b, a)):  # x + pos_embed: a learned 1×L×C parameter added to N×L×C tokens
+            if (add and isinstance(x, torch.Tensor) and isinstance(p, torch.Tensor) and self.known(x)
+                    and not self.known(p) and x.dim() == 3 and tuple(p.shape) == (1,) + tuple(x.shape[1:])):
+                self.emit("pos", [self.source_of(x, what)], result, what, {"pos_embed": p})
+                return
+        pending = self.value_of(a, what).pending if isinstance(a, torch.Tensor) and self.known(a) else None
+        if not add and pending and pending[0] == "q" and isinstance(b, (int, float)):  # q * self.scale
+            if abs(float(b) - pending[3] ** -0.5) > 1e-6 * pending[3] ** -0.5:
+                self.refuse(what, "attention scaled by %g, not head_dim ** -0.5 (the IR's scale)" % b)
+            self.set(result, Value(None, ("scaled q",) + pending[1:]))
+            return
         if not any(isinstance(t, torch.Tensor) and self.known(t) for t in (a, b)):
             self.refuse(what, "arithmetic on tensors the model did not compute from its input (its parameters or "
                               "constants): sslat maps layers, not computations on their weights")
@@ -169,6 +206,11 @@ class CallMapping:
         parts = list(arg(args, kwargs, 0, "tensors"))
         dim = arg(args, kwargs, 1, "dim", 0)
         values = [self.value_of(p, what) for p in parts]
+        if (len(parts) == 2 and values[0].pending and values[0].pending[0] == "an expanded parameter"
+                and parts[1].dim() == 3 and dim % 3 == 1 and tuple(values[0].pending[1].shape) == (1, 1, parts[1].shape[2])):
+            # cat((cls_token.expand(N, -1, -1), x), 1): the class token before the tokens
+            self.emit("cls", [self.source_of(parts[1], what)], result, what, {"cls_token": values[0].pending[1]})
+            return
         phases = [v.pending[1] if v.pending and v.pending[0] == "a strided pixel phase" else None for v in values]
         if dim % 4 == 1 and phases == _FOCUS_PHASES and len({v.pending[2] for v in values}) == 1:
             self.emit("s2d", [values[0].pending[2]], result, what)  # YOLOv5's Focus slicing
@@ -194,7 +236,19 @@ class CallMapping:
 
     def getitem(self, args, what, result):
         x, index = args[0], args[1]
+        pending = self.value_of(x, what).pending
+        if pending and pending[0] == "q|k|v heads" and isinstance(index, int) and 0 <= index % 3 <= 2:  # qkv[0]
+            self.set(result, Value(None, ("qkv"[index % 3],) + pending[1:]))
+            return
         index = index if isinstance(index, tuple) else (index,)
+        if x.dim() == 3 and len(index) == 2 and index[0] == slice(None):  # tokens
+            if index[1] == 0:  # x[:, 0]: the class token
+                self.emit("tokpool", [self.source_of(x, what)], result, what)
+                return
+            if isinstance(index[1], slice) and index[1].indices(x.shape[1]) == (0, x.shape[1], 1):
+                self.set(result, self.value_of(x, what))  # x[:, 0:], every token
+                return
+            self.fail("%s with index %s of tokens (only x[:, 0], the class token)" % (what, index))
         if len(index) == 3 and index[0] is Ellipsis and x.dim() == 4:  # x[..., a::2, b::2]
             rows, cols = index[1], index[2]
             if all(isinstance(s, slice) and s.step == 2 and s.stop is None and (s.start or 0) in (0, 1)
@@ -213,6 +267,9 @@ class CallMapping:
 
     def flatten(self, args, kwargs, what, result):
         start = kwargs.get("start_dim", args[1] if len(args) > 1 else 0)
+        if start == 2 and args[0].dim() == 4 and result.dim() == 3:  # x.flatten(2), before .transpose(1, 2)
+            self.set(result, Value(None, ("a flattened image", self.source_of(args[0], what))))
+            return
         if start != 1 or result.dim() != 2:
             self.fail("%s from dim %s (only torch.flatten(x, 1))" % (what, start))
         x = args[0]
@@ -224,7 +281,20 @@ class CallMapping:
     def view(self, args, what, result):
         x = args[0]
         value = self.value_of(x, what)
-        if value.pending and value.pending[0] == "a transposed channel-group view" and result.dim() == 4:
+        if value.pending and value.pending[0] == "token-major heads" and result.dim() == 3:
+            source, heads, width, form = value.pending[1:]  # (…).transpose(1, 2).reshape(N, L, heads · width)
+            spec = {"op": "sdpa", "h": heads, "hd": width}
+            if form == "explicit":
+                spec["explicit"] = True
+            self.emit(spec, [source], result, what)
+        elif value.pending is None and x.dim() == 4 and result.dim() == 3 and \
+                tuple(result.shape) == (x.shape[0], x.shape[1], x.shape[2] * x.shape[3]):
+            self.set(result, Value(None, ("a flattened image", self.source_of(x, what))))  # torchvision's ViT
+        elif x.dim() == 3 and result.dim() == 5 and tuple(result.shape[:3]) == (x.shape[0], x.shape[1], 3):
+            # qkv.reshape(N, L, 3, heads, head_dim)
+            self.set(result, Value(None, ("packed q|k|v", self.source_of(x, what), int(result.shape[3]),
+                                          int(result.shape[4]))))
+        elif value.pending and value.pending[0] == "a transposed channel-group view" and result.dim() == 4:
             self.emit({"op": "shuffle", "g": value.pending[1]}, [value.pending[2]], result, what)
         elif x.dim() == 4 and result.dim() == 5 and result.shape[0] == x.shape[0] and result.shape[3:] == x.shape[2:]:
             self.set(result, Value(None, ("a channel-group view", int(result.shape[1]), self.source_of(x, what))))
@@ -245,8 +315,74 @@ class CallMapping:
 
     def transpose(self, args, what, result):
         value = self.value_of(args[0], what)
+        pending = value.pending
+        rank = args[0].dim()
+        dims = sorted(int(d) % rank for d in args[1:3])
+        if pending and pending[0] == "a flattened image" and dims == [1, 2]:
+            self.emit("tokens", [pending[1]], result, what)  # x.flatten(2).transpose(1, 2)
+            return
+        if pending and pending[0] == "k" and dims == [2, 3]:
+            self.set(result, Value(None, ("k transposed",) + pending[1:]))
+            return
+        if pending and pending[0] == "attention heads" and dims == [1, 2]:
+            self.set(result, Value(None, ("token-major heads",) + pending[1:]))
+            return
         dims = sorted(int(d) % 5 for d in args[1:3])
         if value.pending and value.pending[0] == "a channel-group view" and dims == [1, 2]:
             self.set(result, Value(None, ("a transposed channel-group view", value.pending[1], value.pending[2])))
         else:
             self.fail("%s of dims %s" % (what, args[1:3]))
+
+    # ---- attention: timm's Attention, torchvision's tokens --------------------------------------
+    def permute(self, args, what, result):
+        dims = tuple(args[1]) if len(args) == 2 and isinstance(args[1], (tuple, list)) else tuple(args[1:])
+        pending = self.value_of(args[0], what).pending
+        if pending and pending[0] == "a flattened image" and dims == (0, 2, 1):
+            self.emit("tokens", [pending[1]], result, what)  # torchvision: x.reshape(N, C, HW).permute(0, 2, 1)
+        elif pending and pending[0] == "packed q|k|v" and dims == (2, 0, 3, 1, 4):
+            self.set(result, Value(None, ("q|k|v heads",) + pending[1:]))
+        else:
+            self.fail("%s of dims %s" % (what, dims))
+
+    def unbind(self, args, kwargs, what, result):
+        pending = self.value_of(args[0], what).pending
+        if not (pending and pending[0] == "q|k|v heads" and arg(args, kwargs, 1, "dim", 0) == 0):
+            self.fail(what)
+        for role, part in zip("qkv", result):
+            self.set(part, Value(None, (role,) + pending[1:]))
+
+    def attention_parts(self, parts, roles, what):
+        """The q|k|v source, heads and head width that parts (pending heads) share."""
+        pendings = [self.value_of(p, what).pending for p in parts]
+        if any(not p or p[0] != role for p, role in zip(pendings, roles)) or len({p[1:] for p in pendings}) != 1:
+            self.fail("%s of tensors that are not %s of one packed q|k|v" % (what, ", ".join(roles)))
+        return pendings[0][1:]
+
+    def fused_attention(self, args, kwargs, what, result):
+        q, k, v = (arg(args, kwargs, i, key) for i, key in enumerate(("query", "key", "value")))
+        source, heads, width = self.attention_parts([q, k, v], ("q", "k", "v"), what)
+        if arg(args, kwargs, 3, "attn_mask") is not None or arg(args, kwargs, 5, "is_causal", False):
+            self.refuse(what, "attention with a mask (the IR's attends every token to every token)")
+        scale = arg(args, kwargs, 6, "scale")
+        if scale is not None and abs(scale - width ** -0.5) > 1e-6 * width ** -0.5:
+            self.refuse(what, "attention scaled by %g, not head_dim ** -0.5 (the IR's scale)" % scale)
+        self.set(result, Value(None, ("attention heads", source, heads, width, "fused")))
+
+    def matmul(self, args, what, result):
+        a, b = args[0], args[1]
+        first = self.value_of(a, what).pending
+        if first and first[0] == "scaled q":  # (q * scale) @ k.transpose(-2, -1)
+            source = self.attention_parts([a, b], ("scaled q", "k transposed"), what)
+            self.set(result, Value(None, ("scores",) + source))
+        elif first and first[0] == "probabilities":  # attn @ v
+            source = self.attention_parts([a, b], ("probabilities", "v"), what)
+            self.set(result, Value(None, ("attention heads",) + source + ("explicit",)))
+        else:
+            self.fail("%s outside attention (the IR's products are linear layers and attention)" % what)
+
+    def softmax(self, args, kwargs, what, result):
+        pending = self.value_of(args[0], what).pending
+        if pending and pending[0] == "scores" and arg(args, kwargs, 1, "dim") in (-1, 3):
+            self.set(result, Value(None, ("probabilities",) + pending[1:]))
+        else:
+            self.fail("%s outside attention's scores" % what)

@@ -16,7 +16,9 @@ _NODE_OF = {"conv": "conv2d", "bn": "batchnorm", "add": "add", "mul": "mul_chann
             "fc": "linear", "flatten": "flatten", "slice": "channel_slice", "concat": "concat",
             "upsample": "upsample", "s2d": "space_to_depth", "shuffle": "channel_shuffle", "maxpool": "maxpool",
             "avgpool": "avgpool", "relu": "act", "relu6": "act", "hswish": "act", "hsigmoid": "act",
-            "sigmoid": "act", "silu": "act", "gelu": "act", "tanh": "act"}
+            "sigmoid": "act", "silu": "act", "gelu": "act", "tanh": "act", "act": "act", "ln": "layernorm",
+            "tokens": "tokens", "cls": "class_token", "pos": "position_embed", "tokpool": "token_pool",
+            "sdpa": "attention"}
 _SEED = 20261205  # the random input's
 
 
@@ -55,7 +57,7 @@ def _module(graph, pairs, like):
             if layer.params is None:
                 continue
             target = net.layers[i]
-            for name in ("weight", "bias", "running_mean", "running_var"):
+            for name in ("weight", "bias", "running_mean", "running_var", "cls_token", "pos_embed"):
                 value = layer.params.get(name)
                 if value is not None:
                     getattr(target, name).copy_(value.detach().reshape(getattr(target, name).shape))
@@ -77,6 +79,9 @@ def _network(space, arch):
 
 def _candidate_graph(block, candidate):
     """The candidate alone as a space of one fixed layer on the block's input."""
+    if block.input.dim() != 4:
+        raise MappingError("block '%s' reads tokens N×L×C: a choice between token layers in a PyTorch model is not "
+                           "checked yet (a space file expresses it)" % block.path)
     n, c, h, w = block.input.shape
     layer = candidate.elements[0] if len(candidate.elements) == 1 else {"sequence": candidate.elements}
     space = SearchSpace({"sslat": 1, "name": "candidate", "input": {"shape": [c, h, w], "batch": n},

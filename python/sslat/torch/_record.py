@@ -22,7 +22,8 @@ _IDENTITY_MODULES = (nn.Identity, nn.Dropout, nn.Dropout2d)
 # The classes recorded whole. A subclass is recorded whole only if these
 # methods (what the class's forward runs) are the base class's own.
 _LEAF_CLASSES = (nn.Conv2d, nn.BatchNorm2d, nn.Linear, nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d,
-                 nn.Flatten, nn.Upsample, nn.ChannelShuffle) + tuple(_ACTIVATION_MODULES) + _IDENTITY_MODULES
+                 nn.Flatten, nn.Upsample, nn.ChannelShuffle, nn.LayerNorm) + tuple(_ACTIVATION_MODULES) + _IDENTITY_MODULES
+LN_EPSILON = 1e-6  # SSLAT_LN_EPSILON: the IR's LayerNorm is timm's
 _FORWARD_METHODS = {nn.Conv2d: ("forward", "_conv_forward")}
 
 
@@ -152,6 +153,9 @@ class Recorder(CallMapping, TorchFunctionMode):
         if base is nn.Linear:
             self.linear(x, module.weight, module.bias, output, call)
             return
+        if base is nn.LayerNorm:  # nn.LayerNorm itself: thop counts it (a subclass runs F.layer_norm, below)
+            self.layer_norm(x, module.normalized_shape, module.weight, module.bias, module.eps, output, call, True)
+            return
         if base in (nn.MaxPool2d, nn.AvgPool2d):
             maximum = base is nn.MaxPool2d
             if maximum and module.return_indices:
@@ -164,9 +168,11 @@ class Recorder(CallMapping, TorchFunctionMode):
             self.emit(spec, [self.source_of(x, call)], output, call)
             return
         source = self.source_of(x, call)
-        if base is nn.GELU and module.approximate != "none":
-            self.refuse(call, "GELU(approximate=%r) (the IR's gelu is the exact one)" % module.approximate)
-        if base in _ACTIVATION_MODULES:
+        if base is nn.GELU and module.approximate not in ("none", "tanh"):
+            self.refuse(call, "GELU(approximate=%r) (the IR has gelu and gelu_tanh)" % module.approximate)
+        if base is nn.GELU and module.approximate == "tanh":
+            spec = {"op": "act", "act": "gelu_tanh"}
+        elif base in _ACTIVATION_MODULES:
             spec = _ACTIVATION_MODULES[base]
         elif base is nn.AdaptiveAvgPool2d:
             if self.square(module.output_size, "output size", call) != 1:
@@ -227,10 +233,23 @@ class Recorder(CallMapping, TorchFunctionMode):
             self.refuse(call, "a linear layer whose weights are computed from the input")
         if bias is None:
             self.refuse(call, "a linear layer without bias (the IR's fc has one)")
-        if x.dim() != 2:
-            self.refuse(call, "a linear layer on a %d-D tensor (the IR's fc reads N×C vectors)" % x.dim())
+        if x.dim() not in (2, 3):
+            self.refuse(call, "a linear layer on a %d-D tensor (the IR's fc reads N×C vectors or N×L×C tokens)"
+                        % x.dim())
         self.emit({"op": "fc", "c": int(weight.shape[0])}, [self.source_of(x, call)], result, call,
                   {"weight": weight, "bias": bias})
+
+    def layer_norm(self, x, shape, weight, bias, eps, result, call, module):
+        """LayerNorm over each token's channels; module: nn.LayerNorm itself (thop counts it), else a call."""
+        if x.dim() != 3 or tuple(shape) != (x.shape[-1],):
+            self.refuse(call, "a LayerNorm over %s of a %d-D tensor (the IR normalises the channels of N×L×C "
+                              "tokens)" % (tuple(shape), x.dim()))
+        if weight is None or bias is None:
+            self.refuse(call, "a LayerNorm without its weight and bias")
+        if abs(float(eps) - LN_EPSILON) > 1e-12:
+            self.refuse(call, "a LayerNorm with eps %g (the IR's is timm's %g)" % (eps, LN_EPSILON))
+        spec = {"op": "ln", "nn": True} if module else "ln"
+        self.emit(spec, [self.source_of(x, call)], result, call, {"weight": weight, "bias": bias})
 
     def pool(self, maximum, kernel, stride, padding, dilation, ceil_mode, count_include_pad, call):
         if ceil_mode or not count_include_pad:
