@@ -133,21 +133,22 @@ static double count_plain(sslat_shape in, const sslat_node *node)
 /* thop 0.1.1 register_hooks: BN 2·Nin ×2 (affine); AvgPool Nout; AdaptiveAvgPool
  * (Hi·Wi/(Ho·Wo) + 1)·Nout; ReLU/ReLU6/MaxPool zero; no hook (Hardswish, SiLU,
  * Sigmoid, Hardsigmoid, ChannelShuffle, functional + and *) counts nothing.
- * nn.LayerNorm is count_normalization as BN: 4·Nin (timm's subclass: 0); attention is no module (its
+ * LayerNorm is count_normalization as BN: 4·Nin; attention is no module (its
  * matmuls, softmax and F.scaled_dot_product_attention count nothing), GELU has no hook. */
 static double count_thop(sslat_shape in, const sslat_node *node)
 {
     double n_in = (double)sslat_shape_elements(in), n_out = (double)sslat_shape_elements(node->shape);
     switch (node->op) {
     case SSLAT_OP_BATCHNORM: return 4.0 * n_in;
-    case SSLAT_OP_LAYERNORM: /* the hook is keyed by the exact class: a subclass (timm's) counts nothing */
-        return sslat_node_norm_form(node) == SSLAT_NORM_MODULE ? 4.0 * n_in : 0.0;
+    case SSLAT_OP_LINEAR: /* count_linear is nn.Linear's hook: F.linear inside another module counts nothing */
+        return sslat_node_linear(node)->functional ? 0.0 : count_plain(in, node);
+    case SSLAT_OP_LAYERNORM: return 4.0 * n_in; /* count_normalization, as for nn.LayerNorm (and its subclasses) */
     case SSLAT_OP_AVGPOOL: return n_out;
     case SSLAT_OP_ATTENTION: return 0.0;
     case SSLAT_OP_UPSAMPLE: return n_out; /* count_upsample, nearest: output elements */
     case SSLAT_OP_GLOBAL_AVGPOOL: /* only the module has a hook */
         return sslat_node_gap_form(node) == SSLAT_GAP_MODULE ? ((double)in.h * in.w + 1.0) * n_out : 0.0;
-    case SSLAT_OP_CONV2D: case SSLAT_OP_LINEAR: case SSLAT_OP_ACT: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL:
+    case SSLAT_OP_CONV2D: case SSLAT_OP_ACT: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL:
     case SSLAT_OP_MAXPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY: case SSLAT_OP_CHANNEL_SHUFFLE:
     case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
     case SSLAT_OP_TOKENS: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: case SSLAT_OP_TOKEN_POOL:
@@ -199,9 +200,9 @@ static double count_pthflops(sslat_shape in, const sslat_node *node, bool conv_b
     case SSLAT_OP_AVGPOOL: return pool_area(node) * n_out;
     case SSLAT_OP_GLOBAL_AVGPOOL: /* the module only: F.adaptive_avg_pool2d and x.mean are not in its table */
         return sslat_node_gap_form(node) == SSLAT_GAP_MODULE ? (double)in.h * in.w * n_out : 0.0;
-    case SSLAT_OP_LINEAR: {
+    case SSLAT_OP_LINEAR: { /* _count_linear is for nn.Linear modules; F.linear's call counts 0 */
         const sslat_linear_params *l = sslat_node_linear(node);
-        return linear_macs(in, node) + (l->bias ? l->out_features : 0);
+        return l->functional ? 0.0 : linear_macs(in, node) + (l->bias ? l->out_features : 0);
     }
     case SSLAT_OP_ADD:
     case SSLAT_OP_MUL_CHANNEL:

@@ -233,7 +233,7 @@ static void expand_fc(builder *b, int32_t *at, const sslat_layer_spec *spec)
 {
     sslat_shape in = sslat_graph_shape_of(b->graph, *at);
     if (!in.tokens && (in.h != 1 || in.w != 1)) unary(b, at, SSLAT_OP_FLATTEN, "flatten"); /* tokens: per token */
-    sslat_op_params p = {.linear = {spec->channels, true}};
+    sslat_op_params p = {.linear = {spec->channels, true, (spec->set & SSLAT_OPT_FN) != 0}};
     add_op(b, at, SSLAT_OP_LINEAR, &p, SSLAT_NO_INPUT, "fc");
 }
 
@@ -241,7 +241,7 @@ static void expand_fc(builder *b, int32_t *at, const sslat_layer_spec *spec)
 
 static void linear(builder *b, int32_t *at, int32_t out, const char *name)
 {
-    sslat_op_params p = {.linear = {out, true}};
+    sslat_op_params p = {.linear = {out, true, false}};
     add_op(b, at, SSLAT_OP_LINEAR, &p, SSLAT_NO_INPUT, name);
 }
 
@@ -267,8 +267,8 @@ static sslat_status attention_shape(builder *b, const sslat_layer_spec *spec, in
 
 static void layernorm(builder *b, int32_t *at, const sslat_layer_spec *spec, const char *name)
 {
-    sslat_op_params p = {.norm_form = (spec->set & SSLAT_OPT_NN) ? SSLAT_NORM_MODULE : SSLAT_NORM_SUBCLASS};
-    add_op(b, at, SSLAT_OP_LAYERNORM, &p, SSLAT_NO_INPUT, name);
+    (void)spec;
+    unary(b, at, SSLAT_OP_LAYERNORM, name);
 }
 
 /* timm's Attention: qkv linear (with bias), attention per head, output projection. */

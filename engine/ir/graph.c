@@ -276,11 +276,6 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
         *out = (sslat_shape){in0.n, in0.c, 1, 1, false};
         return true;
     case SSLAT_OP_LAYERNORM:
-        if (p->norm_form < 0 || p->norm_form >= SSLAT_NORM_FORM_COUNT) {
-            snprintf(why, why_size, "unknown layernorm form %d", (int)p->norm_form);
-            return false;
-        }
-        return true;
     case SSLAT_OP_BATCHNORM:
     case SSLAT_OP_IDENTITY:
     case SSLAT_OP_POSITION_EMBED:
@@ -436,6 +431,7 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
     case SSLAT_OP_LINEAR:
         sslat_hash_i32(h, sslat_node_linear(node)->out_features);
         sslat_hash_i32(h, sslat_node_linear(node)->bias);
+        if (sslat_node_linear(node)->functional) sslat_hash_i32(h, 0x464e); /* "FN"; modules hash as they always did */
         break;
     case SSLAT_OP_CHANNEL_SHUFFLE: sslat_hash_i32(h, sslat_node_shuffle_groups(node)); break;
     case SSLAT_OP_UPSAMPLE: sslat_hash_i32(h, sslat_node_upsample_scale(node)); break;
@@ -457,10 +453,9 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
         break;
     }
     case SSLAT_OP_TOKEN_POOL: sslat_hash_i32(h, sslat_node_token_pool(node)); break;
-    case SSLAT_OP_LAYERNORM: sslat_hash_i32(h, sslat_node_norm_form(node)); break;
     case SSLAT_OP_BATCHNORM: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL: case SSLAT_OP_FLATTEN:
     case SSLAT_OP_IDENTITY: case SSLAT_OP_CONCAT: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
-    case SSLAT_OP_TOKENS: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: break;
+    case SSLAT_OP_TOKENS: case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: break;
     case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
 }

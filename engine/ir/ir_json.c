@@ -44,7 +44,9 @@ static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
     case SSLAT_OP_ACT: json_object_set_new(j, "act", json_string(sslat_act_name(sslat_node_act(node)))); break;
     case SSLAT_OP_LINEAR: {
         const sslat_linear_params *l = sslat_node_linear(node);
-        json_object_set_new(j, "linear", json_pack("{s:i, s:b}", "out_features", l->out_features, "bias", l->bias));
+        json_t *linear = json_pack("{s:i, s:b}", "out_features", l->out_features, "bias", l->bias);
+        if (linear && l->functional) json_object_set_new(linear, "functional", json_true());
+        json_object_set_new(j, "linear", linear);
         break;
     }
     case SSLAT_OP_CHANNEL_SHUFFLE: json_object_set_new(j, "groups", json_integer(sslat_node_shuffle_groups(node))); break;
@@ -67,12 +69,9 @@ static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
     case SSLAT_OP_TOKEN_POOL:
         json_object_set_new(j, "form", json_string(sslat_token_pool_form_name(sslat_node_token_pool(node))));
         break;
-    case SSLAT_OP_LAYERNORM:
-        json_object_set_new(j, "form", json_string(sslat_norm_form_name(sslat_node_norm_form(node))));
-        break;
     case SSLAT_OP_BATCHNORM: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL: case SSLAT_OP_FLATTEN:
     case SSLAT_OP_IDENTITY: case SSLAT_OP_CONCAT: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
-    case SSLAT_OP_TOKENS: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: break;
+    case SSLAT_OP_TOKENS: case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: break;
     case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
     return j;

@@ -118,20 +118,6 @@ sslat_token_pool_form sslat_node_token_pool(const sslat_node *node)
     return node->params.token_pool;
 }
 
-sslat_norm_form sslat_node_norm_form(const sslat_node *node)
-{
-    SSLAT_ASSERT(node->op == SSLAT_OP_LAYERNORM);
-    return node->params.norm_form;
-}
-
-const char *sslat_norm_form_name(sslat_norm_form form)
-{
-    static const char *const NAMES[] = {"subclass", "module"};
-    static_assert(sizeof NAMES / sizeof NAMES[0] == SSLAT_NORM_FORM_COUNT, "NAMES must name every form");
-    SSLAT_ASSERT(form >= 0 && form < SSLAT_NORM_FORM_COUNT);
-    return NAMES[form];
-}
-
 const char *sslat_attention_form_name(sslat_attention_form form)
 {
     static const char *const NAMES[] = {"fused", "explicit"};

@@ -85,6 +85,8 @@ typedef struct sslat_slice_params {
 typedef struct sslat_linear_params {
     int32_t out_features;
     bool bias;
+    bool functional; /* F.linear inside another module (nn.MultiheadAttention's projections): thop and
+                        pthflops count only nn.Linear modules */
 } sslat_linear_params;
 
 /* How a model wrote its global average pool: the counters of the MAC rules
@@ -109,14 +111,6 @@ typedef struct sslat_attention_params {
     sslat_attention_form form;
 } sslat_attention_params;
 
-/* How a model wrote its LayerNorm: thop counts nn.LayerNorm itself (a hook
- * keyed by the exact class) and nothing for a subclass such as timm's. */
-typedef enum sslat_norm_form {
-    SSLAT_NORM_SUBCLASS, /* timm.layers.LayerNorm (timm's transformers) */
-    SSLAT_NORM_MODULE,   /* nn.LayerNorm itself (torchvision's vit_b_16) */
-    SSLAT_NORM_FORM_COUNT
-} sslat_norm_form;
-
 /* Which token a transformer's head reads. */
 typedef enum sslat_token_pool_form {
     SSLAT_TOKEN_POOL_CLASS, /* x[:, 0] (ViT, DeiT) */
@@ -135,7 +129,6 @@ typedef union sslat_op_params {
     int32_t upsample_scale;     /* UPSAMPLE */
     sslat_attention_params attention; /* ATTENTION */
     sslat_token_pool_form token_pool; /* TOKEN_POOL */
-    sslat_norm_form norm_form;        /* LAYERNORM */
 } sslat_op_params;
 
 /* Index of a node's input that means "the subgraph's input". */
@@ -175,8 +168,6 @@ const sslat_slice_params *sslat_node_slice(const sslat_node *node);
 int32_t sslat_node_upsample_scale(const sslat_node *node);
 const sslat_attention_params *sslat_node_attention(const sslat_node *node);
 sslat_token_pool_form sslat_node_token_pool(const sslat_node *node);
-sslat_norm_form sslat_node_norm_form(const sslat_node *node);
-const char *sslat_norm_form_name(sslat_norm_form form);
 const char *sslat_attention_form_name(sslat_attention_form form);
 const char *sslat_token_pool_form_name(sslat_token_pool_form form);
 /* Whether an op reads token tensors (true) or images and vectors (false);

@@ -35,7 +35,7 @@ static const uint32_t TYPE_OPTIONS[] = {
     [SSLAT_LAYER_MAXPOOL] = SSLAT_OPT_K | SSLAT_OPT_S | SSLAT_OPT_P,
     [SSLAT_LAYER_AVGPOOL] = SSLAT_OPT_K | SSLAT_OPT_S | SSLAT_OPT_P,
     [SSLAT_LAYER_FLATTEN] = 0,
-    [SSLAT_LAYER_FC] = SSLAT_OPT_C,
+    [SSLAT_LAYER_FC] = SSLAT_OPT_C | SSLAT_OPT_FN, /* fn: F.linear inside another module */
     [SSLAT_LAYER_BN] = 0,
     [SSLAT_LAYER_ACT] = SSLAT_OPT_N,
     [SSLAT_LAYER_SHUFFLE] = SSLAT_OPT_G,
@@ -56,9 +56,9 @@ static const uint32_t TYPE_OPTIONS[] = {
     [SSLAT_LAYER_TOKENS] = 0,
     [SSLAT_LAYER_CLS] = 0,
     [SSLAT_LAYER_POS] = 0,
-    [SSLAT_LAYER_LN] = SSLAT_OPT_NN,
+    [SSLAT_LAYER_LN] = 0,
     [SSLAT_LAYER_ATTN] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_EXPLICIT,
-    [SSLAT_LAYER_VIT] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_E | SSLAT_OPT_N | SSLAT_OPT_EXPLICIT | SSLAT_OPT_NN,
+    [SSLAT_LAYER_VIT] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_E | SSLAT_OPT_N | SSLAT_OPT_EXPLICIT,
     [SSLAT_LAYER_TOKPOOL] = SSLAT_OPT_MEAN,
     [SSLAT_LAYER_SDPA] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_EXPLICIT,
 };
@@ -146,7 +146,7 @@ static bool option_bit(const char *key, uint32_t *bit)
         {"d", SSLAT_OPT_D}, {"act", SSLAT_OPT_N}, {"noskip", SSLAT_OPT_NOSKIP},
         {"bias", SSLAT_OPT_BIAS}, {"fn", SSLAT_OPT_FN}, {"mean", SSLAT_OPT_MEAN}, {"b", SSLAT_OPT_B},
         {"a", SSLAT_OPT_A}, {"o", SSLAT_OPT_O}, {"h", SSLAT_OPT_H}, {"hd", SSLAT_OPT_HD},
-        {"explicit", SSLAT_OPT_EXPLICIT}, {"nn", SSLAT_OPT_NN},
+        {"explicit", SSLAT_OPT_EXPLICIT},
     };
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
         if (strcmp(KEYS[i].key, key) == 0) {
@@ -210,7 +210,7 @@ bool sslat_spec_set_int(sslat_layer_spec *spec, const char *key, int64_t value, 
     if (bit == SSLAT_OPT_E || bit == SSLAT_OPT_SE)
         return sslat_spec_set_real(spec, key, (double)value, why, why_size);
     if (bit == SSLAT_OPT_NOSKIP || bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN ||
-        bit == SSLAT_OPT_EXPLICIT || bit == SSLAT_OPT_NN) {
+        bit == SSLAT_OPT_EXPLICIT) {
         if (value != 0 && value != 1) {
             snprintf(why, why_size, "option '%s' must be true or false", key);
             return false;
@@ -280,7 +280,7 @@ static bool parse_option(const char *word, sslat_layer_spec *spec, char *why, si
 {
     if (strcmp(word, "psame") == 0) return sslat_spec_set_same_padding(spec, why, why_size);
     if (strcmp(word, "noskip") == 0 || strcmp(word, "bias") == 0 || strcmp(word, "fn") == 0 ||
-        strcmp(word, "mean") == 0 || strcmp(word, "explicit") == 0 || strcmp(word, "nn") == 0)
+        strcmp(word, "mean") == 0 || strcmp(word, "explicit") == 0)
         return sslat_spec_set_int(spec, word, 1, why, why_size);
     if (word[0] == 'n' && word[1]) {
         int act = sslat_act_from_code(word + 1);
@@ -301,8 +301,7 @@ static bool parse_option(const char *word, sslat_layer_spec *spec, char *why, si
     const char *value = word + n;
     uint32_t bit;
     if (n == 0 || !option_bit(key, &bit) || bit == SSLAT_OPT_N || bit == SSLAT_OPT_NOSKIP ||
-        bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN || bit == SSLAT_OPT_EXPLICIT ||
-        bit == SSLAT_OPT_NN) {
+        bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN || bit == SSLAT_OPT_EXPLICIT) {
         snprintf(why, why_size, "unknown option '%s'", word);
         return false;
     }
@@ -374,6 +373,7 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
     } while (0)
     if (spec->type == SSLAT_LAYER_FC) {
         EMIT("fc%d", spec->channels);
+        if (spec->set & SSLAT_OPT_FN) EMIT("_fn");
     } else if (spec->type == SSLAT_LAYER_ACT && strchr(sslat_act_name(spec->act), '_')) {
         EMIT("act_n%s", ACT_CODES[spec->act]); /* "gelu_tanh" would read as two words */
     } else if (spec->type == SSLAT_LAYER_ACT) {
@@ -401,7 +401,6 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
         if (spec->set & SSLAT_OPT_FN) EMIT("_fn");
         if (spec->set & SSLAT_OPT_MEAN) EMIT("_mean");
         if (spec->set & SSLAT_OPT_EXPLICIT) EMIT("_explicit");
-        if (spec->set & SSLAT_OPT_NN) EMIT("_nn");
     }
 #undef EMIT
     if (size > 0 && used >= size) buffer[size - 1] = '\0';

@@ -73,7 +73,6 @@ enum {
     SSLAT_OPT_H = 1u << 17,    /* attn, vit: heads */
     SSLAT_OPT_HD = 1u << 18,   /* attn, vit: channels per head (default: the width / heads) */
     SSLAT_OPT_EXPLICIT = 1u << 19, /* attn, vit: written q @ k.transpose, softmax, @ v (not F.scaled_dot_product_attention) */
-    SSLAT_OPT_NN = 1u << 20,   /* ln, vit: written nn.LayerNorm itself (torchvision), not timm's subclass */
 };
 
 /* spec.padding of "p": "same" (token option psame): the padding follows the input. */

@@ -36,8 +36,10 @@ TIMM = {
     "fbnetc_100": None, "hardcorenas_a": None, "tinynet_a": None, "ghostnet_100": None, "regnetx_002": None,
     "regnety_002": None, "repvgg_a0": None, "resnet18": None, "resnet50": None, "resnext50_32x4d": None,
     "mixnet_s": None, "tf_mixnet_s": None, "lcnet_050": None,
-    "darknet17": r"leaky_relu\(\) has no sslat mapping", "convnext_atto": r"permute\(\) has no sslat mapping",
-    "vit_tiny_patch16_224": r"flatten\(\) from dim 2",
+    "darknet17": r"leaky_relu\(\) has no sslat mapping", "convnext_atto": r"permute\(\) of dims \(0, 2, 3, 1\)",
+    "vit_tiny_patch16_224": None, "deit_tiny_patch16_224": None,
+    "levit_128s": r"a linear layer without bias", "efficientformer_l1": r"ceil_mode or count_include_pad=False",
+    "mobilevit_xxs": r"reshape\(\) from \(1, 64, 28, 28\) to \(896, 2, 14, 2\)",
 }
 TORCHVISION = {
     "mobilenet_v2": None, "mobilenet_v3_large": None, "mobilenet_v3_small": None, "efficientnet_b0": None,
@@ -45,7 +47,7 @@ TORCHVISION = {
     "resnext50_32x4d": None, "shufflenet_v2_x1_0": None,
     "googlenet": r"ceil_mode or count_include_pad=False", "squeezenet1_0": r"ceil_mode or count_include_pad=False",
     "densenet121": r"cat\(\) of 9 tensors \(the IR joins 2 to 8\)", "vgg11": r"AdaptiveAvgPool2d to \(7, 7\)",
-    "convnext_tiny": r"permute\(\) has no sslat mapping", "vit_b_16": r"has no sslat mapping",
+    "convnext_tiny": r"permute\(\) of dims \(0, 2, 3, 1\)", "vit_b_16": None,
 }
 MODELS = [("timm", name) for name in TIMM] + [("torchvision", name) for name in TORCHVISION]
 

@@ -69,7 +69,7 @@ class CallMapping:
                         % arg(args, kwargs, 1, "approximate"))
         elif func is F.layer_norm:
             self.layer_norm(args[0], arg(args, kwargs, 1, "normalized_shape"), arg(args, kwargs, 2, "weight"),
-                            arg(args, kwargs, 3, "bias"), arg(args, kwargs, 4, "eps", 1e-5), result, what, False)
+                            arg(args, kwargs, 3, "bias"), arg(args, kwargs, 4, "eps", 1e-5), result, what)
         elif func is F.scaled_dot_product_attention:
             self.fused_attention(args, kwargs, what, result)
         elif func in _MATMUL:

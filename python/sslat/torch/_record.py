@@ -22,7 +22,8 @@ _IDENTITY_MODULES = (nn.Identity, nn.Dropout, nn.Dropout2d)
 # The classes recorded whole. A subclass is recorded whole only if these
 # methods (what the class's forward runs) are the base class's own.
 _LEAF_CLASSES = (nn.Conv2d, nn.BatchNorm2d, nn.Linear, nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d,
-                 nn.Flatten, nn.Upsample, nn.ChannelShuffle, nn.LayerNorm) + tuple(_ACTIVATION_MODULES) + _IDENTITY_MODULES
+                 nn.Flatten, nn.Upsample, nn.ChannelShuffle, nn.LayerNorm, nn.MultiheadAttention) + \
+    tuple(_ACTIVATION_MODULES) + _IDENTITY_MODULES
 LN_EPSILON = 1e-6  # SSLAT_LN_EPSILON: the IR's LayerNorm is timm's
 _FORWARD_METHODS = {nn.Conv2d: ("forward", "_conv_forward")}
 
@@ -136,6 +137,9 @@ class Recorder(CallMapping, TorchFunctionMode):
     def whole_module(self, module, base, inputs, output):
         call = type(module).__name__
         x = inputs[0]
+        if base is nn.MultiheadAttention:
+            self.multihead_attention(module, x, output, call)
+            return
         if base in _IDENTITY_MODULES or (base is nn.Flatten and tuple(x.shape[2:]) in ((), (1, 1))):
             self.set(output, self.value_of(x, call))  # nothing, or a vector that stays one (N×C×1×1 in the IR)
             return
@@ -153,8 +157,8 @@ class Recorder(CallMapping, TorchFunctionMode):
         if base is nn.Linear:
             self.linear(x, module.weight, module.bias, output, call)
             return
-        if base is nn.LayerNorm:  # nn.LayerNorm itself: thop counts it (a subclass runs F.layer_norm, below)
-            self.layer_norm(x, module.normalized_shape, module.weight, module.bias, module.eps, output, call, True)
+        if base is nn.LayerNorm:
+            self.layer_norm(x, module.normalized_shape, module.weight, module.bias, module.eps, output, call)
             return
         if base in (nn.MaxPool2d, nn.AvgPool2d):
             maximum = base is nn.MaxPool2d
@@ -185,6 +189,45 @@ class Recorder(CallMapping, TorchFunctionMode):
         else:  # nn.ChannelShuffle
             spec = {"op": "shuffle", "g": module.groups}
         self.emit(spec, [source], output, call)
+
+    # ---- nn.MultiheadAttention (torchvision's ViT) -----------------------------------------------------
+    def check_self_attention(self, module, inputs, keywords, path):
+        """Before it runs: self-attention on N×L×C tokens, no masks, the IR's projections."""
+        call = "%s (MultiheadAttention)" % path
+        if len(inputs) != 3 or not (inputs[0] is inputs[1] is inputs[2]):
+            raise MappingError("%s: attention of other queries, keys and values (the IR's is self-attention, "
+                               "mha(x, x, x)), in %s" % (call, self.where))
+        for key in ("key_padding_mask", "attn_mask"):
+            if keywords.get(key) is not None:
+                raise MappingError("%s: attention with %s (the IR attends every token to every token), in %s"
+                                   % (call, key, self.where))
+        if keywords.get("is_causal"):
+            raise MappingError("%s: causal attention, in %s" % (call, self.where))
+        if not module.batch_first:
+            raise MappingError("%s: batch_first=False (L×N×C; the IR's tokens are N×L×C), in %s" % (call, self.where))
+        if (not module._qkv_same_embed_dim or module.in_proj_bias is None or module.out_proj.bias is None
+                or module.bias_k is not None or module.add_zero_attn):
+            raise MappingError("%s: separate q/k/v widths, no bias, bias_k/bias_v or add_zero_attn (the IR's "
+                               "attention has one packed projection with bias), in %s" % (call, self.where))
+
+    def multihead_attention(self, module, x, output, call):
+        """in_proj, the attention, out_proj as three layers: the projections are F.linear calls
+        inside the module (thop and pthflops count neither), the attention its fused form."""
+        result = output[0] if isinstance(output, (tuple, list)) else output
+        heads, width = module.num_heads, module.head_dim
+        self.depth += 1  # the values of the layers inside, computed without recording them
+        try:
+            qkv = nn.functional.linear(x, module.in_proj_weight, module.in_proj_bias)
+            n, tokens, _ = x.shape
+            q, k, v = qkv.reshape(n, tokens, 3, heads, width).permute(2, 0, 3, 1, 4).unbind(0)
+            mixed = nn.functional.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(n, tokens, -1)
+        finally:
+            self.depth -= 1
+        self.emit({"op": "fc", "c": int(qkv.shape[-1]), "fn": True}, [self.source_of(x, call)], qkv, call,
+                  {"weight": module.in_proj_weight, "bias": module.in_proj_bias})
+        self.emit({"op": "sdpa", "h": heads, "hd": width}, [len(self.layers) - 1], mixed, call)
+        self.emit({"op": "fc", "c": int(result.shape[-1]), "fn": True}, [len(self.layers) - 1], result, call,
+                  {"weight": module.out_proj.weight, "bias": module.out_proj.bias})
 
     def conv(self, x, weight, bias, stride, padding, dilation, groups, call):
         """A convolution's spec and source; a zero padding before it is folded in."""
@@ -239,8 +282,8 @@ class Recorder(CallMapping, TorchFunctionMode):
         self.emit({"op": "fc", "c": int(weight.shape[0])}, [self.source_of(x, call)], result, call,
                   {"weight": weight, "bias": bias})
 
-    def layer_norm(self, x, shape, weight, bias, eps, result, call, module):
-        """LayerNorm over each token's channels; module: nn.LayerNorm itself (thop counts it), else a call."""
+    def layer_norm(self, x, shape, weight, bias, eps, result, call):
+        """LayerNorm over each token's channels (nn.LayerNorm, a subclass's F.layer_norm)."""
         if x.dim() != 3 or tuple(shape) != (x.shape[-1],):
             self.refuse(call, "a LayerNorm over %s of a %d-D tensor (the IR normalises the channels of N×L×C "
                               "tokens)" % (tuple(shape), x.dim()))
@@ -248,8 +291,7 @@ class Recorder(CallMapping, TorchFunctionMode):
             self.refuse(call, "a LayerNorm without its weight and bias")
         if abs(float(eps) - LN_EPSILON) > 1e-12:
             self.refuse(call, "a LayerNorm with eps %g (the IR's is timm's %g)" % (eps, LN_EPSILON))
-        spec = {"op": "ln", "nn": True} if module else "ln"
-        self.emit(spec, [self.source_of(x, call)], result, call, {"weight": weight, "bias": bias})
+        self.emit("ln", [self.source_of(x, call)], result, call, {"weight": weight, "bias": bias})
 
     def pool(self, maximum, kernel, stride, padding, dilation, ceil_mode, count_include_pad, call):
         if ceil_mode or not count_include_pad:

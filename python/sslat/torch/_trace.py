@@ -1,6 +1,7 @@
 """A model's run as a search space: the recorded layers grouped into the rows
 of a space file, each choice container a block of its recorded candidates."""
 import torch
+import torch.nn as nn
 
 from . import _labels
 from ._layers import MappingError, differs
@@ -61,20 +62,22 @@ def run_recorded(module, x, where, blocks, keep_outputs=False, prefix=""):
     def watch(m):
         base, choice = mapped_class(m), is_choice(m)
 
-        def pre(m, inputs):
+        def pre(m, inputs, keywords):
             recorder.stack.append(names[m])
             if choice and blocks is None:
                 raise MappingError("%s: a choice container inside a candidate (nested choices), in %s: make the "
                                    "inner candidates candidates of the outer choice" % (names[m], where))
             if choice or base is not None:
-                if recorder.depth == 0 and len(inputs) != 1:
+                if recorder.depth == 0 and base is nn.MultiheadAttention:
+                    recorder.check_self_attention(m, inputs, keywords, names[m])
+                elif recorder.depth == 0 and len(inputs) != 1:
                     raise MappingError("%s (%s): called with %d positional inputs (sslat maps one), in %s"
                                        % (names[m], type(m).__name__, len(inputs), where))
                 if choice and recorder.depth == 0:
                     versions[m] = inputs[0]._version
                 recorder.depth += 1
 
-        def post(m, inputs, output):
+        def post(m, inputs, keywords, output):
             try:
                 if choice or base is not None:
                     recorder.depth -= 1
@@ -86,8 +89,8 @@ def run_recorded(module, x, where, blocks, keep_outputs=False, prefix=""):
             finally:
                 recorder.stack.pop()
 
-        hooks.append(m.register_forward_pre_hook(pre))
-        hooks.append(m.register_forward_hook(post))
+        hooks.append(m.register_forward_pre_hook(pre, with_kwargs=True))
+        hooks.append(m.register_forward_hook(post, with_kwargs=True))
 
     def block(m, x, output):
         what = "choice '%s' (%s)" % (names[m], type(m).__name__)
