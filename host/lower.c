@@ -388,23 +388,27 @@ static sslat_status lower_pool(lowering *L, int32_t node, int src, int *out)
     sslat_error *err = L->err;
     const sslat_node *n = &L->g->nodes[node];
     sslat_shape in = sslat_graph_shape_of(L->g, n->input[0]), o = n->shape;
-    int64_t k = in.h, kw = in.w, s = 1, pad = 0;
+    int64_t k = in.h, kw = in.w, s = 1, pad = 0, pad_h = 0, pad_w = 0;
     dnnl_alg_kind_t alg = dnnl_pooling_avg_include_padding;
     if (n->op != SSLAT_OP_GLOBAL_AVGPOOL) {
         const sslat_pool_params *p = sslat_node_pool(n);
         k = kw = p->kernel;
         s = p->stride;
-        pad = p->padding;
+        pad = pad_h = pad_w = p->padding;
+        if (p->ceil) { /* the bottom and right padding that the ceil mode's last window covers (max: -inf) */
+            pad_h = (int64_t)(o.h - 1) * s + k - in.h - pad;
+            pad_w = (int64_t)(o.w - 1) * s + k - in.w - pad;
+        }
         /* PyTorch: max ignores padding; avg counts it (count_include_pad=True) */
         alg = n->op == SSLAT_OP_MAXPOOL ? dnnl_pooling_max : dnnl_pooling_avg_include_padding;
     }
     dnnl_dims_t dst_dims = {o.n, o.c, o.h, o.w}, kernel = {k, kw}, strides = {s, s};
-    dnnl_dims_t dilation = {0, 0}, padding = {pad, pad};
+    dnnl_dims_t dilation = {0, 0}, padding = {pad, pad}, padding_end = {pad_h > pad ? pad_h : pad, pad_w > pad ? pad_w : pad};
     dnnl_memory_desc_t dst;
     dnnl_pooling_v2_desc_t d;
     DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_memory_desc_init_by_tag)(&dst, 4, dst_dims, dnnl_f32, dnnl_format_tag_any));
     DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_pooling_v2_forward_desc_init)(&d, dnnl_forward_inference, alg, md_of(L, src),
-                                                                 &dst, strides, kernel, dilation, padding, padding));
+                                                                 &dst, strides, kernel, dilation, padding, padding_end));
     return simple_primitive(L, &d, NULL, 0, src, DNNL_ARG_SRC, o, out);
 }
 

@@ -124,7 +124,7 @@ sslat_status host_program_step(host_program *p, bool timed, const_dnnl_primitive
 {
     host_step_list *list = timed ? &p->body : &p->prologue;
     dnnl_primitive_t primitive = NULL;
-    SSLAT_ASSERT(nargs <= 8);
+    SSLAT_ASSERT(nargs <= HOST_MAX_STEP_ARGS);
     if (!grow((void **)&list->items, &list->capacity, list->count, sizeof *list->items))
         return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_primitive_create)(&primitive, pd));

@@ -41,10 +41,13 @@ typedef struct host_buffer {
     bool pinned; /* never reused: program inputs and what the prologue writes */
 } host_buffer;
 
+/* The most arguments of one primitive: a concat's sources and its output. */
+#define HOST_MAX_STEP_ARGS (SSLAT_MAX_NODE_INPUTS + 1)
+
 typedef struct host_step {
     dnnl_primitive_t primitive;
     int nargs;
-    dnnl_exec_arg_t args[8];
+    dnnl_exec_arg_t args[HOST_MAX_STEP_ARGS];
     char kind[24]; /* oneDNN's primitive kind: "convolution", "reorder", … */
     char impl[40]; /* the implementation oneDNN chose: "jit_1x1:avx2", "ref:any", … */
     bool reference; /* impl is one of oneDNN's reference kernels */

@@ -68,7 +68,9 @@ static int32_t plan_conv(const sslat_graph *g, int32_t i, bool fused, bool graph
 
 bool cuda_plan_supports(const sslat_node *node)
 {
-    return node->op >= 0 && node->op < SSLAT_OP_COUNT; /* every op has a lowering */
+    /* cuDNN's pooling descriptor pads both sides alike and gives floor's output: no ceil mode */
+    if (node->op == SSLAT_OP_MAXPOOL && sslat_node_pool(node)->ceil) return false;
+    return node->op >= 0 && node->op < SSLAT_OP_COUNT; /* every other op has a lowering */
 }
 
 sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, sslat_cudnn_api api, cuda_plan *plan,

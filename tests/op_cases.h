@@ -84,6 +84,11 @@ const OpCase CASES[] = {
     {"\"cn_c8\", \"cn_s2_c16\", \"cn_c8\", {\"op\": \"detect\", \"c\": 3, \"a\": 2, \"from\": [0, 1, -1]}", "[4, 6, 6]"},
     // two fully-connected heads joined: rank-2 values read as N,C,1,1
     {"\"gap\", \"fc10\", {\"op\": \"fc\", \"c\": 6, \"from\": 0}, {\"op\": \"concat\", \"from\": [1, 2]}", "[8, 5, 5]"},
+    // DenseNet's concat of many; GoogLeNet's ceil-mode max pool; VGG's AdaptiveAvgPool2d(7) (equal windows)
+    {"\"cn_c4\", {\"op\": \"concat\", \"from\": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}", "[4, 5, 5]"},
+    {"\"maxpool_k3_s2_ceil\"", "[8, 10, 10]"},
+    {"\"maxpool_k3_s2_p1_ceil\"", "[8, 9, 9]"},
+    {"\"adapool_k3\", \"fc5\"", "[8, 9, 9]"},
     // transformers: token tensors N×L×C and their ops (the cuda backend has no lowering of them yet)
     {"\"act_ngt\"", "[8, 5, 5]"},
     {"\"patch_k4_c12\"", "[3, 8, 12]"},

@@ -143,7 +143,8 @@ static double count_thop(sslat_shape in, const sslat_node *node)
     case SSLAT_OP_LINEAR: /* count_linear is nn.Linear's hook: F.linear inside another module counts nothing */
         return sslat_node_linear(node)->functional ? 0.0 : count_plain(in, node);
     case SSLAT_OP_LAYERNORM: return 4.0 * n_in; /* count_normalization, as for nn.LayerNorm (and its subclasses) */
-    case SSLAT_OP_AVGPOOL: return n_out;
+    case SSLAT_OP_AVGPOOL: /* count_adap_avgpool: (Hi/Ho · Wi/Wo + 1)·Nout; count_avgpool: Nout */
+        return sslat_node_pool(node)->adaptive ? (pool_area(node) + 1.0) * n_out : n_out;
     case SSLAT_OP_ATTENTION: return 0.0;
     case SSLAT_OP_UPSAMPLE: return n_out; /* count_upsample, nearest: output elements */
     case SSLAT_OP_GLOBAL_AVGPOOL: /* only the module has a hook */
@@ -168,13 +169,14 @@ static double count_fvcore(sslat_shape in, const sslat_node *node)
     switch (node->op) {
     case SSLAT_OP_BATCHNORM: return 2.0 * n_in;
     case SSLAT_OP_LAYERNORM: return 5.0 * n_in;
+    case SSLAT_OP_AVGPOOL: return sslat_node_pool(node)->adaptive ? n_in : 0.0; /* aten::adaptive_avg_pool2d: Nin */
     case SSLAT_OP_ATTENTION:
         return sslat_node_attention(node)->form == SSLAT_ATTENTION_EXPLICIT ? attention_macs(in, node) : 0.0;
     case SSLAT_OP_UPSAMPLE: return (double)sslat_shape_elements(node->shape); /* aten::upsample_nearest2d: Nout */
     case SSLAT_OP_GLOBAL_AVGPOOL: /* aten::adaptive_avg_pool2d; x.mean is aten::mean, not handled */
         return sslat_node_gap_form(node) == SSLAT_GAP_MEAN ? 0.0 : n_in;
     case SSLAT_OP_CONV2D: case SSLAT_OP_LINEAR: case SSLAT_OP_ACT: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL:
-    case SSLAT_OP_MAXPOOL: case SSLAT_OP_AVGPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY:
+    case SSLAT_OP_MAXPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY:
     case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_SPACE_TO_DEPTH:
     case SSLAT_OP_INPUT: case SSLAT_OP_TOKENS: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED:
     case SSLAT_OP_TOKEN_POOL: case SSLAT_OP_COUNT: return count_plain(in, node);
@@ -197,7 +199,8 @@ static double count_pthflops(sslat_shape in, const sslat_node *node, bool conv_b
     case SSLAT_OP_ACT: return sslat_node_act(node) == SSLAT_ACT_RELU ? 2.0 * n_out : 0.0;
     case SSLAT_OP_BATCHNORM: return 2.0 * n_out;
     case SSLAT_OP_MAXPOOL: return (pool_area(node) - 1.0) * n_out;
-    case SSLAT_OP_AVGPOOL: return pool_area(node) * n_out;
+    case SSLAT_OP_AVGPOOL: /* _count_globalavgpool reads the whole input plane: Hi·Wi·Nout */
+        return sslat_node_pool(node)->adaptive ? (double)in.h * in.w * n_out : pool_area(node) * n_out;
     case SSLAT_OP_GLOBAL_AVGPOOL: /* the module only: F.adaptive_avg_pool2d and x.mean are not in its table */
         return sslat_node_gap_form(node) == SSLAT_GAP_MODULE ? (double)in.h * in.w * n_out : 0.0;
     case SSLAT_OP_LINEAR: { /* _count_linear is for nn.Linear modules; F.linear's call counts 0 */

@@ -419,7 +419,7 @@ static void expand_convblock(builder *b, int32_t *at, const resolved *r, const s
 
 static void max_pool(builder *b, int32_t *at, int32_t kernel, const char *name)
 {
-    sslat_op_params p = {.pool = {kernel, 1, kernel / 2}};
+    sslat_op_params p = {.pool = {kernel, 1, kernel / 2, false, false}};
     add_op(b, at, SSLAT_OP_MAXPOOL, &p, SSLAT_NO_INPUT, name);
 }
 
@@ -565,7 +565,7 @@ sslat_status sslat_spec_expand_from(const sslat_layer_spec *spec, const sslat_ex
     }
     case SSLAT_LAYER_MAXPOOL:
     case SSLAT_LAYER_AVGPOOL: {
-        sslat_op_params p = {.pool = {r.kernel, r.stride, r.padding}};
+        sslat_op_params p = {.pool = {r.kernel, r.stride, r.padding, (spec->set & SSLAT_OPT_CEIL) != 0, false}};
         sslat_op_kind op = spec->type == SSLAT_LAYER_MAXPOOL ? SSLAT_OP_MAXPOOL : SSLAT_OP_AVGPOOL;
         add_op(&b, &at, op, &p, SSLAT_NO_INPUT, sslat_op_name(op));
         break;
@@ -646,6 +646,19 @@ sslat_status sslat_spec_expand_from(const sslat_layer_spec *spec, const sslat_ex
         break;
     }
     case SSLAT_LAYER_VIT: expand_vit(&b, &at, spec); break;
+    case SSLAT_LAYER_ADAPOOL: { /* equal windows: the output size divides the input's, which is square */
+        sslat_shape in = sslat_graph_shape_of(graph, at);
+        int32_t size = (spec->set & SSLAT_OPT_K) ? spec->kernel : 0;
+        if (size < 1 || in.tokens || in.h != in.w || in.h % size != 0) {
+            b.status = sslat_fail(err, SSLAT_ERR_SPACE, "adapool needs its output size k, a divisor of the square input's "
+                                  "side (AdaptiveAvgPool2d over unequal windows is not expressed), got k %d of %dx%d",
+                                  size, in.h, in.w);
+            break;
+        }
+        sslat_op_params p = {.pool = {in.h / size, in.h / size, 0, false, true}};
+        add_op(&b, &at, SSLAT_OP_AVGPOOL, &p, SSLAT_NO_INPUT, "adapool");
+        break;
+    }
     case SSLAT_LAYER_TOKPOOL: {
         sslat_op_params p = {.token_pool = (spec->set & SSLAT_OPT_MEAN) ? SSLAT_TOKEN_POOL_MEAN : SSLAT_TOKEN_POOL_CLASS};
         add_op(&b, &at, SSLAT_OP_TOKEN_POOL, &p, SSLAT_NO_INPUT, "pool");

@@ -160,6 +160,14 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
     case SSLAT_OP_MAXPOOL:
     case SSLAT_OP_AVGPOOL: {
         const sslat_pool_params *pool = &p->pool;
+        if (pool->ceil && op != SSLAT_OP_MAXPOOL) {
+            snprintf(why, why_size, "ceil mode is for max pooling only (an average's divisor at the edge differs)");
+            return false;
+        }
+        if (pool->adaptive && (op != SSLAT_OP_AVGPOOL || pool->padding != 0 || pool->kernel != pool->stride)) {
+            snprintf(why, why_size, "an adaptive pool is an average over equal windows (kernel = stride, no padding)");
+            return false;
+        }
         if (pool->padding * 2 > pool->kernel) {
             /* PyTorch's rule: padding at most half the kernel. */
             snprintf(why, why_size, "padding %d exceeds half of kernel %d", pool->padding,
@@ -167,7 +175,17 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
             return false;
         }
         sslat_pads pads = {pool->padding, pool->padding, pool->padding, pool->padding};
-        return infer_window(in0, in0.c, pool->kernel, pool->stride, pads, 1, out, why, why_size);
+        if (!infer_window(in0, in0.c, pool->kernel, pool->stride, pads, 1, out, why, why_size)) return false;
+        if (pool->ceil) { /* PyTorch: ceil((in + 2p − k) / s) + 1, less one if the last window starts in the padding */
+            int32_t *sides[2] = {&out->h, &out->w}, ins[2] = {in0.h, in0.w};
+            for (int k = 0; k < 2; k++) {
+                int64_t room = (int64_t)ins[k] + 2 * pool->padding - pool->kernel;
+                int64_t n = (room + pool->stride - 1) / pool->stride + 1;
+                if ((n - 1) * pool->stride >= (int64_t)ins[k] + pool->padding) n--;
+                *sides[k] = (int32_t)n;
+            }
+        }
+        return true;
     }
     case SSLAT_OP_GLOBAL_AVGPOOL:
         out->h = out->w = 1;
@@ -425,6 +443,8 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
         sslat_hash_i32(h, pool->kernel);
         sslat_hash_i32(h, pool->stride);
         sslat_hash_i32(h, pool->padding);
+        if (pool->ceil) sslat_hash_i32(h, 0x4345494c);     /* "CEIL"; the others hash as they always did */
+        if (pool->adaptive) sslat_hash_i32(h, 0x41444150); /* "ADAP" */
         break;
     }
     case SSLAT_OP_ACT: sslat_hash_i32(h, sslat_node_act(node)); break;

@@ -37,8 +37,10 @@ static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
     case SSLAT_OP_MAXPOOL:
     case SSLAT_OP_AVGPOOL: {
         const sslat_pool_params *p = sslat_node_pool(node);
-        json_object_set_new(j, "pool", json_pack("{s:i, s:i, s:i}", "kernel", p->kernel, "stride", p->stride, "padding",
-                                                  p->padding));
+        json_t *pool = json_pack("{s:i, s:i, s:i}", "kernel", p->kernel, "stride", p->stride, "padding", p->padding);
+        if (pool && p->ceil) json_object_set_new(pool, "ceil", json_true());
+        if (pool && p->adaptive) json_object_set_new(pool, "adaptive", json_true());
+        json_object_set_new(j, "pool", pool);
         break;
     }
     case SSLAT_OP_ACT: json_object_set_new(j, "act", json_string(sslat_act_name(sslat_node_act(node)))); break;

@@ -76,6 +76,9 @@ typedef struct sslat_pads {
 
 typedef struct sslat_pool_params {
     int32_t kernel, stride, padding;
+    bool ceil;     /* maxpool: ceil_mode=True, the last window may hang over the bottom and right (GoogLeNet) */
+    bool adaptive; /* avgpool: written nn.AdaptiveAvgPool2d(out) on a multiple of out (equal windows, VGG's
+                      7×7): the same numbers, counted apart by the MAC rules */
 } sslat_pool_params;
 
 typedef struct sslat_slice_params {
@@ -135,8 +138,9 @@ typedef union sslat_op_params {
 #define SSLAT_GRAPH_INPUT (-1)
 /* An unused input slot. */
 #define SSLAT_NO_INPUT (-2)
-/* Inputs a node may read: a concat joins at most this many. */
-#define SSLAT_MAX_NODE_INPUTS 8
+/* Inputs a node may read: a concat joins at most this many (DenseNet-121's
+ * last dense layers join 25). */
+#define SSLAT_MAX_NODE_INPUTS 32
 
 typedef struct sslat_node {
     sslat_op_kind op;

@@ -12,7 +12,7 @@ static const char *const TYPE_NAMES[] = {
     "cn",   "ds",   "ir",  "er",      "basic",   "bottleneck", "conv", "skip",
     "gap",  "maxpool", "avgpool", "flatten", "fc", "bn",         "act",  "shuffle",
     "sv2", "upsample", "focus", "c3", "convblock", "spp", "sppf", "concat", "detect", "add", "mul", "slice", "s2d",
-    "patch", "tokens", "cls", "pos", "ln", "attn", "vit", "tokpool", "sdpa",
+    "patch", "tokens", "cls", "pos", "ln", "attn", "vit", "tokpool", "sdpa", "adapool",
 };
 static_assert(sizeof(TYPE_NAMES) / sizeof(TYPE_NAMES[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_NAMES must name every sslat_layer_type");
@@ -32,7 +32,7 @@ static const uint32_t TYPE_OPTIONS[] = {
     /* skip accepts s and c only as checks: they must leave the shape unchanged */
     [SSLAT_LAYER_SKIP] = SSLAT_OPT_S | SSLAT_OPT_C,
     [SSLAT_LAYER_GAP] = SSLAT_OPT_FN | SSLAT_OPT_MEAN,
-    [SSLAT_LAYER_MAXPOOL] = SSLAT_OPT_K | SSLAT_OPT_S | SSLAT_OPT_P,
+    [SSLAT_LAYER_MAXPOOL] = SSLAT_OPT_K | SSLAT_OPT_S | SSLAT_OPT_P | SSLAT_OPT_CEIL,
     [SSLAT_LAYER_AVGPOOL] = SSLAT_OPT_K | SSLAT_OPT_S | SSLAT_OPT_P,
     [SSLAT_LAYER_FLATTEN] = 0,
     [SSLAT_LAYER_FC] = SSLAT_OPT_C | SSLAT_OPT_FN, /* fn: F.linear inside another module */
@@ -61,6 +61,7 @@ static const uint32_t TYPE_OPTIONS[] = {
     [SSLAT_LAYER_VIT] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_E | SSLAT_OPT_N | SSLAT_OPT_EXPLICIT,
     [SSLAT_LAYER_TOKPOOL] = SSLAT_OPT_MEAN,
     [SSLAT_LAYER_SDPA] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_EXPLICIT,
+    [SSLAT_LAYER_ADAPOOL] = SSLAT_OPT_K, /* k: the output size (k × k) */
 };
 static_assert(sizeof(TYPE_OPTIONS) / sizeof(TYPE_OPTIONS[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_OPTIONS must cover every sslat_layer_type");
@@ -146,7 +147,7 @@ static bool option_bit(const char *key, uint32_t *bit)
         {"d", SSLAT_OPT_D}, {"act", SSLAT_OPT_N}, {"noskip", SSLAT_OPT_NOSKIP},
         {"bias", SSLAT_OPT_BIAS}, {"fn", SSLAT_OPT_FN}, {"mean", SSLAT_OPT_MEAN}, {"b", SSLAT_OPT_B},
         {"a", SSLAT_OPT_A}, {"o", SSLAT_OPT_O}, {"h", SSLAT_OPT_H}, {"hd", SSLAT_OPT_HD},
-        {"explicit", SSLAT_OPT_EXPLICIT},
+        {"explicit", SSLAT_OPT_EXPLICIT}, {"ceil", SSLAT_OPT_CEIL},
     };
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
         if (strcmp(KEYS[i].key, key) == 0) {
@@ -210,7 +211,7 @@ bool sslat_spec_set_int(sslat_layer_spec *spec, const char *key, int64_t value, 
     if (bit == SSLAT_OPT_E || bit == SSLAT_OPT_SE)
         return sslat_spec_set_real(spec, key, (double)value, why, why_size);
     if (bit == SSLAT_OPT_NOSKIP || bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN ||
-        bit == SSLAT_OPT_EXPLICIT) {
+        bit == SSLAT_OPT_EXPLICIT || bit == SSLAT_OPT_CEIL) {
         if (value != 0 && value != 1) {
             snprintf(why, why_size, "option '%s' must be true or false", key);
             return false;
@@ -280,7 +281,7 @@ static bool parse_option(const char *word, sslat_layer_spec *spec, char *why, si
 {
     if (strcmp(word, "psame") == 0) return sslat_spec_set_same_padding(spec, why, why_size);
     if (strcmp(word, "noskip") == 0 || strcmp(word, "bias") == 0 || strcmp(word, "fn") == 0 ||
-        strcmp(word, "mean") == 0 || strcmp(word, "explicit") == 0)
+        strcmp(word, "mean") == 0 || strcmp(word, "explicit") == 0 || strcmp(word, "ceil") == 0)
         return sslat_spec_set_int(spec, word, 1, why, why_size);
     if (word[0] == 'n' && word[1]) {
         int act = sslat_act_from_code(word + 1);
@@ -301,7 +302,8 @@ static bool parse_option(const char *word, sslat_layer_spec *spec, char *why, si
     const char *value = word + n;
     uint32_t bit;
     if (n == 0 || !option_bit(key, &bit) || bit == SSLAT_OPT_N || bit == SSLAT_OPT_NOSKIP ||
-        bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN || bit == SSLAT_OPT_EXPLICIT) {
+        bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN || bit == SSLAT_OPT_EXPLICIT ||
+        bit == SSLAT_OPT_CEIL) {
         snprintf(why, why_size, "unknown option '%s'", word);
         return false;
     }
@@ -401,6 +403,7 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
         if (spec->set & SSLAT_OPT_FN) EMIT("_fn");
         if (spec->set & SSLAT_OPT_MEAN) EMIT("_mean");
         if (spec->set & SSLAT_OPT_EXPLICIT) EMIT("_explicit");
+        if (spec->set & SSLAT_OPT_CEIL) EMIT("_ceil");
     }
 #undef EMIT
     if (size > 0 && used >= size) buffer[size - 1] = '\0';

@@ -48,6 +48,7 @@ typedef enum sslat_layer_type {
     SSLAT_LAYER_VIT,        /* a pre-norm transformer block: x + attn(ln(x)), x + mlp(ln(x)) (timm's Block) */
     SSLAT_LAYER_TOKPOOL,    /* the class token (or the tokens' mean) as a vector for the head */
     SSLAT_LAYER_SDPA,       /* the attention between attn's linears alone, on packed q|k|v tokens */
+    SSLAT_LAYER_ADAPOOL,    /* nn.AdaptiveAvgPool2d(k) on a multiple of k: equal windows */
     SSLAT_LAYER_TYPE_COUNT
 } sslat_layer_type;
 
@@ -73,6 +74,7 @@ enum {
     SSLAT_OPT_H = 1u << 17,    /* attn, vit: heads */
     SSLAT_OPT_HD = 1u << 18,   /* attn, vit: channels per head (default: the width / heads) */
     SSLAT_OPT_EXPLICIT = 1u << 19, /* attn, vit: written q @ k.transpose, softmax, @ v (not F.scaled_dot_product_attention) */
+    SSLAT_OPT_CEIL = 1u << 20, /* maxpool: ceil_mode=True */
 };
 
 /* spec.padding of "p": "same" (token option psame): the padding follows the input. */

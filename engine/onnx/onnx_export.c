@@ -182,7 +182,7 @@ static value lower_pool(lowering *L, int32_t i, const char *x)
     const int64_t pads[4] = {p->padding, p->padding, p->padding, p->padding};
     if (n->op == SSLAT_OP_MAXPOOL) {
         Onnx__AttributeProto *attrs[] = {onnx_attr_ints(b, "kernel_shape", kernel, 2), onnx_attr_ints(b, "strides", strides, 2),
-                                         onnx_attr_ints(b, "pads", pads, 4)};
+                                         onnx_attr_ints(b, "pads", pads, 4), onnx_attr_int(b, "ceil_mode", p->ceil)};
         return (value){ONNX_NODE(b, "MaxPool", out_name(L, i, ""), ((const char *[]){x}), attrs), 4};
     }
     /* the IR's average counts the padding, as PyTorch's default */

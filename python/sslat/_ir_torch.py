@@ -103,9 +103,14 @@ def interpreter(torch):
                 return batchnorm_layer(shape, index, parameters)
             if op == "act":
                 return activations[node["act"]]()
-            if op in ("maxpool", "avgpool"):
+            if op == "maxpool":
                 p = node["pool"]
-                return (nn.MaxPool2d if op == "maxpool" else nn.AvgPool2d)(p["kernel"], p["stride"], p["padding"])
+                return nn.MaxPool2d(p["kernel"], p["stride"], p["padding"], ceil_mode=p.get("ceil", False))
+            if op == "avgpool" and node["pool"].get("adaptive"):
+                return nn.AdaptiveAvgPool2d(node["shape"][2])  # as the model wrote it: the MAC rules count it apart
+            if op == "avgpool":
+                p = node["pool"]
+                return nn.AvgPool2d(p["kernel"], p["stride"], p["padding"])
             if op == "linear":
                 return linear_layer(node, shape, index, parameters)
             if op == "global_avgpool" and node.get("form", "module") == "module":

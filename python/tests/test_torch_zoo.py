@@ -8,7 +8,8 @@ rule equals its library run on the same model (thop with its hooks for the
 mapped class also given to subclasses of it, so that it counts what runs:
 timm's BatchNormAct2d, Conv2dSame and Linear; fvcore; pthflops where it counts
 what runs: its fx trace works and no subclass of a mapped class runs its own
-forward, whose F.batch_norm pthflops would not count).
+forward, whose F.batch_norm pthflops would not count, and no F.relu runs
+outside an nn.ReLU module, which pthflops would not count either).
 
     python python/tests/test_torch_zoo.py     prints docs/python.md's table
 """
@@ -38,15 +39,14 @@ TIMM = {
     "mixnet_s": None, "tf_mixnet_s": None, "lcnet_050": None,
     "darknet17": r"leaky_relu\(\) has no sslat mapping", "convnext_atto": r"permute\(\) of dims \(0, 2, 3, 1\)",
     "vit_tiny_patch16_224": None, "deit_tiny_patch16_224": None,
-    "levit_128s": r"a linear layer without bias", "efficientformer_l1": r"ceil_mode or count_include_pad=False",
+    "levit_128s": r"a linear layer without bias", "efficientformer_l1": r"an average pool with ceil_mode or count_include_pad=False",
     "mobilevit_xxs": r"reshape\(\) from \(1, 64, 28, 28\) to \(896, 2, 14, 2\)",
 }
 TORCHVISION = {
     "mobilenet_v2": None, "mobilenet_v3_large": None, "mobilenet_v3_small": None, "efficientnet_b0": None,
     "mnasnet1_0": None, "regnet_x_400mf": None, "regnet_y_400mf": None, "resnet18": None, "resnet50": None,
     "resnext50_32x4d": None, "shufflenet_v2_x1_0": None,
-    "googlenet": r"ceil_mode or count_include_pad=False", "squeezenet1_0": r"ceil_mode or count_include_pad=False",
-    "densenet121": r"cat\(\) of 9 tensors \(the IR joins 2 to 8\)", "vgg11": r"AdaptiveAvgPool2d to \(7, 7\)",
+    "googlenet": None, "squeezenet1_0": None, "densenet121": None, "vgg11": None,
     "convnext_tiny": r"permute\(\) of dims \(0, 2, 3, 1\)", "vit_b_16": None,
 }
 MODELS = [("timm", name) for name in TIMM] + [("torchvision", name) for name in TORCHVISION]
@@ -56,7 +56,9 @@ def create(zoo, name):
     torch.manual_seed(0)
     if zoo == "timm":
         return timm.create_model(name, pretrained=False).eval()
-    return getattr(torchvision.models, name)().eval()
+    # GoogLeNet's auxiliary heads run only in training: its eval network is the one without them
+    options = {"aux_logits": False, "init_weights": True} if name == "googlenet" else {}
+    return getattr(torchvision.models, name)(**options).eval()
 
 
 def thop_hooks_for_subclasses(model):
@@ -82,6 +84,35 @@ def records_the_calls_of_a_subclass(module):
     return isinstance(module, _LEAF_CLASSES) and mapped_class(module) is None
 
 
+def calls_a_functional_relu(model, x):
+    """Whether model runs F.relu / torch.relu outside an nn.ReLU module
+    (GoogLeNet's BasicConv2d, DenseNet's last ReLU): pthflops counts nn.ReLU
+    modules only, sslat's relu wherever it runs."""
+    from torch.overrides import TorchFunctionMode
+    inside = [0]
+    found = []
+
+    class Watch(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if inside[0] == 0 and func in (torch.nn.functional.relu, torch.relu, torch.relu_, torch.Tensor.relu,
+                                          torch.Tensor.relu_):
+                found.append(func)
+            return func(*args, **(kwargs or {}))
+
+    hooks = []
+    for module in model.modules():
+        if isinstance(module, torch.nn.ReLU):
+            hooks.append(module.register_forward_pre_hook(lambda m, i: inside.__setitem__(0, inside[0] + 1)))
+            hooks.append(module.register_forward_hook(lambda m, i, o: inside.__setitem__(0, inside[0] - 1)))
+    try:
+        with torch.no_grad(), Watch():
+            model(x)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return bool(found)
+
+
 def library_counts(model, x):
     warnings.filterwarnings("ignore")
     counts = dict.fromkeys(RULES)
@@ -98,7 +129,8 @@ def library_counts(model, x):
         count.unsupported_ops_warnings(False)
         count.uncalled_modules_warnings(False)
         counts["mac_fvcore"] = count.total()
-    if importlib.util.find_spec("pthflops") and not any(records_the_calls_of_a_subclass(m) for m in model.modules()):
+    if (importlib.util.find_spec("pthflops") and not any(records_the_calls_of_a_subclass(m) for m in model.modules())
+            and not calls_a_functional_relu(model, x)):
         from pthflops import count_ops
         try:
             counts["mac_pthflops"] = count_ops(model, x, mode="fx", print_readable=False, verbose=False)[0]

@@ -179,9 +179,12 @@ class Recorder(CallMapping, TorchFunctionMode):
         elif base in _ACTIVATION_MODULES:
             spec = _ACTIVATION_MODULES[base]
         elif base is nn.AdaptiveAvgPool2d:
-            if self.square(module.output_size, "output size", call) != 1:
-                self.refuse(call, "AdaptiveAvgPool2d to %s (the IR pools globally, to 1)" % (module.output_size,))
-            spec = "gap"
+            size = self.square(module.output_size, "output size", call)
+            if size != 1 and (x.shape[2] != x.shape[3] or x.shape[2] % size):
+                self.refuse(call, "AdaptiveAvgPool2d to %s of a %dx%d map (the IR pools over equal windows: a "
+                                  "square input whose side the output size divides)" % (module.output_size, x.shape[2],
+                                                                                        x.shape[3]))
+            spec = "gap" if size == 1 else {"op": "adapool", "k": size}
         elif base is nn.Flatten:
             spec = "flatten"
         elif base is nn.Upsample:
@@ -294,8 +297,9 @@ class Recorder(CallMapping, TorchFunctionMode):
         self.emit("ln", [self.source_of(x, call)], result, call, {"weight": weight, "bias": bias})
 
     def pool(self, maximum, kernel, stride, padding, dilation, ceil_mode, count_include_pad, call):
-        if ceil_mode or not count_include_pad:
-            self.refuse(call, "ceil_mode or count_include_pad=False (the IR pools with floor and counts padding)")
+        if (ceil_mode and not maximum) or not count_include_pad:
+            self.refuse(call, "an average pool with ceil_mode or count_include_pad=False (the IR's average pools "
+                              "with floor and count the padding)")
         if maximum and self.square(dilation, "dilation", call) != 1:
             self.refuse(call, "a dilated max pool")
         k = self.square(kernel, "kernel", call)
@@ -303,8 +307,11 @@ class Recorder(CallMapping, TorchFunctionMode):
             s = k  # PyTorch's default stride: the kernel
         else:
             s = self.square(stride, "stride", call)
-        return compact({"op": "maxpool" if maximum else "avgpool", "k": k, "s": s,
+        spec = compact({"op": "maxpool" if maximum else "avgpool", "k": k, "s": s,
                         "p": self.square(padding, "padding", call)})
+        if ceil_mode:
+            spec["ceil"] = True
+        return spec
 
     def upsample(self, mode, scale, size, x, call):
         if mode != "nearest":
