@@ -935,6 +935,13 @@ static sslat_status lower_node(lowering *L, int32_t i, int32_t *last)
     case SSLAT_OP_CLASS_TOKEN: status = lower_class_token(L, i, src, &out); break;
     case SSLAT_OP_POSITION_EMBED: status = lower_position_embed(L, i, src, &out); break;
     case SSLAT_OP_TOKEN_POOL: status = lower_token_pool(L, i, src, &out); break;
+    case SSLAT_OP_LEAKY_RELU: { /* eltwise relu with alpha: the negative slope */
+        dnnl_eltwise_desc_t d;
+        status = HOST_DNNL(L->err, DNNL(dnnl_eltwise_forward_desc_init)(&d, dnnl_forward_inference, dnnl_eltwise_relu,
+                                                                        md_of(L, src), sslat_node_slope(n), 0.0f));
+        if (status == SSLAT_OK) status = simple_primitive(L, &d, NULL, 0, src, DNNL_ARG_SRC, n->shape, &out);
+        break;
+    }
     case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
     L->tensor_of[i] = out;

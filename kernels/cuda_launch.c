@@ -376,7 +376,7 @@ static sslat_status enqueue_cudnn(const step_launch *l, sslat_error *err)
     case CUDA_STEP_LINEAR: case CUDA_STEP_SHUFFLE: case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE:
     case CUDA_STEP_UPSAMPLE: case CUDA_STEP_SPACE_TO_DEPTH: case CUDA_STEP_INPUT: case CUDA_STEP_TOKENS:
     case CUDA_STEP_LAYERNORM: case CUDA_STEP_ATTENTION: case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED:
-    case CUDA_STEP_TOKEN_POOL: break;
+    case CUDA_STEP_TOKEN_POOL: case CUDA_STEP_LEAKY_RELU: break;
     }
     SSLAT_ASSERT(!"not a cuDNN step");
 }
@@ -463,7 +463,7 @@ static cudaError_t enqueue_tokens(const step_launch *l)
     case CUDA_STEP_CONV: case CUDA_STEP_BATCHNORM: case CUDA_STEP_ACT: case CUDA_STEP_ADD: case CUDA_STEP_MUL_CHANNEL:
     case CUDA_STEP_GLOBAL_AVGPOOL: case CUDA_STEP_POOL: case CUDA_STEP_LINEAR: case CUDA_STEP_SHUFFLE:
     case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE: case CUDA_STEP_UPSAMPLE:
-    case CUDA_STEP_SPACE_TO_DEPTH: case CUDA_STEP_INPUT: case CUDA_STEP_ATTENTION: break;
+    case CUDA_STEP_SPACE_TO_DEPTH: case CUDA_STEP_INPUT: case CUDA_STEP_ATTENTION: case CUDA_STEP_LEAKY_RELU: break;
     }
     SSLAT_ASSERT(!"not a token step");
 }
@@ -487,7 +487,8 @@ static cudaError_t enqueue_arithmetic(const step_launch *l)
     case CUDA_STEP_CONV: case CUDA_STEP_BATCHNORM: case CUDA_STEP_POOL: case CUDA_STEP_LINEAR: case CUDA_STEP_SHUFFLE:
     case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE: case CUDA_STEP_UPSAMPLE:
     case CUDA_STEP_SPACE_TO_DEPTH: case CUDA_STEP_INPUT: case CUDA_STEP_TOKENS: case CUDA_STEP_LAYERNORM:
-    case CUDA_STEP_ATTENTION: case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED: case CUDA_STEP_TOKEN_POOL: break;
+    case CUDA_STEP_ATTENTION: case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED: case CUDA_STEP_TOKEN_POOL:
+    case CUDA_STEP_LEAKY_RELU: break;
     }
     SSLAT_ASSERT(!"not an arithmetic step");
 }
@@ -527,7 +528,7 @@ static cudaError_t enqueue_movement(const step_launch *l)
     case CUDA_STEP_CONV: case CUDA_STEP_BATCHNORM: case CUDA_STEP_ACT: case CUDA_STEP_ADD: case CUDA_STEP_MUL_CHANNEL:
     case CUDA_STEP_GLOBAL_AVGPOOL: case CUDA_STEP_POOL: case CUDA_STEP_LINEAR: case CUDA_STEP_ALIAS:
     case CUDA_STEP_INPUT: case CUDA_STEP_TOKENS: case CUDA_STEP_LAYERNORM: case CUDA_STEP_ATTENTION:
-    case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED: case CUDA_STEP_TOKEN_POOL: break;
+    case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED: case CUDA_STEP_TOKEN_POOL: case CUDA_STEP_LEAKY_RELU: break;
     }
     SSLAT_ASSERT(!"not a movement step");
 }
@@ -552,6 +553,10 @@ static sslat_status enqueue_step(const step_launch *l, sslat_error *err)
     case CUDA_STEP_UPSAMPLE:
     case CUDA_STEP_SPACE_TO_DEPTH: CUDA_RETURN_IF_FAILED(err, runtime, enqueue_movement(l)); return SSLAT_OK;
     case CUDA_STEP_ATTENTION: return enqueue_attention(l, err);
+    case CUDA_STEP_LEAKY_RELU:
+        CUDA_RETURN_IF_FAILED(err, runtime, sslat_cuda_leaky_relu(l->p->elem, sslat_node_slope(l->node), l->x, l->y,
+                                                                  (size_t)sslat_shape_elements(l->out), l->s->stream));
+        return SSLAT_OK;
     case CUDA_STEP_TOKENS:
     case CUDA_STEP_LAYERNORM:
     case CUDA_STEP_CLASS_TOKEN:

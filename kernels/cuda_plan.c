@@ -139,6 +139,7 @@ sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, sslat_c
         case SSLAT_OP_CLASS_TOKEN: *s = step_of(node, i, CUDA_STEP_CLASS_TOKEN, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_POSITION_EMBED: *s = step_of(node, i, CUDA_STEP_POSITION_EMBED, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_TOKEN_POOL: *s = step_of(node, i, CUDA_STEP_TOKEN_POOL, CUDA_CALL_KERNEL); break;
+        case SSLAT_OP_LEAKY_RELU: *s = step_of(node, i, CUDA_STEP_LEAKY_RELU, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_COUNT:
             cuda_plan_release(plan);
             return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d: op %s has no cuda lowering", i, sslat_op_name(node->op));
@@ -171,6 +172,7 @@ static const char *kernel_name(cuda_step_kind kind)
     case CUDA_STEP_CLASS_TOKEN: return "sslat_class_token";
     case CUDA_STEP_POSITION_EMBED: return "sslat_add_periodic(pos_embed)";
     case CUDA_STEP_TOKEN_POOL: return "sslat_token_pool";
+    case CUDA_STEP_LEAKY_RELU: return "sslat_leaky_relu";
     case CUDA_STEP_CONV: case CUDA_STEP_BATCHNORM: case CUDA_STEP_POOL: case CUDA_STEP_LINEAR: case CUDA_STEP_ALIAS:
     case CUDA_STEP_INPUT: case CUDA_STEP_ATTENTION: break; /* library calls or no work: call_name names them */
     }

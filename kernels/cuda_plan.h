@@ -34,6 +34,7 @@ typedef enum cuda_step_kind {
     CUDA_STEP_CLASS_TOKEN, /* own kernel */
     CUDA_STEP_POSITION_EMBED, /* own kernel: x + the embedding, every image */
     CUDA_STEP_TOKEN_POOL,  /* own kernels: a channel copy (the class token) or the global pool (the mean) */
+    CUDA_STEP_LEAKY_RELU,  /* own kernel */
 } cuda_step_kind;
 
 /* How the step's main work and its epilogue (bias, residual, activation) run. */

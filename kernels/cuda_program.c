@@ -308,7 +308,7 @@ static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
     case CUDA_STEP_LINEAR: return linear_params(p, st, s, err);
     case CUDA_STEP_LAYERNORM: case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED: case CUDA_STEP_ATTENTION:
         return token_params(p, st, s, err);
-    case CUDA_STEP_TOKENS: case CUDA_STEP_TOKEN_POOL: return SSLAT_OK;
+    case CUDA_STEP_TOKENS: case CUDA_STEP_TOKEN_POOL: case CUDA_STEP_LEAKY_RELU: return SSLAT_OK;
     /* own kernels and no-work steps: no descriptors */
     case CUDA_STEP_ADD: case CUDA_STEP_MUL_CHANNEL: case CUDA_STEP_GLOBAL_AVGPOOL: case CUDA_STEP_SHUFFLE:
     case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE: case CUDA_STEP_UPSAMPLE:

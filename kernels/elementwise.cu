@@ -12,6 +12,16 @@ static __global__ void act_kernel(int act, const T *x, T *y, I count)
 }
 
 template <typename T, typename I>
+static __global__ void leaky_relu_kernel(float slope, const T *x, T *y, I count)
+{
+    I stride = (I)gridDim.x * blockDim.x;
+    for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        float v = sslat_load(x, i);
+        sslat_store(y, i, v > 0.f ? v : slope * v);
+    }
+}
+
+template <typename T, typename I>
 static __global__ void add_kernel(int act, const T *a, const T *b, T *y, I count)
 {
     I stride = (I)gridDim.x * blockDim.x;
@@ -88,6 +98,16 @@ extern "C" cudaError_t sslat_cuda_act(int elem, int act, const void *x, void *y,
     if (count == 0) return cudaSuccess;
     if (sslat_fits_32(count)) launch_act<uint32_t>(elem, act, x, y, count, (cudaStream_t)stream);
     else launch_act<size_t>(elem, act, x, y, count, (cudaStream_t)stream);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t sslat_cuda_leaky_relu(int elem, float slope, const void *x, void *y, size_t count, void *stream)
+{
+    if (count == 0) return cudaSuccess;
+    int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
+#define LAUNCH(I, T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, (cudaStream_t)stream, leaky_relu_kernel<T, I>)(slope, (const T *)x, (T *)y, (I)count)
+    SSLAT_DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
+#undef LAUNCH
     return cudaGetLastError();
 }
 

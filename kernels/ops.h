@@ -22,6 +22,9 @@ enum { SSLAT_ELEM_F32 = 0, SSLAT_ELEM_F16 = 1, SSLAT_ELEM_BF16 = 2 };
 /* y = act(x), count elements (in place allowed). */
 cudaError_t sslat_cuda_act(int elem, int act, const void *x, void *y, size_t count, void *stream);
 
+/* y = x if x > 0 else slope · x (nn.LeakyReLU), count elements (in place allowed). */
+cudaError_t sslat_cuda_leaky_relu(int elem, float slope, const void *x, void *y, size_t count, void *stream);
+
 /* y = act(a + b) (in place allowed). */
 cudaError_t sslat_cuda_add(int elem, int act, const void *a, const void *b, void *y, size_t count, void *stream);
 

@@ -89,6 +89,7 @@ const OpCase CASES[] = {
     {"\"maxpool_k3_s2_ceil\"", "[8, 10, 10]"},
     {"\"maxpool_k3_s2_p1_ceil\"", "[8, 9, 9]"},
     {"\"adapool_k3\", \"fc5\"", "[8, 9, 9]"},
+    {"\"conv_k3_c8\", \"leaky_slope0.1\"", "[8, 5, 5]"},
     // transformers: token tensors N×L×C and their ops (the cuda backend has no lowering of them yet)
     {"\"act_ngt\"", "[8, 5, 5]"},
     {"\"patch_k4_c12\"", "[3, 8, 12]"},

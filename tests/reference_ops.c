@@ -319,6 +319,9 @@ static bool run_node(const sslat_node *node, const tensor *const *inputs, tensor
     case SSLAT_OP_CLASS_TOKEN: class_token(a, y, seed, global); break;
     case SSLAT_OP_POSITION_EMBED: position_embed(a, y, seed, global); break;
     case SSLAT_OP_TOKEN_POOL: token_pool(a, y, node->params.token_pool); break;
+    case SSLAT_OP_LEAKY_RELU:
+        for (size_t i = 0; i < count; i++) y->data[i] = a->data[i] > 0 ? a->data[i] : node->params.slope * a->data[i];
+        break;
     case SSLAT_OP_COUNT: return false;
     }
     return true;

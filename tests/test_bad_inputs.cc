@@ -146,6 +146,8 @@ std::vector<BadInput> bad_inputs()
         {"a head width of zero", space_json("\"patch_k4_c24\", \"vit_h2_hd0\""), SSLAT_ERR_SPACE, "option 'hd' is 0, outside 1..65536"},
         {"a patch without its size", space_json("\"patch_c24\""), SSLAT_ERR_SPACE, "layers[0]: 'patch_c24': patch needs its patch size (k) and width (c)"},
         {"q|k|v too wide", space_json("\"patch_k4_c24\", \"attn_h1000_hd1000\""), SSLAT_ERR_LIMIT, "q|k|v of 1000 heads × 1000 channels exceed"},
+        {"a slope that is not a number", space_json("\"cn_c8\", {\"op\": \"leaky\", \"slope\": \"x\"}"), SSLAT_ERR_PARSE, "layers[1]: \"slope\" must be a number, got a string"},
+        {"a slope out of range", space_json("\"cn_c8\", \"leaky_slope1e9\""), SSLAT_ERR_SPACE, "slope 1e+09 is outside -1e6..1e6"},
         {"NUL inside a string", std::string("{\"sslat\": 1, \"name\": \"a\\u0000b\"}"), SSLAT_ERR_PARSE, "JSON syntax error"},
     };
 }

@@ -84,7 +84,8 @@ TEST(Token, FormatRoundTrips)
     const char *tokens[] = {"ir_k5_s2_e6_c40_se0.25_nhs", "ds_k3_c16_nr6", "fc1000", "relu6",
                             "bottleneck_s2_c512", "cn_k1_c1280_g2_p0_d1", "ir_k3_noskip", "conv_k1_bias",
                             "vit_e3.5_h3_hd64_ngt_explicit", "attn_h4", "patch_k16_c192", "tokpool_mean",
-                            "ln", "act_ngt", "fc1000_fn", "sdpa_h3_hd8_explicit"};
+                            "ln", "act_ngt", "fc1000_fn", "sdpa_h3_hd8_explicit", "leaky_slope0.1",
+                            "maxpool_k3_s2_ceil", "adapool_k7"};
     for (const char *token : tokens) {
         sslat_layer_spec spec = parse_ok(token);
         char text[128];

@@ -57,7 +57,7 @@ sslat_status sslat_ignore_parse(const char *list, sslat_ignore_set *out, sslat_e
                               "ignore: '%s' is neither an op kind (conv2d, batchnorm, act, add, "
                               "mul_channel, global_avgpool, maxpool, avgpool, linear, flatten, "
                               "identity, channel_shuffle, concat, channel_slice, upsample, space_to_depth, input, tokens, "
-                              "layernorm, attention, class_token, position_embed, token_pool) nor an "
+                              "layernorm, attention, class_token, position_embed, token_pool, leaky_relu) nor an "
                               "activation (relu, relu6, …)",
                               name);
     }
@@ -124,7 +124,7 @@ static double count_plain(sslat_shape in, const sslat_node *node)
     case SSLAT_OP_IDENTITY: case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE:
     case SSLAT_OP_UPSAMPLE: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: case SSLAT_OP_TOKENS:
     case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: case SSLAT_OP_TOKEN_POOL:
-        return 0.0;
+    case SSLAT_OP_LEAKY_RELU: return 0.0;
     case SSLAT_OP_COUNT: break;
     }
     SSLAT_ASSERT(!"unknown op");
@@ -153,6 +153,7 @@ static double count_thop(sslat_shape in, const sslat_node *node)
     case SSLAT_OP_MAXPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY: case SSLAT_OP_CHANNEL_SHUFFLE:
     case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
     case SSLAT_OP_TOKENS: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: case SSLAT_OP_TOKEN_POOL:
+    case SSLAT_OP_LEAKY_RELU: /* count_relu: calculate_relu_flops is 0 */
     case SSLAT_OP_COUNT: return count_plain(in, node);
     }
     return count_plain(in, node);
@@ -179,7 +180,7 @@ static double count_fvcore(sslat_shape in, const sslat_node *node)
     case SSLAT_OP_MAXPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY:
     case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_SPACE_TO_DEPTH:
     case SSLAT_OP_INPUT: case SSLAT_OP_TOKENS: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED:
-    case SSLAT_OP_TOKEN_POOL: case SSLAT_OP_COUNT: return count_plain(in, node);
+    case SSLAT_OP_TOKEN_POOL: case SSLAT_OP_LEAKY_RELU: case SSLAT_OP_COUNT: return count_plain(in, node);
     }
     return count_plain(in, node);
 }
@@ -218,6 +219,7 @@ static double count_pthflops(sslat_shape in, const sslat_node *node, bool conv_b
     case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY: case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT:
     case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_UPSAMPLE: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
     case SSLAT_OP_TOKENS: case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_TOKEN_POOL:
+    case SSLAT_OP_LEAKY_RELU: /* nn.ReLU only */
         return 0.0;
     case SSLAT_OP_COUNT: break;
     }

@@ -646,6 +646,13 @@ sslat_status sslat_spec_expand_from(const sslat_layer_spec *spec, const sslat_ex
         break;
     }
     case SSLAT_LAYER_VIT: expand_vit(&b, &at, spec); break;
+    case SSLAT_LAYER_LEAKY: {
+        sslat_op_params p;
+        memset(&p, 0, sizeof p);
+        p.slope = (float)((spec->set & SSLAT_OPT_SLOPE) ? spec->slope : 0.01);
+        add_op(&b, &at, SSLAT_OP_LEAKY_RELU, &p, SSLAT_NO_INPUT, "leaky_relu");
+        break;
+    }
     case SSLAT_LAYER_ADAPOOL: { /* equal windows: the output size divides the input's, which is square */
         sslat_shape in = sslat_graph_shape_of(graph, at);
         int32_t size = (spec->set & SSLAT_OPT_K) ? spec->kernel : 0;

@@ -286,6 +286,12 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
     case SSLAT_OP_CLASS_TOKEN:
         out->h = in0.h + 1;
         return true;
+    case SSLAT_OP_LEAKY_RELU:
+        if (!(p->slope >= -1e6f && p->slope <= 1e6f)) { /* NaN fails both */
+            snprintf(why, why_size, "negative slope %g is outside -1e6..1e6 (or not a number)", (double)p->slope);
+            return false;
+        }
+        return true;
     case SSLAT_OP_TOKEN_POOL:
         if (p->token_pool < 0 || p->token_pool >= SSLAT_TOKEN_POOL_FORM_COUNT) {
             snprintf(why, why_size, "unknown token pool form %d", (int)p->token_pool);
@@ -473,6 +479,13 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
         break;
     }
     case SSLAT_OP_TOKEN_POOL: sslat_hash_i32(h, sslat_node_token_pool(node)); break;
+    case SSLAT_OP_LEAKY_RELU: {
+        float slope = sslat_node_slope(node);
+        int32_t bits;
+        memcpy(&bits, &slope, sizeof bits);
+        sslat_hash_i32(h, bits);
+        break;
+    }
     case SSLAT_OP_BATCHNORM: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL: case SSLAT_OP_FLATTEN:
     case SSLAT_OP_IDENTITY: case SSLAT_OP_CONCAT: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
     case SSLAT_OP_TOKENS: case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: break;
@@ -521,7 +534,7 @@ int64_t sslat_node_param_count(const sslat_graph *graph, const sslat_node *node)
     case SSLAT_OP_MAXPOOL: case SSLAT_OP_AVGPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY:
     case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_UPSAMPLE:
     case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: case SSLAT_OP_TOKENS: case SSLAT_OP_ATTENTION:
-    case SSLAT_OP_TOKEN_POOL: return 0;
+    case SSLAT_OP_TOKEN_POOL: case SSLAT_OP_LEAKY_RELU: return 0;
     case SSLAT_OP_COUNT: break;
     }
     SSLAT_ASSERT(!"unknown op");

@@ -68,6 +68,7 @@ static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
                                                        "form", sslat_attention_form_name(a->form)));
         break;
     }
+    case SSLAT_OP_LEAKY_RELU: json_object_set_new(j, "slope", json_real(sslat_node_slope(node))); break;
     case SSLAT_OP_TOKEN_POOL:
         json_object_set_new(j, "form", json_string(sslat_token_pool_form_name(sslat_node_token_pool(node))));
         break;

@@ -113,7 +113,7 @@ static sslat_status set_object_option(loader *L, const char *path, sslat_layer_s
             return fail_at(L, path, SSLAT_ERR_PARSE, "\"%s\" must be true or false, got %s", key,
                            json_type_name(value));
         ok = sslat_spec_set_int(spec, key, json_is_true(value), why, sizeof why);
-    } else if (strcmp(key, "e") == 0 || strcmp(key, "se") == 0) {
+    } else if (strcmp(key, "e") == 0 || strcmp(key, "se") == 0 || strcmp(key, "slope") == 0) {
         if (!json_is_number(value))
             return fail_at(L, path, SSLAT_ERR_PARSE, "\"%s\" must be a number, got %s", key,
                            json_type_name(value));
@@ -157,7 +157,7 @@ static sslat_status parse_object_spec(loader *L, const char *path, json_t *objec
         /* the token option r is spelled "repeat" in objects */
         static const char *const KNOWN[] = {"repeat", "k", "s", "c", "e", "se", "g", "p", "d",
                                             "act", "noskip", "bias", "fn", "mean", "b", "a", "o",
-                                            "h", "hd", "explicit", "ceil"};
+                                            "h", "hd", "explicit", "ceil", "slope"};
         bool known = false;
         for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++) known |= strcmp(KNOWN[i], key) == 0;
         if (!known) return fail_at(L, path, SSLAT_ERR_PARSE, "unknown key \"%s\"", key);

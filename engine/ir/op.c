@@ -11,7 +11,7 @@ static const char *const OP_NAMES[] = {
     "conv2d",  "batchnorm", "act",    "add",     "mul_channel", "global_avgpool",
     "maxpool", "avgpool",   "linear", "flatten", "identity",    "channel_shuffle",
     "concat",  "channel_slice", "upsample", "space_to_depth", "input",
-    "tokens",  "layernorm", "attention", "class_token", "position_embed", "token_pool",
+    "tokens",  "layernorm", "attention", "class_token", "position_embed", "token_pool", "leaky_relu",
 };
 static_assert(sizeof(OP_NAMES) / sizeof(OP_NAMES[0]) == SSLAT_OP_COUNT,
               "OP_NAMES must name every sslat_op_kind");
@@ -118,6 +118,12 @@ sslat_token_pool_form sslat_node_token_pool(const sslat_node *node)
     return node->params.token_pool;
 }
 
+float sslat_node_slope(const sslat_node *node)
+{
+    SSLAT_ASSERT(node->op == SSLAT_OP_LEAKY_RELU);
+    return node->params.slope;
+}
+
 const char *sslat_attention_form_name(sslat_attention_form form)
 {
     static const char *const NAMES[] = {"fused", "explicit"};
@@ -144,7 +150,7 @@ bool sslat_op_reads_either(sslat_op_kind op)
 {
     /* linear reads a vector or each token; the element-wise ops any tensor */
     return op == SSLAT_OP_ACT || op == SSLAT_OP_ADD || op == SSLAT_OP_IDENTITY || op == SSLAT_OP_LINEAR ||
-           op == SSLAT_OP_INPUT;
+           op == SSLAT_OP_INPUT || op == SSLAT_OP_LEAKY_RELU;
 }
 
 bool sslat_shape_fits(sslat_shape s)

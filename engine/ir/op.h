@@ -33,6 +33,7 @@ typedef enum sslat_op_kind {
     SSLAT_OP_CLASS_TOKEN,    /* a learned token before the others: cat((cls.expand(N, -1, -1), x), 1) */
     SSLAT_OP_POSITION_EMBED, /* x + a learned 1×L×C position embedding */
     SSLAT_OP_TOKEN_POOL,     /* tokens to a vector N×C×1×1: the class token x[:, 0] or the mean x.mean(1) */
+    SSLAT_OP_LEAKY_RELU,     /* x if x > 0 else slope · x (nn.LeakyReLU(slope)), any tensor */
     SSLAT_OP_COUNT
 } sslat_op_kind;
 
@@ -132,6 +133,7 @@ typedef union sslat_op_params {
     int32_t upsample_scale;     /* UPSAMPLE */
     sslat_attention_params attention; /* ATTENTION */
     sslat_token_pool_form token_pool; /* TOKEN_POOL */
+    float slope;                      /* LEAKY_RELU: the negative slope */
 } sslat_op_params;
 
 /* Index of a node's input that means "the subgraph's input". */
@@ -172,6 +174,7 @@ const sslat_slice_params *sslat_node_slice(const sslat_node *node);
 int32_t sslat_node_upsample_scale(const sslat_node *node);
 const sslat_attention_params *sslat_node_attention(const sslat_node *node);
 sslat_token_pool_form sslat_node_token_pool(const sslat_node *node);
+float sslat_node_slope(const sslat_node *node);
 const char *sslat_attention_form_name(sslat_attention_form form);
 const char *sslat_token_pool_form_name(sslat_token_pool_form form);
 /* Whether an op reads token tensors (true) or images and vectors (false);

@@ -12,7 +12,7 @@ static const char *const TYPE_NAMES[] = {
     "cn",   "ds",   "ir",  "er",      "basic",   "bottleneck", "conv", "skip",
     "gap",  "maxpool", "avgpool", "flatten", "fc", "bn",         "act",  "shuffle",
     "sv2", "upsample", "focus", "c3", "convblock", "spp", "sppf", "concat", "detect", "add", "mul", "slice", "s2d",
-    "patch", "tokens", "cls", "pos", "ln", "attn", "vit", "tokpool", "sdpa", "adapool",
+    "patch", "tokens", "cls", "pos", "ln", "attn", "vit", "tokpool", "sdpa", "adapool", "leaky",
 };
 static_assert(sizeof(TYPE_NAMES) / sizeof(TYPE_NAMES[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_NAMES must name every sslat_layer_type");
@@ -62,6 +62,7 @@ static const uint32_t TYPE_OPTIONS[] = {
     [SSLAT_LAYER_TOKPOOL] = SSLAT_OPT_MEAN,
     [SSLAT_LAYER_SDPA] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_EXPLICIT,
     [SSLAT_LAYER_ADAPOOL] = SSLAT_OPT_K, /* k: the output size (k × k) */
+    [SSLAT_LAYER_LEAKY] = SSLAT_OPT_SLOPE,
 };
 static_assert(sizeof(TYPE_OPTIONS) / sizeof(TYPE_OPTIONS[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_OPTIONS must cover every sslat_layer_type");
@@ -147,7 +148,7 @@ static bool option_bit(const char *key, uint32_t *bit)
         {"d", SSLAT_OPT_D}, {"act", SSLAT_OPT_N}, {"noskip", SSLAT_OPT_NOSKIP},
         {"bias", SSLAT_OPT_BIAS}, {"fn", SSLAT_OPT_FN}, {"mean", SSLAT_OPT_MEAN}, {"b", SSLAT_OPT_B},
         {"a", SSLAT_OPT_A}, {"o", SSLAT_OPT_O}, {"h", SSLAT_OPT_H}, {"hd", SSLAT_OPT_HD},
-        {"explicit", SSLAT_OPT_EXPLICIT}, {"ceil", SSLAT_OPT_CEIL},
+        {"explicit", SSLAT_OPT_EXPLICIT}, {"ceil", SSLAT_OPT_CEIL}, {"slope", SSLAT_OPT_SLOPE},
     };
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
         if (strcmp(KEYS[i].key, key) == 0) {
@@ -208,7 +209,7 @@ bool sslat_spec_set_int(sslat_layer_spec *spec, const char *key, int64_t value, 
         spec->set |= bit;
         return true;
     }
-    if (bit == SSLAT_OPT_E || bit == SSLAT_OPT_SE)
+    if (bit == SSLAT_OPT_E || bit == SSLAT_OPT_SE || bit == SSLAT_OPT_SLOPE)
         return sslat_spec_set_real(spec, key, (double)value, why, why_size);
     if (bit == SSLAT_OPT_NOSKIP || bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN ||
         bit == SSLAT_OPT_EXPLICIT || bit == SSLAT_OPT_CEIL) {
@@ -245,6 +246,12 @@ bool sslat_spec_set_real(sslat_layer_spec *spec, const char *key, double value, 
             return false;
         }
         spec->se_ratio = value;
+    } else if (bit == SSLAT_OPT_SLOPE) {
+        if (!(value >= -1e6 && value <= 1e6)) {
+            snprintf(why, why_size, "slope %g is outside -1e6..1e6 (or not a number)", value);
+            return false;
+        }
+        spec->slope = value;
     } else {
         snprintf(why, why_size, "option '%s' must be a whole number", key);
         return false;
@@ -307,7 +314,7 @@ static bool parse_option(const char *word, sslat_layer_spec *spec, char *why, si
         snprintf(why, why_size, "unknown option '%s'", word);
         return false;
     }
-    if (bit == SSLAT_OPT_E || bit == SSLAT_OPT_SE) {
+    if (bit == SSLAT_OPT_E || bit == SSLAT_OPT_SE || bit == SSLAT_OPT_SLOPE) {
         char *end = NULL;
         double real = strtod(value, &end);
         if (!*value || !isdigit((unsigned char)*value) || *end) {
@@ -404,6 +411,7 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
         if (spec->set & SSLAT_OPT_MEAN) EMIT("_mean");
         if (spec->set & SSLAT_OPT_EXPLICIT) EMIT("_explicit");
         if (spec->set & SSLAT_OPT_CEIL) EMIT("_ceil");
+        if (spec->set & SSLAT_OPT_SLOPE) EMIT("_slope%g", spec->slope);
     }
 #undef EMIT
     if (size > 0 && used >= size) buffer[size - 1] = '\0';

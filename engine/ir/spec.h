@@ -49,6 +49,7 @@ typedef enum sslat_layer_type {
     SSLAT_LAYER_TOKPOOL,    /* the class token (or the tokens' mean) as a vector for the head */
     SSLAT_LAYER_SDPA,       /* the attention between attn's linears alone, on packed q|k|v tokens */
     SSLAT_LAYER_ADAPOOL,    /* nn.AdaptiveAvgPool2d(k) on a multiple of k: equal windows */
+    SSLAT_LAYER_LEAKY,      /* nn.LeakyReLU(slope) */
     SSLAT_LAYER_TYPE_COUNT
 } sslat_layer_type;
 
@@ -75,6 +76,7 @@ enum {
     SSLAT_OPT_HD = 1u << 18,   /* attn, vit: channels per head (default: the width / heads) */
     SSLAT_OPT_EXPLICIT = 1u << 19, /* attn, vit: written q @ k.transpose, softmax, @ v (not F.scaled_dot_product_attention) */
     SSLAT_OPT_CEIL = 1u << 20, /* maxpool: ceil_mode=True */
+    SSLAT_OPT_SLOPE = 1u << 21, /* leaky: the negative slope (default 0.01, PyTorch's) */
 };
 
 /* spec.padding of "p": "same" (token option psame): the padding follows the input. */
@@ -84,7 +86,7 @@ typedef struct sslat_layer_spec {
     sslat_layer_type type;
     uint32_t set;
     int32_t repeat, kernel, stride, channels, groups, padding, dilation, blocks, anchors, offset, heads, head_dim;
-    double expansion, se_ratio;
+    double expansion, se_ratio, slope;
     sslat_act_kind act;
 } sslat_layer_spec;
 

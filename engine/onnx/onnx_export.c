@@ -460,6 +460,11 @@ static value lower_node(lowering *L, int32_t i)
     case SSLAT_OP_CLASS_TOKEN: return lower_class_token(L, i, a.name);
     case SSLAT_OP_POSITION_EMBED: return lower_position_embed(L, i, a.name);
     case SSLAT_OP_TOKEN_POOL: return lower_token_pool(L, i, a.name);
+    case SSLAT_OP_LEAKY_RELU: {
+        Onnx__AttributeProto *attrs[] = {onnx_attr_float(b, "alpha", sslat_node_slope(n))};
+        value v = {ONNX_NODE(b, "LeakyRelu", out_name(L, i, ""), ((const char *[]){a.name}), attrs), a.rank};
+        return v;
+    }
     case SSLAT_OP_INPUT:
     case SSLAT_OP_COUNT: break;
     }

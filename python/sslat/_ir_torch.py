@@ -115,6 +115,8 @@ def interpreter(torch):
                 return linear_layer(node, shape, index, parameters)
             if op == "global_avgpool" and node.get("form", "module") == "module":
                 return nn.AdaptiveAvgPool2d(1)  # as the model wrote it: thop and pthflops count only the module
+            if op == "leaky_relu":
+                return nn.LeakyReLU(node["slope"])
             if op == "layernorm":
                 layer = nn.LayerNorm(shape[2], eps=LN_EPSILON)
                 if parameters:

@@ -67,6 +67,9 @@ class CallMapping:
         elif func is F.gelu and arg(args, kwargs, 1, "approximate", "none") != "none":
             self.refuse(what, "gelu(approximate=%r) (the IR has gelu and gelu_tanh)"
                         % arg(args, kwargs, 1, "approximate"))
+        elif func is F.leaky_relu:
+            self.emit({"op": "leaky", "slope": float(arg(args, kwargs, 1, "negative_slope", 0.01))},
+                      [self.source_of(args[0], what)], result, what)
         elif func is F.layer_norm:
             self.layer_norm(args[0], arg(args, kwargs, 1, "normalized_shape"), arg(args, kwargs, 2, "weight"),
                             arg(args, kwargs, 3, "bias"), arg(args, kwargs, 4, "eps", 1e-5), result, what)

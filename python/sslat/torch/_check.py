@@ -18,7 +18,7 @@ _NODE_OF = {"conv": "conv2d", "bn": "batchnorm", "add": "add", "mul": "mul_chann
             "avgpool": "avgpool", "relu": "act", "relu6": "act", "hswish": "act", "hsigmoid": "act",
             "sigmoid": "act", "silu": "act", "gelu": "act", "tanh": "act", "act": "act", "ln": "layernorm",
             "tokens": "tokens", "cls": "class_token", "pos": "position_embed", "tokpool": "token_pool",
-            "sdpa": "attention", "adapool": "avgpool"}
+            "sdpa": "attention", "adapool": "avgpool", "leaky": "leaky_relu"}
 _SEED = 20261205  # the random input's
 
 

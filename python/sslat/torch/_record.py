@@ -22,7 +22,7 @@ _IDENTITY_MODULES = (nn.Identity, nn.Dropout, nn.Dropout2d)
 # The classes recorded whole. A subclass is recorded whole only if these
 # methods (what the class's forward runs) are the base class's own.
 _LEAF_CLASSES = (nn.Conv2d, nn.BatchNorm2d, nn.Linear, nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d,
-                 nn.Flatten, nn.Upsample, nn.ChannelShuffle, nn.LayerNorm, nn.MultiheadAttention) + \
+                 nn.Flatten, nn.Upsample, nn.ChannelShuffle, nn.LayerNorm, nn.MultiheadAttention, nn.LeakyReLU) + \
     tuple(_ACTIVATION_MODULES) + _IDENTITY_MODULES
 LN_EPSILON = 1e-6  # SSLAT_LN_EPSILON: the IR's LayerNorm is timm's
 _FORWARD_METHODS = {nn.Conv2d: ("forward", "_conv_forward")}
@@ -187,6 +187,8 @@ class Recorder(CallMapping, TorchFunctionMode):
             spec = "gap" if size == 1 else {"op": "adapool", "k": size}
         elif base is nn.Flatten:
             spec = "flatten"
+        elif base is nn.LeakyReLU:
+            spec = {"op": "leaky", "slope": float(module.negative_slope)}
         elif base is nn.Upsample:
             spec = self.upsample(module.mode, module.scale_factor, module.size, x, call)
         else:  # nn.ChannelShuffle
