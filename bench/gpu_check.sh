@@ -27,13 +27,14 @@
 # of being refused, and a failing unit is listed instead of ending the table.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-ALL_STEPS="probe ops table_px_graph table_px torch_ops kernels table_px_fp32_graph torch_ops_fp32 table_ofa_graph table_ofa_graph_warm validate_px_graph_torch calibrated_px_torch ops_rest capture fill table_ofa errors memcheck nvtx calibrated_px_compile"
+ALL_STEPS="probe ops table_px_graph table_px torch_ops kernels table_px_fp32_graph torch_ops_fp32 table_ofa_graph table_ofa_graph_warm validate_px_graph_torch calibrated_px_torch table_af validate_af_torch ops_rest capture fill table_ofa errors memcheck nvtx calibrated_px_compile"
 # each step's limit in seconds (never past the run's deadline). A graph-API
 # table: 0.05 s a unit, 0.6 s a distinct convolution (heuristics, up to ten
 # plans finalized and timed; runtime-compiled engines compile: a guess until a
 # GPU run measures it), 4 s to start (tests/test_cuda_plan_invariants.cc)
 LIMITS="probe:40 ops:150 table_px_graph:90 table_px:75 torch_ops:150 kernels:90 table_px_fp32_graph:75
         torch_ops_fp32:120 table_ofa_graph:130 table_ofa_graph_warm:40 validate_px_graph_torch:120 calibrated_px_torch:150
+        table_af:90 validate_af_torch:120
         ops_rest:150 capture:60 fill:20 table_ofa:100 errors:30 memcheck:60 nvtx:60 calibrated_px_compile:240"
 limit_of() { local pair; for pair in $LIMITS; do [ "${pair%%:*}" = "$1" ] && echo "${pair#*:}" && return; done; echo 60; }
 # --plan's model of a time-limited allocation: a node's start-up (START_S), the
@@ -68,6 +69,7 @@ if [ "${1:-}" = "--retry" ]; then
   line_name() { case "$1" in table_px) echo px_b1_fp16 ;; table_ofa) echo ofa_b1_fp32 ;;
     table_px_graph) echo px_b1_fp16_graph ;; table_px_fp32_graph) echo px_b1_fp32_graph ;;
     table_ofa_graph) echo ofa_b1_fp32_graph ;; table_ofa_graph_warm) echo ofa_b1_fp32_graph_warm ;;
+    table_af) echo af_b1_fp16_graph ;;
     *) echo "$1" ;; esac; }
   asked=$(sed -nE 's/^## bench\/gpu_check.sh, .*, steps: (.*)$/\1/p' "$first" | tail -n 1)
   # the probe passed when it ran and said no FAIL (its rc is that of its last
@@ -315,6 +317,12 @@ calibrated() {
   grep -E '^\[context\]|compiled in|warning' "$L/$name.log" | tail -n 4 | cut -c1-300 | sed 's/^/    /' | tee -a "$OUT/summary.md"
 }
 if wanted calibrated_px_torch; then calibrated calibrated_px_torch fp16 torch 100 100; fi
+# transformers (the token kernels, attention's batched products): the AutoFormer-like space's fp16 table,
+# then that table against PyTorch on 30 strata of whole architectures
+if wanted table_af; then table af_b1_fp16_graph "$(limit_of table_af)" autoformer_tiny fp16 --cuda-api graph; fi
+if wanted validate_af_torch && [ -f "$R/af_b1_fp16_graph.sslat" ]; then
+  validate validate_af_torch autoformer_tiny af_b1_fp16_graph torch 30 --cuda-api graph
+fi
 # the other variants: tf32 NCHW, bf16 NHWC, fp32 NHWC
 if wanted ops_rest; then
   CUDNN_LOGLEVEL_DBG=1 SSLAT_GPU_APIS=${APIS:-legacy,graph} SSLAT_GPU_VARIANTS=tf32-nchw,bf16-nhwc,fp32-nhwc \
