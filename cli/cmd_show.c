@@ -38,9 +38,11 @@ static graph_totals totals_of(const sslat_graph *graph, const show_options *o)
     return t;
 }
 
+/* N×C×H×W, or N×L×C tokens marked with a t (2x197x192t) */
 static const char *shape_text(sslat_shape s, char *buffer, size_t size)
 {
-    snprintf(buffer, size, "%dx%dx%dx%d", s.n, s.c, s.h, s.w);
+    if (s.tokens) snprintf(buffer, size, "%dx%dx%dt", s.n, s.h, s.c);
+    else snprintf(buffer, size, "%dx%dx%dx%d", s.n, s.c, s.h, s.w);
     return buffer;
 }
 

@@ -114,7 +114,14 @@ sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, sslat_c
         case SSLAT_OP_MUL_CHANNEL: *s = step_of(node, i, CUDA_STEP_MUL_CHANNEL, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_GLOBAL_AVGPOOL: *s = step_of(node, i, CUDA_STEP_GLOBAL_AVGPOOL, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_MAXPOOL:
-        case SSLAT_OP_AVGPOOL: *s = step_of(node, i, CUDA_STEP_POOL, CUDA_CALL_CUDNN_POOL); break;
+        case SSLAT_OP_AVGPOOL:
+            if (!cuda_plan_supports(node)) { /* a ceil-mode pool: its output is not the descriptor's floor */
+                cuda_plan_release(plan);
+                return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d: a ceil-mode max pool has no cuda lowering "
+                                  "(cuDNN's pooling descriptor gives floor's output size)", i);
+            }
+            *s = step_of(node, i, CUDA_STEP_POOL, CUDA_CALL_CUDNN_POOL);
+            break;
         case SSLAT_OP_LINEAR:
             *s = step_of(node, i, CUDA_STEP_LINEAR, CUDA_CALL_CUBLAS_GEMM);
             s->bias = sslat_node_linear(node)->bias;

@@ -102,11 +102,14 @@ void cuda_find_cache_release(cuda_find_cache *cache)
     memset(cache, 0, sizeof *cache);
 }
 
-static int64_t parameter_count(const sslat_graph *g, const sslat_node *node)
+static double parameter_count(const sslat_graph *g, const sslat_node *node)
 {
-    /* what a copy holds on the device for the node: weights, bias, BN statistics */
+    /* what a copy holds on the device for the node: weights, bias, BN statistics; attention's scores and
+     * probabilities (N·heads·L² each, kernels/cuda_program.c) */
     int64_t learnable = sslat_node_param_count(g, node);
-    return node->op == SSLAT_OP_BATCHNORM ? 2 * learnable : learnable;
+    if (node->op == SSLAT_OP_ATTENTION)
+        return 2.0 * node->shape.n * sslat_node_attention(node)->heads * (double)node->shape.h * node->shape.h;
+    return (double)(node->op == SSLAT_OP_BATCHNORM ? 2 * learnable : learnable);
 }
 
 sslat_status cuda_check_sizes(const sslat_graph *g, size_t elem_size, size_t free_bytes, sslat_error *err)
@@ -124,7 +127,7 @@ sslat_status cuda_check_sizes(const sslat_graph *g, size_t elem_size, size_t fre
                               "%s '%s' outputs %dx%dx%dx%d = %lld elements, more than cuDNN's tensors hold (2^31 - 1)",
                               sslat_op_name(node->op), node->name, node->shape.n, node->shape.c, node->shape.h,
                               node->shape.w, (long long)elements);
-        bytes += ((double)elements + (double)parameter_count(g, node)) * (double)elem_size;
+        bytes += ((double)elements + parameter_count(g, node)) * (double)elem_size;
     }
     if (bytes > (double)free_bytes)
         return sslat_fail(err, SSLAT_ERR_NOMEM, "one copy needs %.0f MB of device memory, %.0f MB are free",

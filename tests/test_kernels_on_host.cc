@@ -76,7 +76,7 @@ double activation(int act, double x)
     case SSLAT_ACT_SILU: return x / (1.0 + std::exp(-x));
     case SSLAT_ACT_GELU: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
     case SSLAT_ACT_TANH: return std::tanh(x);
-    case SSLAT_ACT_GELU_TANH: return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+    case SSLAT_ACT_GELU_TANH: return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 /* √(2/π) */ * (x + 0.044715 * x * x * x)));
     default: return x;
     }
 }

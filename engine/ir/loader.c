@@ -712,7 +712,9 @@ static sslat_status expand_decl(loader *L, const layer_decl *decl, int32_t copy,
     sslat_shape first = sslat_graph_output(&layer->candidates[0].graph);
     for (int32_t c = 1; c < decl->n_candidates; c++) {
         sslat_shape other = sslat_graph_output(&layer->candidates[c].graph);
-        if (memcmp(&first, &other, sizeof first) != 0) {
+        /* field by field: the padding after `tokens` is not part of a shape */
+        if (first.n != other.n || first.c != other.c || first.h != other.h || first.w != other.w ||
+            first.tokens != other.tokens) {
             char a[48], b[48];
             return fail_at(L, decl->path, SSLAT_ERR_SPACE,
                            "candidates of block %d give different shapes: choice[0] '%s' gives "

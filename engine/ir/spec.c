@@ -411,7 +411,7 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
         if (spec->set & SSLAT_OPT_MEAN) EMIT("_mean");
         if (spec->set & SSLAT_OPT_EXPLICIT) EMIT("_explicit");
         if (spec->set & SSLAT_OPT_CEIL) EMIT("_ceil");
-        if (spec->set & SSLAT_OPT_SLOPE) EMIT("_slope%g", spec->slope);
+        if (spec->set & SSLAT_OPT_SLOPE) EMIT("_slope%.9g", spec->slope);
     }
 #undef EMIT
     if (size > 0 && used >= size) buffer[size - 1] = '\0';

@@ -190,3 +190,39 @@ def test_the_plain_rule_counts_attentions_two_products():
     expected = conv + 2 * per_block + width * 10
     got = sslat.initialize_latency("mac", space, get_base_samples=lambda inputs, keywords: 1).constant_latency
     assert got * 1e6 == pytest.approx(expected)
+
+
+def test_a_functional_linear_and_multihead_attention_are_read_as_the_counters_see_them():
+    torch = pytest.importorskip("torch")
+    import sslat.torch as st
+
+    class Mixer(torch.nn.Module):  # F.linear inside a module that is no nn.Linear: thop and pthflops count nothing
+        def __init__(self):
+            super().__init__()
+            self.weight = torch.nn.Parameter(torch.randn(12, 8) * 0.1)
+            self.bias = torch.nn.Parameter(torch.zeros(12))
+
+        def forward(self, x):
+            return torch.nn.functional.linear(x.flatten(2).transpose(1, 2), self.weight, self.bias)
+
+    x = torch.randn(1, 8, 4, 4)
+    space = st.to_space(Mixer(), x)
+    nodes = space.architecture_graph(None)["nodes"]
+    assert [n["linear"].get("functional") for n in nodes if n["op"] == "linear"] == [True]
+    for rule, expected in (("mac", 16 * 8 * 12), ("mac_thop", 0), ("mac_fvcore", 16 * 8 * 12), ("mac_pthflops", 0)):
+        got = sslat.initialize_latency(rule, space, get_base_samples=lambda inputs, keywords: 1).constant_latency
+        assert got * 1e6 == pytest.approx(expected), rule
+
+    class Attend(torch.nn.Module):
+        def __init__(self, need_weights):
+            super().__init__()
+            self.mha, self.need_weights = torch.nn.MultiheadAttention(8, 2, batch_first=True), need_weights
+
+        def forward(self, x):
+            x = x.flatten(2).transpose(1, 2)
+            return self.mha(x, x, x, need_weights=self.need_weights)[0]
+
+    ops = [n["op"] for n in st.to_space(Attend(False).eval(), x).architecture_graph(None)["nodes"]]
+    assert ops == ["tokens", "linear", "attention", "linear"]
+    with pytest.raises(st.MappingError, match="need_weights=True"):
+        st.to_space(Attend(True).eval(), x)

@@ -110,7 +110,7 @@ files=$(find "$work/resumed" -type f | wc -l)
 # budget that does not fit is refused, and so is a shorter SESSION_S
 plan=$(cd "$copy" && bash bench/gpu_check.sh --plan) || fail "--plan failed: $plan"
 order=$(sed -nE 's/^  ([a-z0-9_]+) +[0-9]+s.*/\1/p' <<< "$plan" | tr '\n' ' ')
-[ "$order" = "probe ops table_px_graph table_px torch_ops kernels table_px_fp32_graph torch_ops_fp32 table_ofa_graph table_ofa_graph_warm validate_px_graph_torch calibrated_px_torch ops_rest capture fill table_ofa errors memcheck nvtx calibrated_px_compile " ] ||
+[ "$order" = "probe ops table_px_graph table_px torch_ops kernels table_px_fp32_graph torch_ops_fp32 table_ofa_graph table_ofa_graph_warm validate_px_graph_torch calibrated_px_torch table_af validate_af_torch ops_rest capture fill table_ofa errors memcheck nvtx calibrated_px_compile " ] ||
   fail "--plan lists the steps as: $order"
 total=$(sed -nE 's/^device time: .* = ([0-9]+) s of 840 s$/\1/p' <<< "$plan")
 { [ -n "$total" ] && [ "$total" -le 840 ]; } || fail "--plan's device time is not within 840 s: $plan"

@@ -129,8 +129,10 @@ class CallMapping:
             self.batch_norm(args[0], arg(args, kwargs, 1, "running_mean", None), arg(args, kwargs, 2, "running_var", None),
                             arg(args, kwargs, 3, "weight", None), arg(args, kwargs, 4, "bias", None), arg(args, kwargs, 5, "training", False),
                             arg(args, kwargs, 7, "eps", 1e-5), result, what)
-        elif func is F.linear:
-            self.linear(args[0], arg(args, kwargs, 1, "weight", None), arg(args, kwargs, 2, "bias", None), result, what)
+        elif func is F.linear:  # a subclass of nn.Linear that runs it (timm's Linear) counts as the module
+            inside_linear = bool(self.modules) and isinstance(self.modules[-1], torch.nn.Linear)
+            self.linear(args[0], arg(args, kwargs, 1, "weight", None), arg(args, kwargs, 2, "bias", None), result, what,
+                        functional=not inside_linear)
         elif func in (F.max_pool2d, F.avg_pool2d):
             self.pool_function(func is F.max_pool2d, args, kwargs, what, result)
         elif func is F.pad:

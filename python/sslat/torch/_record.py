@@ -57,6 +57,7 @@ class Recorder(CallMapping, TorchFunctionMode):
         self.inputs = []      # the run's input, alive for the run
         self.depth = 0        # > 0 inside a module recorded whole or a choice
         self.stack = []       # the module paths running now, for messages
+        self.modules = []     # the modules running now (innermost last)
         self.keep_outputs = keep_outputs
         self.writing = None   # the tensor the call being recorded wrote into in place (relu_(), inplace=True)
 
@@ -208,6 +209,10 @@ class Recorder(CallMapping, TorchFunctionMode):
                                    % (call, key, self.where))
         if keywords.get("is_causal"):
             raise MappingError("%s: causal attention, in %s" % (call, self.where))
+        if keywords.get("need_weights", True):
+            raise MappingError("%s: need_weights=True (PyTorch then runs bmm, softmax, bmm, which the counters see "
+                               "otherwise than its fused attention): call it with need_weights=False, as "
+                               "torchvision's ViT does, in %s" % (call, self.where))
         if not module.batch_first:
             raise MappingError("%s: batch_first=False (L×N×C; the IR's tokens are N×L×C), in %s" % (call, self.where))
         if (not module._qkv_same_embed_dim or module.in_proj_bias is None or module.out_proj.bias is None
@@ -276,7 +281,7 @@ class Recorder(CallMapping, TorchFunctionMode):
         params = {"weight": weight, "bias": bias, "running_mean": mean, "running_var": variance, "eps": float(eps)}
         self.emit("bn", [self.source_of(x, call)], result, call, params)
 
-    def linear(self, x, weight, bias, result, call):
+    def linear(self, x, weight, bias, result, call, functional=False):
         if self.known(weight):
             self.refuse(call, "a linear layer whose weights are computed from the input")
         if bias is None:
@@ -284,8 +289,10 @@ class Recorder(CallMapping, TorchFunctionMode):
         if x.dim() not in (2, 3):
             self.refuse(call, "a linear layer on a %d-D tensor (the IR's fc reads N×C vectors or N×L×C tokens)"
                         % x.dim())
-        self.emit({"op": "fc", "c": int(weight.shape[0])}, [self.source_of(x, call)], result, call,
-                  {"weight": weight, "bias": bias})
+        spec = {"op": "fc", "c": int(weight.shape[0])}
+        if functional:  # F.linear inside a module that is no nn.Linear: thop and pthflops count nothing
+            spec["fn"] = True
+        self.emit(spec, [self.source_of(x, call)], result, call, {"weight": weight, "bias": bias})
 
     def layer_norm(self, x, shape, weight, bias, eps, result, call):
         """LayerNorm over each token's channels (nn.LayerNorm, a subclass's F.layer_norm)."""

@@ -64,6 +64,7 @@ def run_recorded(module, x, where, blocks, keep_outputs=False, prefix=""):
 
         def pre(m, inputs, keywords):
             recorder.stack.append(names[m])
+            recorder.modules.append(m)
             if choice and blocks is None:
                 raise MappingError("%s: a choice container inside a candidate (nested choices), in %s: make the "
                                    "inner candidates candidates of the outer choice" % (names[m], where))
@@ -88,6 +89,7 @@ def run_recorded(module, x, where, blocks, keep_outputs=False, prefix=""):
                 return None
             finally:
                 recorder.stack.pop()
+                recorder.modules.pop()
 
         hooks.append(m.register_forward_pre_hook(pre, with_kwargs=True))
         hooks.append(m.register_forward_hook(post, with_kwargs=True))
