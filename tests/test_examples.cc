@@ -30,6 +30,8 @@ TEST(Examples, EveryExampleLoadsWithItsArchitectureCount)
         {"fbnet.json", 22, "984770902183611232881", 1000},            // 9^22
         {"yolov5s_ss.json", 8, "429981696", 255},                     // 12^8; the head's last scale
         {"yolov5s.json", 0, "1", 255},
+        {"autoformer_tiny.json", 14, "419430400", 1000},              // 4^12 · 5^2
+        {"hybrid_vit.json", 11, "20000000", 1000},                    // 4^4 · 5^7
     };
     for (const Example &e : examples) {
         sslat_space *space = load_example(e.file);
@@ -85,3 +87,28 @@ TEST(Examples, OFAMobileNetV3HasSqueezeExciteWhereTheOriginalDoes)
 }
 
 }  // namespace
+
+// The transformer examples through every MAC rule (the timed calculators: the
+// cpu and stand-in cuda tests list them with the other examples).
+TEST(Examples, TheTransformerExamplesBuildEveryMacTable)
+{
+    for (const char *file : {"autoformer_tiny.json", "hybrid_vit.json"}) {
+        sslat_space *space = load_example(file);
+        ASSERT_NE(space, nullptr) << file;
+        double plain = 0;
+        for (const char *rule : {"mac", "mac_thop", "mac_fvcore", "mac_pthflops"}) {
+            sslat_latency_options options = SSLAT_LATENCY_OPTIONS_INIT;
+            sslat_container *table = nullptr;
+            sslat_error err;
+            ASSERT_EQ(sslat_initialize_latency(rule, space, nullptr, &options, &table, &err), SSLAT_OK)
+                << file << " " << rule << ": " << err.message;
+            EXPECT_EQ(sslat_container_block_count(table), sslat_space_block_count(space)) << file << " " << rule;
+            double constant = sslat_container_constant_latency(table);
+            EXPECT_GT(constant, 0) << file << " " << rule;
+            if (std::string(rule) == "mac") plain = constant;
+            else if (std::string(rule) == "mac_thop") EXPECT_GT(constant, plain) << "thop adds the LayerNorms";
+            /* the table belongs to the space (replaced by the next rule's) */
+        }
+        sslat_space_free(space);
+    }
+}
