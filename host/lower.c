@@ -412,6 +412,17 @@ static sslat_status lower_pool(lowering *L, int32_t node, int src, int *out)
     return simple_primitive(L, &d, NULL, 0, src, DNNL_ARG_SRC, o, out);
 }
 
+/* Run pd, a primitive of src × weights (+ bias) into dst (inner product or
+ * matmul), as a timed step; the descriptor is destroyed either way. */
+static sslat_status weighted_step(lowering *L, dnnl_primitive_desc_t pd, dnnl_memory_t src, dnnl_memory_t weights,
+                                  dnnl_memory_t bias, dnnl_memory_t dst)
+{
+    dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_BIAS, bias}};
+    sslat_status status = host_program_step(L->p, true, pd, args, bias ? 4 : 3, L->err);
+    DNNL(dnnl_primitive_desc_destroy)(pd);
+    return status;
+}
+
 static sslat_status lower_linear(lowering *L, int32_t node, int src, int *out)
 {
     sslat_error *err = L->err;
@@ -438,13 +449,11 @@ static sslat_status lower_linear(lowering *L, int32_t node, int src, int *out)
     if (status == SSLAT_OK)
         status = host_program_tensor(L->p, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_dst_md, 0), NULL,
                                      n->shape, out, err);
-    if (status == SSLAT_OK) {
-        dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, L->p->tensors[src].memory}, {DNNL_ARG_WEIGHTS, w},
-                                   {DNNL_ARG_DST, L->p->tensors[*out].memory}, {DNNL_ARG_BIAS, b}};
-        status = host_program_step(L->p, true, pd, args, l->bias ? 4 : 3, err);
+    if (status != SSLAT_OK) {
+        DNNL(dnnl_primitive_desc_destroy)(pd);
+        return status;
     }
-    DNNL(dnnl_primitive_desc_destroy)(pd);
-    return status;
+    return weighted_step(L, pd, L->p->tensors[src].memory, w, b, L->p->tensors[*out].memory);
 }
 
 /* Flatten of a 1x1 map is free (same memory); of an HxW map it is a reorder to
@@ -675,18 +684,16 @@ static sslat_status lower_layernorm(lowering *L, int32_t node, int src, int *out
     return simple_primitive(L, &d, extra, 2, src, DNNL_ARG_SRC, n->shape, out);
 }
 
-/* A matmul step: src × weights (+ bias) into dst, each its own descriptor (the
- * views of attention are strided); scale ≠ 1 multiplies the product. */
-static sslat_status matmul_step(lowering *L, const dnnl_memory_desc_t *src_md, dnnl_memory_t src,
-                                const dnnl_memory_desc_t *weights_md, dnnl_memory_t weights,
-                                const dnnl_memory_desc_t *bias_md, dnnl_memory_t bias, const dnnl_memory_desc_t *dst_md,
-                                dnnl_memory_t dst, float scale, dnnl_primitive_desc_t *pd_out)
+/* A matmul's descriptor: src × weights (+ bias) into dst, each its own
+ * descriptor (the views of attention are strided); scale ≠ 1 multiplies the product. */
+static sslat_status matmul_pd(lowering *L, const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *weights_md,
+                              const dnnl_memory_desc_t *bias_md, const dnnl_memory_desc_t *dst_md, float scale,
+                              dnnl_primitive_desc_t *pd)
 {
     sslat_error *err = L->err;
     dnnl_matmul_desc_t d;
     dnnl_primitive_attr_t attr = NULL;
     dnnl_post_ops_t po = NULL;
-    dnnl_primitive_desc_t pd = NULL;
     sslat_status status = HOST_DNNL(err, DNNL(dnnl_matmul_desc_init)(&d, src_md, weights_md, bias_md, dst_md));
     if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_primitive_attr_create)(&attr));
     if (status == SSLAT_OK && scale != 1.0f) {
@@ -696,17 +703,9 @@ static sslat_status matmul_step(lowering *L, const dnnl_memory_desc_t *src_md, d
         if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_primitive_attr_set_post_ops)(attr, po));
     }
     if (status == SSLAT_OK)
-        status = HOST_DNNL(err, DNNL(dnnl_primitive_desc_create)(&pd, &d, attr, L->p->session->engine, NULL));
+        status = HOST_DNNL(err, DNNL(dnnl_primitive_desc_create)(pd, &d, attr, L->p->session->engine, NULL));
     if (po) DNNL(dnnl_post_ops_destroy)(po);
     if (attr) DNNL(dnnl_primitive_attr_destroy)(attr);
-    if (status != SSLAT_OK) return status;
-    if (pd_out) { /* the caller binds weights it reorders to the primitive's choice */
-        *pd_out = pd;
-        return SSLAT_OK;
-    }
-    dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_BIAS, bias}};
-    status = host_program_step(L->p, true, pd, args, bias ? 4 : 3, err);
-    DNNL(dnnl_primitive_desc_destroy)(pd);
     return status;
 }
 
@@ -727,20 +726,17 @@ static sslat_status lower_token_linear(lowering *L, int32_t node, int src, int *
         status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&weights_any, 3, w_dims, dnnl_f32, dnnl_format_tag_any));
     if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&bias_md, 3, b_dims, dnnl_f32, dnnl_abc));
     if (status == SSLAT_OK)
-        status = matmul_step(L, md_of(L, src), NULL, &weights_any, NULL, l->bias ? &bias_md : NULL, NULL, md_of(L, *out),
-                             NULL, 1.0f, &pd);
+        status = matmul_pd(L, md_of(L, src), &weights_any, l->bias ? &bias_md : NULL, md_of(L, *out), 1.0f, &pd);
     if (status != SSLAT_OK) return status;
     /* w[o][c] (PyTorch's layout) is element (0, c, o) at o·C + c: tag acb */
     status = parameter(L, w_dims, 3, dnnl_acb, node, SSLAT_ROLE_WEIGHTS, C, &user, NULL);
     if (status == SSLAT_OK) status = weights_for(L, user, DNNL(dnnl_primitive_desc_query_md)(pd, dnnl_query_weights_md, 0), &weights);
     if (status == SSLAT_OK && l->bias) status = parameter(L, b_dims, 3, dnnl_abc, node, SSLAT_ROLE_BIAS, 0, &bias, NULL);
-    if (status == SSLAT_OK) {
-        dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, L->p->tensors[src].memory}, {DNNL_ARG_WEIGHTS, weights},
-                                   {DNNL_ARG_DST, L->p->tensors[*out].memory}, {DNNL_ARG_BIAS, bias}};
-        status = host_program_step(L->p, true, pd, args, l->bias ? 4 : 3, err);
+    if (status != SSLAT_OK) {
+        DNNL(dnnl_primitive_desc_destroy)(pd);
+        return status;
     }
-    DNNL(dnnl_primitive_desc_destroy)(pd);
-    return status;
+    return weighted_step(L, pd, L->p->tensors[src].memory, weights, bias, L->p->tensors[*out].memory);
 }
 
 /* Attention on packed q|k|v as timm computes it: the heads are strided views
@@ -757,6 +753,7 @@ static sslat_status lower_attention(lowering *L, int32_t node, int src, int *out
     dnnl_dims_t out_strides = {T * H * D, D, H * D, 1};
     dnnl_memory_desc_t q_md, k_md, v_md, scores_md, out_md;
     dnnl_memory_t q, k, v, mixed;
+    dnnl_primitive_desc_t pd = NULL;
     int scores = -1, probs = -1;
     sslat_status status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_strides)(&q_md, 4, heads, dnnl_f32, qkv_strides));
     if (status == SSLAT_OK) v_md = q_md;
@@ -772,8 +769,8 @@ static sslat_status lower_attention(lowering *L, int32_t node, int src, int *out
     sslat_shape scores_shape = {(int32_t)N, (int32_t)H, (int32_t)T, (int32_t)T, false};
     if (status == SSLAT_OK) status = host_program_tensor(L->p, &scores_md, NULL, scores_shape, &scores, err);
     if (status == SSLAT_OK)
-        status = matmul_step(L, &q_md, q, &k_md, k, NULL, NULL, &scores_md, L->p->tensors[scores].memory,
-                             (float)(1.0 / sqrt((double)D)), NULL);
+        status = matmul_pd(L, &q_md, &k_md, NULL, &scores_md, (float)(1.0 / sqrt((double)D)), &pd);
+    if (status == SSLAT_OK) status = weighted_step(L, pd, q, k, NULL, L->p->tensors[scores].memory);
     if (status == SSLAT_OK) {
         dnnl_softmax_desc_t d;
         status = HOST_DNNL(err, DNNL(dnnl_softmax_forward_desc_init)(&d, dnnl_forward_inference, &scores_md, 3));
@@ -782,8 +779,8 @@ static sslat_status lower_attention(lowering *L, int32_t node, int src, int *out
     if (status == SSLAT_OK) status = plain_tensor(L, n->shape, out);
     if (status == SSLAT_OK) status = view_of(L, *out, 0, &out_md, &mixed);
     if (status == SSLAT_OK)
-        status = matmul_step(L, md_of(L, probs), L->p->tensors[probs].memory, &v_md, v, NULL, NULL, &out_md, mixed, 1.0f,
-                             NULL);
+        status = matmul_pd(L, md_of(L, probs), &v_md, NULL, &out_md, 1.0f, &pd);
+    if (status == SSLAT_OK) status = weighted_step(L, pd, L->p->tensors[probs].memory, v, NULL, mixed);
     return status;
 }
 

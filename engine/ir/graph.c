@@ -468,9 +468,6 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
     case SSLAT_OP_GLOBAL_AVGPOOL: /* the module form hashes as it always did */
         if (sslat_node_gap_form(node) != SSLAT_GAP_MODULE) sslat_hash_i32(h, sslat_node_gap_form(node));
         break;
-    /* No parameters. A new op must be named here (no default:): a forgotten
-     * case would hash a parametrised op equal to its siblings and merge
-     * different subgraphs into one table entry. */
     case SSLAT_OP_ATTENTION: {
         const sslat_attention_params *a = sslat_node_attention(node);
         sslat_hash_i32(h, a->heads);
@@ -486,6 +483,9 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
         sslat_hash_i32(h, bits);
         break;
     }
+    /* No parameters. A new op must be named here (no default:): a forgotten
+     * case would hash a parametrised op equal to its siblings and merge
+     * different subgraphs into one table entry. */
     case SSLAT_OP_BATCHNORM: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL: case SSLAT_OP_FLATTEN:
     case SSLAT_OP_IDENTITY: case SSLAT_OP_CONCAT: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
     case SSLAT_OP_TOKENS: case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: break;

@@ -96,6 +96,8 @@ static sslat_status set_object_option(loader *L, const char *path, sslat_layer_s
 {
     char why[200];
     bool ok;
+    uint32_t bit = 0;
+    sslat_spec_option_bit(key, &bit); /* a known key: parse_object_spec checked it */
     if (strcmp(key, "act") == 0) {
         int act = json_is_string(value) ? sslat_act_from_name(json_string_value(value)) : -1;
         if (act < 0)
@@ -107,13 +109,12 @@ static sslat_status set_object_option(loader *L, const char *path, sslat_layer_s
         if (strcmp(json_string_value(value), "same") != 0)
             return fail_at(L, path, SSLAT_ERR_PARSE, "\"p\" must be an integer or \"same\"");
         ok = sslat_spec_set_same_padding(spec, why, sizeof why);
-    } else if (strcmp(key, "noskip") == 0 || strcmp(key, "bias") == 0 || strcmp(key, "fn") == 0 ||
-               strcmp(key, "mean") == 0 || strcmp(key, "explicit") == 0 || strcmp(key, "ceil") == 0) {
+    } else if (bit & SSLAT_FLAG_OPTIONS) {
         if (!json_is_boolean(value))
             return fail_at(L, path, SSLAT_ERR_PARSE, "\"%s\" must be true or false, got %s", key,
                            json_type_name(value));
         ok = sslat_spec_set_int(spec, key, json_is_true(value), why, sizeof why);
-    } else if (strcmp(key, "e") == 0 || strcmp(key, "se") == 0 || strcmp(key, "slope") == 0) {
+    } else if (bit & SSLAT_REAL_OPTIONS) {
         if (!json_is_number(value))
             return fail_at(L, path, SSLAT_ERR_PARSE, "\"%s\" must be a number, got %s", key,
                            json_type_name(value));
@@ -154,12 +155,9 @@ static sslat_status parse_object_spec(loader *L, const char *path, json_t *objec
             snprintf(name, name_size, "%s", json_string_value(value));
             continue;
         }
-        /* the token option r is spelled "repeat" in objects */
-        static const char *const KNOWN[] = {"repeat", "k", "s", "c", "e", "se", "g", "p", "d",
-                                            "act", "noskip", "bias", "fn", "mean", "b", "a", "o",
-                                            "h", "hd", "explicit", "ceil", "slope"};
-        bool known = false;
-        for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++) known |= strcmp(KNOWN[i], key) == 0;
+        /* the token options, but r: objects spell it "repeat" */
+        uint32_t bit = 0;
+        bool known = strcmp(key, "repeat") == 0 || (sslat_spec_option_bit(key, &bit) && bit != SSLAT_OPT_R);
         if (!known) return fail_at(L, path, SSLAT_ERR_PARSE, "unknown key \"%s\"", key);
         const char *option = strcmp(key, "repeat") == 0 ? "r" : key;
         sslat_status status = set_object_option(L, path, spec, option, value);

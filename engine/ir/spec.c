@@ -140,7 +140,7 @@ bool sslat_spec_parse_type(const char *word, sslat_layer_spec *spec)
     return false;
 }
 
-static bool option_bit(const char *key, uint32_t *bit)
+bool sslat_spec_option_bit(const char *key, uint32_t *bit)
 {
     static const struct { const char *key; uint32_t bit; } KEYS[] = {
         {"r", SSLAT_OPT_R}, {"k", SSLAT_OPT_K},   {"s", SSLAT_OPT_S}, {"c", SSLAT_OPT_C},
@@ -163,7 +163,7 @@ static bool option_bit(const char *key, uint32_t *bit)
 static bool may_set(sslat_layer_spec *spec, const char *key, uint32_t *bit, char *why,
                     size_t why_size)
 {
-    if (!option_bit(key, bit)) {
+    if (!sslat_spec_option_bit(key, bit)) {
         snprintf(why, why_size, "unknown option '%s'", key);
         return false;
     }
@@ -209,10 +209,8 @@ bool sslat_spec_set_int(sslat_layer_spec *spec, const char *key, int64_t value, 
         spec->set |= bit;
         return true;
     }
-    if (bit == SSLAT_OPT_E || bit == SSLAT_OPT_SE || bit == SSLAT_OPT_SLOPE)
-        return sslat_spec_set_real(spec, key, (double)value, why, why_size);
-    if (bit == SSLAT_OPT_NOSKIP || bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN ||
-        bit == SSLAT_OPT_EXPLICIT || bit == SSLAT_OPT_CEIL) {
+    if (bit & SSLAT_REAL_OPTIONS) return sslat_spec_set_real(spec, key, (double)value, why, why_size);
+    if (bit & SSLAT_FLAG_OPTIONS) {
         if (value != 0 && value != 1) {
             snprintf(why, why_size, "option '%s' must be true or false", key);
             return false;
@@ -287,8 +285,8 @@ bool sslat_spec_set_same_padding(sslat_layer_spec *spec, char *why, size_t why_s
 static bool parse_option(const char *word, sslat_layer_spec *spec, char *why, size_t why_size)
 {
     if (strcmp(word, "psame") == 0) return sslat_spec_set_same_padding(spec, why, why_size);
-    if (strcmp(word, "noskip") == 0 || strcmp(word, "bias") == 0 || strcmp(word, "fn") == 0 ||
-        strcmp(word, "mean") == 0 || strcmp(word, "explicit") == 0 || strcmp(word, "ceil") == 0)
+    uint32_t bit;
+    if (sslat_spec_option_bit(word, &bit) && (bit & SSLAT_FLAG_OPTIONS)) /* a flag's bare word */
         return sslat_spec_set_int(spec, word, 1, why, why_size);
     if (word[0] == 'n' && word[1]) {
         int act = sslat_act_from_code(word + 1);
@@ -307,14 +305,11 @@ static bool parse_option(const char *word, sslat_layer_spec *spec, char *why, si
     }
     key[n] = '\0';
     const char *value = word + n;
-    uint32_t bit;
-    if (n == 0 || !option_bit(key, &bit) || bit == SSLAT_OPT_N || bit == SSLAT_OPT_NOSKIP ||
-        bit == SSLAT_OPT_BIAS || bit == SSLAT_OPT_FN || bit == SSLAT_OPT_MEAN || bit == SSLAT_OPT_EXPLICIT ||
-        bit == SSLAT_OPT_CEIL) {
+    if (n == 0 || !sslat_spec_option_bit(key, &bit) || bit == SSLAT_OPT_N || (bit & SSLAT_FLAG_OPTIONS)) {
         snprintf(why, why_size, "unknown option '%s'", word);
         return false;
     }
-    if (bit == SSLAT_OPT_E || bit == SSLAT_OPT_SE || bit == SSLAT_OPT_SLOPE) {
+    if (bit & SSLAT_REAL_OPTIONS) {
         char *end = NULL;
         double real = strtod(value, &end);
         if (!*value || !isdigit((unsigned char)*value) || *end) {

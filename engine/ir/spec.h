@@ -79,6 +79,18 @@ enum {
     SSLAT_OPT_SLOPE = 1u << 21, /* leaky: the negative slope (default 0.01, PyTorch's) */
 };
 
+/* The options that are flags (true or false: a token's bare word, an object's
+ * boolean) and those that take a real number; the others take a whole number
+ * (act a name, p also "same"). */
+enum {
+    SSLAT_FLAG_OPTIONS = SSLAT_OPT_NOSKIP | SSLAT_OPT_BIAS | SSLAT_OPT_FN | SSLAT_OPT_MEAN | SSLAT_OPT_EXPLICIT |
+                         SSLAT_OPT_CEIL,
+    SSLAT_REAL_OPTIONS = SSLAT_OPT_E | SSLAT_OPT_SE | SSLAT_OPT_SLOPE,
+};
+
+/* The option bit of a key ("k", "se", "act", "noskip", …); false when unknown. */
+bool sslat_spec_option_bit(const char *key, uint32_t *bit);
+
 /* spec.padding of "p": "same" (token option psame): the padding follows the input. */
 #define SSLAT_PADDING_SAME (-1)
 
