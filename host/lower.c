@@ -875,6 +875,40 @@ static sslat_status lower_token_pool(lowering *L, int32_t node, int src, int *ou
     return status;
 }
 
+/* x.permute(0, 3, 1, 2) of the tokens read as N×H×W×C: their bytes are the
+ * image's NHWC bytes, so the image is a view (no work, as PyTorch's permute);
+ * the layer that reads it converts the layout if it wants another. */
+static sslat_status lower_image(lowering *L, int32_t node, int src, int *out)
+{
+    const sslat_node *n = &L->g->nodes[node];
+    dnnl_memory_desc_t nhwc;
+    dnnl_memory_t view = NULL;
+    sslat_status status = host_dims_md(&nhwc, n->shape, 4, dnnl_nhwc, L->err);
+    if (status == SSLAT_OK) status = view_of(L, src, 0, &nhwc, &view);
+    if (status == SSLAT_OK) status = host_program_tensor(L->p, &nhwc, view, n->shape, out, L->err);
+    return status;
+}
+
+/* x · γ: a binary multiply broadcasting γ over the channels (1×1×C of tokens,
+ * 1×C×1×1 of an image, whatever the image's layout). */
+static sslat_status lower_layer_scale(lowering *L, int32_t node, int src, int *out)
+{
+    sslat_error *err = L->err;
+    const sslat_node *n = &L->g->nodes[node];
+    dnnl_dims_t token_dims = {1, 1, n->shape.c}, image_dims = {1, n->shape.c, 1, 1};
+    dnnl_memory_t gamma = NULL;
+    sslat_status status = n->shape.tokens
+                              ? parameter(L, token_dims, 3, dnnl_abc, node, SSLAT_ROLE_GAMMA, 0, &gamma, NULL)
+                              : parameter(L, image_dims, 4, dnnl_nchw, node, SSLAT_ROLE_GAMMA, 0, &gamma, NULL);
+    if (status != SSLAT_OK) return status;
+    const dnnl_memory_desc_t *gamma_md = NULL;
+    DNNL(dnnl_memory_get_memory_desc)(gamma, &gamma_md);
+    dnnl_binary_desc_t d;
+    DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_binary_desc_init)(&d, dnnl_binary_mul, md_of(L, src), gamma_md, md_of(L, src)));
+    dnnl_exec_arg_t extra[1] = {{DNNL_ARG_SRC_1, gamma}};
+    return simple_primitive(L, &d, extra, 1, src, DNNL_ARG_SRC_0, n->shape, out);
+}
+
 /* An input node: the source it is wired to, or (a layer timed alone) a plain
  * tensor of seeded values, written once like the program input. */
 static sslat_status lower_input(lowering *L, int32_t node, int *out)
@@ -939,6 +973,8 @@ static sslat_status lower_node(lowering *L, int32_t i, int32_t *last)
         if (status == SSLAT_OK) status = simple_primitive(L, &d, NULL, 0, src, DNNL_ARG_SRC, n->shape, &out);
         break;
     }
+    case SSLAT_OP_IMAGE: status = lower_image(L, i, src, &out); break;
+    case SSLAT_OP_LAYER_SCALE: status = lower_layer_scale(L, i, src, &out); break;
     case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
     L->tensor_of[i] = out;

@@ -376,7 +376,7 @@ static sslat_status enqueue_cudnn(const step_launch *l, sslat_error *err)
     case CUDA_STEP_LINEAR: case CUDA_STEP_SHUFFLE: case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE:
     case CUDA_STEP_UPSAMPLE: case CUDA_STEP_SPACE_TO_DEPTH: case CUDA_STEP_INPUT: case CUDA_STEP_TOKENS:
     case CUDA_STEP_LAYERNORM: case CUDA_STEP_ATTENTION: case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED:
-    case CUDA_STEP_TOKEN_POOL: case CUDA_STEP_LEAKY_RELU: break;
+    case CUDA_STEP_TOKEN_POOL: case CUDA_STEP_LEAKY_RELU: case CUDA_STEP_IMAGE: case CUDA_STEP_LAYER_SCALE: break;
     }
     SSLAT_ASSERT(!"not a cuDNN step");
 }
@@ -437,7 +437,7 @@ static sslat_status enqueue_attention(const step_launch *l, sslat_error *err)
     return SSLAT_OK;
 }
 
-/* Own kernels of token tensors. */
+/* Own kernels of token tensors, and the layer scale (of tokens or an image). */
 static cudaError_t enqueue_tokens(const step_launch *l)
 {
     const cuda_program *p = l->p;
@@ -460,6 +460,11 @@ static cudaError_t enqueue_tokens(const step_launch *l)
         if (sslat_node_token_pool(l->node) == SSLAT_TOKEN_POOL_CLASS)
             return sslat_cuda_copy_channels(p->elem, 0, l->x, l->y, in.n, in.h * in.c, in.c, 1, 1, 0, 0, in.c, stream);
         return sslat_cuda_global_avgpool(p->elem, 1, l->x, l->y, in.n, in.c, in.h, stream);
+    case CUDA_STEP_IMAGE: /* to NHWC an alias (cuda_program_init): nothing to do */
+        return p->nhwc ? cudaSuccess : sslat_cuda_from_tokens(p->elem, l->x, l->y, out.n, out.c, out.h * out.w, stream);
+    case CUDA_STEP_LAYER_SCALE: /* the channel is the fastest index of tokens and NHWC images */
+        return sslat_cuda_scale_channels(p->elem, p->nhwc || in.tokens, l->x, param_of(p, l->copy, l->st->params[0]),
+                                         l->y, (size_t)sslat_shape_elements(out), out.c, out.h * out.w, stream);
     case CUDA_STEP_CONV: case CUDA_STEP_BATCHNORM: case CUDA_STEP_ACT: case CUDA_STEP_ADD: case CUDA_STEP_MUL_CHANNEL:
     case CUDA_STEP_GLOBAL_AVGPOOL: case CUDA_STEP_POOL: case CUDA_STEP_LINEAR: case CUDA_STEP_SHUFFLE:
     case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE: case CUDA_STEP_UPSAMPLE:
@@ -488,7 +493,7 @@ static cudaError_t enqueue_arithmetic(const step_launch *l)
     case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE: case CUDA_STEP_UPSAMPLE:
     case CUDA_STEP_SPACE_TO_DEPTH: case CUDA_STEP_INPUT: case CUDA_STEP_TOKENS: case CUDA_STEP_LAYERNORM:
     case CUDA_STEP_ATTENTION: case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED: case CUDA_STEP_TOKEN_POOL:
-    case CUDA_STEP_LEAKY_RELU: break;
+    case CUDA_STEP_LEAKY_RELU: case CUDA_STEP_IMAGE: case CUDA_STEP_LAYER_SCALE: break;
     }
     SSLAT_ASSERT(!"not an arithmetic step");
 }
@@ -528,7 +533,7 @@ static cudaError_t enqueue_movement(const step_launch *l)
     case CUDA_STEP_CONV: case CUDA_STEP_BATCHNORM: case CUDA_STEP_ACT: case CUDA_STEP_ADD: case CUDA_STEP_MUL_CHANNEL:
     case CUDA_STEP_GLOBAL_AVGPOOL: case CUDA_STEP_POOL: case CUDA_STEP_LINEAR: case CUDA_STEP_ALIAS:
     case CUDA_STEP_INPUT: case CUDA_STEP_TOKENS: case CUDA_STEP_LAYERNORM: case CUDA_STEP_ATTENTION:
-    case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED: case CUDA_STEP_TOKEN_POOL: case CUDA_STEP_LEAKY_RELU: break;
+    case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED: case CUDA_STEP_TOKEN_POOL: case CUDA_STEP_LEAKY_RELU: case CUDA_STEP_IMAGE: case CUDA_STEP_LAYER_SCALE: break;
     }
     SSLAT_ASSERT(!"not a movement step");
 }
@@ -561,7 +566,9 @@ static sslat_status enqueue_step(const step_launch *l, sslat_error *err)
     case CUDA_STEP_LAYERNORM:
     case CUDA_STEP_CLASS_TOKEN:
     case CUDA_STEP_POSITION_EMBED:
-    case CUDA_STEP_TOKEN_POOL: CUDA_RETURN_IF_FAILED(err, runtime, enqueue_tokens(l)); return SSLAT_OK;
+    case CUDA_STEP_TOKEN_POOL:
+    case CUDA_STEP_IMAGE:
+    case CUDA_STEP_LAYER_SCALE: CUDA_RETURN_IF_FAILED(err, runtime, enqueue_tokens(l)); return SSLAT_OK;
     case CUDA_STEP_INPUT: /* written once by cuda_program_allocate */
     case CUDA_STEP_ALIAS: return SSLAT_OK;
     }

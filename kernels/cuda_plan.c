@@ -147,6 +147,8 @@ sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, sslat_c
         case SSLAT_OP_POSITION_EMBED: *s = step_of(node, i, CUDA_STEP_POSITION_EMBED, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_TOKEN_POOL: *s = step_of(node, i, CUDA_STEP_TOKEN_POOL, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_LEAKY_RELU: *s = step_of(node, i, CUDA_STEP_LEAKY_RELU, CUDA_CALL_KERNEL); break;
+        case SSLAT_OP_IMAGE: *s = step_of(node, i, CUDA_STEP_IMAGE, CUDA_CALL_KERNEL); break;
+        case SSLAT_OP_LAYER_SCALE: *s = step_of(node, i, CUDA_STEP_LAYER_SCALE, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_COUNT:
             cuda_plan_release(plan);
             return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "node %d: op %s has no cuda lowering", i, sslat_op_name(node->op));
@@ -180,6 +182,8 @@ static const char *kernel_name(cuda_step_kind kind)
     case CUDA_STEP_POSITION_EMBED: return "sslat_add_periodic(pos_embed)";
     case CUDA_STEP_TOKEN_POOL: return "sslat_token_pool";
     case CUDA_STEP_LEAKY_RELU: return "sslat_leaky_relu";
+    case CUDA_STEP_IMAGE: return "sslat_from_tokens";
+    case CUDA_STEP_LAYER_SCALE: return "sslat_scale_channels";
     case CUDA_STEP_CONV: case CUDA_STEP_BATCHNORM: case CUDA_STEP_POOL: case CUDA_STEP_LINEAR: case CUDA_STEP_ALIAS:
     case CUDA_STEP_INPUT: case CUDA_STEP_ATTENTION: break; /* library calls or no work: call_name names them */
     }

@@ -35,6 +35,8 @@ typedef enum cuda_step_kind {
     CUDA_STEP_POSITION_EMBED, /* own kernel: x + the embedding, every image */
     CUDA_STEP_TOKEN_POOL,  /* own kernels: a channel copy (the class token) or the global pool (the mean) */
     CUDA_STEP_LEAKY_RELU,  /* own kernel */
+    CUDA_STEP_IMAGE,       /* tokens to an image: own kernel to NCHW; to NHWC an alias (the same bytes) */
+    CUDA_STEP_LAYER_SCALE, /* own kernel: x · γ per channel */
 } cuda_step_kind;
 
 /* How the step's main work and its epilogue (bias, residual, activation) run. */

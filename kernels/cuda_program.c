@@ -199,15 +199,18 @@ static int32_t seeded(cuda_program *p, int32_t node, int role, int64_t fan_in, s
     return index;
 }
 
-/* The parameters of the token steps: LayerNorm's γ and β (float, as the
- * kernel reads them), the class token and position embedding (element type),
+/* The parameters of the token steps: LayerNorm's and the layer scale's γ
+ * and LayerNorm's β (float, as the kernels read them), the class token and position embedding (element type),
  * attention's scores and probabilities (N·heads·L² each, zeros: scratch). */
 static sslat_status token_params(cuda_program *p, cuda_step_state *st, const cuda_step *s, sslat_error *err)
 {
     const sslat_node *node = &p->graph->nodes[s->main_node];
     sslat_shape out = node->shape;
     bool ok;
-    if (s->kind == CUDA_STEP_LAYERNORM) {
+    if (s->kind == CUDA_STEP_LAYER_SCALE) {
+        st->params[0] = seeded(p, s->main_node, SSLAT_ROLE_GAMMA, 0, (size_t)out.c, false);
+        ok = st->params[0] >= 0;
+    } else if (s->kind == CUDA_STEP_LAYERNORM) {
         st->params[0] = seeded(p, s->main_node, SSLAT_ROLE_GAMMA, 0, (size_t)out.c, false);
         st->params[1] = seeded(p, s->main_node, SSLAT_ROLE_BETA, 0, (size_t)out.c, false);
         ok = st->params[0] >= 0 && st->params[1] >= 0;
@@ -307,8 +310,9 @@ static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
     }
     case CUDA_STEP_LINEAR: return linear_params(p, st, s, err);
     case CUDA_STEP_LAYERNORM: case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED: case CUDA_STEP_ATTENTION:
+    case CUDA_STEP_LAYER_SCALE:
         return token_params(p, st, s, err);
-    case CUDA_STEP_TOKENS: case CUDA_STEP_TOKEN_POOL: case CUDA_STEP_LEAKY_RELU: return SSLAT_OK;
+    case CUDA_STEP_TOKENS: case CUDA_STEP_TOKEN_POOL: case CUDA_STEP_LEAKY_RELU: case CUDA_STEP_IMAGE: return SSLAT_OK;
     /* own kernels and no-work steps: no descriptors */
     case CUDA_STEP_ADD: case CUDA_STEP_MUL_CHANNEL: case CUDA_STEP_GLOBAL_AVGPOOL: case CUDA_STEP_SHUFFLE:
     case CUDA_STEP_ALIAS: case CUDA_STEP_CONCAT: case CUDA_STEP_SLICE: case CUDA_STEP_UPSAMPLE:
@@ -360,8 +364,9 @@ sslat_status cuda_program_init(cuda_program *p, cuda_session *session, const ssl
     for (int32_t k = 0; status == SSLAT_OK && k < p->plan.count; k++) {
         const cuda_step *s = &p->plan.steps[k];
         int32_t v = value_of(s->node);
-        /* NHWC bytes of an image are its tokens' bytes: x.flatten(2).transpose(1, 2) is free, as in PyTorch's channels_last */
-        if (s->kind == CUDA_STEP_ALIAS || (s->kind == CUDA_STEP_TOKENS && p->nhwc))
+        /* NHWC bytes of an image are its tokens' bytes: x.flatten(2).transpose(1, 2) and its way back are free, as
+         * in PyTorch's channels_last */
+        if (s->kind == CUDA_STEP_ALIAS || ((s->kind == CUDA_STEP_TOKENS || s->kind == CUDA_STEP_IMAGE) && p->nhwc))
             p->value_alias[v] = p->value_alias[value_of(s->input[0])];
         else p->value_bytes[v] = (size_t)sslat_shape_elements(shape_of(p, v)) * p->elem_size;
         status = step_init(p, k, err);

@@ -22,6 +22,15 @@ static __global__ void leaky_relu_kernel(float slope, const T *x, T *y, I count)
 }
 
 template <typename T, typename I>
+static __global__ void scale_channels_kernel(int channels_last, const T *x, const float *gamma, T *y, I count, I c,
+                                             I hw)
+{
+    I stride = (I)gridDim.x * blockDim.x;
+    for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
+        sslat_store(y, i, sslat_load(x, i) * gamma[channels_last ? i % c : i / hw % c]);
+}
+
+template <typename T, typename I>
 static __global__ void add_kernel(int act, const T *a, const T *b, T *y, I count)
 {
     I stride = (I)gridDim.x * blockDim.x;
@@ -106,6 +115,18 @@ extern "C" cudaError_t sslat_cuda_leaky_relu(int elem, float slope, const void *
     if (count == 0) return cudaSuccess;
     int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
 #define LAUNCH(I, T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, (cudaStream_t)stream, leaky_relu_kernel<T, I>)(slope, (const T *)x, (T *)y, (I)count)
+    SSLAT_DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
+#undef LAUNCH
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t sslat_cuda_scale_channels(int elem, int channels_last, const void *x, const float *gamma,
+                                                 void *y, size_t count, int c, int hw, void *stream)
+{
+    if (count == 0) return cudaSuccess;
+    if (c < 1 || hw < 1) return cudaErrorInvalidValue;
+    int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
+#define LAUNCH(I, T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, (cudaStream_t)stream, scale_channels_kernel<T, I>)(channels_last, (const T *)x, gamma, (T *)y, (I)count, (I)c, (I)hw)
     SSLAT_DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
 #undef LAUNCH
     return cudaGetLastError();

@@ -24,6 +24,10 @@ cudaError_t sslat_cuda_act(int elem, int act, const void *x, void *y, size_t cou
 
 /* y = x if x > 0 else slope · x (nn.LeakyReLU), count elements (in place allowed). */
 cudaError_t sslat_cuda_leaky_relu(int elem, float slope, const void *x, void *y, size_t count, void *stream);
+/* y = x · gamma[channel] over count elements of c channels: the channel is i mod c when
+ * channels_last (tokens, NHWC), else (i / hw) mod c (NCHW); gamma is float. */
+cudaError_t sslat_cuda_scale_channels(int elem, int channels_last, const void *x, const float *gamma, void *y,
+                                      size_t count, int c, int hw, void *stream);
 
 /* y = act(a + b) (in place allowed). */
 cudaError_t sslat_cuda_add(int elem, int act, const void *a, const void *b, void *y, size_t count, void *stream);
@@ -83,6 +87,9 @@ cudaError_t sslat_cuda_softmax(int elem, const void *x, void *y, int rows, int l
 
 /* x.flatten(2).transpose(1, 2) of an NCHW image: N×C×HW to N×HW×C tokens. */
 cudaError_t sslat_cuda_to_tokens(int elem, const void *x, void *y, int n, int c, int hw, void *stream);
+
+/* x.permute(0, 3, 1, 2) of N×HW×C tokens read as N×H×W×C: to an NCHW image N×C×HW. */
+cudaError_t sslat_cuda_from_tokens(int elem, const void *x, void *y, int n, int c, int hw, void *stream);
 
 /* A class token (c values) before the tokens of each image: N×L×C to N×(L+1)×C. */
 cudaError_t sslat_cuda_class_token(int elem, const void *x, const void *token, void *y, int n, int tokens, int c,

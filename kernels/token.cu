@@ -117,6 +117,17 @@ static __global__ void to_tokens_kernel(const T *x, T *y, I count, I c, I hw)
     }
 }
 
+/* x.permute(0, 3, 1, 2) of tokens read as N×H×W×C, to NCHW: y[n][ch][p] = x[n][p][ch]. */
+template <typename T, typename I>
+static __global__ void from_tokens_kernel(const T *x, T *y, I count, I c, I hw)
+{
+    I stride = (I)gridDim.x * blockDim.x;
+    for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        I p = i % hw, rest = i / hw, ch = rest % c, n = rest / c;
+        sslat_store(y, i, sslat_load(x, (n * hw + p) * c + ch));
+    }
+}
+
 /* cat((token.expand(N, -1, -1), x), 1): tokens = L + 1 rows per image. */
 template <typename T, typename I>
 static __global__ void class_token_kernel(const T *x, const T *token, T *y, I count, I c, I tokens)
@@ -169,6 +180,17 @@ extern "C" cudaError_t sslat_cuda_to_tokens(int elem, const void *x, void *y, in
     if (count == 0) return cudaSuccess;
     int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
 #define LAUNCH(I, T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, (cudaStream_t)stream, to_tokens_kernel<T, I>)((const T *)x, (T *)y, (I)count, (I)c, (I)hw)
+    SSLAT_DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
+#undef LAUNCH
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t sslat_cuda_from_tokens(int elem, const void *x, void *y, int n, int c, int hw, void *stream)
+{
+    size_t count = (size_t)n * c * hw;
+    if (count == 0) return cudaSuccess;
+    int grid = sslat_grid_for(count, SSLAT_CUDA_BLOCK);
+#define LAUNCH(I, T) SSLAT_LAUNCH(grid, SSLAT_CUDA_BLOCK, (cudaStream_t)stream, from_tokens_kernel<T, I>)((const T *)x, (T *)y, (I)count, (I)c, (I)hw)
     SSLAT_DISPATCH_INDEX_AND_TYPE(elem, sslat_fits_32(count), LAUNCH);
 #undef LAUNCH
     return cudaGetLastError();

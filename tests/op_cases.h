@@ -103,6 +103,14 @@ const OpCase CASES[] = {
     {"\"tokens\", \"vit_h2_e2\"", "[12, 3, 3]"},
     {"\"tokens\", \"vit_h4_e1.5_ngt\"", "[16, 3, 3]"},
     {"\"patch_k4_c16\", \"cls\", \"pos\", \"vit_h2\", \"skip\", \"ln\", \"tokpool\", \"fc10\"", "[3, 8, 8]"},
+    // ConvNeXt: LayerNorm2d (permute, LayerNorm, permute back), tokens back to an image, layer scale, the block
+    {"\"ln\"", "[12, 3, 5]"},
+    {"\"tokens\", \"image_w5\", \"conv_k3_c8\"", "[12, 3, 5]"},
+    {"\"scale\"", "[8, 5, 5]"},
+    {"\"tokens\", \"scale_method\"", "[12, 3, 3]"},
+    {"\"cnx_k3\"", "[12, 5, 4]"},
+    {"\"cnx_k5_e2_convmlp\"", "[12, 5, 5]"},
+    {"\"conv_k2_s2_c16_bias\", \"ln\", \"cnx\", \"gap\", \"ln\", \"fc10\"", "[3, 8, 8]"},
 };
 
 // 'same' padding one side more than the other (the odd pixel at the bottom and

@@ -268,6 +268,25 @@ static void position_embed(const tensor *x, tensor *y, uint64_t seed, int32_t no
     free(pos);
 }
 
+/* x.permute(0, 3, 1, 2) of the tokens read as N×H×W×C */
+static void to_image(const tensor *x, tensor *y)
+{
+    size_t plane = (size_t)y->s.h * y->s.w;
+    for (int n = 0; n < y->s.n; n++)
+        for (int c = 0; c < y->s.c; c++)
+            for (size_t l = 0; l < plane; l++)
+                y->data[((size_t)n * y->s.c + c) * plane + l] = x->data[((size_t)n * plane + l) * y->s.c + c];
+}
+
+/* x · γ per channel: the last axis of tokens, axis 1 of an image */
+static void layer_scale(const tensor *x, tensor *y, uint64_t seed, int32_t node)
+{
+    size_t C = (size_t)x->s.c, count = (size_t)sslat_shape_elements(x->s), plane = (size_t)x->s.h * x->s.w;
+    float *g = param(C, seed, node, SSLAT_ROLE_GAMMA, 0);
+    for (size_t i = 0; i < count; i++) y->data[i] = x->data[i] * g[x->s.tokens ? i % C : i / plane % C];
+    free(g);
+}
+
 /* x[:, 0] or x.mean(1) */
 static void token_pool(const tensor *x, tensor *y, sslat_token_pool_form form)
 {
@@ -322,6 +341,8 @@ static bool run_node(const sslat_node *node, const tensor *const *inputs, tensor
     case SSLAT_OP_LEAKY_RELU:
         for (size_t i = 0; i < count; i++) y->data[i] = a->data[i] > 0 ? a->data[i] : node->params.slope * a->data[i];
         break;
+    case SSLAT_OP_IMAGE: to_image(a, y); break;
+    case SSLAT_OP_LAYER_SCALE: layer_scale(a, y, seed, global); break;
     case SSLAT_OP_COUNT: return false;
     }
     return true;

@@ -164,7 +164,8 @@ TEST_P(CudaKernelsOnHost, ActivationsInPlaceAndOutOfPlace)
 // The token kernels (kernels/token.cu) on rows that are not a multiple of the
 // warp and more rows than one block's warps: LayerNorm and softmax (a warp
 // per row, their shuffles run by the emulation's twin), to tokens, the class
-// token and the position embedding. Tokens have one layout; nhwc() is unused.
+// token, the position embedding, the way back to an image and the layer
+// scale. Tokens have one layout; nhwc() is unused.
 TEST_P(CudaKernelsOnHost, TokenKernels)
 {
     const int n = 3, tokens = 13, c = 70, rows = n * tokens;
@@ -201,6 +202,19 @@ TEST_P(CudaKernelsOnHost, TokenKernels)
             for (int i = 0; i < c; i++) want[((size_t)b * tokens + l) * c + i] = x.get(((size_t)b * c + i) * tokens + l);
     ASSERT_EQ(sslat_cuda_to_tokens(elem(), x.data(), y.data(), n, c, tokens, nullptr), 0);
     expect_near(y, want, "to tokens");
+    // and back: the tokens read as N×H×W×C (13 × 1 pixels) to an NCHW image
+    for (int b = 0; b < n; b++)
+        for (int l = 0; l < tokens; l++)
+            for (int i = 0; i < c; i++) want[((size_t)b * c + i) * tokens + l] = x.get(((size_t)b * tokens + l) * c + i);
+    ASSERT_EQ(sslat_cuda_from_tokens(elem(), x.data(), y.data(), n, c, tokens, nullptr), 0);
+    expect_near(y, want, "from tokens");
+    // a layer scale: γ along the last axis (tokens, NHWC), then along axis 1 of NCHW (13 pixels a plane)
+    for (size_t i = 0; i < want.size(); i++) want[i] = (double)x.get(i) * gamma[i % c];
+    ASSERT_EQ(sslat_cuda_scale_channels(elem(), 1, x.data(), gamma.data(), y.data(), want.size(), c, tokens, nullptr), 0);
+    expect_near(y, want, "layer scale, channels last");
+    for (size_t i = 0; i < want.size(); i++) want[i] = (double)x.get(i) * gamma[i / tokens % c];
+    ASSERT_EQ(sslat_cuda_scale_channels(elem(), 0, x.data(), gamma.data(), y.data(), want.size(), c, tokens, nullptr), 0);
+    expect_near(y, want, "layer scale, NCHW");
     // the class token before each image's tokens; the position embedding on every image
     Buffer token = seeded(elem(), (size_t)c, 22), with_class(elem(), (size_t)n * (tokens + 1) * c);
     std::vector<double> want_class(with_class.count);

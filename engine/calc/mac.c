@@ -124,7 +124,7 @@ static double count_plain(sslat_shape in, const sslat_node *node)
     case SSLAT_OP_IDENTITY: case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE:
     case SSLAT_OP_UPSAMPLE: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: case SSLAT_OP_TOKENS:
     case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: case SSLAT_OP_TOKEN_POOL:
-    case SSLAT_OP_LEAKY_RELU: return 0.0;
+    case SSLAT_OP_LEAKY_RELU: case SSLAT_OP_IMAGE: case SSLAT_OP_LAYER_SCALE: return 0.0;
     case SSLAT_OP_COUNT: break;
     }
     SSLAT_ASSERT(!"unknown op");
@@ -154,6 +154,7 @@ static double count_thop(sslat_shape in, const sslat_node *node)
     case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
     case SSLAT_OP_TOKENS: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: case SSLAT_OP_TOKEN_POOL:
     case SSLAT_OP_LEAKY_RELU: /* count_relu: calculate_relu_flops is 0 */
+    case SSLAT_OP_IMAGE: case SSLAT_OP_LAYER_SCALE: /* a permute, and x * γ of a parameter: no module */
     case SSLAT_OP_COUNT: return count_plain(in, node);
     }
     return count_plain(in, node);
@@ -180,7 +181,9 @@ static double count_fvcore(sslat_shape in, const sslat_node *node)
     case SSLAT_OP_MAXPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY:
     case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_SPACE_TO_DEPTH:
     case SSLAT_OP_INPUT: case SSLAT_OP_TOKENS: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED:
-    case SSLAT_OP_TOKEN_POOL: case SSLAT_OP_LEAKY_RELU: case SSLAT_OP_COUNT: return count_plain(in, node);
+    case SSLAT_OP_TOKEN_POOL: case SSLAT_OP_LEAKY_RELU: case SSLAT_OP_IMAGE:
+    case SSLAT_OP_LAYER_SCALE: /* aten::mul is not handled */
+    case SSLAT_OP_COUNT: return count_plain(in, node);
     }
     return count_plain(in, node);
 }
@@ -190,7 +193,7 @@ static double count_fvcore(sslat_shape in, const sslat_node *node)
  * Linear rows·in·out + out; operator + and * : Nout · 2 arguments. LayerNorm
  * is not in its table (0); explicit attention: q * scale (2·N·heads·L·head_dim)
  * and two operator @ (the plain count), F.scaled_dot_product_attention 0;
- * x + pos_embed is an operator + (2·Nout); tensor methods (softmax, transpose,
+ * x + pos_embed and a layer scale x * γ are operators (2·Nout), x.mul(γ) a method; tensor methods (softmax, transpose,
  * mean, expand) and torch.cat count nothing. */
 static double count_pthflops(sslat_shape in, const sslat_node *node, bool conv_bias)
 {
@@ -211,6 +214,8 @@ static double count_pthflops(sslat_shape in, const sslat_node *node, bool conv_b
     case SSLAT_OP_ADD:
     case SSLAT_OP_MUL_CHANNEL:
     case SSLAT_OP_POSITION_EMBED: return 2.0 * n_out;
+    case SSLAT_OP_LAYER_SCALE: /* an operator * counts; the method x.mul(γ) is no function call to its tracer */
+        return sslat_node_scale_form(node) == SSLAT_SCALE_OPERATOR ? 2.0 * n_out : 0.0;
     case SSLAT_OP_ATTENTION: {
         if (sslat_node_attention(node)->form != SSLAT_ATTENTION_EXPLICIT) return 0.0;
         const sslat_attention_params *a = sslat_node_attention(node);
@@ -220,6 +225,7 @@ static double count_pthflops(sslat_shape in, const sslat_node *node, bool conv_b
     case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_UPSAMPLE: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
     case SSLAT_OP_TOKENS: case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_TOKEN_POOL:
     case SSLAT_OP_LEAKY_RELU: /* nn.ReLU only */
+    case SSLAT_OP_IMAGE:
         return 0.0;
     case SSLAT_OP_COUNT: break;
     }

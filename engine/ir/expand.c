@@ -265,15 +265,106 @@ static sslat_status attention_shape(builder *b, const sslat_layer_spec *spec, in
     return SSLAT_OK;
 }
 
+/* tokens back to an image of h × w pixels */
+static void to_image(builder *b, int32_t *at, int32_t h, int32_t w, const char *name)
+{
+    sslat_op_params p;
+    memset(&p, 0, sizeof p);
+    p.image = (sslat_image_params){h, w};
+    add_op(b, at, SSLAT_OP_IMAGE, &p, SSLAT_NO_INPUT, name);
+}
+
+/* LayerNorm over the channels: of each token, or of each pixel of an image
+ * (ConvNeXt's LayerNorm2d: permute(0, 2, 3, 1), F.layer_norm, permute(0, 3, 1, 2)). */
 static void layernorm(builder *b, int32_t *at, const sslat_layer_spec *spec, const char *name)
 {
     (void)spec;
+    sslat_shape in = sslat_graph_shape_of(b->graph, *at);
+    if (in.tokens) {
+        unary(b, at, SSLAT_OP_LAYERNORM, name);
+        return;
+    }
+    unary(b, at, SSLAT_OP_TOKENS, "permute");
     unary(b, at, SSLAT_OP_LAYERNORM, name);
+    to_image(b, at, in.h, in.w, "permute_back");
+}
+
+static void layer_scale(builder *b, int32_t *at, sslat_scale_form form, const char *name)
+{
+    sslat_op_params p;
+    memset(&p, 0, sizeof p);
+    p.scale_form = form;
+    add_op(b, at, SSLAT_OP_LAYER_SCALE, &p, SSLAT_NO_INPUT, name);
+}
+
+/* An `image` layer: L tokens as an image w pixels wide (default: a square). */
+static void expand_image(builder *b, int32_t *at, const sslat_layer_spec *spec)
+{
+    sslat_shape in = sslat_graph_shape_of(b->graph, *at);
+    int32_t w = (spec->set & SSLAT_OPT_W) ? spec->width : (int32_t)lround(sqrt((double)in.h));
+    if (!in.tokens || w < 1 || in.h % w != 0 || (!(spec->set & SSLAT_OPT_W) && w * w != in.h)) {
+        b->status = sslat_fail(b->err, SSLAT_ERR_SPACE, "image needs tokens whose count is a square or a multiple "
+                               "of its width w, got %s of %d (w %d)", in.tokens ? "tokens" : "an image", in.h,
+                               (spec->set & SSLAT_OPT_W) ? spec->width : 0);
+        return;
+    }
+    to_image(b, at, in.h / w, w, "image");
+}
+
+/* timm's ConvNeXtBlock: a k×k depthwise conv with bias; LayerNorm and an MLP
+ * of int(C · e) hidden channels, either on NHWC tokens (permute, nn.Linear,
+ * permute back) or with LayerNorm2d and 1x1 convs (conv_mlp); x.mul(gamma); + x. */
+static void expand_cnx(builder *b, int32_t *at, const sslat_layer_spec *spec)
+{
+    sslat_shape in = sslat_graph_shape_of(b->graph, *at);
+    int32_t input = *at, kernel = (spec->set & SSLAT_OPT_K) ? spec->kernel : 7;
+    double ratio = (spec->set & SSLAT_OPT_E) ? spec->expansion : 4.0;
+    int64_t hidden = (int64_t)(in.c * ratio);
+    sslat_act_kind kind = (spec->set & SSLAT_OPT_N) ? spec->act : SSLAT_ACT_GELU;
+    if (in.tokens) {
+        b->status = sslat_fail(b->err, SSLAT_ERR_SPACE, "cnx needs an image N×C×H×W, got tokens %dx%dx%d", in.n,
+                               in.h, in.c);
+        return;
+    }
+    if (hidden < 1 || hidden > SSLAT_MAX_CHANNELS) {
+        b->status = sslat_fail(b->err, SSLAT_ERR_LIMIT, "mlp ratio %g of %d channels gives %lld hidden channels "
+                               "(1..%d)", ratio, in.c, (long long)hidden, SSLAT_MAX_CHANNELS);
+        return;
+    }
+    conv(b, at, in.c, kernel, 1, (kernel - 1) / 2, 1, in.c, true, "conv_dw");
+    if (spec->set & SSLAT_OPT_CONVMLP) {
+        layernorm(b, at, spec, "norm");
+        conv(b, at, (int32_t)hidden, 1, 1, 0, 1, 1, true, "fc1");
+        act(b, at, kind, "act");
+        conv(b, at, in.c, 1, 1, 0, 1, 1, true, "fc2");
+    } else {
+        unary(b, at, SSLAT_OP_TOKENS, "permute");
+        unary(b, at, SSLAT_OP_LAYERNORM, "norm");
+        linear(b, at, (int32_t)hidden, "fc1");
+        act(b, at, kind, "act");
+        linear(b, at, in.c, "fc2");
+        to_image(b, at, in.h, in.w, "permute_back");
+    }
+    layer_scale(b, at, SSLAT_SCALE_METHOD, "gamma");
+    binary(b, at, SSLAT_OP_ADD, input, "add");
+}
+
+/* attn and vit read tokens: on an image their LayerNorm would be ConvNeXt's
+ * LayerNorm2d and their linears a flatten, so the mistake is named here. */
+static bool reads_tokens(builder *b, int32_t at, const sslat_layer_spec *spec)
+{
+    sslat_shape in = sslat_graph_shape_of(b->graph, at);
+    if (b->status != SSLAT_OK || in.tokens) return b->status == SSLAT_OK;
+    b->status = sslat_fail(b->err, SSLAT_ERR_SPACE, "'%s' needs tokens N×L×C, got an image %dx%dx%dx%d (a 'patch' "
+                           "or 'tokens' layer turns an image into tokens)", sslat_layer_type_name(spec->type), in.n,
+                           in.c, in.h, in.w);
+    return false;
 }
 
 /* timm's Attention: qkv linear (with bias), attention per head, output projection. */
 static void self_attention(builder *b, int32_t *at, const sslat_layer_spec *spec)
 {
+    if (!reads_tokens(b, *at, spec)) return;
     int32_t width = channels_at(b, *at);
     sslat_op_params p;
     memset(&p, 0, sizeof p);
@@ -287,6 +378,7 @@ static void self_attention(builder *b, int32_t *at, const sslat_layer_spec *spec
  * int(width · mlp_ratio) hidden channels (mlp_ratio 4 and GELU by default). */
 static void expand_vit(builder *b, int32_t *at, const sslat_layer_spec *spec)
 {
+    if (!reads_tokens(b, *at, spec)) return;
     int32_t input = *at, width = channels_at(b, *at);
     double ratio = (spec->set & SSLAT_OPT_E) ? spec->expansion : 4.0;
     int64_t hidden = (int64_t)(width * ratio);
@@ -671,6 +763,11 @@ sslat_status sslat_spec_expand_from(const sslat_layer_spec *spec, const sslat_ex
         add_op(&b, &at, SSLAT_OP_TOKEN_POOL, &p, SSLAT_NO_INPUT, "pool");
         break;
     }
+    case SSLAT_LAYER_IMAGE: expand_image(&b, &at, spec); break;
+    case SSLAT_LAYER_SCALE:
+        layer_scale(&b, &at, (spec->set & SSLAT_OPT_METHOD) ? SSLAT_SCALE_METHOD : SSLAT_SCALE_OPERATOR, "gamma");
+        break;
+    case SSLAT_LAYER_CNX: expand_cnx(&b, &at, spec); break;
     case SSLAT_LAYER_TYPE_COUNT: SSLAT_ASSERT(!"unreachable layer type");
     }
     return b.status;

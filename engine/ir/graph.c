@@ -299,6 +299,21 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
         }
         *out = (sslat_shape){in0.n, in0.c, 1, 1, false};
         return true;
+    case SSLAT_OP_IMAGE: {
+        const sslat_image_params *image = &p->image;
+        if (image->h < 1 || image->w < 1 || (int64_t)image->h * image->w != in0.h) {
+            snprintf(why, why_size, "%d tokens are not an image of %dx%d pixels", in0.h, image->h, image->w);
+            return false;
+        }
+        *out = (sslat_shape){in0.n, in0.c, image->h, image->w, false};
+        return true;
+    }
+    case SSLAT_OP_LAYER_SCALE:
+        if (p->scale_form < 0 || p->scale_form >= SSLAT_SCALE_FORM_COUNT) {
+            snprintf(why, why_size, "unknown layer scale form %d", (int)p->scale_form);
+            return false;
+        }
+        return true;
     case SSLAT_OP_LAYERNORM:
     case SSLAT_OP_BATCHNORM:
     case SSLAT_OP_IDENTITY:
@@ -483,6 +498,11 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
         sslat_hash_i32(h, bits);
         break;
     }
+    case SSLAT_OP_IMAGE:
+        sslat_hash_i32(h, sslat_node_image(node)->h);
+        sslat_hash_i32(h, sslat_node_image(node)->w);
+        break;
+    case SSLAT_OP_LAYER_SCALE: sslat_hash_i32(h, sslat_node_scale_form(node)); break;
     /* No parameters. A new op must be named here (no default:): a forgotten
      * case would hash a parametrised op equal to its siblings and merge
      * different subgraphs into one table entry. */
@@ -526,6 +546,7 @@ int64_t sslat_node_param_count(const sslat_graph *graph, const sslat_node *node)
     case SSLAT_OP_LAYERNORM: return 2 * (int64_t)in.c;
     case SSLAT_OP_CLASS_TOKEN: return in.c;
     case SSLAT_OP_POSITION_EMBED: return (int64_t)in.h * in.c;
+    case SSLAT_OP_LAYER_SCALE: return in.c;
     case SSLAT_OP_LINEAR: {
         const sslat_linear_params *l = sslat_node_linear(node);
         return (int64_t)in.c * l->out_features + (l->bias ? l->out_features : 0);
@@ -534,7 +555,7 @@ int64_t sslat_node_param_count(const sslat_graph *graph, const sslat_node *node)
     case SSLAT_OP_MAXPOOL: case SSLAT_OP_AVGPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY:
     case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_UPSAMPLE:
     case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: case SSLAT_OP_TOKENS: case SSLAT_OP_ATTENTION:
-    case SSLAT_OP_TOKEN_POOL: case SSLAT_OP_LEAKY_RELU: return 0;
+    case SSLAT_OP_TOKEN_POOL: case SSLAT_OP_LEAKY_RELU: case SSLAT_OP_IMAGE: return 0;
     case SSLAT_OP_COUNT: break;
     }
     SSLAT_ASSERT(!"unknown op");

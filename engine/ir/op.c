@@ -12,6 +12,7 @@ static const char *const OP_NAMES[] = {
     "maxpool", "avgpool",   "linear", "flatten", "identity",    "channel_shuffle",
     "concat",  "channel_slice", "upsample", "space_to_depth", "input",
     "tokens",  "layernorm", "attention", "class_token", "position_embed", "token_pool", "leaky_relu",
+    "image",   "layer_scale",
 };
 static_assert(sizeof(OP_NAMES) / sizeof(OP_NAMES[0]) == SSLAT_OP_COUNT,
               "OP_NAMES must name every sslat_op_kind");
@@ -124,6 +125,26 @@ float sslat_node_slope(const sslat_node *node)
     return node->params.slope;
 }
 
+const sslat_image_params *sslat_node_image(const sslat_node *node)
+{
+    SSLAT_ASSERT(node->op == SSLAT_OP_IMAGE);
+    return &node->params.image;
+}
+
+sslat_scale_form sslat_node_scale_form(const sslat_node *node)
+{
+    SSLAT_ASSERT(node->op == SSLAT_OP_LAYER_SCALE);
+    return node->params.scale_form;
+}
+
+const char *sslat_scale_form_name(sslat_scale_form form)
+{
+    static const char *const NAMES[] = {"operator", "method"};
+    static_assert(sizeof NAMES / sizeof NAMES[0] == SSLAT_SCALE_FORM_COUNT, "NAMES must name every form");
+    SSLAT_ASSERT(form >= 0 && form < SSLAT_SCALE_FORM_COUNT);
+    return NAMES[form];
+}
+
 const char *sslat_attention_form_name(sslat_attention_form form)
 {
     static const char *const NAMES[] = {"fused", "explicit"};
@@ -143,14 +164,14 @@ const char *sslat_token_pool_form_name(sslat_token_pool_form form)
 bool sslat_op_reads_tokens(sslat_op_kind op)
 {
     return op == SSLAT_OP_LAYERNORM || op == SSLAT_OP_ATTENTION || op == SSLAT_OP_CLASS_TOKEN ||
-           op == SSLAT_OP_POSITION_EMBED || op == SSLAT_OP_TOKEN_POOL;
+           op == SSLAT_OP_POSITION_EMBED || op == SSLAT_OP_TOKEN_POOL || op == SSLAT_OP_IMAGE;
 }
 
 bool sslat_op_reads_either(sslat_op_kind op)
 {
     /* linear reads a vector or each token; the element-wise ops any tensor */
     return op == SSLAT_OP_ACT || op == SSLAT_OP_ADD || op == SSLAT_OP_IDENTITY || op == SSLAT_OP_LINEAR ||
-           op == SSLAT_OP_INPUT || op == SSLAT_OP_LEAKY_RELU;
+           op == SSLAT_OP_INPUT || op == SSLAT_OP_LEAKY_RELU || op == SSLAT_OP_LAYER_SCALE;
 }
 
 bool sslat_shape_fits(sslat_shape s)

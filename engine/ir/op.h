@@ -34,6 +34,8 @@ typedef enum sslat_op_kind {
     SSLAT_OP_POSITION_EMBED, /* x + a learned 1×L×C position embedding */
     SSLAT_OP_TOKEN_POOL,     /* tokens to a vector N×C×1×1: the class token x[:, 0] or the mean x.mean(1) */
     SSLAT_OP_LEAKY_RELU,     /* x if x > 0 else slope · x (nn.LeakyReLU(slope)), any tensor */
+    SSLAT_OP_IMAGE,          /* tokens N×(H·W)×C back to an image N×C×H×W: x.permute(0, 3, 1, 2) of N×H×W×C */
+    SSLAT_OP_LAYER_SCALE,    /* x · γ, a learned scale per channel (ConvNeXt's gamma, timm's LayerScale), any tensor */
     SSLAT_OP_COUNT
 } sslat_op_kind;
 
@@ -122,6 +124,19 @@ typedef enum sslat_token_pool_form {
     SSLAT_TOKEN_POOL_FORM_COUNT
 } sslat_token_pool_form;
 
+/* The image an N×L×C token tensor is read back as: H × W = L. */
+typedef struct sslat_image_params {
+    int32_t h, w;
+} sslat_image_params;
+
+/* How a model wrote its layer scale: pthflops counts the operator `x * γ`
+ * (and torch.mul) but not the tensor method `x.mul(γ)`. */
+typedef enum sslat_scale_form {
+    SSLAT_SCALE_OPERATOR, /* x * gamma (torchvision's CNBlock, timm's LayerScale) */
+    SSLAT_SCALE_METHOD,   /* x.mul(gamma.reshape(1, -1, 1, 1)) (timm's ConvNeXtBlock) */
+    SSLAT_SCALE_FORM_COUNT
+} sslat_scale_form;
+
 typedef union sslat_op_params {
     sslat_conv_params conv;     /* CONV2D */
     sslat_pool_params pool;     /* MAXPOOL, AVGPOOL */
@@ -134,6 +149,8 @@ typedef union sslat_op_params {
     sslat_attention_params attention; /* ATTENTION */
     sslat_token_pool_form token_pool; /* TOKEN_POOL */
     float slope;                      /* LEAKY_RELU: the negative slope */
+    sslat_image_params image;         /* IMAGE */
+    sslat_scale_form scale_form;      /* LAYER_SCALE */
 } sslat_op_params;
 
 /* Index of a node's input that means "the subgraph's input". */
@@ -175,6 +192,9 @@ int32_t sslat_node_upsample_scale(const sslat_node *node);
 const sslat_attention_params *sslat_node_attention(const sslat_node *node);
 sslat_token_pool_form sslat_node_token_pool(const sslat_node *node);
 float sslat_node_slope(const sslat_node *node);
+const sslat_image_params *sslat_node_image(const sslat_node *node);
+sslat_scale_form sslat_node_scale_form(const sslat_node *node);
+const char *sslat_scale_form_name(sslat_scale_form form);
 const char *sslat_attention_form_name(sslat_attention_form form);
 const char *sslat_token_pool_form_name(sslat_token_pool_form form);
 /* Whether an op reads token tensors (true) or images and vectors (false);

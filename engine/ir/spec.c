@@ -13,6 +13,7 @@ static const char *const TYPE_NAMES[] = {
     "gap",  "maxpool", "avgpool", "flatten", "fc", "bn",         "act",  "shuffle",
     "sv2", "upsample", "focus", "c3", "convblock", "spp", "sppf", "concat", "detect", "add", "mul", "slice", "s2d",
     "patch", "tokens", "cls", "pos", "ln", "attn", "vit", "tokpool", "sdpa", "adapool", "leaky",
+    "image", "scale", "cnx",
 };
 static_assert(sizeof(TYPE_NAMES) / sizeof(TYPE_NAMES[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_NAMES must name every sslat_layer_type");
@@ -63,6 +64,9 @@ static const uint32_t TYPE_OPTIONS[] = {
     [SSLAT_LAYER_SDPA] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_EXPLICIT,
     [SSLAT_LAYER_ADAPOOL] = SSLAT_OPT_K, /* k: the output size (k × k) */
     [SSLAT_LAYER_LEAKY] = SSLAT_OPT_SLOPE,
+    [SSLAT_LAYER_IMAGE] = SSLAT_OPT_W,
+    [SSLAT_LAYER_SCALE] = SSLAT_OPT_METHOD,
+    [SSLAT_LAYER_CNX] = SSLAT_OPT_K | SSLAT_OPT_E | SSLAT_OPT_N | SSLAT_OPT_CONVMLP,
 };
 static_assert(sizeof(TYPE_OPTIONS) / sizeof(TYPE_OPTIONS[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_OPTIONS must cover every sslat_layer_type");
@@ -149,6 +153,7 @@ bool sslat_spec_option_bit(const char *key, uint32_t *bit)
         {"bias", SSLAT_OPT_BIAS}, {"fn", SSLAT_OPT_FN}, {"mean", SSLAT_OPT_MEAN}, {"b", SSLAT_OPT_B},
         {"a", SSLAT_OPT_A}, {"o", SSLAT_OPT_O}, {"h", SSLAT_OPT_H}, {"hd", SSLAT_OPT_HD},
         {"explicit", SSLAT_OPT_EXPLICIT}, {"ceil", SSLAT_OPT_CEIL}, {"slope", SSLAT_OPT_SLOPE},
+        {"w", SSLAT_OPT_W}, {"method", SSLAT_OPT_METHOD}, {"convmlp", SSLAT_OPT_CONVMLP},
     };
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
         if (strcmp(KEYS[i].key, key) == 0) {
@@ -197,6 +202,7 @@ bool sslat_spec_set_int(sslat_layer_spec *spec, const char *key, int64_t value, 
         {SSLAT_OPT_O, &spec->offset, 0, SSLAT_MAX_CHANNELS},
         {SSLAT_OPT_H, &spec->heads, 1, 4096},
         {SSLAT_OPT_HD, &spec->head_dim, 1, 65536},
+        {SSLAT_OPT_W, &spec->width, 1, SSLAT_MAX_SPATIAL},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         if (fields[i].bit != bit) continue;
@@ -398,6 +404,7 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
         if (spec->set & SSLAT_OPT_O) EMIT("_o%d", spec->offset);
         if (spec->set & SSLAT_OPT_H) EMIT("_h%d", spec->heads);
         if (spec->set & SSLAT_OPT_HD) EMIT("_hd%d", spec->head_dim);
+        if (spec->set & SSLAT_OPT_W) EMIT("_w%d", spec->width);
         if (spec->set & SSLAT_OPT_SE) EMIT("_se%g", spec->se_ratio);
         if (spec->set & SSLAT_OPT_N) EMIT("_n%s", ACT_CODES[spec->act]);
         if (spec->set & SSLAT_OPT_NOSKIP) EMIT("_noskip");
@@ -407,6 +414,8 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
         if (spec->set & SSLAT_OPT_EXPLICIT) EMIT("_explicit");
         if (spec->set & SSLAT_OPT_CEIL) EMIT("_ceil");
         if (spec->set & SSLAT_OPT_SLOPE) EMIT("_slope%.9g", spec->slope);
+        if (spec->set & SSLAT_OPT_METHOD) EMIT("_method");
+        if (spec->set & SSLAT_OPT_CONVMLP) EMIT("_convmlp");
     }
 #undef EMIT
     if (size > 0 && used >= size) buffer[size - 1] = '\0';

@@ -50,6 +50,9 @@ typedef enum sslat_layer_type {
     SSLAT_LAYER_SDPA,       /* the attention between attn's linears alone, on packed q|k|v tokens */
     SSLAT_LAYER_ADAPOOL,    /* nn.AdaptiveAvgPool2d(k) on a multiple of k: equal windows */
     SSLAT_LAYER_LEAKY,      /* nn.LeakyReLU(slope) */
+    SSLAT_LAYER_IMAGE,      /* tokens back to an image: x.permute(0, 3, 1, 2) of N×H×W×C */
+    SSLAT_LAYER_SCALE,      /* x · γ, a learned scale per channel (layer scale) */
+    SSLAT_LAYER_CNX,        /* ConvNeXt's block (timm's ConvNeXtBlock): dw k×k, LayerNorm, MLP, layer scale, + x */
     SSLAT_LAYER_TYPE_COUNT
 } sslat_layer_type;
 
@@ -77,6 +80,9 @@ enum {
     SSLAT_OPT_EXPLICIT = 1u << 19, /* attn, vit: written q @ k.transpose, softmax, @ v (not F.scaled_dot_product_attention) */
     SSLAT_OPT_CEIL = 1u << 20, /* maxpool: ceil_mode=True */
     SSLAT_OPT_SLOPE = 1u << 21, /* leaky: the negative slope (default 0.01, PyTorch's) */
+    SSLAT_OPT_W = 1u << 22,     /* image: the image's width (default: a square) */
+    SSLAT_OPT_METHOD = 1u << 23, /* scale: written x.mul(γ), a tensor method (default: the operator x * γ) */
+    SSLAT_OPT_CONVMLP = 1u << 24, /* cnx: LayerNorm2d and 1x1 convolutions (timm's conv_mlp) instead of permute + Linear */
 };
 
 /* The options that are flags (true or false: a token's bare word, an object's
@@ -84,7 +90,7 @@ enum {
  * (act a name, p also "same"). */
 enum {
     SSLAT_FLAG_OPTIONS = SSLAT_OPT_NOSKIP | SSLAT_OPT_BIAS | SSLAT_OPT_FN | SSLAT_OPT_MEAN | SSLAT_OPT_EXPLICIT |
-                         SSLAT_OPT_CEIL,
+                         SSLAT_OPT_CEIL | SSLAT_OPT_METHOD | SSLAT_OPT_CONVMLP,
     SSLAT_REAL_OPTIONS = SSLAT_OPT_E | SSLAT_OPT_SE | SSLAT_OPT_SLOPE,
 };
 
@@ -97,7 +103,8 @@ bool sslat_spec_option_bit(const char *key, uint32_t *bit);
 typedef struct sslat_layer_spec {
     sslat_layer_type type;
     uint32_t set;
-    int32_t repeat, kernel, stride, channels, groups, padding, dilation, blocks, anchors, offset, heads, head_dim;
+    int32_t repeat, kernel, stride, channels, groups, padding, dilation, blocks, anchors, offset, heads, head_dim,
+        width;
     double expansion, se_ratio, slope;
     sslat_act_kind act;
 } sslat_layer_spec;

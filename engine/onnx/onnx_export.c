@@ -400,6 +400,25 @@ static value lower_position_embed(lowering *L, int32_t i, const char *x)
     return (value){ONNX_NODE_NO_ATTRS(L->b, "Add", out_name(L, i, ""), ((const char *[]){x, pos})), 3};
 }
 
+/* x.permute(0, 3, 1, 2) of the tokens read as N×H×W×C: Transpose to N, C, L, then Reshape */
+static value lower_image(lowering *L, int32_t i, const char *x)
+{
+    sslat_shape o = L->g->nodes[i].shape;
+    const char *channels_first = transpose(L, i, x, (int64_t[]){0, 2, 1}, 3, ".transpose");
+    return (value){reshape(L, i, channels_first, (int64_t[]){o.n, o.c, o.h, o.w}, 4, ""), 4};
+}
+
+/* x · γ: Mul by γ shaped to broadcast over the channels (C of tokens, C×1×1 of an image) */
+static value lower_layer_scale(lowering *L, int32_t i, value x, sslat_shape x_shape)
+{
+    const sslat_node *n = &L->g->nodes[i];
+    const int64_t dims[3] = {n->shape.c, 1, 1};
+    const char *gamma = parameter(L, out_name(L, i, ".gamma"), dims, x_shape.tokens ? 1 : 3, i, SSLAT_ROLE_GAMMA, 0);
+    const char *input = x_shape.tokens ? x.name : as_rank4(L, x, x_shape, i, 0);
+    return (value){ONNX_NODE_NO_ATTRS(L->b, "Mul", out_name(L, i, ""), ((const char *[]){input, gamma})),
+                   x_shape.tokens ? 3 : 4};
+}
+
 /* x[:, 0] or x.mean(1): N, C */
 static value lower_token_pool(lowering *L, int32_t i, const char *x)
 {
@@ -465,6 +484,8 @@ static value lower_node(lowering *L, int32_t i)
         value v = {ONNX_NODE(b, "LeakyRelu", out_name(L, i, ""), ((const char *[]){a.name}), attrs), a.rank};
         return v;
     }
+    case SSLAT_OP_IMAGE: return lower_image(L, i, a.name);
+    case SSLAT_OP_LAYER_SCALE: return lower_layer_scale(L, i, a, a_shape);
     case SSLAT_OP_INPUT:
     case SSLAT_OP_COUNT: break;
     }

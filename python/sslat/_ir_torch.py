@@ -18,7 +18,7 @@ BN_EPSILON = 1e-5  # SSLAT_BN_EPSILON (engine/measure/parameters.h)
 LN_EPSILON = 1e-6  # SSLAT_LN_EPSILON
 # ops that are functions of their inputs: run() computes them, their module is nn.Identity
 FUNCTION_OPS = ("add", "mul_channel", "global_avgpool", "flatten", "identity", "channel_shuffle", "concat",
-                "channel_slice", "upsample", "space_to_depth", "tokens", "attention", "token_pool")
+                "channel_slice", "upsample", "space_to_depth", "tokens", "attention", "token_pool", "image")
 
 
 def interpreter(torch):
@@ -51,6 +51,18 @@ def interpreter(torch):
 
         def forward(self, x):
             return x + self.pos_embed
+
+    class LayerScale(nn.Module):
+        """x * gamma per channel (the last axis of tokens, axis 1 of an image), in the form the model wrote."""
+
+        def __init__(self, channels, tokens, method):
+            super().__init__()
+            self.gamma = nn.Parameter(torch.ones(channels))
+            self.tokens, self.method = tokens, method
+
+        def forward(self, x):
+            gamma = self.gamma if self.tokens else self.gamma.reshape(1, -1, 1, 1)
+            return x.mul(gamma) if self.method else x * gamma
 
     def conv_layer(node, shape, index, parameters):
         c = node["conv"]
@@ -133,6 +145,12 @@ def interpreter(torch):
                 if parameters:
                     layer.pos_embed.copy_(parameters(index, "weight", 3, (1, shape[1], shape[2])))
                 return layer
+            if op == "layer_scale":
+                channels = shape[-1] if len(shape) == 3 else shape[1]
+                layer = LayerScale(channels, len(shape) == 3, node["form"] == "method")
+                if parameters:
+                    layer.gamma.copy_(parameters(index, "gamma", 0, (channels,)))
+                return layer
             if op == "input":
                 raise UnsupportedNode("node %d is a layer's own input: architectures have none" % index)
             if op not in FUNCTION_OPS:  # never a silent identity for an op this file does not know
@@ -174,6 +192,9 @@ def interpreter(torch):
             return a.flatten(2).transpose(1, 2)
         if op == "attention":
             return attention(node["attention"], a)
+        if op == "image":  # x.permute(0, 3, 1, 2) of the tokens read as N×H×W×C
+            n, c, h, w = node["shape"]
+            return a.reshape(n, h, w, c).permute(0, 3, 1, 2)
         if op == "token_pool":
             pooled = a.mean(1) if node["form"] == "mean" else a[:, 0]
             return pooled.reshape(a.shape[0], -1, 1, 1)

@@ -24,6 +24,9 @@ _CAT = (torch.cat, torch.concat, torch.concatenate)
 _MATMUL = {operator.matmul, torch.matmul, torch.Tensor.matmul, torch.Tensor.__matmul__, torch.bmm}
 _SOFTMAX = {torch.softmax, torch.Tensor.softmax, F.softmax}
 _PERMUTE = {torch.permute, torch.Tensor.permute}
+_RESHAPE = {torch.Tensor.view, torch.Tensor.reshape, torch.reshape, torch.Tensor.unsqueeze, torch.unsqueeze}
+_MUL_METHODS = {torch.Tensor.mul, torch.Tensor.mul_}  # x.mul(γ): no function call to pthflops' tracer
+
 def arg(args, kwargs, index, key, default=None):
     """A call's argument, given by position or by keyword."""
     return kwargs.get(key, args[index] if len(args) > index else default)
@@ -58,6 +61,8 @@ class CallMapping:
             return  # a call on no tensor (torch.zeros(…)): nothing the input flows through
         if isinstance(result, torch.Tensor) and result.dim() == 0:
             return
+        if func in _RESHAPE and not self.known(args[0]):
+            return  # a parameter reshaped (gamma.reshape(1, -1, 1, 1)): met as a parameter where it is used
         if func in _ALIAS:
             self.set(result, self.value_of(args[0], what))
         elif func is torch.Tensor.expand and not self.known(args[0]):
@@ -88,7 +93,7 @@ class CallMapping:
         elif func in (F.hardtanh, torch.Tensor.clamp, torch.clamp) and self.is_relu6(args, kwargs):
             self.emit("relu6", [self.source_of(args[0], what)], result, what)
         elif func in _ADD or func in _MUL:
-            self.binary(func in _ADD, args, what, result)
+            self.binary(func in _ADD, args, what, result, method=func in _MUL_METHODS)
         elif func in _CAT:
             self.cat(args, kwargs, what, result)
         elif func in (torch.chunk, torch.Tensor.chunk, torch.split, torch.Tensor.split):
@@ -178,8 +183,25 @@ class CallMapping:
         self.set(result, Value(None, ("a zero padding", tuple(int(p) for p in pads), self.source_of(args[0], what),
                                        tuple(args[0].shape[2:]))))
 
-    def binary(self, add, args, what, result):
+    def channel_vector(self, x, p):
+        """Whether parameter p scales x per channel: C values along x's channels (the last axis
+        of tokens and of an image permuted to N×H×W×C, axis 1 of an image)."""
+        if not isinstance(p, torch.Tensor) or p.dim() > x.dim():
+            return False
+        shape = (1,) * (x.dim() - p.dim()) + tuple(p.shape)
+        channels_last = x.dim() == 3 or self.channels_last(x)
+        axis = x.dim() - 1 if channels_last else 1
+        return (x.dim() in (3, 4) and shape[axis] == x.shape[axis]
+                and all(size == 1 for i, size in enumerate(shape) if i != axis))
+
+    def binary(self, add, args, what, result, method=False):
         a, b = args[0], args[1]
+        for x, p in ((a, b), (b, a)):  # x * gamma: a learned scale per channel (ConvNeXt, timm's LayerScale)
+            if (not add and isinstance(x, torch.Tensor) and self.known(x) and isinstance(p, torch.Tensor)
+                    and not self.known(p) and self.channel_vector(x, p)):
+                spec = {"op": "scale", "method": True} if method else "scale"
+                self.emit(spec, [self.source_of(x, what)], result, what, {"gamma": p})
+                return
         for x, p in ((a, b), (b, a)):  # x + pos_embed: a learned 1×L×C parameter added to N×L×C tokens
             if (add and isinstance(x, torch.Tensor) and isinstance(p, torch.Tensor) and self.known(x)
                     and not self.known(p) and x.dim() == 3 and tuple(p.shape) == (1,) + tuple(x.shape[1:])):
@@ -342,7 +364,16 @@ class CallMapping:
     def permute(self, args, what, result):
         dims = tuple(args[1]) if len(args) == 2 and isinstance(args[1], (tuple, list)) else tuple(args[1:])
         pending = self.value_of(args[0], what).pending
-        if pending and pending[0] == "a flattened image" and dims == (0, 2, 1):
+        rank = args[0].dim()
+        if pending is None and rank == 4 and tuple(int(d) % 4 for d in dims) == (0, 2, 3, 1) \
+                and not self.channels_last(args[0]):  # ConvNeXt: an image to N×H×W×C (tokens in the IR)
+            self.emit("tokens", [self.source_of(args[0], what)], result, what, channels_last=True)
+        elif pending is None and rank == 4 and tuple(int(d) % 4 for d in dims) == (0, 3, 1, 2) \
+                and self.channels_last(args[0]):  # and back
+            height, width = int(args[0].shape[1]), int(args[0].shape[2])
+            spec = "image" if height == width else {"op": "image", "w": width}
+            self.emit(spec, [self.source_of(args[0], what)], result, what, channels_last=False)
+        elif pending and pending[0] == "a flattened image" and dims == (0, 2, 1):
             self.emit("tokens", [pending[1]], result, what)  # torchvision: x.reshape(N, C, HW).permute(0, 2, 1)
         elif pending and pending[0] == "packed q|k|v" and dims == (2, 0, 3, 1, 4):
             self.set(result, Value(None, ("q|k|v heads",) + pending[1:]))

@@ -18,7 +18,8 @@ _NODE_OF = {"conv": "conv2d", "bn": "batchnorm", "add": "add", "mul": "mul_chann
             "avgpool": "avgpool", "relu": "act", "relu6": "act", "hswish": "act", "hsigmoid": "act",
             "sigmoid": "act", "silu": "act", "gelu": "act", "tanh": "act", "act": "act", "ln": "layernorm",
             "tokens": "tokens", "cls": "class_token", "pos": "position_embed", "tokpool": "token_pool",
-            "sdpa": "attention", "adapool": "avgpool", "leaky": "leaky_relu"}
+            "sdpa": "attention", "adapool": "avgpool", "leaky": "leaky_relu", "image": "image",
+            "scale": "layer_scale"}
 _SEED = 20261205  # the random input's
 
 
@@ -57,7 +58,7 @@ def _module(graph, pairs, like):
             if layer.params is None:
                 continue
             target = net.layers[i]
-            for name in ("weight", "bias", "running_mean", "running_var", "cls_token", "pos_embed"):
+            for name in ("weight", "bias", "running_mean", "running_var", "cls_token", "pos_embed", "gamma"):
                 value = layer.params.get(name)
                 if value is not None:
                     getattr(target, name).copy_(value.detach().reshape(getattr(target, name).shape))

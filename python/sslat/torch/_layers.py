@@ -34,11 +34,14 @@ class Layer:
     format, or ("choice", k) for a NAS block), the layers it reads ("input"
     or indices), the module and call that made it, the real output's shape,
     the parameters it was computed with (to check the space numerically) and,
-    when asked for, the real output itself."""
+    when asked for, the real output itself. channels_last: the output is an
+    image permuted to N×H×W×C (ConvNeXt's x.permute(0, 2, 3, 1)), which is
+    N×(H·W)×C tokens in the IR; shape is then the IR's."""
 
-    def __init__(self, spec, sources, path, call, shape, params):
+    def __init__(self, spec, sources, path, call, shape, params, channels_last=False):
         self.spec, self.sources, self.path, self.call = spec, sources, path, call
         self.shape, self.params, self.output = shape, params, None
+        self.channels_last = channels_last
 
     def where(self):
         return "%s (%s)" % (self.path, self.call)

@@ -95,8 +95,24 @@ class Recorder(CallMapping, TorchFunctionMode):
                                % (self.path, what, value.pending[0], self.where))
         return value.source
 
-    def emit(self, spec, sources, result, call, params=None):
-        layer = Layer(spec, list(sources), self.path, call, tuple(result.shape), params)
+    def channels_last(self, tensor):
+        """Whether tensor is an image permuted to N×H×W×C (tokens N×(H·W)×C in the IR)."""
+        if not self.known(tensor):
+            return False
+        source = self.values[id(tensor)][1].source
+        return isinstance(source, int) and self.layers[source].channels_last
+
+    def emit(self, spec, sources, result, call, params=None, channels_last=None):
+        """A layer of spec reading sources. channels_last: whether its output is an N×H×W×C image
+        (by default: a 4-D output of a layer that reads one, but for the permute back)."""
+        op = spec.get("op") if isinstance(spec, dict) else spec
+        if channels_last is None:
+            channels_last = result.dim() == 4 and op != "image" and any(
+                isinstance(s, int) and self.layers[s].channels_last for s in sources)
+        shape = tuple(result.shape)
+        if channels_last:
+            shape = (shape[0], shape[1] * shape[2], shape[3])
+        layer = Layer(spec, list(sources), self.path, call, shape, params, channels_last)
         if self.keep_outputs:
             layer.output = result  # no torch call here: the recorder would record it
         self.layers.append(layer)
@@ -286,19 +302,20 @@ class Recorder(CallMapping, TorchFunctionMode):
             self.refuse(call, "a linear layer whose weights are computed from the input")
         if bias is None:
             self.refuse(call, "a linear layer without bias (the IR's fc has one)")
-        if x.dim() not in (2, 3):
-            self.refuse(call, "a linear layer on a %d-D tensor (the IR's fc reads N×C vectors or N×L×C tokens)"
-                        % x.dim())
+        if x.dim() not in (2, 3) and not self.channels_last(x):
+            self.refuse(call, "a linear layer on a %d-D tensor (the IR's fc reads N×C vectors, N×L×C tokens or "
+                              "an image permuted to N×H×W×C)" % x.dim())
         spec = {"op": "fc", "c": int(weight.shape[0])}
         if functional:  # F.linear inside a module that is no nn.Linear: thop and pthflops count nothing
             spec["fn"] = True
         self.emit(spec, [self.source_of(x, call)], result, call, {"weight": weight, "bias": bias})
 
     def layer_norm(self, x, shape, weight, bias, eps, result, call):
-        """LayerNorm over each token's channels (nn.LayerNorm, a subclass's F.layer_norm)."""
-        if x.dim() != 3 or tuple(shape) != (x.shape[-1],):
+        """LayerNorm over each token's channels (nn.LayerNorm, a subclass's F.layer_norm): of N×L×C
+        tokens or of an image permuted to N×H×W×C (ConvNeXt's LayerNorm2d and blocks)."""
+        if (x.dim() != 3 and not self.channels_last(x)) or tuple(shape) != (x.shape[-1],):
             self.refuse(call, "a LayerNorm over %s of a %d-D tensor (the IR normalises the channels of N×L×C "
-                              "tokens)" % (tuple(shape), x.dim()))
+                              "tokens or of an image permuted to N×H×W×C)" % (tuple(shape), x.dim()))
         if weight is None or bias is None:
             self.refuse(call, "a LayerNorm without its weight and bias")
         if abs(float(eps) - LN_EPSILON) > 1e-12:
