@@ -199,7 +199,7 @@ TEST(CpuLowering, NoExampleSpaceIsTimedOnAReferenceKernel)
     for (const char *name : {"mobilenet_v2_space.json", "proxylessnas.json", "ofa_mobilenet_v3.json", "fbnet.json",
                              "mobilenet_v2.json", "resnet18.json", "resnet50.json", "efficientnet_b0.json",
                              "mobilenet_v3_large.json", "mnasnet1_0.json", "shufflenet_v2_x1_0.json",
-                             "autoformer_tiny.json", "hybrid_vit.json"}) {
+                             "autoformer_tiny.json", "hybrid_vit.json", "convnext_atto.json"}) {
         for (int32_t batch : {1, 8}) {
             for (int32_t eager : {0, 1}) {
                 SCOPED_TRACE(std::string(name) + " batch " + std::to_string(batch) + (eager ? " eager" : " fused"));

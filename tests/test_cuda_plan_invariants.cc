@@ -25,7 +25,7 @@ const char *const kSpaces[] = {"mobilenet_v2.json",     "resnet18.json",       "
                                "mobilenet_v2_space.json", "proxylessnas.json", "ofa_mobilenet_v3.json",
                                "fbnet.json",            "yolov5s_ss.json",     "yolov5s.json",
                                "efficientnet_b0.json",  "mnasnet1_0.json",     "mobilenet_v3_large.json",
-                               "shufflenet_v2_x1_0.json", "autoformer_tiny.json", "hybrid_vit.json"};
+                               "shufflenet_v2_x1_0.json", "autoformer_tiny.json", "hybrid_vit.json", "convnext_atto.json"};
 
 // Checks one plan of graph; what is wrong, or "".
 std::string plan_problems(const sslat_graph *g, const cuda_plan &plan)

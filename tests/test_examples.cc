@@ -32,6 +32,7 @@ TEST(Examples, EveryExampleLoadsWithItsArchitectureCount)
         {"yolov5s.json", 0, "1", 255},
         {"autoformer_tiny.json", 14, "419430400", 1000},              // 4^12 · 5^2
         {"hybrid_vit.json", 11, "20000000", 1000},                    // 4^4 · 5^7
+        {"convnext_atto.json", 12, "16777216", 1000},                 // 4^12
     };
     for (const Example &e : examples) {
         sslat_space *space = load_example(e.file);
@@ -88,11 +89,11 @@ TEST(Examples, OFAMobileNetV3HasSqueezeExciteWhereTheOriginalDoes)
 
 }  // namespace
 
-// The transformer examples through every MAC rule (the timed calculators: the
+// The transformer and ConvNeXt examples through every MAC rule (the timed calculators: the
 // cpu and stand-in cuda tests list them with the other examples).
 TEST(Examples, TheTransformerExamplesBuildEveryMacTable)
 {
-    for (const char *file : {"autoformer_tiny.json", "hybrid_vit.json"}) {
+    for (const char *file : {"autoformer_tiny.json", "hybrid_vit.json", "convnext_atto.json"}) {
         sslat_space *space = load_example(file);
         ASSERT_NE(space, nullptr) << file;
         double plain = 0;

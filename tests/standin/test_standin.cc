@@ -503,7 +503,7 @@ TEST_F(StandinCommand, MeasuresEveryExampleSpaceWithItsPlanAndMetadata)
     const char *spaces[] = {"proxylessnas.json", "ofa_mobilenet_v3.json", "mobilenet_v2_space.json", "fbnet.json",
                             "mnasnet1_0.json", "mobilenet_v2.json", "mobilenet_v3_large.json", "efficientnet_b0.json",
                             "resnet18.json", "resnet50.json", "shufflenet_v2_x1_0.json", "yolov5s.json",
-                            "yolov5s_ss.json", "autoformer_tiny.json", "hybrid_vit.json"};
+                            "yolov5s_ss.json", "autoformer_tiny.json", "hybrid_vit.json", "convnext_atto.json"};
     for (const char *name : spaces) {
         SCOPED_TRACE(name);
         std::string table = path(std::string(name) + ".sslat"), json = path(std::string(name) + ".json");
