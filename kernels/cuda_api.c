@@ -80,6 +80,28 @@ static bool load_symbol(void *library, const char *path, const char *name, const
     return *slot != NULL;
 }
 
+/* cuBLASLt, all or nothing: its absence is said in the metadata (cuda.linear). */
+static void load_cublaslt(void)
+{
+    static const char *const NAMES[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so", NULL};
+    char *why = sslat_cuda_api.cublaslt_missing;
+    size_t size = sizeof sslat_cuda_api.cublaslt_missing;
+    char detail[256] = "";
+    why[0] = '\0';
+    void *library = open_first(NAMES, "cublasLtCreate", sslat_cuda_api.cublaslt_path,
+                               sizeof sslat_cuda_api.cublaslt_path, detail, sizeof detail);
+    if (!library) {
+        snprintf(why, size, "libcublasLt.so cannot be loaded: %s", detail);
+        return;
+    }
+#define CUDA_LT_LOAD(name)                                                                                  \
+    if (!why[0] && !load_symbol(library, sslat_cuda_api.cublaslt_path, #name, "", (void **)&sslat_cuda_api.name, \
+                                why, size))                                                               \
+        sslat_cuda_api.name = NULL;
+    CUDA_CUBLASLT_FUNCTIONS(CUDA_LT_LOAD)
+#undef CUDA_LT_LOAD
+}
+
 const char *cuda_api_load(void)
 {
     static int state; /* 0 = not tried, 1 = loaded, -1 = failed */
@@ -140,6 +162,7 @@ const char *cuda_api_load(void)
         sslat_cuda_api.name = NULL;
     CUDA_CUDNN_GRAPH_FUNCTIONS(CUDA_GRAPH_LOAD)
 #undef CUDA_GRAPH_LOAD
+    load_cublaslt();
     load_nvml();
     state = 1;
     return NULL;

@@ -1,5 +1,5 @@
 /* The cuda backend's libraries. The CUDA runtime is linked statically; cuDNN,
- * cuBLAS and NVML are loaded with dlopen, so sslat runs on machines without
+ * cuBLAS, cuBLASLt and NVML are loaded with dlopen, so sslat runs on machines without
  * them and says which one is missing. Call them as CUDNN(cudnnCreate)(…),
  * CUBLAS(cublasCreate_v2)(…) after cuda_api_load() succeeded. Every call goes
  * through CUDA_RETURN_IF_FAILED, which names the call, file:line and the library's own
@@ -7,6 +7,9 @@
 #ifndef SSLAT_CUDA_API_H
 #define SSLAT_CUDA_API_H
 
+#include <stdbool.h>
+
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -63,6 +66,24 @@
     X(cublasGetVersion_v2)       \
     X(cublasGetStatusString)
 
+/* cuBLASLt (libcublasLt.so, which cuBLAS itself loads): the linear layers'
+ * matrix products with their bias (and ReLU or tanh-GELU) epilogue, as
+ * PyTorch's addmm runs them. Optional, all or nothing: without it a linear
+ * layer is cublasGemmEx and the own epilogue kernel, and the metadata says why. */
+#define CUDA_CUBLASLT_FUNCTIONS(X)          \
+    X(cublasLtCreate)                       \
+    X(cublasLtDestroy)                      \
+    X(cublasLtMatmulDescCreate)             \
+    X(cublasLtMatmulDescDestroy)            \
+    X(cublasLtMatmulDescSetAttribute)       \
+    X(cublasLtMatrixLayoutCreate)           \
+    X(cublasLtMatrixLayoutDestroy)          \
+    X(cublasLtMatmulPreferenceCreate)       \
+    X(cublasLtMatmulPreferenceDestroy)      \
+    X(cublasLtMatmulPreferenceSetAttribute) \
+    X(cublasLtMatmulAlgoGetHeuristic)       \
+    X(cublasLtMatmul)
+
 /* NVML: declared here (no nvml.h in the toolkit), loaded from the driver. */
 typedef struct nvml_device_opaque *nvml_device;
 typedef struct cuda_nvml_table {
@@ -79,6 +100,7 @@ typedef struct cuda_api_table {
     CUDA_CUDNN_FUNCTIONS(CUDA_API_POINTER)
     CUDA_CUDNN_GRAPH_FUNCTIONS(CUDA_API_POINTER)
     CUDA_CUBLAS_FUNCTIONS(CUDA_API_POINTER)
+    CUDA_CUBLASLT_FUNCTIONS(CUDA_API_POINTER)
 #undef CUDA_API_POINTER
     /* spelled out: C++ sees overloads of cublasGemmEx, so no __typeof__ */
     cublasStatus_t (*cublasGemmEx)(cublasHandle_t handle, cublasOperation_t a_op, cublasOperation_t b_op, int m,
@@ -97,8 +119,10 @@ typedef struct cuda_api_table {
     /* "" when every CUDA_CUDNN_GRAPH_FUNCTIONS symbol loaded, else why not
      * ("…/libcudnn.so.9 has no cudnnBackendExecute") */
     char graph_missing[320];
+    /* "" when every CUDA_CUBLASLT_FUNCTIONS symbol loaded, else why not */
+    char cublaslt_missing[320];
     cuda_nvml_table nvml; /* all NULL when NVML is not there; throttle_reasons may be NULL alone */
-    char cudnn_path[512], cublas_path[512]; /* the files really loaded (dladdr) */
+    char cudnn_path[512], cublas_path[512], cublaslt_path[512]; /* the files really loaded (dladdr) */
     /* NULL, but in the stand-in device of the tests (tests/standin/), which
      * fills this table itself: what it is. Its tables are marked with it
      * (metadata "standin") and no statistic takes them as latencies. */
@@ -108,6 +132,15 @@ typedef struct cuda_api_table {
 extern cuda_api_table sslat_cuda_api;
 #define CUDNN(name) (sslat_cuda_api.name)
 #define CUBLAS(name) (sslat_cuda_api.name)
+
+/* Whether every cuBLASLt function loaded (after cuda_api_load). */
+static inline bool cuda_cublaslt_loaded(void)
+{
+    return !sslat_cuda_api.cublaslt_missing[0] && sslat_cuda_api.cublasLtMatmul != NULL;
+}
+
+/* The cuBLAS workspace of a session (cublasSetWorkspace), which cuBLASLt's matmuls share. */
+#define CUDA_CUBLAS_WORKSPACE_BYTES ((size_t)32 << 20)
 
 /* Load cuDNN and cuBLAS (and NVML when present) once; NULL on success, else
  * a one-line reason ("libcudnn.so.9 (cuDNN 9) cannot be loaded: …").

@@ -46,6 +46,8 @@ typedef struct cuda_session {
     cudaStream_t stream;
     cudnnHandle_t cudnn;
     cublasHandle_t cublas;
+    cublasLtHandle_t cublaslt; /* NULL without cuBLASLt: the linears run cublasGemmEx */
+    int cublaslt_fallbacks;    /* linears the heuristic found no cuBLASLt algorithm for: cublasGemmEx */
     cudaEvent_t start, stop;
     void *workspace; /* shared by every step: the largest any algorithm asked for */
     size_t workspace_size;
@@ -112,6 +114,10 @@ typedef struct cuda_step_state {
     bool fma_forced;   /* fp32: Find reported no FMA result; FMA is set on the one chosen */
     int reported_maths; /* bit m: Find reported a successful result with math type m */
     int32_t params[4]; /* indices into the program's parameters, -1 when unused */
+    cublasLtMatmulDesc_t lt_desc;       /* a linear on cuBLASLt (kernels/cuda_linear.c), else NULL */
+    cublasLtMatrixLayout_t lt_layout[3]; /* W, X, Y */
+    cublasLtMatmulAlgo_t lt_algo;        /* the heuristic's first */
+    size_t lt_workspace;                 /* what it needs of the session's cuBLAS workspace */
 } cuda_step_state;
 
 /* A parameter tensor: prepared on the host (seeded, BN folded, laid out,

@@ -9,6 +9,7 @@
 #include "base/assert.h"
 #include "base/error.h"
 #include "kernels/cuda_graph.h"
+#include "kernels/cuda_linear.h"
 #include "kernels/cuda_layout.h"
 #include "kernels/cuda_select.h"
 #include "kernels/cuda_values.h"
@@ -381,26 +382,6 @@ static sslat_status enqueue_cudnn(const step_launch *l, sslat_error *err)
     SSLAT_ASSERT(!"not a cuDNN step");
 }
 
-/* cuBLAS's matrix product, then the own epilogue for bias and activation.
- * Rows: the images (vectors) or every image's tokens (each token its row). */
-static sslat_status enqueue_linear(const step_launch *l, sslat_error *err)
-{
-    const cuda_program *p = l->p;
-    int m = l->node->shape.c, n = l->in.tokens ? l->in.n * l->in.h : l->in.n;
-    int kdim = l->in.tokens ? l->in.c : l->in.c * l->in.h * l->in.w;
-    cublasComputeType_t compute = p->dtype == SSLAT_DTYPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    cudaDataType_t type = cublas_type(p->dtype);
-    /* column-major: Y (m×n) = Wᵀ (m×k, W stored k×m) · X (k×n) */
-    CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasGemmEx)(l->s->cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, kdim, &ONE,
-                                                            param_of(p, l->copy, l->st->params[0]), type, kdim, l->x,
-                                                            type, kdim, &ZERO, l->y, type, m, compute,
-                                                            CUBLAS_GEMM_DEFAULT));
-    if (l->step->epilogue)
-        CUDA_RETURN_IF_FAILED(err, runtime, sslat_cuda_epilogue(p->elem, 1, l->y, param_of(p, l->copy, l->st->params[1]),
-                                                                NULL, l->step->act, n, m, 1, l->s->stream));
-    return SSLAT_OK;
-}
-
 /* Attention on packed q|k|v tokens (row = 3·H·D values a token), per image:
  * one strided-batched product over the heads for the scores, the own softmax
  * over every row, one for probabilities × v written into the heads' places
@@ -548,7 +529,7 @@ static sslat_status enqueue_step(const step_launch *l, sslat_error *err)
         return SSLAT_OK;
     case CUDA_STEP_BATCHNORM:
     case CUDA_STEP_POOL: return enqueue_cudnn(l, err);
-    case CUDA_STEP_LINEAR: return enqueue_linear(l, err);
+    case CUDA_STEP_LINEAR: return cuda_linear_enqueue(l->p, l->k, l->copy, l->x, l->y, err);
     case CUDA_STEP_ADD:
     case CUDA_STEP_MUL_CHANNEL:
     case CUDA_STEP_GLOBAL_AVGPOOL: CUDA_RETURN_IF_FAILED(err, runtime, enqueue_arithmetic(l)); return SSLAT_OK;

@@ -158,6 +158,18 @@ sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, sslat_c
     return SSLAT_OK;
 }
 
+bool cuda_cublaslt_fuses(int32_t act) { return act == SSLAT_ACT_RELU || act == SSLAT_ACT_GELU_TANH; }
+
+void cuda_plan_use_cublaslt(cuda_plan *plan)
+{
+    for (int32_t k = 0; k < plan->count; k++) {
+        cuda_step *s = &plan->steps[k];
+        if (s->kind != CUDA_STEP_LINEAR) continue;
+        s->call = CUDA_CALL_CUBLASLT_MATMUL;
+        s->epilogue = s->act >= 0 && !cuda_cublaslt_fuses(s->act);
+    }
+}
+
 void cuda_plan_release(cuda_plan *plan)
 {
     free(plan->steps);
@@ -200,6 +212,7 @@ static const char *call_name(const cuda_step *s)
     case CUDA_CALL_CUDNN_ACT: return "cudnnActivationForward";
     case CUDA_CALL_CUDNN_POOL: return "cudnnPoolingForward";
     case CUDA_CALL_CUBLAS_GEMM: return "cublasGemmEx";
+    case CUDA_CALL_CUBLASLT_MATMUL: return "cublasLtMatmul";
     case CUDA_CALL_CUBLAS_ATTENTION: return "cublasGemmStridedBatchedEx(q.kT) + sslat_softmax + cublasGemmStridedBatchedEx(p.v)";
     case CUDA_CALL_KERNEL: return kernel_name(s->kind);
     case CUDA_CALL_NONE: return s->kind == CUDA_STEP_INPUT ? "input" : "alias";
@@ -234,6 +247,14 @@ size_t cuda_plan_describe(const cuda_plan *plan, const int *routes, char *buffer
         const char *epilogue = route == CUDA_ROUTE_GRAPH_FUSED ? " fusing (" : " + sslat_epilogue(";
         append(buffer, capacity, &used, "%s%s", k ? "; " : "",
                route == CUDA_ROUTE_OWN_DEPTHWISE ? "sslat_depthwise" : call_name(s));
+        if (s->call == CUDA_CALL_CUBLASLT_MATMUL) { /* its epilogue, then an activation it has none for */
+            bool fused_act = s->act >= 0 && !s->epilogue;
+            if (s->bias || fused_act)
+                append(buffer, capacity, &used, "(epilogue %s%s%s)", s->bias ? "bias" : "",
+                       s->bias && fused_act ? "," : "", fused_act ? sslat_act_name((sslat_act_kind)s->act) : "");
+            if (s->epilogue) append(buffer, capacity, &used, " + sslat_act(%s)", sslat_act_name((sslat_act_kind)s->act));
+            continue;
+        }
         if (s->call == CUDA_CALL_CUDNN_CONV_BIAS_ACT || (s->call != CUDA_CALL_KERNEL && !s->epilogue && s->act >= 0))
             append(buffer, capacity, &used, "(%s)", sslat_act_name((sslat_act_kind)s->act));
         if (s->call == CUDA_CALL_KERNEL && s->act >= 0)

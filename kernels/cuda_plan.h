@@ -47,7 +47,8 @@ typedef enum cuda_call {
     CUDA_CALL_CUDNN_BATCHNORM,
     CUDA_CALL_CUDNN_ACT,           /* relu, relu6 (clipped relu), sigmoid, tanh */
     CUDA_CALL_CUDNN_POOL,
-    CUDA_CALL_CUBLAS_GEMM,
+    CUDA_CALL_CUBLAS_GEMM,         /* cublasGemmEx, then the own epilogue (bias, activation) */
+    CUDA_CALL_CUBLASLT_MATMUL,     /* cublasLtMatmul with the bias (and ReLU / tanh-GELU) as its epilogue */
     CUDA_CALL_CUBLAS_ATTENTION,    /* two cublasGemmStridedBatchedEx and the own softmax */
     CUDA_CALL_KERNEL,              /* one of kernels/ */
     CUDA_CALL_NONE,
@@ -71,6 +72,15 @@ typedef struct cuda_plan {
     int32_t count;
     int32_t output; /* the value that is the subgraph's output */
 } cuda_plan;
+
+/* Whether cuBLASLt's epilogue computes an activation (sslat_act_kind) itself:
+ * ReLU and GELU's tanh form (its GELU is the tanh approximation, which PyTorch
+ * fuses for GELU(approximate="tanh") only). */
+bool cuda_cublaslt_fuses(int32_t act);
+
+/* The plan's linear steps on cuBLASLt: the bias, and an activation it fuses,
+ * in its epilogue; another activation an own kernel after it. */
+void cuda_plan_use_cublaslt(cuda_plan *plan);
 
 /* Plan a subgraph. fused: BN folded into the conv before it, a residual add and
  * an activation that only that conv feeds merged into its epilogue (on the

@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "kernels/cuda_graph.h"
 #include "kernels/cuda_layout.h"
+#include "kernels/cuda_linear.h"
 #include "kernels/cuda_values.h"
 #include "kernels/ops.h"
 #include "measure/fill.h"
@@ -181,9 +182,12 @@ static sslat_status linear_params(cuda_program *p, cuda_step_state *st, const cu
     if (l->bias) {
         float *b = malloc((size_t)l->out_features * sizeof *b);
         if (b) sslat_fill_parameter(b, (size_t)l->out_features, p->seed, s->main_node, SSLAT_ROLE_BIAS, 0);
+        /* float for the own epilogue; in the element type for cuBLASLt's (its default bias type: D's) */
+        if (b) st->params[2] = add_converted(p, b, (size_t)l->out_features, p->elem);
         st->params[1] = add_param(p, b, (size_t)l->out_features * sizeof(float));
     }
-    if (st->params[0] < 0 || (l->bias && st->params[1] < 0)) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    if (st->params[0] < 0 || (l->bias && (st->params[1] < 0 || st->params[2] < 0)))
+        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     return SSLAT_OK;
 }
 
@@ -308,7 +312,9 @@ static sslat_status step_init(cuda_program *p, int32_t k, sslat_error *err)
                                    pool->stride, pool->stride));
         return SSLAT_OK;
     }
-    case CUDA_STEP_LINEAR: return linear_params(p, st, s, err);
+    case CUDA_STEP_LINEAR:
+        status = linear_params(p, st, s, err);
+        return status == SSLAT_OK ? cuda_linear_prepare(p, k, err) : status;
     case CUDA_STEP_LAYERNORM: case CUDA_STEP_CLASS_TOKEN: case CUDA_STEP_POSITION_EMBED: case CUDA_STEP_ATTENTION:
     case CUDA_STEP_LAYER_SCALE:
         return token_params(p, st, s, err);
@@ -352,6 +358,7 @@ sslat_status cuda_program_init(cuda_program *p, cuda_session *session, const ssl
     }
     status = cuda_plan_build(graph, o->mode, p->api, &p->plan, err);
     if (status != SSLAT_OK) return status;
+    if (p->session->cublaslt) cuda_plan_use_cublaslt(&p->plan);
     p->states = calloc((size_t)p->plan.count + 1, sizeof *p->states);
     p->value_bytes = calloc((size_t)p->n_values, sizeof *p->value_bytes);
     p->value_alias = calloc((size_t)p->n_values, sizeof *p->value_alias);
@@ -393,6 +400,7 @@ void cuda_program_release(cuda_program *p)
         if (st->conv) CUDNN(cudnnDestroyConvolutionDescriptor)(st->conv);
         if (st->act) CUDNN(cudnnDestroyActivationDescriptor)(st->act);
         if (st->pool) CUDNN(cudnnDestroyPoolingDescriptor)(st->pool);
+        cuda_linear_release(st);
     }
     for (int32_t i = 0; p->slabs && i < p->n_slabs; i++) cudaFree(p->slabs[i]);
     free(p->slabs);

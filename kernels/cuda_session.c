@@ -90,10 +90,11 @@ sslat_status cuda_session_open(cuda_session *s, const sslat_calc_options *o, ssl
     CUDA_RETURN_IF_FAILED(err, cudnn, CUDNN(cudnnSetStream)(s->cudnn, s->stream));
     CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasCreate_v2)(&s->cublas));
     CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasSetStream_v2)(s->cublas, s->stream));
-    /* a fixed cuBLAS workspace: no allocation inside graph capture */
-    const size_t cublas_workspace = 32u << 20;
-    CUDA_RETURN_IF_FAILED(err, runtime, cudaMalloc(&s->cublas_workspace, cublas_workspace));
-    CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasSetWorkspace_v2)(s->cublas, s->cublas_workspace, cublas_workspace));
+    /* a fixed cuBLAS workspace: no allocation inside graph capture; cuBLASLt's matmuls share it */
+    CUDA_RETURN_IF_FAILED(err, runtime, cudaMalloc(&s->cublas_workspace, CUDA_CUBLAS_WORKSPACE_BYTES));
+    CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasSetWorkspace_v2)(s->cublas, s->cublas_workspace,
+                                                                     CUDA_CUBLAS_WORKSPACE_BYTES));
+    if (cuda_cublaslt_loaded()) CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasLtCreate)(&s->cublaslt));
     if (o->cold) CUDA_RETURN_IF_FAILED(err, runtime, cudaMalloc(&s->flush, (size_t)s->props.l2CacheSize * 2));
     /* the blocking kernel's flags (hot replays): host-mapped, read by the GPU while the host writes */
     CUDA_RETURN_IF_FAILED(err, runtime, cudaHostAlloc((void **)&s->block_flags, 2 * sizeof(int32_t), cudaHostAllocMapped));
@@ -139,6 +140,7 @@ void cuda_session_close(cuda_session *s)
         free(plan);
         s->find_cache.items[i].graph_plan = NULL;
     }
+    if (s->cublaslt) CUBLAS(cublasLtDestroy)(s->cublaslt);
     if (s->cublas) CUBLAS(cublasDestroy_v2)(s->cublas);
     if (s->cudnn) CUDNN(cudnnDestroy)(s->cudnn);
     cudaFree(s->workspace);
@@ -218,6 +220,12 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     PAIR("software.cudnn", "%zu.%zu.%zu (%s)", cudnn_version / 10000, (cudnn_version % 10000) / 100, cudnn_version % 100,
          sslat_cuda_api.cudnn_path);
     PAIR("software.cublas", "%d (%s)", cublas_version, sslat_cuda_api.cublas_path);
+    if (s->cublaslt)
+        PAIR("cuda.linear", "cublasLtMatmul with its bias epilogue (ReLU and tanh-GELU fused too; another activation "
+                            "an own kernel after it), the heuristic's first algorithm (%s); %d where it found none: "
+                            "cublasGemmEx + own epilogue", sslat_cuda_api.cublaslt_path, s->cublaslt_fallbacks);
+    else
+        PAIR("cuda.linear", "cublasGemmEx + own bias/activation epilogue (%s)", sslat_cuda_api.cublaslt_missing);
     if (s->nvml) {
         PAIR("device.sm_clock_mhz", "%u at start, %u at end", s->sm_clock_start, sm_end);
         PAIR("device.memory_clock_mhz", "%u at start, %u at end", s->memory_clock_start, memory_end);

@@ -220,6 +220,7 @@ extern "C" const char *cuda_api_load(void)
     standin_fill_cudnn_table();
     standin_fill_cudnn_backend_table();
     standin_fill_cublas_table();
+    standin_fill_cublaslt_table();
     std::snprintf(sslat_cuda_api.cudnn_path, sizeof sslat_cuda_api.cudnn_path, "stand-in: tests/standin/cudnn.cc");
     std::snprintf(sslat_cuda_api.cublas_path, sizeof sslat_cuda_api.cublas_path, "stand-in: tests/standin/cublas.cc");
     sslat_cuda_api.standin = "sslat's CUDA stand-in (tests/standin): host emulation, scripted timings, not a GPU";

@@ -154,3 +154,4 @@ bool standin_backend_uses_handle(cudnnHandle_t handle);
 std::vector<StandinEngine> standin_default_engines();
 std::vector<StandinEngine> standin_default_fused_engines();
 void standin_fill_cublas_table();
+void standin_fill_cublaslt_table();

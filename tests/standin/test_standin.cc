@@ -335,6 +335,79 @@ TEST_F(StandinRules, StridedBatchedGemmKeepsEveryBatchInsideItsAllocation)
     expect_rule(gemm(2, -1), CUBLAS_STATUS_INVALID_VALUE, "gemmSizes");
 }
 
+// cuBLASLt: its epilogues computed (bias, ReLU, GELU's tanh form) and its rules.
+TEST_F(StandinRules, LtMatmulComputesItsEpiloguesAndKeepsItsRules)
+{
+    // Y (4x3) = W^T (W stored 5x4) · X (5x3) + bias (4), fp32, column-major
+    std::vector<float> w(20), x(15), bias(4), y(12);
+    for (int i = 0; i < 20; i++) w[i] = 0.1f * (float)(i % 7) - 0.3f;
+    for (int i = 0; i < 15; i++) x[i] = 0.2f * (float)(i % 5) - 0.4f;
+    for (int i = 0; i < 4; i++) bias[i] = 0.5f - 0.25f * (float)i;
+    ASSERT_EQ(cudaMemcpy(buffer(0), w.data(), 80, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(buffer(1), x.data(), 60, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(buffer(3), bias.data(), 16, cudaMemcpyHostToDevice), cudaSuccess);
+    cublasLtHandle_t lt = nullptr;
+    ASSERT_EQ(cublasLtCreate(&lt), CUBLAS_STATUS_SUCCESS);
+    cublasLtMatmulDesc_t desc = nullptr;
+    cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+    ASSERT_EQ(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), CUBLAS_STATUS_SUCCESS);
+    const int32_t transpose = CUBLAS_OP_T;
+    const void *bias_at = buffer(3);
+    ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose),
+              CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtMatrixLayoutCreate(&a, CUDA_R_32F, 5, 4, 5), CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtMatrixLayoutCreate(&b, CUDA_R_32F, 5, 3, 5), CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cublasLtMatrixLayoutCreate(&c, CUDA_R_32F, 4, 3, 4), CUBLAS_STATUS_SUCCESS);
+    const float one = 1, zero = 0;
+    auto matmul = [&](void *d) {
+        return cublasLtMatmul(lt, desc, &one, buffer(0), a, buffer(1), b, &zero, d, c, d, c, nullptr, nullptr, 0,
+                              nullptr);
+    };
+    auto set_epilogue = [&](uint32_t epilogue) {
+        return cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue);
+    };
+    for (uint32_t epilogue : {CUBLASLT_EPILOGUE_BIAS, CUBLASLT_EPILOGUE_RELU_BIAS, CUBLASLT_EPILOGUE_GELU_BIAS}) {
+        ASSERT_EQ(set_epilogue(epilogue), CUBLAS_STATUS_SUCCESS);
+        if (epilogue == CUBLASLT_EPILOGUE_BIAS) // a bias epilogue without its pointer
+            expect_rule(matmul(buffer(2)), CUBLAS_STATUS_INVALID_VALUE, "ltBiasPointer");
+        ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_at, sizeof bias_at),
+                  CUBLAS_STATUS_SUCCESS);
+        ASSERT_EQ(matmul(buffer(2)), CUBLAS_STATUS_SUCCESS);
+        ASSERT_EQ(cudaMemcpy(y.data(), buffer(2), 48, cudaMemcpyDeviceToHost), cudaSuccess);
+        for (int j = 0; j < 3; j++)
+            for (int i = 0; i < 4; i++) {
+                double v = bias[i];
+                for (int l = 0; l < 5; l++) v += (double)w[l + 5 * i] * x[l + 5 * j];
+                if (epilogue == CUBLASLT_EPILOGUE_RELU_BIAS) v = v > 0 ? v : 0;
+                if (epilogue == CUBLASLT_EPILOGUE_GELU_BIAS)
+                    v = 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+                EXPECT_NEAR(y[i + 4 * j], v, 1e-5) << "epilogue " << epilogue << " at " << i << "," << j;
+            }
+    }
+    // the rules: an attribute of the wrong size, ld below the rows, sizes that do not chain, a host D
+    const int64_t wide = 0;
+    expect_rule(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &wide, sizeof wide),
+                CUBLAS_STATUS_INVALID_VALUE, "ltAttributeSize");
+    cublasLtMatrixLayout_t bad = nullptr;
+    expect_rule(cublasLtMatrixLayoutCreate(&bad, CUDA_R_32F, 5, 4, 4), CUBLAS_STATUS_INVALID_VALUE,
+                "ltLeadingDimension");
+    cublasLtMatrixLayout_t short_b = nullptr;
+    ASSERT_EQ(cublasLtMatrixLayoutCreate(&short_b, CUDA_R_32F, 6, 3, 6), CUBLAS_STATUS_SUCCESS);
+    expect_rule(cublasLtMatmul(lt, desc, &one, buffer(0), a, buffer(1), short_b, &zero, buffer(2), c, buffer(2), c,
+                               nullptr, nullptr, 0, nullptr),
+                CUBLAS_STATUS_INVALID_VALUE, "ltSizes");
+    expect_rule(matmul(y.data()), CUBLAS_STATUS_INVALID_VALUE, "deviceMemory");
+    EXPECT_EQ(set_epilogue(CUBLASLT_EPILOGUE_DRELU), CUBLAS_STATUS_SUCCESS);
+    cublasLtMatmulHeuristicResult_t result;
+    int found = -1;
+    EXPECT_EQ(cublasLtMatmulAlgoGetHeuristic(lt, desc, a, b, c, c, nullptr, 1, &result, &found),
+              CUBLAS_STATUS_NOT_SUPPORTED) << "no algorithm for an epilogue the stand-in does not compute";
+    EXPECT_EQ(found, 0);
+    for (cublasLtMatrixLayout_t layout : {a, b, c, short_b}) cublasLtMatrixLayoutDestroy(layout);
+    cublasLtMatmulDescDestroy(desc);
+    cublasLtDestroy(lt);
+}
+
 // ---- the measure path: copies, hot and cold ---------------------------------------------------------
 
 struct CopiesCase {
@@ -437,6 +510,34 @@ class StandinFind : public Standin {
         return plan;
     }
 };
+
+// A linear layer runs cublasLtMatmul with its bias, and ReLU or tanh-GELU, as
+// the epilogue (another activation an own kernel after it); without cuBLASLt
+// the same plan runs cublasGemmEx and the own epilogue, to the same values.
+TEST_F(StandinFind, ALinearRunsOnCublasLtWithItsEpilogueAndOnGemmExWithoutIt)
+{
+    load("\"tokens\", \"fc12\", \"relu\", \"fc10\", \"act_ngt\", \"fc8\", \"gelu\"", "[16, 3, 3]");
+    double e = 1;
+    std::string plan = run(SSLAT_DTYPE_FP16, SSLAT_MODE_FUSED, &e);
+    EXPECT_LT(e, 1e-2);
+    EXPECT_NE(plan.find("cublasLtMatmul(epilogue bias,relu); cublasLtMatmul(epilogue bias,gelu_tanh); "
+                        "cublasLtMatmul(epilogue bias) + sslat_act(gelu)"), std::string::npos) << plan;
+    EXPECT_EQ(session.cublaslt_fallbacks, 0);
+    struct Restore { // the library "missing" for this test only
+        ~Restore() { sslat_cuda_api.cublaslt_missing[0] = '\0'; }
+    } restore;
+    close();
+    std::snprintf(sslat_cuda_api.cublaslt_missing, sizeof sslat_cuda_api.cublaslt_missing,
+                  "libcublasLt.so cannot be loaded: (a test)");
+    open(false);
+    EXPECT_EQ(session.cublaslt, nullptr);
+    plan = run(SSLAT_DTYPE_FP16, SSLAT_MODE_FUSED, &e);
+    EXPECT_LT(e, 1e-2);
+    EXPECT_NE(plan.find("cublasGemmEx + sslat_epilogue(bias,relu); cublasGemmEx + sslat_epilogue(bias,gelu_tanh); "
+                        "cublasGemmEx + sslat_epilogue(bias,gelu)"), std::string::npos) << plan;
+    EXPECT_EQ(plan.find("cublasLt"), std::string::npos) << plan;
+    unload();
+}
 
 TEST_F(StandinFind, NoFmaResultForFp32SetsFmaOnTheFirstAndAsksItsWorkspaceAgain)
 {
