@@ -673,7 +673,7 @@ static sslat_status lower_layernorm(lowering *L, int32_t node, int src, int *out
     const sslat_node *n = &L->g->nodes[node];
     dnnl_layer_normalization_desc_t d;
     DNNL_RETURN_IF_FAILED(err, DNNL(dnnl_layer_normalization_forward_desc_init)(
-                                   &d, dnnl_forward_inference, md_of(L, src), NULL, SSLAT_LN_EPSILON,
+                                   &d, dnnl_forward_inference, md_of(L, src), NULL, sslat_node_layernorm_eps(n),
                                    dnnl_use_scale | dnnl_use_shift));
     dnnl_dims_t c = {n->shape.c};
     dnnl_memory_t scale, shift;

@@ -429,7 +429,7 @@ static cudaError_t enqueue_tokens(const step_launch *l)
         return p->nhwc ? cudaSuccess : sslat_cuda_to_tokens(p->elem, l->x, l->y, in.n, in.c, in.h * in.w, stream);
     case CUDA_STEP_LAYERNORM:
         return sslat_cuda_layernorm(p->elem, l->x, param_of(p, l->copy, l->st->params[0]),
-                                    param_of(p, l->copy, l->st->params[1]), SSLAT_LN_EPSILON, l->y, in.n * in.h, in.c,
+                                    param_of(p, l->copy, l->st->params[1]), sslat_node_layernorm_eps(l->node), l->y, in.n * in.h, in.c,
                                     stream);
     case CUDA_STEP_CLASS_TOKEN:
         return sslat_cuda_class_token(p->elem, l->x, param_of(p, l->copy, l->st->params[0]), l->y, in.n, in.h, in.c,

@@ -109,6 +109,7 @@ const OpCase CASES[] = {
     {"\"scale\"", "[8, 5, 5]"},
     {"\"tokens\", \"scale_method\"", "[12, 3, 3]"},
     {"\"cnx_k3\"", "[12, 5, 4]"},
+    {"\"tokens\", \"ln_eps0.25\", \"fc9_nobias\"", "[12, 3, 3]"},  // a LayerNorm epsilon that shows
     {"\"cnx_k5_e2_convmlp\"", "[12, 5, 5]"},
     {"\"conv_k2_s2_c16_bias\", \"ln\", \"cnx\", \"gap\", \"ln\", \"fc10\"", "[3, 8, 8]"},
 };

@@ -196,7 +196,7 @@ static void to_tokens(const tensor *x, tensor *y)
                 y->data[((size_t)n * plane + l) * x->s.c + c] = x->data[((size_t)n * x->s.c + c) * plane + l];
 }
 
-static void layernorm(const tensor *x, tensor *y, uint64_t seed, int32_t node)
+static void layernorm(const tensor *x, tensor *y, double eps, uint64_t seed, int32_t node)
 {
     size_t C = (size_t)x->s.c, rows = (size_t)x->s.n * x->s.h;
     float *g = param(C, seed, node, SSLAT_ROLE_GAMMA, 0), *b = param(C, seed, node, SSLAT_ROLE_BETA, 0);
@@ -208,7 +208,7 @@ static void layernorm(const tensor *x, tensor *y, uint64_t seed, int32_t node)
         for (size_t c = 0; c < C; c++) var += (in[c] - mean) * (in[c] - mean);
         var /= (double)C; /* biased, as nn.LayerNorm */
         for (size_t c = 0; c < C; c++)
-            y->data[r * C + c] = (float)((in[c] - mean) / sqrt(var + SSLAT_LN_EPSILON)) * g[c] + b[c];
+            y->data[r * C + c] = (float)((in[c] - mean) / sqrt(var + eps)) * g[c] + b[c];
     }
     free(g);
     free(b);
@@ -333,7 +333,7 @@ static bool run_node(const sslat_node *node, const tensor *const *inputs, tensor
         sslat_fill_parameter(y->data, count, seed, global, SSLAT_ROLE_WEIGHTS, 3);
         break;
     case SSLAT_OP_TOKENS: to_tokens(a, y); break;
-    case SSLAT_OP_LAYERNORM: layernorm(a, y, seed, global); break;
+    case SSLAT_OP_LAYERNORM: layernorm(a, y, sslat_node_layernorm_eps(node), seed, global); break;
     case SSLAT_OP_ATTENTION: attention(a, y, &node->params.attention); break;
     case SSLAT_OP_CLASS_TOKEN: class_token(a, y, seed, global); break;
     case SSLAT_OP_POSITION_EMBED: position_embed(a, y, seed, global); break;

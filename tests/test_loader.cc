@@ -306,6 +306,29 @@ TEST(Loader, SamePaddingFromObjectsAndTokensWithItsOwnHash)
     sslat_space_free(symmetric);
 }
 
+// LayerNorm's epsilon and a linear layer without bias: parsed from tokens and
+// objects alike, into the nodes, and hashed apart (timm's 1e-6 as it always was).
+TEST(Loader, LayerNormEpsilonAndALinearWithoutBiasHashApart)
+{
+    sslat_space *plain = load_text(space_json("\"tokens\", \"ln\", \"fc8\""));
+    sslat_space *same = load_text(space_json("\"tokens\", \"ln_eps1e-06\", \"fc8\""));
+    sslat_space *eps = load_text(space_json("\"tokens\", {\"op\": \"ln\", \"eps\": 1e-5}, \"fc8\""));
+    sslat_space *nobias = load_text(space_json("\"tokens\", \"ln\", {\"op\": \"fc\", \"c\": 8, \"nobias\": true}"));
+    ASSERT_TRUE(plain && same && eps && nobias);
+    EXPECT_EQ(sslat_space_hash(plain), sslat_space_hash(same));
+    EXPECT_NE(sslat_space_hash(plain), sslat_space_hash(eps));
+    EXPECT_NE(sslat_space_hash(plain), sslat_space_hash(nobias));
+    EXPECT_FLOAT_EQ(sslat_node_layernorm_eps(&fixed_layer(eps, 1).nodes[0]), 1e-5f);
+    EXPECT_FLOAT_EQ(sslat_node_layernorm_eps(&fixed_layer(plain, 1).nodes[0]), 1e-6f);
+    EXPECT_TRUE(fixed_layer(plain, 2).nodes[0].params.linear.bias);
+    EXPECT_FALSE(fixed_layer(nobias, 2).nodes[0].params.linear.bias);
+    EXPECT_STREQ(eps->layers[1].name, "ln_eps1e-05");
+    EXPECT_STREQ(nobias->layers[2].name, "fc8_nobias");
+    // 3·8 weights (the input has 3 channels) and no bias
+    EXPECT_EQ(sslat_node_param_count(&fixed_layer(nobias, 2), &fixed_layer(nobias, 2).nodes[0]), 3 * 8);
+    for (sslat_space *s : {plain, same, eps, nobias}) sslat_space_free(s);
+}
+
 TEST(Loader, ArchNameHashAndOverrides)
 {
     std::string text = space_json(

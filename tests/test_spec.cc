@@ -85,7 +85,8 @@ TEST(Token, FormatRoundTrips)
                             "bottleneck_s2_c512", "cn_k1_c1280_g2_p0_d1", "ir_k3_noskip", "conv_k1_bias",
                             "vit_e3.5_h3_hd64_ngt_explicit", "attn_h4", "patch_k16_c192", "tokpool_mean",
                             "ln", "act_ngt", "fc1000_fn", "sdpa_h3_hd8_explicit", "leaky_slope0.1",
-                            "maxpool_k3_s2_ceil", "adapool_k7", "image_w7", "scale_method", "cnx_k5_e3_ngt_convmlp", "image"};
+                            "maxpool_k3_s2_ceil", "adapool_k7", "image_w7", "scale_method", "cnx_k5_e3_ngt_convmlp", "image",
+                            "fc10_nobias", "ln_eps1e-05", "vit_e3_h2_nge_eps1e-05", "cnx_k7_eps0.001"};
     for (const char *token : tokens) {
         sslat_layer_spec spec = parse_ok(token);
         char text[128];

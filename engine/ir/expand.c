@@ -233,7 +233,7 @@ static void expand_fc(builder *b, int32_t *at, const sslat_layer_spec *spec)
 {
     sslat_shape in = sslat_graph_shape_of(b->graph, *at);
     if (!in.tokens && (in.h != 1 || in.w != 1)) unary(b, at, SSLAT_OP_FLATTEN, "flatten"); /* tokens: per token */
-    sslat_op_params p = {.linear = {spec->channels, true, (spec->set & SSLAT_OPT_FN) != 0}};
+    sslat_op_params p = {.linear = {spec->channels, !(spec->set & SSLAT_OPT_NOBIAS), (spec->set & SSLAT_OPT_FN) != 0}};
     add_op(b, at, SSLAT_OP_LINEAR, &p, SSLAT_NO_INPUT, "fc");
 }
 
@@ -274,18 +274,26 @@ static void to_image(builder *b, int32_t *at, int32_t h, int32_t w, const char *
     add_op(b, at, SSLAT_OP_IMAGE, &p, SSLAT_NO_INPUT, name);
 }
 
+/* LayerNorm over each token's channels, with the layer's eps (0: the default) */
+static void token_layernorm(builder *b, int32_t *at, const sslat_layer_spec *spec, const char *name)
+{
+    sslat_op_params p;
+    memset(&p, 0, sizeof p);
+    p.layernorm_eps = (spec->set & SSLAT_OPT_EPS) ? (float)spec->eps : 0.0f;
+    add_op(b, at, SSLAT_OP_LAYERNORM, &p, SSLAT_NO_INPUT, name);
+}
+
 /* LayerNorm over the channels: of each token, or of each pixel of an image
  * (ConvNeXt's LayerNorm2d: permute(0, 2, 3, 1), F.layer_norm, permute(0, 3, 1, 2)). */
 static void layernorm(builder *b, int32_t *at, const sslat_layer_spec *spec, const char *name)
 {
-    (void)spec;
     sslat_shape in = sslat_graph_shape_of(b->graph, *at);
     if (in.tokens) {
-        unary(b, at, SSLAT_OP_LAYERNORM, name);
+        token_layernorm(b, at, spec, name);
         return;
     }
     unary(b, at, SSLAT_OP_TOKENS, "permute");
-    unary(b, at, SSLAT_OP_LAYERNORM, name);
+    token_layernorm(b, at, spec, name);
     to_image(b, at, in.h, in.w, "permute_back");
 }
 
@@ -339,7 +347,7 @@ static void expand_cnx(builder *b, int32_t *at, const sslat_layer_spec *spec)
         conv(b, at, in.c, 1, 1, 0, 1, 1, true, "fc2");
     } else {
         unary(b, at, SSLAT_OP_TOKENS, "permute");
-        unary(b, at, SSLAT_OP_LAYERNORM, "norm");
+        token_layernorm(b, at, spec, "norm");
         linear(b, at, (int32_t)hidden, "fc1");
         act(b, at, kind, "act");
         linear(b, at, in.c, "fc2");

@@ -315,6 +315,11 @@ bool sslat_infer_shape(sslat_op_kind op, const sslat_op_params *p, sslat_shape i
         }
         return true;
     case SSLAT_OP_LAYERNORM:
+        if (!(p->layernorm_eps >= 0.0f && p->layernorm_eps < 1.0f)) { /* NaN fails both */
+            snprintf(why, why_size, "LayerNorm epsilon %g is outside [0, 1) (or not a number)", (double)p->layernorm_eps);
+            return false;
+        }
+        return true;
     case SSLAT_OP_BATCHNORM:
     case SSLAT_OP_IDENTITY:
     case SSLAT_OP_POSITION_EMBED:
@@ -503,12 +508,19 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
         sslat_hash_i32(h, sslat_node_image(node)->w);
         break;
     case SSLAT_OP_LAYER_SCALE: sslat_hash_i32(h, sslat_node_scale_form(node)); break;
+    case SSLAT_OP_LAYERNORM: { /* timm's 1e-6 hashes as it always did */
+        float eps = sslat_node_layernorm_eps(node);
+        int32_t bits;
+        memcpy(&bits, &eps, sizeof bits);
+        if (eps != SSLAT_LN_DEFAULT_EPSILON) sslat_hash_i32(h, bits);
+        break;
+    }
     /* No parameters. A new op must be named here (no default:): a forgotten
      * case would hash a parametrised op equal to its siblings and merge
      * different subgraphs into one table entry. */
     case SSLAT_OP_BATCHNORM: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL: case SSLAT_OP_FLATTEN:
     case SSLAT_OP_IDENTITY: case SSLAT_OP_CONCAT: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
-    case SSLAT_OP_TOKENS: case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: break;
+    case SSLAT_OP_TOKENS: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: break;
     case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
 }

@@ -76,9 +76,10 @@ static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
     case SSLAT_OP_LAYER_SCALE:
         json_object_set_new(j, "form", json_string(sslat_scale_form_name(sslat_node_scale_form(node))));
         break;
+    case SSLAT_OP_LAYERNORM: json_object_set_new(j, "eps", json_real(sslat_node_layernorm_eps(node))); break;
     case SSLAT_OP_BATCHNORM: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL: case SSLAT_OP_FLATTEN:
     case SSLAT_OP_IDENTITY: case SSLAT_OP_CONCAT: case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT:
-    case SSLAT_OP_TOKENS: case SSLAT_OP_LAYERNORM: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: break;
+    case SSLAT_OP_TOKENS: case SSLAT_OP_CLASS_TOKEN: case SSLAT_OP_POSITION_EMBED: break;
     case SSLAT_OP_COUNT: SSLAT_ASSERT(!"unknown op");
     }
     return j;

@@ -131,6 +131,12 @@ const sslat_image_params *sslat_node_image(const sslat_node *node)
     return &node->params.image;
 }
 
+float sslat_node_layernorm_eps(const sslat_node *node)
+{
+    SSLAT_ASSERT(node->op == SSLAT_OP_LAYERNORM);
+    return node->params.layernorm_eps > 0 ? node->params.layernorm_eps : SSLAT_LN_DEFAULT_EPSILON;
+}
+
 sslat_scale_form sslat_node_scale_form(const sslat_node *node)
 {
     SSLAT_ASSERT(node->op == SSLAT_OP_LAYER_SCALE);

@@ -28,7 +28,7 @@ typedef enum sslat_op_kind {
     SSLAT_OP_INPUT,          /* another input of a layer that reads several (`from`): no inputs, its shape given */
     /* Token ops: they read and write token tensors N×L×C (sslat_shape.tokens). */
     SSLAT_OP_TOKENS,         /* image N×C×H×W to tokens N×(H·W)×C: x.flatten(2).transpose(1, 2) */
-    SSLAT_OP_LAYERNORM,      /* nn.LayerNorm over each token's C channels, with weight and bias */
+    SSLAT_OP_LAYERNORM,      /* nn.LayerNorm over each token's C channels, with weight and bias (its eps: params) */
     SSLAT_OP_ATTENTION,      /* scaled dot-product attention of packed q|k|v tokens N×L×3·H·D to N×L×H·D */
     SSLAT_OP_CLASS_TOKEN,    /* a learned token before the others: cat((cls.expand(N, -1, -1), x), 1) */
     SSLAT_OP_POSITION_EMBED, /* x + a learned 1×L×C position embedding */
@@ -151,7 +151,12 @@ typedef union sslat_op_params {
     float slope;                      /* LEAKY_RELU: the negative slope */
     sslat_image_params image;         /* IMAGE */
     sslat_scale_form scale_form;      /* LAYER_SCALE */
+    float layernorm_eps;              /* LAYERNORM: 0 stands for timm's 1e-6 (SSLAT_LN_DEFAULT_EPSILON) */
 } sslat_op_params;
+
+/* LayerNorm's epsilon where a layernorm node gives none: timm's transformers'
+ * (nn.LayerNorm's own default is 1e-5). */
+#define SSLAT_LN_DEFAULT_EPSILON 1e-6f
 
 /* Index of a node's input that means "the subgraph's input". */
 #define SSLAT_GRAPH_INPUT (-1)
@@ -194,6 +199,8 @@ sslat_token_pool_form sslat_node_token_pool(const sslat_node *node);
 float sslat_node_slope(const sslat_node *node);
 const sslat_image_params *sslat_node_image(const sslat_node *node);
 sslat_scale_form sslat_node_scale_form(const sslat_node *node);
+/* The epsilon a layernorm node normalises with (its own, or SSLAT_LN_DEFAULT_EPSILON). */
+float sslat_node_layernorm_eps(const sslat_node *node);
 const char *sslat_scale_form_name(sslat_scale_form form);
 const char *sslat_attention_form_name(sslat_attention_form form);
 const char *sslat_token_pool_form_name(sslat_token_pool_form form);

@@ -36,7 +36,7 @@ static const uint32_t TYPE_OPTIONS[] = {
     [SSLAT_LAYER_MAXPOOL] = SSLAT_OPT_K | SSLAT_OPT_S | SSLAT_OPT_P | SSLAT_OPT_CEIL,
     [SSLAT_LAYER_AVGPOOL] = SSLAT_OPT_K | SSLAT_OPT_S | SSLAT_OPT_P,
     [SSLAT_LAYER_FLATTEN] = 0,
-    [SSLAT_LAYER_FC] = SSLAT_OPT_C | SSLAT_OPT_FN, /* fn: F.linear inside another module */
+    [SSLAT_LAYER_FC] = SSLAT_OPT_C | SSLAT_OPT_FN | SSLAT_OPT_NOBIAS, /* fn: F.linear inside another module */
     [SSLAT_LAYER_BN] = 0,
     [SSLAT_LAYER_ACT] = SSLAT_OPT_N,
     [SSLAT_LAYER_SHUFFLE] = SSLAT_OPT_G,
@@ -57,16 +57,16 @@ static const uint32_t TYPE_OPTIONS[] = {
     [SSLAT_LAYER_TOKENS] = 0,
     [SSLAT_LAYER_CLS] = 0,
     [SSLAT_LAYER_POS] = 0,
-    [SSLAT_LAYER_LN] = 0,
+    [SSLAT_LAYER_LN] = SSLAT_OPT_EPS,
     [SSLAT_LAYER_ATTN] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_EXPLICIT,
-    [SSLAT_LAYER_VIT] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_E | SSLAT_OPT_N | SSLAT_OPT_EXPLICIT,
+    [SSLAT_LAYER_VIT] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_E | SSLAT_OPT_N | SSLAT_OPT_EXPLICIT | SSLAT_OPT_EPS,
     [SSLAT_LAYER_TOKPOOL] = SSLAT_OPT_MEAN,
     [SSLAT_LAYER_SDPA] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_EXPLICIT,
     [SSLAT_LAYER_ADAPOOL] = SSLAT_OPT_K, /* k: the output size (k × k) */
     [SSLAT_LAYER_LEAKY] = SSLAT_OPT_SLOPE,
     [SSLAT_LAYER_IMAGE] = SSLAT_OPT_W,
     [SSLAT_LAYER_SCALE] = SSLAT_OPT_METHOD,
-    [SSLAT_LAYER_CNX] = SSLAT_OPT_K | SSLAT_OPT_E | SSLAT_OPT_N | SSLAT_OPT_CONVMLP,
+    [SSLAT_LAYER_CNX] = SSLAT_OPT_K | SSLAT_OPT_E | SSLAT_OPT_N | SSLAT_OPT_CONVMLP | SSLAT_OPT_EPS,
 };
 static_assert(sizeof(TYPE_OPTIONS) / sizeof(TYPE_OPTIONS[0]) == SSLAT_LAYER_TYPE_COUNT,
               "TYPE_OPTIONS must cover every sslat_layer_type");
@@ -153,7 +153,8 @@ bool sslat_spec_option_bit(const char *key, uint32_t *bit)
         {"bias", SSLAT_OPT_BIAS}, {"fn", SSLAT_OPT_FN}, {"mean", SSLAT_OPT_MEAN}, {"b", SSLAT_OPT_B},
         {"a", SSLAT_OPT_A}, {"o", SSLAT_OPT_O}, {"h", SSLAT_OPT_H}, {"hd", SSLAT_OPT_HD},
         {"explicit", SSLAT_OPT_EXPLICIT}, {"ceil", SSLAT_OPT_CEIL}, {"slope", SSLAT_OPT_SLOPE},
-        {"w", SSLAT_OPT_W}, {"method", SSLAT_OPT_METHOD}, {"convmlp", SSLAT_OPT_CONVMLP},
+        {"w", SSLAT_OPT_W}, {"method", SSLAT_OPT_METHOD}, {"convmlp", SSLAT_OPT_CONVMLP}, {"nobias", SSLAT_OPT_NOBIAS},
+        {"eps", SSLAT_OPT_EPS},
     };
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
         if (strcmp(KEYS[i].key, key) == 0) {
@@ -256,6 +257,12 @@ bool sslat_spec_set_real(sslat_layer_spec *spec, const char *key, double value, 
             return false;
         }
         spec->slope = value;
+    } else if (bit == SSLAT_OPT_EPS) {
+        if (!(value > 0.0 && value < 1.0)) {
+            snprintf(why, why_size, "LayerNorm epsilon %g is outside (0, 1) (or not a number)", value);
+            return false;
+        }
+        spec->eps = value;
     } else {
         snprintf(why, why_size, "option '%s' must be a whole number", key);
         return false;
@@ -384,6 +391,7 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
     if (spec->type == SSLAT_LAYER_FC) {
         EMIT("fc%d", spec->channels);
         if (spec->set & SSLAT_OPT_FN) EMIT("_fn");
+        if (spec->set & SSLAT_OPT_NOBIAS) EMIT("_nobias");
     } else if (spec->type == SSLAT_LAYER_ACT && strchr(sslat_act_name(spec->act), '_')) {
         EMIT("act_n%s", ACT_CODES[spec->act]); /* "gelu_tanh" would read as two words */
     } else if (spec->type == SSLAT_LAYER_ACT) {
@@ -416,6 +424,7 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
         if (spec->set & SSLAT_OPT_SLOPE) EMIT("_slope%.9g", spec->slope);
         if (spec->set & SSLAT_OPT_METHOD) EMIT("_method");
         if (spec->set & SSLAT_OPT_CONVMLP) EMIT("_convmlp");
+        if (spec->set & SSLAT_OPT_EPS) EMIT("_eps%.9g", spec->eps);
     }
 #undef EMIT
     if (size > 0 && used >= size) buffer[size - 1] = '\0';

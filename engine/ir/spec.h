@@ -83,6 +83,8 @@ enum {
     SSLAT_OPT_W = 1u << 22,     /* image: the image's width (default: a square) */
     SSLAT_OPT_METHOD = 1u << 23, /* scale: written x.mul(γ), a tensor method (default: the operator x * γ) */
     SSLAT_OPT_CONVMLP = 1u << 24, /* cnx: LayerNorm2d and 1x1 convolutions (timm's conv_mlp) instead of permute + Linear */
+    SSLAT_OPT_NOBIAS = 1u << 25,  /* fc: no bias (nn.Linear(bias=False)) */
+    SSLAT_OPT_EPS = 1u << 26,     /* ln, vit, cnx: LayerNorm's epsilon (default 1e-6, timm's) */
 };
 
 /* The options that are flags (true or false: a token's bare word, an object's
@@ -90,8 +92,8 @@ enum {
  * (act a name, p also "same"). */
 enum {
     SSLAT_FLAG_OPTIONS = SSLAT_OPT_NOSKIP | SSLAT_OPT_BIAS | SSLAT_OPT_FN | SSLAT_OPT_MEAN | SSLAT_OPT_EXPLICIT |
-                         SSLAT_OPT_CEIL | SSLAT_OPT_METHOD | SSLAT_OPT_CONVMLP,
-    SSLAT_REAL_OPTIONS = SSLAT_OPT_E | SSLAT_OPT_SE | SSLAT_OPT_SLOPE,
+                         SSLAT_OPT_CEIL | SSLAT_OPT_METHOD | SSLAT_OPT_CONVMLP | SSLAT_OPT_NOBIAS,
+    SSLAT_REAL_OPTIONS = SSLAT_OPT_E | SSLAT_OPT_SE | SSLAT_OPT_SLOPE | SSLAT_OPT_EPS,
 };
 
 /* The option bit of a key ("k", "se", "act", "noskip", …); false when unknown. */
@@ -105,7 +107,7 @@ typedef struct sslat_layer_spec {
     uint32_t set;
     int32_t repeat, kernel, stride, channels, groups, padding, dilation, blocks, anchors, offset, heads, head_dim,
         width;
-    double expansion, se_ratio, slope;
+    double expansion, se_ratio, slope, eps;
     sslat_act_kind act;
 } sslat_layer_spec;
 

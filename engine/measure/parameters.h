@@ -14,8 +14,6 @@
 
 /* BN epsilon of every batchnorm, as PyTorch's default. */
 #define SSLAT_BN_EPSILON 1e-5f
-/* LayerNorm epsilon of every layernorm, as timm's transformers (nn.LayerNorm's default is 1e-5). */
-#define SSLAT_LN_EPSILON 1e-6f
 
 /* The roles of a node's parameters (each its own measure/fill.h stream) are
  * the public sslat_parameter_role (sslat.h). */

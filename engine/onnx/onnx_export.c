@@ -349,7 +349,7 @@ static value lower_layernorm(lowering *L, int32_t i, const char *x)
     const int64_t c[1] = {L->g->nodes[i].shape.c};
     const char *inputs[] = {x, parameter(L, out_name(L, i, ".weight"), c, 1, i, SSLAT_ROLE_GAMMA, 0),
                             parameter(L, out_name(L, i, ".bias"), c, 1, i, SSLAT_ROLE_BETA, 0)};
-    Onnx__AttributeProto *attrs[] = {onnx_attr_int(b, "axis", -1), onnx_attr_float(b, "epsilon", SSLAT_LN_EPSILON)};
+    Onnx__AttributeProto *attrs[] = {onnx_attr_int(b, "axis", -1), onnx_attr_float(b, "epsilon", sslat_node_layernorm_eps(&L->g->nodes[i]))};
     return (value){ONNX_NODE(b, "LayerNormalization", out_name(L, i, ""), inputs, attrs), 3};
 }
 

@@ -15,7 +15,7 @@ class UnsupportedNode(ValueError):
 
 ACTIVATIONS = ("relu", "relu6", "hswish", "hsigmoid", "sigmoid", "silu", "gelu", "tanh", "gelu_tanh")
 BN_EPSILON = 1e-5  # SSLAT_BN_EPSILON (engine/measure/parameters.h)
-LN_EPSILON = 1e-6  # SSLAT_LN_EPSILON
+LN_EPSILON = 1e-6  # SSLAT_LN_DEFAULT_EPSILON (engine/ir/op.h): a layernorm node's "eps" where none is given
 # ops that are functions of their inputs: run() computes them, their module is nn.Identity
 FUNCTION_OPS = ("add", "mul_channel", "global_avgpool", "flatten", "identity", "channel_shuffle", "concat",
                 "channel_slice", "upsample", "space_to_depth", "tokens", "attention", "token_pool", "image")
@@ -130,7 +130,7 @@ def interpreter(torch):
             if op == "leaky_relu":
                 return nn.LeakyReLU(node["slope"])
             if op == "layernorm":
-                layer = nn.LayerNorm(shape[2], eps=LN_EPSILON)
+                layer = nn.LayerNorm(shape[2], eps=node.get("eps", LN_EPSILON))
                 if parameters:
                     layer.weight.copy_(parameters(index, "gamma", 0, (shape[2],)))
                     layer.bias.copy_(parameters(index, "beta", 0, (shape[2],)))

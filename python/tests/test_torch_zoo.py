@@ -39,7 +39,7 @@ TIMM = {
     "mixnet_s": None, "tf_mixnet_s": None, "lcnet_050": None,
     "darknet17": None, "convnext_atto": None,
     "vit_tiny_patch16_224": None, "deit_tiny_patch16_224": None,
-    "levit_128s": r"a linear layer without bias", "efficientformer_l1": r"an average pool with ceil_mode or count_include_pad=False",
+    "levit_128s": r"flatten\(\) from dim 0", "efficientformer_l1": r"an average pool with ceil_mode or count_include_pad=False",
     "mobilevit_xxs": r"reshape\(\) from \(1, 64, 28, 28\) to \(896, 2, 14, 2\)",
 }
 TORCHVISION = {

@@ -10,11 +10,12 @@ import pytest
 import sslat
 from test_onnx import SEED, expected_params, ir, learnable, needs, reference_command  # noqa: F401 (fixture)
 
-# every token op once, both attention forms, GELU's two forms, both token pools
+# every token op once, both attention forms, GELU's two forms, both token pools, a LayerNorm
+# with its own epsilon (large enough to show) and a linear layer without bias
 VIT_LAYERS = ["patch_k4_c24", "cls", "pos",
               {"choice": ["vit_h3_e2", "vit_h2_e1.5_explicit_ngt", "vit_h4_hd5", "skip"], "repeat": 2},
-              "ln", "tokpool", "fc10"]
-VIT_MEAN_LAYERS = ["patch_k4_c24", "pos", "vit_h3", "ln", "tokpool_mean", "fc7"]
+              "ln_eps0.25", "tokpool", "fc10"]
+VIT_MEAN_LAYERS = ["patch_k4_c24", "pos", "vit_h3", "ln", "tokpool_mean", "fc7_nobias"]
 
 
 def write_space(tmp_path, name, layers, shape=(3, 16, 16), batch=2):
@@ -229,3 +230,28 @@ def test_a_functional_linear_and_multihead_attention_are_read_as_the_counters_se
     assert ops == ["tokens", "linear", "attention", "linear"]
     with pytest.raises(st.MappingError, match="need_weights=True"):
         st.to_space(Attend(True).eval(), x)
+
+
+def test_sslat_torch_maps_a_layernorm_epsilon_and_a_linear_without_bias():
+    torch = pytest.importorskip("torch")
+    import sslat.torch as st
+    nn = torch.nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 16, 4, 4)
+            self.norm = nn.LayerNorm(16)  # nn.LayerNorm's own eps, 1e-5
+            self.fc = nn.Linear(16, 8, bias=False)
+
+        def forward(self, x):
+            return self.fc(self.norm(self.conv(x).flatten(2).transpose(1, 2)))
+
+    model = Net().eval()
+    space = st.to_space(model, (1, 3, 16, 16))  # its check: the model's values with eps 1e-5
+    nodes = space.architecture_graph()["nodes"]
+    norm = next(n for n in nodes if n["op"] == "layernorm")
+    linear = next(n for n in nodes if n["op"] == "linear")
+    assert norm["eps"] == pytest.approx(1e-5, rel=1e-6)
+    assert linear["linear"]["bias"] is False
+    assert space.param_count() == sum(p.numel() for p in model.parameters())

@@ -24,7 +24,7 @@ _IDENTITY_MODULES = (nn.Identity, nn.Dropout, nn.Dropout2d)
 _LEAF_CLASSES = (nn.Conv2d, nn.BatchNorm2d, nn.Linear, nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d,
                  nn.Flatten, nn.Upsample, nn.ChannelShuffle, nn.LayerNorm, nn.MultiheadAttention, nn.LeakyReLU) + \
     tuple(_ACTIVATION_MODULES) + _IDENTITY_MODULES
-LN_EPSILON = 1e-6  # SSLAT_LN_EPSILON: the IR's LayerNorm is timm's
+LN_EPSILON = 1e-6  # SSLAT_LN_DEFAULT_EPSILON: an "ln" without "eps" is timm's
 _FORWARD_METHODS = {nn.Conv2d: ("forward", "_conv_forward")}
 
 
@@ -300,12 +300,12 @@ class Recorder(CallMapping, TorchFunctionMode):
     def linear(self, x, weight, bias, result, call, functional=False):
         if self.known(weight):
             self.refuse(call, "a linear layer whose weights are computed from the input")
-        if bias is None:
-            self.refuse(call, "a linear layer without bias (the IR's fc has one)")
         if x.dim() not in (2, 3) and not self.channels_last(x):
             self.refuse(call, "a linear layer on a %d-D tensor (the IR's fc reads N×C vectors, N×L×C tokens or "
                               "an image permuted to N×H×W×C)" % x.dim())
         spec = {"op": "fc", "c": int(weight.shape[0])}
+        if bias is None:  # nn.Linear(bias=False): LeViT's, a ViT's qkv without bias
+            spec["nobias"] = True
         if functional:  # F.linear inside a module that is no nn.Linear: thop and pthflops count nothing
             spec["fn"] = True
         self.emit(spec, [self.source_of(x, call)], result, call, {"weight": weight, "bias": bias})
@@ -318,9 +318,10 @@ class Recorder(CallMapping, TorchFunctionMode):
                               "tokens or of an image permuted to N×H×W×C)" % (tuple(shape), x.dim()))
         if weight is None or bias is None:
             self.refuse(call, "a LayerNorm without its weight and bias")
-        if abs(float(eps) - LN_EPSILON) > 1e-12:
-            self.refuse(call, "a LayerNorm with eps %g (the IR's is timm's %g)" % (eps, LN_EPSILON))
-        self.emit("ln", [self.source_of(x, call)], result, call, {"weight": weight, "bias": bias})
+        if not 0 < float(eps) < 1:
+            self.refuse(call, "a LayerNorm with eps %g (the IR's is in (0, 1))" % eps)
+        spec = "ln" if abs(float(eps) - LN_EPSILON) <= 1e-12 else {"op": "ln", "eps": float(eps)}
+        self.emit(spec, [self.source_of(x, call)], result, call, {"weight": weight, "bias": bias})
 
     def pool(self, maximum, kernel, stride, padding, dilation, ceil_mode, count_include_pad, call):
         if (ceil_mode and not maximum) or not count_include_pad:
