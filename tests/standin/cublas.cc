@@ -26,21 +26,9 @@ namespace {
 const char *const GEMM_EX = "cuBLAS Library User Guide, cublasGemmEx()";
 const char *const GEMM_STRIDED = "cuBLAS Library User Guide, cublasGemmStridedBatchedEx()";
 
-size_t type_size(cudaDataType t) { return t == CUDA_R_32F ? 4 : 2; }
-
-float load(const void *p, cudaDataType t, size_t i)
-{
-    if (t == CUDA_R_32F) return ((const float *)p)[i];
-    if (t == CUDA_R_16F) return __half2float(((const __half *)p)[i]);
-    return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
-}
-
-void store(void *p, cudaDataType t, size_t i, float v)
-{
-    if (t == CUDA_R_32F) ((float *)p)[i] = v;
-    else if (t == CUDA_R_16F) ((__half *)p)[i] = __float2half(v);
-    else ((__nv_bfloat16 *)p)[i] = __float2bfloat16(v);
-}
+size_t type_size(cudaDataType t) { return standin_type_size(t); }
+float load(const void *p, cudaDataType t, size_t i) { return standin_load(p, t, i); }
+void store(void *p, cudaDataType t, size_t i, float v) { standin_store(p, t, i, v); }
 
 // The rows of cublasGemmEx's table of supported types that the stand-in
 // computes: A and B of one type; CUBLAS_COMPUTE_32F with A/B 32F, 16F or
@@ -60,6 +48,22 @@ bool supported_types(cudaDataType a, cudaDataType b, cudaDataType c, cublasCompu
 int larger(int a, int b) { return a > b ? a : b; }
 
 } // namespace
+
+size_t standin_type_size(int type) { return type == CUDA_R_32F ? 4 : 2; }
+
+float standin_load(const void *p, int type, size_t i)
+{
+    if (type == CUDA_R_32F) return ((const float *)p)[i];
+    if (type == CUDA_R_16F) return __half2float(((const __half *)p)[i]);
+    return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+}
+
+void standin_store(void *p, int type, size_t i, float v)
+{
+    if (type == CUDA_R_32F) ((float *)p)[i] = v;
+    else if (type == CUDA_R_16F) ((__half *)p)[i] = __float2half(v);
+    else ((__nv_bfloat16 *)p)[i] = __float2bfloat16(v);
+}
 
 extern "C" {
 

@@ -25,9 +25,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <cublasLt.h>
 #include <cublas_v2.h>
 
@@ -65,21 +62,9 @@ MatmulDesc *desc_of(cublasLtMatmulDesc_t d) { return reinterpret_cast<MatmulDesc
 Layout *layout_of(cublasLtMatrixLayout_t l) { return reinterpret_cast<Layout *>(l); }
 Preference *preference_of(cublasLtMatmulPreference_t p) { return reinterpret_cast<Preference *>(p); }
 
-size_t type_size(int t) { return t == CUDA_R_32F ? 4 : 2; }
-
-float load(const void *p, int t, size_t i)
-{
-    if (t == CUDA_R_32F) return ((const float *)p)[i];
-    if (t == CUDA_R_16F) return __half2float(((const __half *)p)[i]);
-    return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
-}
-
-void store(void *p, int t, size_t i, float v)
-{
-    if (t == CUDA_R_32F) ((float *)p)[i] = v;
-    else if (t == CUDA_R_16F) ((__half *)p)[i] = __float2half(v);
-    else ((__nv_bfloat16 *)p)[i] = __float2bfloat16(v);
-}
+size_t type_size(int t) { return standin_type_size(t); }
+float load(const void *p, int t, size_t i) { return standin_load(p, t, i); }
+void store(void *p, int t, size_t i, float v) { standin_store(p, t, i, v); }
 
 bool known_epilogue(uint32_t e)
 {

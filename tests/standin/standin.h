@@ -155,3 +155,7 @@ std::vector<StandinEngine> standin_default_engines();
 std::vector<StandinEngine> standin_default_fused_engines();
 void standin_fill_cublas_table();
 void standin_fill_cublaslt_table();
+// An element of a cuBLAS data type (CUDA_R_32F, 16F or 16BF) as float, and back (cublas.cc).
+size_t standin_type_size(int type);
+float standin_load(const void *p, int type, size_t i);
+void standin_store(void *p, int type, size_t i, float v);
