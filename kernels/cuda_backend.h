@@ -47,7 +47,7 @@ typedef struct cuda_session {
     cudnnHandle_t cudnn;
     cublasHandle_t cublas;
     cublasLtHandle_t cublaslt; /* NULL without cuBLASLt: the linears run cublasGemmEx */
-    int cublaslt_fallbacks;    /* linears the heuristic found no cuBLASLt algorithm for: cublasGemmEx */
+    int cublaslt_fallbacks;    /* linear steps (of every program built) with no cuBLASLt algorithm: cublasGemmEx */
     cudaEvent_t start, stop;
     void *workspace; /* shared by every step: the largest any algorithm asked for */
     size_t workspace_size;

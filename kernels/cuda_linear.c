@@ -1,5 +1,5 @@
 /* The linear layers on the GPU: cuBLASLt's matmul with the bias (and ReLU or
- * tanh-GELU) in its epilogue, as PyTorch's addmm runs nn.Linear; without
+ * tanh-GELU) in its epilogue, the path PyTorch's addmm takes for nn.Linear; without
  * cuBLASLt, or where its heuristic has no algorithm, cublasGemmEx and the own
  * epilogue kernel.
  *
@@ -9,6 +9,7 @@
  * m the output features, n the rows (N, or N·L of tokens), k the input's. */
 #include "kernels/cuda_linear.h"
 
+#include "base/assert.h"
 #include "kernels/cuda_values.h"
 #include "kernels/ops.h"
 
@@ -28,7 +29,9 @@ static void linear_sizes(const cuda_program *p, const cuda_step *s, int *m, int 
  * GELU is the tanh form, what PyTorch fuses for GELU(approximate="tanh")). */
 static cublasLtEpilogue_t epilogue_of(const cuda_step *s)
 {
-    bool relu = s->act == SSLAT_ACT_RELU, gelu = s->act == SSLAT_ACT_GELU_TANH;
+    int32_t act = cuda_cublaslt_fuses(s->act) ? s->act : -1; /* another runs as an own kernel after it */
+    bool relu = act == SSLAT_ACT_RELU, gelu = act == SSLAT_ACT_GELU_TANH;
+    SSLAT_ASSERT(act < 0 || relu || gelu); /* cuda_cublaslt_fuses and this list agree */
     if (s->bias) return relu ? CUBLASLT_EPILOGUE_RELU_BIAS : gelu ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
     return relu ? CUBLASLT_EPILOGUE_RELU : gelu ? CUBLASLT_EPILOGUE_GELU : CUBLASLT_EPILOGUE_DEFAULT;
 }
@@ -88,7 +91,8 @@ sslat_status cuda_linear_prepare(cuda_program *p, int32_t k, sslat_error *err)
                                                       st->lt_layout[1], st->lt_layout[2], st->lt_layout[2], preference,
                                                       1, &result, &found);
     CUBLAS(cublasLtMatmulPreferenceDestroy)(preference);
-    if (code == CUBLAS_STATUS_NOT_SUPPORTED || (code == CUBLAS_STATUS_SUCCESS && found < 1)) {
+    if (code == CUBLAS_STATUS_NOT_SUPPORTED ||
+        (code == CUBLAS_STATUS_SUCCESS && (found < 1 || result.state != CUBLAS_STATUS_SUCCESS))) {
         use_gemm_ex(s, st); /* no algorithm for this product and epilogue: said in the metadata */
         p->session->cublaslt_fallbacks++;
         return SSLAT_OK;
@@ -110,7 +114,7 @@ sslat_status cuda_linear_enqueue(const cuda_program *p, int32_t k, int32_t copy,
     const void *w = param_of(p, copy, st->params[0]);
     if (s->call == CUDA_CALL_CUBLASLT_MATMUL) {
         /* each copy has its own bias buffer: the pointer is set per launch (read when the call is made) */
-        const void *bias = param_of(p, copy, st->params[2]);
+        const void *bias = param_of(p, copy, st->params[1]);
         if (s->bias)
             CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasLtMatmulDescSetAttribute)(
                                                    st->lt_desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
@@ -129,7 +133,7 @@ sslat_status cuda_linear_enqueue(const cuda_program *p, int32_t k, int32_t copy,
                                                             &ONE, w, type, kdim, x, type, kdim, &ZERO, y, type, m,
                                                             compute, CUBLAS_GEMM_DEFAULT));
     if (s->epilogue)
-        CUDA_RETURN_IF_FAILED(err, runtime, sslat_cuda_epilogue(p->elem, 1, y, param_of(p, copy, st->params[1]), NULL,
+        CUDA_RETURN_IF_FAILED(err, runtime, sslat_cuda_epilogue(p->elem, 1, y, param_of(p, copy, st->params[2]), NULL,
                                                                 s->act, n, m, 1, stream));
     return SSLAT_OK;
 }

@@ -182,12 +182,14 @@ static sslat_status linear_params(cuda_program *p, cuda_step_state *st, const cu
     if (l->bias) {
         float *b = malloc((size_t)l->out_features * sizeof *b);
         if (b) sslat_fill_parameter(b, (size_t)l->out_features, p->seed, s->main_node, SSLAT_ROLE_BIAS, 0);
-        /* float for the own epilogue; in the element type for cuBLASLt's (its default bias type: D's) */
-        if (b) st->params[2] = add_converted(p, b, (size_t)l->out_features, p->elem);
-        st->params[1] = add_param(p, b, (size_t)l->out_features * sizeof(float));
+        /* as a convolution's: params[1] in the element type for cuBLASLt's epilogue (its default bias type:
+         * D's), params[2] in float for the own epilogue (cublasGemmEx, cuBLASLt's fallback) */
+        bool lt = s->call == CUDA_CALL_CUBLASLT_MATMUL;
+        if (b && lt) st->params[1] = add_converted(p, b, (size_t)l->out_features, p->elem);
+        st->params[2] = add_param(p, b, (size_t)l->out_features * sizeof(float));
+        if (st->params[2] < 0 || (lt && st->params[1] < 0)) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     }
-    if (st->params[0] < 0 || (l->bias && (st->params[1] < 0 || st->params[2] < 0)))
-        return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
+    if (st->params[0] < 0) return sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory");
     return SSLAT_OK;
 }
 

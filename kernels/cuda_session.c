@@ -222,8 +222,9 @@ sslat_status cuda_session_describe(cuda_session *s, const sslat_calc_options *o,
     PAIR("software.cublas", "%d (%s)", cublas_version, sslat_cuda_api.cublas_path);
     if (s->cublaslt)
         PAIR("cuda.linear", "cublasLtMatmul with its bias epilogue (ReLU and tanh-GELU fused too; another activation "
-                            "an own kernel after it), the heuristic's first algorithm (%s); %d where it found none: "
-                            "cublasGemmEx + own epilogue", sslat_cuda_api.cublaslt_path, s->cublaslt_fallbacks);
+                            "an own kernel after it), the heuristic's first algorithm (%s); where it found none, "
+                            "cublasGemmEx + own epilogue: %d linear steps of the programs built",
+             sslat_cuda_api.cublaslt_path, s->cublaslt_fallbacks);
     else
         PAIR("cuda.linear", "cublasGemmEx + own bias/activation epilogue (%s)", sslat_cuda_api.cublaslt_missing);
     if (s->nvml) {

@@ -57,7 +57,7 @@ sslat_status sslat_ignore_parse(const char *list, sslat_ignore_set *out, sslat_e
                               "ignore: '%s' is neither an op kind (conv2d, batchnorm, act, add, "
                               "mul_channel, global_avgpool, maxpool, avgpool, linear, flatten, "
                               "identity, channel_shuffle, concat, channel_slice, upsample, space_to_depth, input, tokens, "
-                              "layernorm, attention, class_token, position_embed, token_pool, leaky_relu) nor an "
+                              "layernorm, attention, class_token, position_embed, token_pool, leaky_relu, image, layer_scale) nor an "
                               "activation (relu, relu6, …)",
                               name);
     }

@@ -309,14 +309,18 @@ static void layer_scale(builder *b, int32_t *at, sslat_scale_form form, const ch
 static void expand_image(builder *b, int32_t *at, const sslat_layer_spec *spec)
 {
     sslat_shape in = sslat_graph_shape_of(b->graph, *at);
-    int32_t w = (spec->set & SSLAT_OPT_W) ? spec->width : (int32_t)lround(sqrt((double)in.h));
-    if (!in.tokens || w < 1 || in.h % w != 0 || (!(spec->set & SSLAT_OPT_W) && w * w != in.h)) {
-        b->status = sslat_fail(b->err, SSLAT_ERR_SPACE, "image needs tokens whose count is a square or a multiple "
-                               "of its width w, got %s of %d (w %d)", in.tokens ? "tokens" : "an image", in.h,
-                               (spec->set & SSLAT_OPT_W) ? spec->width : 0);
-        return;
-    }
-    to_image(b, at, in.h / w, w, "image");
+    bool given = (spec->set & SSLAT_OPT_W) != 0;
+    int32_t w = given ? spec->width : (int32_t)lround(sqrt((double)in.h));
+    if (!in.tokens)
+        b->status = sslat_fail(b->err, SSLAT_ERR_SPACE, "image needs tokens N×L×C, got an image %dx%dx%dx%d", in.n,
+                               in.c, in.h, in.w);
+    else if (given && in.h % w != 0)
+        b->status = sslat_fail(b->err, SSLAT_ERR_SPACE, "%d tokens are no image %d pixels wide (w must divide the "
+                               "count)", in.h, w);
+    else if (!given && w * w != in.h)
+        b->status = sslat_fail(b->err, SSLAT_ERR_SPACE, "%d tokens are no square image (give its width w)", in.h);
+    else
+        to_image(b, at, in.h / w, w, "image");
 }
 
 /* timm's ConvNeXtBlock: a k×k depthwise conv with bias; LayerNorm and an MLP

@@ -193,8 +193,8 @@ def interpreter(torch):
         if op == "attention":
             return attention(node["attention"], a)
         if op == "image":  # x.permute(0, 3, 1, 2) of the tokens read as N×H×W×C
-            n, c, h, w = node["shape"]
-            return a.reshape(n, h, w, c).permute(0, 3, 1, 2)
+            _, c, h, w = node["shape"]
+            return a.reshape(a.shape[0], h, w, c).permute(0, 3, 1, 2)
         if op == "token_pool":
             pooled = a.mean(1) if node["form"] == "mean" else a[:, 0]
             return pooled.reshape(a.shape[0], -1, 1, 1)

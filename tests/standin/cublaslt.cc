@@ -10,13 +10,14 @@
 // CUDA_R_32F (cublasLtMatmulDescCreate); op(A) is m×k, op(B) k×n, C and D m×n
 // and C's layout is D's when C is D (cublasLtMatmul); a bias epilogue needs
 // the bias pointer, a vector of D's rows in D's type by default
-// (CUBLASLT_MATMUL_DESC_BIAS_POINTER / _BIAS_DATA_TYPE); the workspace given
-// holds what the algorithm asks for (cublasLtMatmulHeuristicResult_t's
-// workspaceSize).
+// (CUBLASLT_MATMUL_DESC_BIAS_POINTER / _BIAS_DATA_TYPE); a workspace given is
+// device memory.
 // The stand-in's own: every operand and the bias inside one device allocation
 // each; its heuristic has one algorithm for the epilogues DEFAULT, BIAS, RELU,
 // RELU_BIAS, GELU and GELU_BIAS (CUBLAS_STATUS_NOT_SUPPORTED and no result
-// otherwise), needing no workspace; its GELU is the tanh form, our reading of
+// otherwise), needing no workspace, whatever the types and layouts (so the
+// tests reach the backend's fallback only with cuBLASLt missing); its GELU is
+// the tanh form, our reading of
 // what cuBLASLt computes (the guide names no formula; PyTorch fuses it for
 // GELU(approximate="tanh") only).
 #include "standin.h"
@@ -273,6 +274,8 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
     handle->matmuls++;
     std::vector<StandinRange> ranges;
     if (work) ranges = {{a, a_bytes * type_size(la.type)}, {b, b_bytes * type_size(lb.type)}, {d, d_bytes * type_size(ld.type)}};
+    if (work && bias) ranges.push_back({desc_now.bias, m * type_size(bias_type)});
+    if (work && be != 0) ranges.push_back({c, c_bytes * type_size(lc.type)});
     const void *bias_at = desc_now.bias;
     uint32_t epilogue = desc_now.epilogue;
     standin_submit(stream, "cublasLtMatmul", [=]() {
