@@ -67,8 +67,8 @@
     X(cublasGetStatusString)
 
 /* cuBLASLt (libcublasLt.so, which cuBLAS itself loads): the linear layers'
- * matrix products with their bias (and ReLU or tanh-GELU) epilogue, as
- * PyTorch's addmm runs them. Optional, all or nothing: without it a linear
+ * matrix products with their bias (and ReLU or tanh-GELU) epilogue, the
+ * path PyTorch's addmm takes for them. Optional, all or nothing: without it a linear
  * layer is cublasGemmEx and the own epilogue kernel, and the metadata says why. */
 #define CUDA_CUBLASLT_FUNCTIONS(X)          \
     X(cublasLtCreate)                       \

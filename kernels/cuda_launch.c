@@ -394,7 +394,7 @@ static sslat_status enqueue_attention(const step_launch *l, sslat_error *err)
     const sslat_attention_params *a = sslat_node_attention(l->node);
     int T = l->in.h, H = a->heads, D = a->head_dim, row = 3 * H * D;
     size_t size = p->elem_size, per_image = (size_t)H * T * T;
-    cublasComputeType_t compute = p->dtype == SSLAT_DTYPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    cublasComputeType_t compute = cublas_compute(p->dtype);
     cudaDataType_t type = cublas_type(p->dtype);
     uint8_t *scores = param_of(p, l->copy, l->st->params[0]), *probs = param_of(p, l->copy, l->st->params[1]);
     const float scale = (float)(1.0 / sqrt((double)D));

@@ -49,8 +49,7 @@ void cuda_linear_release(cuda_step_state *st)
 static void use_gemm_ex(cuda_step *s, cuda_step_state *st)
 {
     cuda_linear_release(st);
-    s->call = CUDA_CALL_CUBLAS_GEMM;
-    s->epilogue = s->bias || s->act >= 0;
+    cuda_plan_linear_call(s, CUDA_CALL_CUBLAS_GEMM);
 }
 
 sslat_status cuda_linear_prepare(cuda_program *p, int32_t k, sslat_error *err)
@@ -61,7 +60,7 @@ sslat_status cuda_linear_prepare(cuda_program *p, int32_t k, sslat_error *err)
     int m, n, kdim;
     linear_sizes(p, s, &m, &n, &kdim);
     cudaDataType_t type = cublas_type(p->dtype);
-    cublasComputeType_t compute = p->dtype == SSLAT_DTYPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    cublasComputeType_t compute = cublas_compute(p->dtype);
     const int32_t transpose = CUBLAS_OP_T, plain = CUBLAS_OP_N;
     const uint32_t epilogue = epilogue_of(s);
     CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasLtMatmulDescCreate)(&st->lt_desc, compute, CUDA_R_32F));
@@ -127,7 +126,7 @@ sslat_status cuda_linear_enqueue(const cuda_program *p, int32_t k, int32_t copy,
             CUDA_RETURN_IF_FAILED(err, runtime, sslat_cuda_act(p->elem, s->act, y, y, (size_t)m * (size_t)n, stream));
         return SSLAT_OK;
     }
-    cublasComputeType_t compute = p->dtype == SSLAT_DTYPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    cublasComputeType_t compute = cublas_compute(p->dtype);
     cudaDataType_t type = cublas_type(p->dtype);
     CUDA_RETURN_IF_FAILED(err, cublas, CUBLAS(cublasGemmEx)(p->session->cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, kdim,
                                                             &ONE, w, type, kdim, x, type, kdim, &ZERO, y, type, m,

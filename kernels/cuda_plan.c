@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/assert.h"
 #include "base/error.h"
 
 bool cuda_cudnn_has_act(int32_t act)
@@ -130,7 +131,7 @@ sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, sslat_c
                 s->node = i + 1;
                 covered = 2;
             }
-            s->epilogue = s->bias || s->act >= 0;
+            cuda_plan_linear_call(s, CUDA_CALL_CUBLAS_GEMM);
             break;
         case SSLAT_OP_CHANNEL_SHUFFLE: *s = step_of(node, i, CUDA_STEP_SHUFFLE, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_FLATTEN:
@@ -160,14 +161,17 @@ sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, sslat_c
 
 bool cuda_cublaslt_fuses(int32_t act) { return act == SSLAT_ACT_RELU || act == SSLAT_ACT_GELU_TANH; }
 
+void cuda_plan_linear_call(cuda_step *s, cuda_call call)
+{
+    SSLAT_ASSERT(s->kind == CUDA_STEP_LINEAR && (call == CUDA_CALL_CUBLAS_GEMM || call == CUDA_CALL_CUBLASLT_MATMUL));
+    s->call = call;
+    s->epilogue = call == CUDA_CALL_CUBLAS_GEMM ? s->bias || s->act >= 0 : s->act >= 0 && !cuda_cublaslt_fuses(s->act);
+}
+
 void cuda_plan_use_cublaslt(cuda_plan *plan)
 {
-    for (int32_t k = 0; k < plan->count; k++) {
-        cuda_step *s = &plan->steps[k];
-        if (s->kind != CUDA_STEP_LINEAR) continue;
-        s->call = CUDA_CALL_CUBLASLT_MATMUL;
-        s->epilogue = s->act >= 0 && !cuda_cublaslt_fuses(s->act);
-    }
+    for (int32_t k = 0; k < plan->count; k++)
+        if (plan->steps[k].kind == CUDA_STEP_LINEAR) cuda_plan_linear_call(&plan->steps[k], CUDA_CALL_CUBLASLT_MATMUL);
 }
 
 void cuda_plan_release(cuda_plan *plan)

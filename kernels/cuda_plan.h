@@ -78,6 +78,11 @@ typedef struct cuda_plan {
  * fuses for GELU(approximate="tanh") only). */
 bool cuda_cublaslt_fuses(int32_t act);
 
+/* A linear step on call (cublasGemmEx or cuBLASLt), with the own epilogue
+ * kernel for what that call leaves: all of bias and activation after
+ * cublasGemmEx, an activation cuBLASLt does not fuse after cuBLASLt. */
+void cuda_plan_linear_call(cuda_step *s, cuda_call call);
+
 /* The plan's linear steps on cuBLASLt: the bias, and an activation it fuses,
  * in its epilogue; another activation an own kernel after it. */
 void cuda_plan_use_cublaslt(cuda_plan *plan);

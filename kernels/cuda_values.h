@@ -18,6 +18,12 @@ static inline cudaDataType_t cublas_type(sslat_dtype d)
     return d == SSLAT_DTYPE_FP16 ? CUDA_R_16F : d == SSLAT_DTYPE_BF16 ? CUDA_R_16BF : CUDA_R_32F;
 }
 
+/* cuBLAS's compute type: 32F, with TF32 tensor cores allowed for the tf32 dtype */
+static inline cublasComputeType_t cublas_compute(sslat_dtype d)
+{
+    return d == SSLAT_DTYPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
 static inline cudnnMathType_t math_of(sslat_dtype d)
 {
     /* fp32: FMA only (no TF32); tf32: cuDNN may use TF32 tensor cores */

@@ -446,6 +446,14 @@ static void hash_shape(sslat_hasher *h, sslat_shape s)
     if (s.tokens) sslat_hash_i32(h, 0x544f4b4e); /* "TOKN"; image shapes hash as they always did */
 }
 
+/* A float by its bits */
+static void hash_float(sslat_hasher *h, float value)
+{
+    int32_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    sslat_hash_i32(h, bits);
+}
+
 /* Only the fields an op uses are hashed, field by field, so padding bytes and
  * unused union members never leak into the hash. */
 static void hash_params(sslat_hasher *h, const sslat_node *node)
@@ -496,25 +504,15 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
         break;
     }
     case SSLAT_OP_TOKEN_POOL: sslat_hash_i32(h, sslat_node_token_pool(node)); break;
-    case SSLAT_OP_LEAKY_RELU: {
-        float slope = sslat_node_slope(node);
-        int32_t bits;
-        memcpy(&bits, &slope, sizeof bits);
-        sslat_hash_i32(h, bits);
-        break;
-    }
+    case SSLAT_OP_LEAKY_RELU: hash_float(h, sslat_node_slope(node)); break;
     case SSLAT_OP_IMAGE:
         sslat_hash_i32(h, sslat_node_image(node)->h);
         sslat_hash_i32(h, sslat_node_image(node)->w);
         break;
     case SSLAT_OP_LAYER_SCALE: sslat_hash_i32(h, sslat_node_scale_form(node)); break;
-    case SSLAT_OP_LAYERNORM: { /* timm's 1e-6 hashes as it always did */
-        float eps = sslat_node_layernorm_eps(node);
-        int32_t bits;
-        memcpy(&bits, &eps, sizeof bits);
-        if (eps != SSLAT_LN_DEFAULT_EPSILON) sslat_hash_i32(h, bits);
+    case SSLAT_OP_LAYERNORM: /* timm's 1e-6 hashes as it always did */
+        if (sslat_node_layernorm_eps(node) != SSLAT_LN_DEFAULT_EPSILON) hash_float(h, sslat_node_layernorm_eps(node));
         break;
-    }
     /* No parameters. A new op must be named here (no default:): a forgotten
      * case would hash a parametrised op equal to its siblings and merge
      * different subgraphs into one table entry. */

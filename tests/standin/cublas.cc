@@ -26,10 +26,6 @@ namespace {
 const char *const GEMM_EX = "cuBLAS Library User Guide, cublasGemmEx()";
 const char *const GEMM_STRIDED = "cuBLAS Library User Guide, cublasGemmStridedBatchedEx()";
 
-size_t type_size(cudaDataType t) { return standin_type_size(t); }
-float load(const void *p, cudaDataType t, size_t i) { return standin_load(p, t, i); }
-void store(void *p, cudaDataType t, size_t i, float v) { standin_store(p, t, i, v); }
-
 // The rows of cublasGemmEx's table of supported types that the stand-in
 // computes: A and B of one type; CUBLAS_COMPUTE_32F with A/B 32F, 16F or
 // 16BF and C of their type or 32F; the FAST_TF32 / FAST_16F / FAST_16BF
@@ -146,9 +142,9 @@ static cublasStatus_t gemm(const char *call, const char *guide, cublasHandle_t h
     size_t b_span = (size_t)ldb * (size_t)((b_n ? n : k) - 1) + (size_t)(b_n ? k : n);
     size_t c_span = (size_t)ldc * (size_t)(n - 1) + (size_t)m;
     size_t last = batches > 0 ? (size_t)(batches - 1) : 0;
-    size_t a_bytes = (a_span + last * (size_t)stride_a) * type_size(a_type);
-    size_t b_bytes = (b_span + last * (size_t)stride_b) * type_size(b_type);
-    size_t c_bytes = (c_span + last * (size_t)stride_c) * type_size(c_type);
+    size_t a_bytes = (a_span + last * (size_t)stride_a) * standin_type_size(a_type);
+    size_t b_bytes = (b_span + last * (size_t)stride_b) * standin_type_size(b_type);
+    size_t c_bytes = (c_span + last * (size_t)stride_c) * standin_type_size(c_type);
     bool work = m > 0 && n > 0 && k > 0 && batches > 0;
     if (work && (stride_a < 0 || stride_b < 0 || stride_c < 0)) {
         standin_rule("gemmStrides", guide, "strides %lld, %lld, %lld", stride_a, stride_b, stride_c);
@@ -169,12 +165,12 @@ static cublasStatus_t gemm(const char *call, const char *guide, cublasHandle_t h
                 for (int i = 0; i < m; i++) {
                     float sum = 0;
                     for (int l = 0; l < k; l++) {
-                        float av = load(a, a_type, at_a + (a_n ? (size_t)i + (size_t)l * lda : (size_t)l + (size_t)i * lda));
-                        float bv = load(b, b_type, at_b + (b_n ? (size_t)l + (size_t)j * ldb : (size_t)j + (size_t)l * ldb));
+                        float av = standin_load(a, a_type, at_a + (a_n ? (size_t)i + (size_t)l * lda : (size_t)l + (size_t)i * lda));
+                        float bv = standin_load(b, b_type, at_b + (b_n ? (size_t)l + (size_t)j * ldb : (size_t)j + (size_t)l * ldb));
                         sum += av * bv;
                     }
                     size_t at = at_c + (size_t)i + (size_t)j * ldc;
-                    store(c, c_type, at, al * sum + (be != 0 ? be * load(c, c_type, at) : 0.0f));
+                    standin_store(c, c_type, at, al * sum + (be != 0 ? be * standin_load(c, c_type, at) : 0.0f));
                 }
         }
     }, ranges);

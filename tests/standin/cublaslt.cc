@@ -63,10 +63,6 @@ MatmulDesc *desc_of(cublasLtMatmulDesc_t d) { return reinterpret_cast<MatmulDesc
 Layout *layout_of(cublasLtMatrixLayout_t l) { return reinterpret_cast<Layout *>(l); }
 Preference *preference_of(cublasLtMatmulPreference_t p) { return reinterpret_cast<Preference *>(p); }
 
-size_t type_size(int t) { return standin_type_size(t); }
-float load(const void *p, int t, size_t i) { return standin_load(p, t, i); }
-void store(void *p, int t, size_t i, float v) { standin_store(p, t, i, v); }
-
 bool known_epilogue(uint32_t e)
 {
     return e == CUBLASLT_EPILOGUE_DEFAULT || e == CUBLASLT_EPILOGUE_BIAS || e == CUBLASLT_EPILOGUE_RELU ||
@@ -260,22 +256,22 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
     size_t a_bytes = (size_t)la.ld * (la.cols - 1) + la.rows, b_bytes = (size_t)lb.ld * (lb.cols - 1) + lb.rows;
     size_t c_bytes = (size_t)lc.ld * (lc.cols - 1) + lc.rows, d_bytes = (size_t)ld.ld * (ld.cols - 1) + ld.rows;
     bool work = m > 0 && n > 0 && k > 0;
-    if (work && (!standin_is_device(a, a_bytes * type_size(la.type)) || !standin_is_device(b, b_bytes * type_size(lb.type)) ||
-                 !standin_is_device(d, d_bytes * type_size(ld.type)) ||
-                 (bias && !standin_is_device(desc_now.bias, m * type_size(bias_type))))) {
+    if (work && (!standin_is_device(a, a_bytes * standin_type_size(la.type)) || !standin_is_device(b, b_bytes * standin_type_size(lb.type)) ||
+                 !standin_is_device(d, d_bytes * standin_type_size(ld.type)) ||
+                 (bias && !standin_is_device(desc_now.bias, m * standin_type_size(bias_type))))) {
         standin_rule("deviceMemory", LT, "A, B, D or the bias is not inside one device allocation");
         return CUBLAS_STATUS_INVALID_VALUE;
     }
     float al = *(const float *)alpha, be = *(const float *)beta;
-    if (be != 0 && work && !standin_is_device(c, c_bytes * type_size(lc.type))) {
+    if (be != 0 && work && !standin_is_device(c, c_bytes * standin_type_size(lc.type))) {
         standin_rule("deviceMemory", LT, "C is read (beta %g) but is not device memory", be);
         return CUBLAS_STATUS_INVALID_VALUE;
     }
     handle->matmuls++;
     std::vector<StandinRange> ranges;
-    if (work) ranges = {{a, a_bytes * type_size(la.type)}, {b, b_bytes * type_size(lb.type)}, {d, d_bytes * type_size(ld.type)}};
-    if (work && bias) ranges.push_back({desc_now.bias, m * type_size(bias_type)});
-    if (work && be != 0) ranges.push_back({c, c_bytes * type_size(lc.type)});
+    if (work) ranges = {{a, a_bytes * standin_type_size(la.type)}, {b, b_bytes * standin_type_size(lb.type)}, {d, d_bytes * standin_type_size(ld.type)}};
+    if (work && bias) ranges.push_back({desc_now.bias, m * standin_type_size(bias_type)});
+    if (work && be != 0) ranges.push_back({c, c_bytes * standin_type_size(lc.type)});
     const void *bias_at = desc_now.bias;
     uint32_t epilogue = desc_now.epilogue;
     standin_submit(stream, "cublasLtMatmul", [=]() {
@@ -283,13 +279,13 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
             for (uint64_t i = 0; i < m; i++) {
                 float sum = 0;
                 for (uint64_t l = 0; l < k; l++) {
-                    float av = load(a, la.type, a_n ? i + l * la.ld : l + i * la.ld);
-                    float bv = load(b, lb.type, b_n ? l + j * lb.ld : j + l * lb.ld);
+                    float av = standin_load(a, la.type, a_n ? i + l * la.ld : l + i * la.ld);
+                    float bv = standin_load(b, lb.type, b_n ? l + j * lb.ld : j + l * lb.ld);
                     sum += av * bv;
                 }
-                float v = al * sum + (be != 0 ? be * load(c, lc.type, i + j * lc.ld) : 0.0f);
-                if (bias) v += load(bias_at, bias_type, i);
-                store(d, ld.type, i + j * ld.ld, apply(epilogue, v));
+                float v = al * sum + (be != 0 ? be * standin_load(c, lc.type, i + j * lc.ld) : 0.0f);
+                if (bias) v += standin_load(bias_at, bias_type, i);
+                standin_store(d, ld.type, i + j * ld.ld, apply(epilogue, v));
             }
     }, ranges);
     return CUBLAS_STATUS_SUCCESS;
