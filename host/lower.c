@@ -685,10 +685,12 @@ static sslat_status lower_layernorm(lowering *L, int32_t node, int src, int *out
 }
 
 /* A matmul's descriptor: src × weights (+ bias) into dst, each its own
- * descriptor (the views of attention are strided); scale ≠ 1 multiplies the product. */
+ * descriptor (the views of attention are strided); scale ≠ 1 multiplies the
+ * product, then a tensor of add_md (when given) is added: a binary post-op
+ * (its argument: matmul_add_arg). */
 static sslat_status matmul_pd(lowering *L, const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *weights_md,
                               const dnnl_memory_desc_t *bias_md, const dnnl_memory_desc_t *dst_md, float scale,
-                              dnnl_primitive_desc_t *pd)
+                              const dnnl_memory_desc_t *add_md, dnnl_primitive_desc_t *pd)
 {
     sslat_error *err = L->err;
     dnnl_matmul_desc_t d;
@@ -696,10 +698,12 @@ static sslat_status matmul_pd(lowering *L, const dnnl_memory_desc_t *src_md, con
     dnnl_post_ops_t po = NULL;
     sslat_status status = HOST_DNNL(err, DNNL(dnnl_matmul_desc_init)(&d, src_md, weights_md, bias_md, dst_md));
     if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_primitive_attr_create)(&attr));
-    if (status == SSLAT_OK && scale != 1.0f) {
+    if (status == SSLAT_OK && (scale != 1.0f || add_md)) {
         status = HOST_DNNL(err, DNNL(dnnl_post_ops_create)(&po));
-        if (status == SSLAT_OK)
+        if (status == SSLAT_OK && scale != 1.0f)
             status = HOST_DNNL(err, DNNL(dnnl_post_ops_append_eltwise)(po, 1.0f, dnnl_eltwise_linear, scale, 0.0f));
+        if (status == SSLAT_OK && add_md)
+            status = HOST_DNNL(err, DNNL(dnnl_post_ops_append_binary)(po, dnnl_binary_add, add_md));
         if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_primitive_attr_set_post_ops)(attr, po));
     }
     if (status == SSLAT_OK)
@@ -726,7 +730,7 @@ static sslat_status lower_token_linear(lowering *L, int32_t node, int src, int *
         status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&weights_any, 3, w_dims, dnnl_f32, dnnl_format_tag_any));
     if (status == SSLAT_OK) status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&bias_md, 3, b_dims, dnnl_f32, dnnl_abc));
     if (status == SSLAT_OK)
-        status = matmul_pd(L, md_of(L, src), &weights_any, l->bias ? &bias_md : NULL, md_of(L, *out), 1.0f, &pd);
+        status = matmul_pd(L, md_of(L, src), &weights_any, l->bias ? &bias_md : NULL, md_of(L, *out), 1.0f, NULL, &pd);
     if (status != SSLAT_OK) return status;
     /* w[o][c] (PyTorch's layout) is element (0, c, o) at o·C + c: tag acb */
     status = parameter(L, w_dims, 3, dnnl_acb, node, SSLAT_ROLE_WEIGHTS, C, &user, NULL);
@@ -739,9 +743,38 @@ static sslat_status lower_token_linear(lowering *L, int32_t node, int src, int *
     return weighted_step(L, pd, L->p->tensors[src].memory, weights, bias, L->p->tensors[*out].memory);
 }
 
+/* The argument of matmul_pd's added tensor: the binary post-op after the scale, if any. */
+static dnnl_exec_arg_t matmul_add_arg(float scale, dnnl_memory_t added)
+{
+    return (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(scale != 1.0f ? 1 : 0) | DNNL_ARG_SRC_1, added};
+}
+
+/* LeViT's attention bias as its eval mode caches it: the table (heads × L)
+ * gathered once to 1×heads×L×L, added to every image's scores. */
+static sslat_status attention_bias(lowering *L, int32_t node, const dnnl_memory_desc_t *md, dnnl_memory_t *out)
+{
+    const sslat_node *n = &L->g->nodes[node];
+    int32_t H = sslat_node_attention(n)->heads, T = n->shape.h, side = sslat_square_grid_side(T);
+    float *table = malloc((size_t)H * T * sizeof *table);
+    if (!table) return sslat_fail(L->err, SSLAT_ERR_NOMEM, "out of memory for an attention bias of %d × %d", H, T);
+    sslat_fill_parameter(table, (size_t)H * T, L->p->seed, global_node(L, node), SSLAT_ROLE_BIAS, 0);
+    sslat_status status = host_program_memory(L->p, md, out, L->err);
+    if (status == SSLAT_OK) {
+        float *gathered = NULL;
+        DNNL(dnnl_memory_get_data_handle)(*out, (void **)&gathered);
+        for (int32_t h = 0; h < H; h++)
+            for (int32_t i = 0; i < T; i++)
+                for (int32_t j = 0; j < T; j++)
+                    gathered[((size_t)h * T + i) * T + j] = table[(size_t)h * T + sslat_attention_bias_index(side, i, j)];
+    }
+    free(table);
+    return status;
+}
+
 /* Attention on packed q|k|v as timm computes it: the heads are strided views
- * of the qkv tensor (no copies), q·kᵀ·D^-½ one matmul, softmax over the keys,
- * the probabilities × v written straight into the heads' places in N×L×H·D. */
+ * of the qkv tensor (no copies), q·kᵀ·D^-½ one matmul (+ the position bias as
+ * its post-op), softmax over the keys, the probabilities × v written straight
+ * into the heads' places in N×L×H·D. */
 static sslat_status lower_attention(lowering *L, int32_t node, int src, int *out)
 {
     sslat_error *err = L->err;
@@ -768,9 +801,23 @@ static sslat_status lower_attention(lowering *L, int32_t node, int src, int *out
     if (status == SSLAT_OK) status = view_of(L, src, (size_t)(2 * H * D), &v_md, &v);
     sslat_shape scores_shape = {(int32_t)N, (int32_t)H, (int32_t)T, (int32_t)T, false};
     if (status == SSLAT_OK) status = host_program_tensor(L->p, &scores_md, NULL, scores_shape, &scores, err);
-    if (status == SSLAT_OK)
-        status = matmul_pd(L, &q_md, &k_md, NULL, &scores_md, (float)(1.0 / sqrt((double)D)), &pd);
-    if (status == SSLAT_OK) status = weighted_step(L, pd, q, k, NULL, L->p->tensors[scores].memory);
+    float scale = (float)(1.0 / sqrt((double)D));
+    dnnl_dims_t bias_dims = {1, H, T, T};
+    dnnl_memory_desc_t bias_md;
+    dnnl_memory_t bias = NULL;
+    if (status == SSLAT_OK && a->position_bias) {
+        status = HOST_DNNL(err, DNNL(dnnl_memory_desc_init_by_tag)(&bias_md, 4, bias_dims, dnnl_f32, dnnl_abcd));
+        if (status == SSLAT_OK) status = attention_bias(L, node, &bias_md, &bias);
+    }
+    if (status == SSLAT_OK) status = matmul_pd(L, &q_md, &k_md, NULL, &scores_md, scale, bias ? &bias_md : NULL, &pd);
+    if (status == SSLAT_OK && bias) {
+        dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, q}, {DNNL_ARG_WEIGHTS, k},
+                                   {DNNL_ARG_DST, L->p->tensors[scores].memory}, matmul_add_arg(scale, bias)};
+        status = host_program_step(L->p, true, pd, args, 4, err);
+        DNNL(dnnl_primitive_desc_destroy)(pd);
+    } else if (status == SSLAT_OK) {
+        status = weighted_step(L, pd, q, k, NULL, L->p->tensors[scores].memory);
+    }
     if (status == SSLAT_OK) {
         dnnl_softmax_desc_t d;
         status = HOST_DNNL(err, DNNL(dnnl_softmax_forward_desc_init)(&d, dnnl_forward_inference, &scores_md, 3));
@@ -779,7 +826,7 @@ static sslat_status lower_attention(lowering *L, int32_t node, int src, int *out
     if (status == SSLAT_OK) status = plain_tensor(L, n->shape, out);
     if (status == SSLAT_OK) status = view_of(L, *out, 0, &out_md, &mixed);
     if (status == SSLAT_OK)
-        status = matmul_pd(L, md_of(L, probs), &v_md, NULL, &out_md, 1.0f, &pd);
+        status = matmul_pd(L, md_of(L, probs), &v_md, NULL, &out_md, 1.0f, NULL, &pd);
     if (status == SSLAT_OK) status = weighted_step(L, pd, L->p->tensors[probs].memory, v, NULL, mixed);
     return status;
 }

@@ -383,7 +383,8 @@ static sslat_status enqueue_cudnn(const step_launch *l, sslat_error *err)
 }
 
 /* Attention on packed q|k|v tokens (row = 3·H·D values a token), per image:
- * one strided-batched product over the heads for the scores, the own softmax
+ * one strided-batched product over the heads for the scores (+ the position
+ * bias, heads × L × L, added as PyTorch adds its cached table), the own softmax
  * over every row, one for probabilities × v written into the heads' places
  * of the N×L×H·D output. cuBLAS is column-major: a row-major T×D head (leading
  * dimension `row`) is its transpose there, so the scores' transpose Sᵀ = K·Qᵀ
@@ -406,6 +407,10 @@ static sslat_status enqueue_attention(const step_launch *l, sslat_error *err)
                                                scores + (size_t)n * per_image * size, type, T, (long long)T * T, H,
                                                compute, CUBLAS_GEMM_DEFAULT));
     }
+    if (a->position_bias)
+        CUDA_RETURN_IF_FAILED(err, runtime, sslat_cuda_add_periodic(p->elem, scores, param_of(p, l->copy, l->st->params[2]),
+                                                                    scores, (size_t)l->in.n * per_image, per_image,
+                                                                    l->s->stream));
     CUDA_RETURN_IF_FAILED(err, runtime, sslat_cuda_softmax(p->elem, scores, probs, l->in.n * H * T, T, l->s->stream));
     for (int n = 0; n < l->in.n; n++) {
         const uint8_t *v = (const uint8_t *)l->x + ((size_t)n * T * row + (size_t)2 * H * D) * size;

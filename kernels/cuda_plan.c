@@ -143,7 +143,10 @@ sslat_status cuda_plan_build(const sslat_graph *g, sslat_exec_mode mode, sslat_c
         case SSLAT_OP_INPUT: *s = step_of(node, i, CUDA_STEP_INPUT, CUDA_CALL_NONE); break;
         case SSLAT_OP_TOKENS: *s = step_of(node, i, CUDA_STEP_TOKENS, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_LAYERNORM: *s = step_of(node, i, CUDA_STEP_LAYERNORM, CUDA_CALL_KERNEL); break;
-        case SSLAT_OP_ATTENTION: *s = step_of(node, i, CUDA_STEP_ATTENTION, CUDA_CALL_CUBLAS_ATTENTION); break;
+        case SSLAT_OP_ATTENTION:
+            *s = step_of(node, i, CUDA_STEP_ATTENTION, sslat_node_attention(node)->position_bias
+                                                           ? CUDA_CALL_CUBLAS_ATTENTION_BIAS : CUDA_CALL_CUBLAS_ATTENTION);
+            break;
         case SSLAT_OP_CLASS_TOKEN: *s = step_of(node, i, CUDA_STEP_CLASS_TOKEN, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_POSITION_EMBED: *s = step_of(node, i, CUDA_STEP_POSITION_EMBED, CUDA_CALL_KERNEL); break;
         case SSLAT_OP_TOKEN_POOL: *s = step_of(node, i, CUDA_STEP_TOKEN_POOL, CUDA_CALL_KERNEL); break;
@@ -218,6 +221,8 @@ static const char *call_name(const cuda_step *s)
     case CUDA_CALL_CUBLAS_GEMM: return "cublasGemmEx";
     case CUDA_CALL_CUBLASLT_MATMUL: return "cublasLtMatmul";
     case CUDA_CALL_CUBLAS_ATTENTION: return "cublasGemmStridedBatchedEx(q.kT) + sslat_softmax + cublasGemmStridedBatchedEx(p.v)";
+    case CUDA_CALL_CUBLAS_ATTENTION_BIAS:
+        return "cublasGemmStridedBatchedEx(q.kT) + sslat_add_periodic(bias) + sslat_softmax + cublasGemmStridedBatchedEx(p.v)";
     case CUDA_CALL_KERNEL: return kernel_name(s->kind);
     case CUDA_CALL_NONE: return s->kind == CUDA_STEP_INPUT ? "input" : "alias";
     }

@@ -50,6 +50,7 @@ typedef enum cuda_call {
     CUDA_CALL_CUBLAS_GEMM,         /* cublasGemmEx, then the own epilogue (bias, activation) */
     CUDA_CALL_CUBLASLT_MATMUL,     /* cublasLtMatmul with the bias (and ReLU / tanh-GELU) as its epilogue */
     CUDA_CALL_CUBLAS_ATTENTION,    /* two cublasGemmStridedBatchedEx and the own softmax */
+    CUDA_CALL_CUBLAS_ATTENTION_BIAS, /* the same with the position bias added to the scores (own kernel) */
     CUDA_CALL_KERNEL,              /* one of kernels/ */
     CUDA_CALL_NONE,
 } cuda_call;

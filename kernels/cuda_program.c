@@ -205,9 +205,31 @@ static int32_t seeded(cuda_program *p, int32_t node, int role, int64_t fan_in, s
     return index;
 }
 
+/* An attention's position bias as PyTorch's eval mode caches it: the table
+ * (heads × L) gathered to heads × L × L in the element type, added to every
+ * image's scores. */
+static int32_t attention_bias(cuda_program *p, int32_t node_index)
+{
+    const sslat_node *node = &p->graph->nodes[node_index];
+    size_t H = (size_t)sslat_node_attention(node)->heads, T = (size_t)node->shape.h;
+    int32_t side = sslat_square_grid_side(node->shape.h), index = -1;
+    float *table = malloc(H * T * sizeof *table + 1), *gathered = malloc(H * T * T * sizeof *gathered + 1);
+    if (table && gathered) {
+        sslat_fill_parameter(table, H * T, p->seed, node_index, SSLAT_ROLE_BIAS, 0);
+        for (size_t h = 0; h < H; h++)
+            for (size_t i = 0; i < T; i++)
+                for (size_t j = 0; j < T; j++)
+                    gathered[(h * T + i) * T + j] = table[h * T + (size_t)sslat_attention_bias_index(side, (int32_t)i, (int32_t)j)];
+        index = add_converted(p, gathered, H * T * T, p->elem);
+    }
+    free(table);
+    free(gathered);
+    return index;
+}
+
 /* The parameters of the token steps: LayerNorm's and the layer scale's γ
  * and LayerNorm's β (float, as the kernels read them), the class token and position embedding (element type),
- * attention's scores and probabilities (N·heads·L² each, zeros: scratch). */
+ * attention's scores and probabilities (N·heads·L² each, zeros: scratch) and its position bias (element type). */
 static sslat_status token_params(cuda_program *p, cuda_step_state *st, const cuda_step *s, sslat_error *err)
 {
     const sslat_node *node = &p->graph->nodes[s->main_node];
@@ -233,6 +255,10 @@ static sslat_status token_params(cuda_program *p, cuda_step_state *st, const cud
         st->params[0] = add_param(p, calloc(bytes + 1, 1), bytes);
         st->params[1] = add_param(p, calloc(bytes + 1, 1), bytes);
         ok = st->params[0] >= 0 && st->params[1] >= 0;
+        if (ok && sslat_node_attention(node)->position_bias) {
+            st->params[2] = attention_bias(p, s->main_node);
+            ok = st->params[2] >= 0;
+        }
     }
     return ok ? SSLAT_OK : sslat_fail(err, SSLAT_ERR_NOMEM, "out of memory for the parameters of %s '%s'",
                                       sslat_op_name(node->op), node->name);

@@ -105,10 +105,13 @@ void cuda_find_cache_release(cuda_find_cache *cache)
 static double parameter_count(const sslat_graph *g, const sslat_node *node)
 {
     /* what a copy holds on the device for the node: weights, bias, BN statistics; attention's scores and
-     * probabilities (N·heads·L² each, kernels/cuda_program.c) */
+     * probabilities (N·heads·L² each, kernels/cuda_program.c) and its gathered position bias (heads·L²) */
     int64_t learnable = sslat_node_param_count(g, node);
-    if (node->op == SSLAT_OP_ATTENTION)
-        return 2.0 * node->shape.n * sslat_node_attention(node)->heads * (double)node->shape.h * node->shape.h;
+    if (node->op == SSLAT_OP_ATTENTION) {
+        const sslat_attention_params *a = sslat_node_attention(node);
+        double per_image = (double)a->heads * node->shape.h * node->shape.h;
+        return 2.0 * node->shape.n * per_image + (a->position_bias ? per_image : 0.0);
+    }
     return (double)(node->op == SSLAT_OP_BATCHNORM ? 2 * learnable : learnable);
 }
 

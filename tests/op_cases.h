@@ -97,6 +97,10 @@ const OpCase CASES[] = {
     {"\"tokens\", \"fc20\", \"gelu\"", "[12, 3, 5]"},
     {"\"tokens\", \"attn_h2\"", "[12, 3, 3]"},
     {"\"tokens\", \"attn_h3_hd5_explicit\"", "[12, 4, 3]"},
+    // LeViT's attention bias (heads × L, read at the grid offset): fused and explicit, on 3×3 and 4×4 tokens
+    {"\"tokens\", \"attn_h2_posbias\"", "[12, 3, 3]"},
+    {"\"tokens\", \"attn_h3_hd5_explicit_posbias\"", "[12, 4, 4]"},
+    {"\"patch_k2_c16\", \"vit_h2_posbias\", \"tokpool_mean\", \"fc5\"", "[3, 8, 8]"},
     {"\"tokens\", \"cls\", \"pos\"", "[12, 3, 3]"},
     {"\"tokens\", \"tokpool\"", "[12, 3, 3]"},
     {"\"tokens\", \"tokpool_mean\", \"fc5\"", "[12, 3, 3]"},

@@ -215,12 +215,18 @@ static void layernorm(const tensor *x, tensor *y, double eps, uint64_t seed, int
 }
 
 /* timm's Attention on qkv = x: q|k|v each [heads][head_dim] per token;
- * softmax(q·kᵀ / √head_dim)·v, heads side by side in the output. */
-static void attention(const tensor *x, tensor *y, const sslat_attention_params *a)
+ * softmax(q·kᵀ / √head_dim + bias)·v, heads side by side in the output; the
+ * bias (LeViT's) reads its table heads × L at the tokens' grid offset. */
+static void attention(const tensor *x, tensor *y, const sslat_attention_params *a, uint64_t seed, int32_t node)
 {
-    int L = x->s.h, H = a->heads, D = a->head_dim, width = 3 * H * D;
+    int L = x->s.h, H = a->heads, D = a->head_dim, width = 3 * H * D, side = sslat_square_grid_side(L);
     double *p = malloc((size_t)L * sizeof *p);
-    if (!p) return;
+    float *bias = a->position_bias ? param((size_t)H * L, seed, node, SSLAT_ROLE_BIAS, 0) : NULL;
+    if (!p || (a->position_bias && !bias)) {
+        free(p);
+        free(bias);
+        return;
+    }
     double scale = 1.0 / sqrt((double)D);
     for (int n = 0; n < x->s.n; n++)
         for (int h = 0; h < H; h++)
@@ -231,7 +237,7 @@ static void attention(const tensor *x, tensor *y, const sslat_attention_params *
                     const float *k = x->data + ((size_t)n * L + j) * width + (size_t)(H + h) * D;
                     double dot = 0;
                     for (int d = 0; d < D; d++) dot += (double)q[d] * k[d];
-                    p[j] = dot * scale;
+                    p[j] = dot * scale + (bias ? bias[(size_t)h * L + sslat_attention_bias_index(side, i, j)] : 0.0);
                     top = fmax(top, p[j]);
                 }
                 for (int j = 0; j < L; j++) sum += p[j] = exp(p[j] - top);
@@ -243,6 +249,7 @@ static void attention(const tensor *x, tensor *y, const sslat_attention_params *
                 }
             }
     free(p);
+    free(bias);
 }
 
 /* cat((cls.expand(N, -1, -1), x), 1) */
@@ -334,7 +341,7 @@ static bool run_node(const sslat_node *node, const tensor *const *inputs, tensor
         break;
     case SSLAT_OP_TOKENS: to_tokens(a, y); break;
     case SSLAT_OP_LAYERNORM: layernorm(a, y, sslat_node_layernorm_eps(node), seed, global); break;
-    case SSLAT_OP_ATTENTION: attention(a, y, &node->params.attention); break;
+    case SSLAT_OP_ATTENTION: attention(a, y, &node->params.attention, seed, global); break;
     case SSLAT_OP_CLASS_TOKEN: class_token(a, y, seed, global); break;
     case SSLAT_OP_POSITION_EMBED: position_embed(a, y, seed, global); break;
     case SSLAT_OP_TOKEN_POOL: token_pool(a, y, node->params.token_pool); break;

@@ -86,7 +86,8 @@ TEST(Token, FormatRoundTrips)
                             "vit_e3.5_h3_hd64_ngt_explicit", "attn_h4", "patch_k16_c192", "tokpool_mean",
                             "ln", "act_ngt", "fc1000_fn", "sdpa_h3_hd8_explicit", "leaky_slope0.1",
                             "maxpool_k3_s2_ceil", "adapool_k7", "image_w7", "scale_method", "cnx_k5_e3_ngt_convmlp", "image",
-                            "fc10_nobias", "ln_eps1e-05", "vit_e3_h2_nge_eps1e-05", "cnx_k7_eps0.001"};
+                            "fc10_nobias", "ln_eps1e-05", "vit_e3_h2_nge_eps1e-05", "cnx_k7_eps0.001",
+                            "attn_h3_hd5_explicit_posbias", "sdpa_h2_posbias", "vit_e2_h4_posbias"};
     for (const char *token : tokens) {
         sslat_layer_spec spec = parse_ok(token);
         char text[128];

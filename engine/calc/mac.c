@@ -134,7 +134,7 @@ static double count_plain(sslat_shape in, const sslat_node *node)
  * (Hi·Wi/(Ho·Wo) + 1)·Nout; ReLU/ReLU6/MaxPool zero; no hook (Hardswish, SiLU,
  * Sigmoid, Hardsigmoid, ChannelShuffle, functional + and *) counts nothing.
  * LayerNorm is count_normalization as BN: 4·Nin; attention is no module (its
- * matmuls, softmax and F.scaled_dot_product_attention count nothing), GELU has no hook. */
+ * matmuls, softmax, bias and F.scaled_dot_product_attention count nothing), GELU has no hook. */
 static double count_thop(sslat_shape in, const sslat_node *node)
 {
     double n_in = (double)sslat_shape_elements(in), n_out = (double)sslat_shape_elements(node->shape);
@@ -164,7 +164,8 @@ static double count_thop(sslat_shape in, const sslat_node *node)
  * aten::adaptive_avg_pool2d = Nin; element-wise ops, pools, activations ignored.
  * aten::layer_norm = Nin·5 with affine (norm_flop_counter); explicit attention
  * is two aten::matmul (the plain count), aten::scaled_dot_product_attention has
- * no handle (nothing); x.mean(1) (aten::mean) and GELU are ignored. */
+ * no handle (nothing); x.mean(1) (aten::mean), GELU and a position bias's
+ * aten::index and aten::add are ignored. */
 static double count_fvcore(sslat_shape in, const sslat_node *node)
 {
     double n_in = (double)sslat_shape_elements(in);
@@ -192,7 +193,9 @@ static double count_fvcore(sslat_shape in, const sslat_node *node)
  * BN 2·Nout; MaxPool (K−1)·Nout; AvgPool K·Nout; AdaptiveAvgPool Hi·Wi·Nout;
  * Linear rows·in·out + out; operator + and * : Nout · 2 arguments. LayerNorm
  * is not in its table (0); explicit attention: q * scale (2·N·heads·L·head_dim)
- * and two operator @ (the plain count), F.scaled_dot_product_attention 0;
+ * and two operator @ (the plain count), with a position bias (q @ kᵀ) * scale
+ * + bias instead (2·N·heads·L² each; the table's gather is a getitem, 0),
+ * F.scaled_dot_product_attention 0;
  * x + pos_embed and a layer scale x * γ are operators (2·Nout), x.mul(γ) a method; tensor methods (softmax, transpose,
  * mean, expand) and torch.cat count nothing. */
 static double count_pthflops(sslat_shape in, const sslat_node *node, bool conv_bias)
@@ -219,6 +222,9 @@ static double count_pthflops(sslat_shape in, const sslat_node *node, bool conv_b
     case SSLAT_OP_ATTENTION: {
         if (sslat_node_attention(node)->form != SSLAT_ATTENTION_EXPLICIT) return 0.0;
         const sslat_attention_params *a = sslat_node_attention(node);
+        double scores = (double)in.n * a->heads * in.h * in.h;
+        if (a->position_bias) /* (q @ kᵀ) * scale + bias: two operators on the scores */
+            return 2.0 * scores + 2.0 * scores + attention_macs(in, node);
         return 2.0 * in.n * a->heads * (double)in.h * a->head_dim + attention_macs(in, node);
     }
     case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY: case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT:

@@ -256,6 +256,7 @@ static sslat_status attention_shape(builder *b, const sslat_layer_spec *spec, in
     a->heads = spec->heads;
     a->head_dim = (spec->set & SSLAT_OPT_HD) ? spec->head_dim : width / spec->heads;
     a->form = (spec->set & SSLAT_OPT_EXPLICIT) ? SSLAT_ATTENTION_EXPLICIT : SSLAT_ATTENTION_FUSED;
+    a->position_bias = (spec->set & SSLAT_OPT_POSBIAS) != 0;
     if (!(spec->set & SSLAT_OPT_HD) && width % spec->heads != 0)
         return b->status = sslat_fail(b->err, SSLAT_ERR_SPACE, "%d heads do not divide the width %d (give hd, the "
                                       "channels per head, or heads that divide it)", spec->heads, width);
@@ -746,6 +747,7 @@ sslat_status sslat_spec_expand_from(const sslat_layer_spec *spec, const sslat_ex
         p.attention.heads = spec->heads;
         p.attention.head_dim = (spec->set & SSLAT_OPT_HD) ? spec->head_dim : width / (3 * spec->heads);
         p.attention.form = (spec->set & SSLAT_OPT_EXPLICIT) ? SSLAT_ATTENTION_EXPLICIT : SSLAT_ATTENTION_FUSED;
+        p.attention.position_bias = (spec->set & SSLAT_OPT_POSBIAS) != 0;
         add_op(&b, &at, SSLAT_OP_ATTENTION, &p, SSLAT_NO_INPUT, "attn");
         break;
     }

@@ -102,6 +102,11 @@ static bool infer_attention(const sslat_attention_params *a, sslat_shape in, ssl
         snprintf(why, why_size, "unknown attention form %d", (int)a->form);
         return false;
     }
+    if (a->position_bias && !sslat_square_grid_side(in.h)) {
+        snprintf(why, why_size, "an attention bias needs the tokens of a square grid (L = R·R), got %d tokens "
+                 "(a class token or an image that is not square?)", in.h);
+        return false;
+    }
     /* the scores N×heads×L×L are a tensor of their own */
     sslat_shape scores = {in.n, a->heads, in.h, in.h, false};
     if (!sslat_shape_fits(scores)) {
@@ -501,6 +506,7 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
         sslat_hash_i32(h, a->heads);
         sslat_hash_i32(h, a->head_dim);
         sslat_hash_i32(h, a->form);
+        if (a->position_bias) sslat_hash_i32(h, 1); /* attention without one hashes as it always did */
         break;
     }
     case SSLAT_OP_TOKEN_POOL: sslat_hash_i32(h, sslat_node_token_pool(node)); break;
@@ -557,6 +563,8 @@ int64_t sslat_node_param_count(const sslat_graph *graph, const sslat_node *node)
     case SSLAT_OP_CLASS_TOKEN: return in.c;
     case SSLAT_OP_POSITION_EMBED: return (int64_t)in.h * in.c;
     case SSLAT_OP_LAYER_SCALE: return in.c;
+    case SSLAT_OP_ATTENTION: /* the bias table: heads × L token offsets */
+        return sslat_node_attention(node)->position_bias ? (int64_t)sslat_node_attention(node)->heads * in.h : 0;
     case SSLAT_OP_LINEAR: {
         const sslat_linear_params *l = sslat_node_linear(node);
         return (int64_t)in.c * l->out_features + (l->bias ? l->out_features : 0);
@@ -564,7 +572,7 @@ int64_t sslat_node_param_count(const sslat_graph *graph, const sslat_node *node)
     case SSLAT_OP_ACT: case SSLAT_OP_ADD: case SSLAT_OP_MUL_CHANNEL: case SSLAT_OP_GLOBAL_AVGPOOL:
     case SSLAT_OP_MAXPOOL: case SSLAT_OP_AVGPOOL: case SSLAT_OP_FLATTEN: case SSLAT_OP_IDENTITY:
     case SSLAT_OP_CHANNEL_SHUFFLE: case SSLAT_OP_CONCAT: case SSLAT_OP_CHANNEL_SLICE: case SSLAT_OP_UPSAMPLE:
-    case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: case SSLAT_OP_TOKENS: case SSLAT_OP_ATTENTION:
+    case SSLAT_OP_SPACE_TO_DEPTH: case SSLAT_OP_INPUT: case SSLAT_OP_TOKENS:
     case SSLAT_OP_TOKEN_POOL: case SSLAT_OP_LEAKY_RELU: case SSLAT_OP_IMAGE: return 0;
     case SSLAT_OP_COUNT: break;
     }

@@ -64,8 +64,9 @@ static json_t *node_json(const sslat_graph *graph, const sslat_node *node)
     }
     case SSLAT_OP_ATTENTION: {
         const sslat_attention_params *a = sslat_node_attention(node);
-        json_object_set_new(j, "attention", json_pack("{s:i, s:i, s:s}", "heads", a->heads, "head_dim", a->head_dim,
-                                                       "form", sslat_attention_form_name(a->form)));
+        json_object_set_new(j, "attention", json_pack("{s:i, s:i, s:s, s:b}", "heads", a->heads, "head_dim", a->head_dim,
+                                                       "form", sslat_attention_form_name(a->form), "position_bias",
+                                                       a->position_bias));
         break;
     }
     case SSLAT_OP_LEAKY_RELU: json_object_set_new(j, "slope", json_real(sslat_node_slope(node))); break;

@@ -3,6 +3,7 @@
 #include "base/limits.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,20 @@ const char *sslat_token_pool_form_name(sslat_token_pool_form form)
     static_assert(sizeof NAMES / sizeof NAMES[0] == SSLAT_TOKEN_POOL_FORM_COUNT, "NAMES must name every form");
     SSLAT_ASSERT(form >= 0 && form < SSLAT_TOKEN_POOL_FORM_COUNT);
     return NAMES[form];
+}
+
+int32_t sslat_square_grid_side(int32_t tokens)
+{
+    if (tokens < 1) return 0;
+    int32_t side = (int32_t)sqrt((double)tokens);
+    while ((int64_t)side * side > tokens) side--;
+    while ((int64_t)(side + 1) * (side + 1) <= tokens) side++;
+    return (int64_t)side * side == tokens ? side : 0;
+}
+
+int32_t sslat_attention_bias_index(int32_t side, int32_t i, int32_t j)
+{
+    return abs(i / side - j / side) * side + abs(i % side - j % side);
 }
 
 bool sslat_op_reads_tokens(sslat_op_kind op)

@@ -115,6 +115,13 @@ typedef enum sslat_attention_form {
 typedef struct sslat_attention_params {
     int32_t heads, head_dim; /* the input is q|k|v, each heads × head_dim wide */
     sslat_attention_form form;
+    /* A learned bias per head and token offset added to the scaled scores
+     * before the softmax, as LeViT's and EfficientFormer's attention_biases:
+     * the L tokens are an R×R grid (L = R²), the table heads × L values, and
+     * tokens i, j read its entry |yi − yj|·R + |xi − xj|. The explicit form
+     * with a bias is written as both models write it: (q @ kᵀ) * scale + bias;
+     * the fused one passes the gathered bias as attn_mask. */
+    bool position_bias;
 } sslat_attention_params;
 
 /* Which token a transformer's head reads. */
@@ -204,6 +211,12 @@ float sslat_node_layernorm_eps(const sslat_node *node);
 const char *sslat_scale_form_name(sslat_scale_form form);
 const char *sslat_attention_form_name(sslat_attention_form form);
 const char *sslat_token_pool_form_name(sslat_token_pool_form form);
+/* R when `tokens` is a square grid R×R (R ≥ 1), else 0. */
+int32_t sslat_square_grid_side(int32_t tokens);
+/* The entry of an attention bias table (heads × R² per head) that tokens i
+ * and j of an R×R grid read: |yi − yj|·R + |xi − xj|, as LeViT's
+ * attention_bias_idxs. */
+int32_t sslat_attention_bias_index(int32_t side, int32_t i, int32_t j);
 /* Whether an op reads token tensors (true) or images and vectors (false);
  * add, act and identity read either. */
 bool sslat_op_reads_tokens(sslat_op_kind op);

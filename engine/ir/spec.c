@@ -58,10 +58,11 @@ static const uint32_t TYPE_OPTIONS[] = {
     [SSLAT_LAYER_CLS] = 0,
     [SSLAT_LAYER_POS] = 0,
     [SSLAT_LAYER_LN] = SSLAT_OPT_EPS,
-    [SSLAT_LAYER_ATTN] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_EXPLICIT,
-    [SSLAT_LAYER_VIT] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_E | SSLAT_OPT_N | SSLAT_OPT_EXPLICIT | SSLAT_OPT_EPS,
+    [SSLAT_LAYER_ATTN] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_EXPLICIT | SSLAT_OPT_POSBIAS,
+    [SSLAT_LAYER_VIT] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_E | SSLAT_OPT_N | SSLAT_OPT_EXPLICIT | SSLAT_OPT_EPS |
+                        SSLAT_OPT_POSBIAS,
     [SSLAT_LAYER_TOKPOOL] = SSLAT_OPT_MEAN,
-    [SSLAT_LAYER_SDPA] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_EXPLICIT,
+    [SSLAT_LAYER_SDPA] = SSLAT_OPT_H | SSLAT_OPT_HD | SSLAT_OPT_EXPLICIT | SSLAT_OPT_POSBIAS,
     [SSLAT_LAYER_ADAPOOL] = SSLAT_OPT_K, /* k: the output size (k × k) */
     [SSLAT_LAYER_LEAKY] = SSLAT_OPT_SLOPE,
     [SSLAT_LAYER_IMAGE] = SSLAT_OPT_W,
@@ -154,7 +155,7 @@ bool sslat_spec_option_bit(const char *key, uint32_t *bit)
         {"a", SSLAT_OPT_A}, {"o", SSLAT_OPT_O}, {"h", SSLAT_OPT_H}, {"hd", SSLAT_OPT_HD},
         {"explicit", SSLAT_OPT_EXPLICIT}, {"ceil", SSLAT_OPT_CEIL}, {"slope", SSLAT_OPT_SLOPE},
         {"w", SSLAT_OPT_W}, {"method", SSLAT_OPT_METHOD}, {"convmlp", SSLAT_OPT_CONVMLP}, {"nobias", SSLAT_OPT_NOBIAS},
-        {"eps", SSLAT_OPT_EPS},
+        {"eps", SSLAT_OPT_EPS}, {"posbias", SSLAT_OPT_POSBIAS},
     };
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
         if (strcmp(KEYS[i].key, key) == 0) {
@@ -420,6 +421,7 @@ void sslat_spec_format(const sslat_layer_spec *spec, char *buffer, size_t size)
         if (spec->set & SSLAT_OPT_FN) EMIT("_fn");
         if (spec->set & SSLAT_OPT_MEAN) EMIT("_mean");
         if (spec->set & SSLAT_OPT_EXPLICIT) EMIT("_explicit");
+        if (spec->set & SSLAT_OPT_POSBIAS) EMIT("_posbias");
         if (spec->set & SSLAT_OPT_CEIL) EMIT("_ceil");
         if (spec->set & SSLAT_OPT_SLOPE) EMIT("_slope%.9g", spec->slope);
         if (spec->set & SSLAT_OPT_METHOD) EMIT("_method");

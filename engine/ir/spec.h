@@ -85,6 +85,7 @@ enum {
     SSLAT_OPT_CONVMLP = 1u << 24, /* cnx: LayerNorm2d and 1x1 convolutions (timm's conv_mlp) instead of permute + Linear */
     SSLAT_OPT_NOBIAS = 1u << 25,  /* fc: no bias (nn.Linear(bias=False)) */
     SSLAT_OPT_EPS = 1u << 26,     /* ln, vit, cnx: LayerNorm's epsilon (default 1e-6, timm's) */
+    SSLAT_OPT_POSBIAS = 1u << 27, /* attn, vit, sdpa: a learned bias per head and token offset (LeViT's) */
 };
 
 /* The options that are flags (true or false: a token's bare word, an object's
@@ -92,7 +93,8 @@ enum {
  * (act a name, p also "same"). */
 enum {
     SSLAT_FLAG_OPTIONS = SSLAT_OPT_NOSKIP | SSLAT_OPT_BIAS | SSLAT_OPT_FN | SSLAT_OPT_MEAN | SSLAT_OPT_EXPLICIT |
-                         SSLAT_OPT_CEIL | SSLAT_OPT_METHOD | SSLAT_OPT_CONVMLP | SSLAT_OPT_NOBIAS,
+                         SSLAT_OPT_CEIL | SSLAT_OPT_METHOD | SSLAT_OPT_CONVMLP | SSLAT_OPT_NOBIAS |
+                         SSLAT_OPT_POSBIAS,
     SSLAT_REAL_OPTIONS = SSLAT_OPT_E | SSLAT_OPT_SE | SSLAT_OPT_SLOPE | SSLAT_OPT_EPS,
 };
 

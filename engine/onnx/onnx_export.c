@@ -353,8 +353,31 @@ static value lower_layernorm(lowering *L, int32_t i, const char *x)
     return (value){ONNX_NODE(b, "LayerNormalization", out_name(L, i, ""), inputs, attrs), 3};
 }
 
+/* LeViT's attention_biases[:, attention_bias_idxs]: Gather of the table (H × L)
+ * at the L² grid offsets along axis 1, shaped H × L × L (broadcast over N). */
+static const char *attention_bias(lowering *L, int32_t i)
+{
+    const sslat_node *n = &L->g->nodes[i];
+    int64_t H = sslat_node_attention(n)->heads, T = n->shape.h;
+    int32_t side = sslat_square_grid_side(n->shape.h);
+    int64_t *offsets = malloc((size_t)(T * T) * sizeof *offsets);
+    if (!offsets) {
+        L->b->out_of_memory = true;
+        return NULL;
+    }
+    for (int64_t a = 0; a < T; a++)
+        for (int64_t c = 0; c < T; c++) offsets[a * T + c] = sslat_attention_bias_index(side, (int32_t)a, (int32_t)c);
+    const char *inputs[] = {parameter(L, out_name(L, i, ".attention_biases"), (int64_t[]){H, T}, 2, i, SSLAT_ROLE_BIAS, 0),
+                            onnx_shape_constant(L->b, out_name(L, i, ".attention_bias_idxs"), offsets, (size_t)(T * T))};
+    free(offsets);
+    Onnx__AttributeProto *attrs[] = {onnx_attr_int(L->b, "axis", 1)};
+    const char *flat = ONNX_NODE(L->b, "Gather", out_name(L, i, ".bias_flat"), inputs, attrs);
+    return reshape(L, i, flat, (int64_t[]){H, T, T}, 3, ".bias");
+}
+
 /* timm's Attention between its linears: qkv.reshape(N, L, 3, H, D).permute(2, 0, 3, 1, 4),
- * softmax(q @ kᵀ · D^-½) @ v, back to N, L, H·D (what PyTorch exports for the explicit form). */
+ * softmax(q @ kᵀ · D^-½ (+ the position bias)) @ v, back to N, L, H·D (what
+ * PyTorch exports for the explicit form). */
 static value lower_attention(lowering *L, int32_t i, const char *x)
 {
     onnx_builder *b = L->b;
@@ -372,6 +395,8 @@ static value lower_attention(lowering *L, int32_t i, const char *x)
     const char *scaled = ONNX_NODE_NO_ATTRS(
         b, "Mul", out_name(L, i, ".scaled"),
         ((const char *[]){dots, onnx_scalar(b, out_name(L, i, ".scale"), (float)(1.0 / sqrt((double)D)))}));
+    if (a->position_bias)
+        scaled = ONNX_NODE_NO_ATTRS(b, "Add", out_name(L, i, ".biased"), ((const char *[]){scaled, attention_bias(L, i)}));
     Onnx__AttributeProto *attrs[] = {onnx_attr_int(b, "axis", -1)};
     const char *probs = ONNX_NODE(b, "Softmax", out_name(L, i, ".softmax"), ((const char *[]){scaled}), attrs);
     const char *mixed = ONNX_NODE_NO_ATTRS(b, "MatMul", out_name(L, i, ".mix"), ((const char *[]){probs, part[2]}));

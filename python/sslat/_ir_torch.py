@@ -18,7 +18,7 @@ BN_EPSILON = 1e-5  # SSLAT_BN_EPSILON (engine/measure/parameters.h)
 LN_EPSILON = 1e-6  # SSLAT_LN_DEFAULT_EPSILON (engine/ir/op.h): a layernorm node's "eps" where none is given
 # ops that are functions of their inputs: run() computes them, their module is nn.Identity
 FUNCTION_OPS = ("add", "mul_channel", "global_avgpool", "flatten", "identity", "channel_shuffle", "concat",
-                "channel_slice", "upsample", "space_to_depth", "tokens", "attention", "token_pool", "image")
+                "channel_slice", "upsample", "space_to_depth", "tokens", "token_pool", "image")
 
 
 def interpreter(torch):
@@ -63,6 +63,36 @@ def interpreter(torch):
         def forward(self, x):
             gamma = self.gamma if self.tokens else self.gamma.reshape(1, -1, 1, 1)
             return x.mul(gamma) if self.method else x * gamma
+
+    class Attention(nn.Module):
+        """timm's Attention between its linears on packed q|k|v tokens, in the
+        form the model wrote; with a position bias, LeViT's attention_biases
+        (heads × L, read at the grid offset |dy|·R + |dx| of two tokens) added
+        to the scaled scores: (q @ kᵀ) * scale + bias, or sdpa's attn_mask."""
+
+        def __init__(self, params, tokens):
+            super().__init__()
+            self.heads, self.width, self.fused = params["heads"], params["head_dim"], params["form"] == "fused"
+            if params.get("position_bias"):
+                side = round(tokens ** 0.5)
+                y, x = torch.arange(tokens) // side, torch.arange(tokens) % side
+                offsets = (y[:, None] - y[None, :]).abs() * side + (x[:, None] - x[None, :]).abs()
+                self.attention_biases = nn.Parameter(torch.zeros(self.heads, tokens))
+                self.register_buffer("attention_bias_idxs", offsets, persistent=False)
+            else:
+                self.attention_biases = None
+
+        def forward(self, qkv):
+            n, tokens, _ = qkv.shape
+            q, k, v = qkv.reshape(n, tokens, 3, self.heads, self.width).permute(2, 0, 3, 1, 4).unbind(0)
+            bias = None if self.attention_biases is None else self.attention_biases[:, self.attention_bias_idxs]
+            if self.fused:
+                mixed = functional.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+            elif bias is None:
+                mixed = ((q * self.width ** -0.5) @ k.transpose(-2, -1)).softmax(dim=-1) @ v
+            else:
+                mixed = ((q @ k.transpose(-2, -1)) * self.width ** -0.5 + bias).softmax(dim=-1) @ v
+            return mixed.transpose(1, 2).reshape(n, tokens, self.heads * self.width)
 
     def conv_layer(node, shape, index, parameters):
         c = node["conv"]
@@ -145,6 +175,11 @@ def interpreter(torch):
                 if parameters:
                     layer.pos_embed.copy_(parameters(index, "weight", 3, (1, shape[1], shape[2])))
                 return layer
+            if op == "attention":
+                layer = Attention(node["attention"], shape[1])
+                if parameters and layer.attention_biases is not None:
+                    layer.attention_biases.copy_(parameters(index, "bias", 0, tuple(layer.attention_biases.shape)))
+                return layer
             if op == "layer_scale":
                 channels = shape[-1] if len(shape) == 3 else shape[1]
                 layer = LayerScale(channels, len(shape) == 3, node["form"] == "method")
@@ -190,8 +225,6 @@ def interpreter(torch):
             return layer(torch.flatten(a, 1)).view(a.shape[0], -1, 1, 1)
         if op == "tokens":
             return a.flatten(2).transpose(1, 2)
-        if op == "attention":
-            return attention(node["attention"], a)
         if op == "image":  # x.permute(0, 3, 1, 2) of the tokens read as N×H×W×C
             _, c, h, w = node["shape"]
             return a.reshape(a.shape[0], h, w, c).permute(0, 3, 1, 2)
@@ -213,17 +246,6 @@ def interpreter(torch):
         if op == "space_to_depth":
             return torch.cat([a[..., ::2, ::2], a[..., 1::2, ::2], a[..., ::2, 1::2], a[..., 1::2, 1::2]], 1)
         return layer(a)  # conv2d, batchnorm, act, pools, identity: their module
-
-    def attention(params, qkv):
-        """timm's Attention between its linears, in the form the model wrote."""
-        n, tokens, _ = qkv.shape
-        heads, width = params["heads"], params["head_dim"]
-        q, k, v = qkv.reshape(n, tokens, 3, heads, width).permute(2, 0, 3, 1, 4).unbind(0)
-        if params["form"] == "fused":
-            mixed = functional.scaled_dot_product_attention(q, k, v)
-        else:
-            mixed = ((q * width ** -0.5) @ k.transpose(-2, -1)).softmax(dim=-1) @ v
-        return mixed.transpose(1, 2).reshape(n, tokens, heads * width)
 
     return Architecture
 
