@@ -750,11 +750,13 @@ static dnnl_exec_arg_t matmul_add_arg(float scale, dnnl_memory_t added)
 }
 
 /* LeViT's attention bias as its eval mode caches it: the table (heads × L)
- * gathered once to 1×heads×L×L, added to every image's scores. */
+ * gathered once to heads×L×L, written once per image (N×heads×L×L: oneDNN's
+ * optimised matmul takes a post-op tensor of dst's own shape, and one
+ * broadcast over the images only on its reference kernel). */
 static sslat_status attention_bias(lowering *L, int32_t node, const dnnl_memory_desc_t *md, dnnl_memory_t *out)
 {
     const sslat_node *n = &L->g->nodes[node];
-    int32_t H = sslat_node_attention(n)->heads, T = n->shape.h, side = sslat_square_grid_side(T);
+    int32_t N = n->shape.n, H = sslat_node_attention(n)->heads, T = n->shape.h, side = sslat_square_grid_side(T);
     float *table = malloc((size_t)H * T * sizeof *table);
     if (!table) return sslat_fail(L->err, SSLAT_ERR_NOMEM, "out of memory for an attention bias of %d × %d", H, T);
     sslat_fill_parameter(table, (size_t)H * T, L->p->seed, global_node(L, node), SSLAT_ROLE_BIAS, 0);
@@ -762,10 +764,13 @@ static sslat_status attention_bias(lowering *L, int32_t node, const dnnl_memory_
     if (status == SSLAT_OK) {
         float *gathered = NULL;
         DNNL(dnnl_memory_get_data_handle)(*out, (void **)&gathered);
+        size_t per_image = (size_t)H * T * T;
         for (int32_t h = 0; h < H; h++)
             for (int32_t i = 0; i < T; i++)
                 for (int32_t j = 0; j < T; j++)
                     gathered[((size_t)h * T + i) * T + j] = table[(size_t)h * T + sslat_attention_bias_index(side, i, j)];
+        for (int32_t image = 1; image < N; image++)
+            memcpy(gathered + image * per_image, gathered, per_image * sizeof *gathered);
     }
     free(table);
     return status;
@@ -802,7 +807,7 @@ static sslat_status lower_attention(lowering *L, int32_t node, int src, int *out
     sslat_shape scores_shape = {(int32_t)N, (int32_t)H, (int32_t)T, (int32_t)T, false};
     if (status == SSLAT_OK) status = host_program_tensor(L->p, &scores_md, NULL, scores_shape, &scores, err);
     float scale = (float)(1.0 / sqrt((double)D));
-    dnnl_dims_t bias_dims = {1, H, T, T};
+    dnnl_dims_t bias_dims = {N, H, T, T};
     dnnl_memory_desc_t bias_md;
     dnnl_memory_t bias = NULL;
     if (status == SSLAT_OK && a->position_bias) {
