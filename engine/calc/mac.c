@@ -165,7 +165,7 @@ static double count_thop(sslat_shape in, const sslat_node *node)
  * aten::layer_norm = Nin·5 with affine (norm_flop_counter); explicit attention
  * is two aten::matmul (the plain count), aten::scaled_dot_product_attention has
  * no handle (nothing); x.mean(1) (aten::mean), GELU and a position bias's
- * aten::index and aten::add are ignored. */
+ * aten::index, aten::mul (the scale on the scores) and aten::add are ignored. */
 static double count_fvcore(sslat_shape in, const sslat_node *node)
 {
     double n_in = (double)sslat_shape_elements(in);

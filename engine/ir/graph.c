@@ -506,7 +506,7 @@ static void hash_params(sslat_hasher *h, const sslat_node *node)
         sslat_hash_i32(h, a->heads);
         sslat_hash_i32(h, a->head_dim);
         sslat_hash_i32(h, a->form);
-        if (a->position_bias) sslat_hash_i32(h, 1); /* attention without one hashes as it always did */
+        if (a->position_bias) sslat_hash_i32(h, 0x504f5342); /* "POSB"; attention without one hashes as it always did */
         break;
     }
     case SSLAT_OP_TOKEN_POOL: sslat_hash_i32(h, sslat_node_token_pool(node)); break;

@@ -372,7 +372,7 @@ static const char *attention_bias(lowering *L, int32_t i)
     free(offsets);
     Onnx__AttributeProto *attrs[] = {onnx_attr_int(L->b, "axis", 1)};
     const char *flat = ONNX_NODE(L->b, "Gather", out_name(L, i, ".bias_flat"), inputs, attrs);
-    return reshape(L, i, flat, (int64_t[]){H, T, T}, 3, ".bias");
+    return reshape(L, i, flat, (int64_t[]){H, T, T}, 3, ".bias_gathered");
 }
 
 /* timm's Attention between its linears: qkv.reshape(N, L, 3, H, D).permute(2, 0, 3, 1, 4),
@@ -555,8 +555,12 @@ static sslat_status pack_model(const sslat_graph *g, const char *graph_name, uin
      * external data, which this exporter does not write): refuse before
      * building gigabytes that no parser would read. */
     int64_t weight_bytes = 0;
-    for (int32_t i = 0; i < g->count; i++)
-        weight_bytes += sslat_node_param_count(g, &g->nodes[i]) * (int64_t)sizeof(float);
+    for (int32_t i = 0; i < g->count; i++) {
+        const sslat_node *n = &g->nodes[i];
+        weight_bytes += sslat_node_param_count(g, n) * (int64_t)sizeof(float);
+        if (n->op == SSLAT_OP_ATTENTION && sslat_node_attention(n)->position_bias) /* the int64 offsets, L² */
+            weight_bytes += (int64_t)n->shape.h * n->shape.h * (int64_t)sizeof(int64_t);
+    }
     if (weight_bytes > ONNX_MAX_MODEL_BYTES)
         return sslat_fail(err, SSLAT_ERR_UNSUPPORTED, "its weights take %.2f GB, past the 2 GiB an ONNX file holds "
                           "without external data (not written by sslat): export a smaller architecture",

@@ -68,7 +68,9 @@ def interpreter(torch):
         """timm's Attention between its linears on packed q|k|v tokens, in the
         form the model wrote; with a position bias, LeViT's attention_biases
         (heads × L, read at the grid offset |dy|·R + |dx| of two tokens) added
-        to the scaled scores: (q @ kᵀ) * scale + bias, or sdpa's attn_mask."""
+        to the scaled scores: (q @ kᵀ) * scale + bias, or sdpa's attn_mask.
+        As timm's, eval mode reads the table gathered once (train(False)
+        and refresh() gather it again), training gathers it on every call."""
 
         def __init__(self, params, tokens):
             super().__init__()
@@ -79,13 +81,28 @@ def interpreter(torch):
                 offsets = (y[:, None] - y[None, :]).abs() * side + (x[:, None] - x[None, :]).abs()
                 self.attention_biases = nn.Parameter(torch.zeros(self.heads, tokens))
                 self.register_buffer("attention_bias_idxs", offsets, persistent=False)
+                self.register_buffer("attention_bias_cache", torch.zeros(self.heads, tokens, tokens), persistent=False)
+                self.refresh()
             else:
                 self.attention_biases = None
+
+        def refresh(self):
+            """Gather the table again into the eval-mode cache (after its values change)."""
+            if self.attention_biases is not None:
+                with torch.no_grad():
+                    self.attention_bias_cache = self.attention_biases[:, self.attention_bias_idxs].clone()
+
+        def train(self, mode=True):
+            super().train(mode)
+            self.refresh()
+            return self
 
         def forward(self, qkv):
             n, tokens, _ = qkv.shape
             q, k, v = qkv.reshape(n, tokens, 3, self.heads, self.width).permute(2, 0, 3, 1, 4).unbind(0)
-            bias = None if self.attention_biases is None else self.attention_biases[:, self.attention_bias_idxs]
+            bias = None
+            if self.attention_biases is not None:
+                bias = self.attention_biases[:, self.attention_bias_idxs] if self.training else self.attention_bias_cache
             if self.fused:
                 mixed = functional.scaled_dot_product_attention(q, k, v, attn_mask=bias)
             elif bias is None:
@@ -179,6 +196,7 @@ def interpreter(torch):
                 layer = Attention(node["attention"], shape[1])
                 if parameters and layer.attention_biases is not None:
                     layer.attention_biases.copy_(parameters(index, "bias", 0, tuple(layer.attention_biases.shape)))
+                    layer.refresh()
                 return layer
             if op == "layer_scale":
                 channels = shape[-1] if len(shape) == 3 else shape[1]

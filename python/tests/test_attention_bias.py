@@ -25,7 +25,9 @@ def test_the_pytorch_interpreter_computes_what_the_reference_computes(tmp_path, 
     module = st.to_module(space, arch).eval()
     with torch.no_grad():
         got = module(torch.from_numpy(x).reshape(space.input_shape)).numpy()
-    assert normalised_error(got, want) < 1e-4
+        gathered_each_call = module.train()(torch.from_numpy(x).reshape(space.input_shape)).numpy()
+    assert normalised_error(got, want) < 1e-4  # eval mode: the table gathered once
+    assert normalised_error(gathered_each_call, want) < 1e-4  # training mode (no dropout or BN here)
     biases = sum(p.numel() for name, p in module.named_parameters() if name.endswith("attention_biases"))
     assert biases == sum(3 * 16 if c == 0 else 2 * 16 if c == 1 else 0 for c in arch)
 
@@ -53,9 +55,12 @@ def test_the_onnx_export_gathers_the_table_and_matches_the_reference(tmp_path, s
 
 def test_a_bias_changes_the_values_and_the_hash(tmp_path, reference_command):
     """The bias is there: the same space without it computes other values and hashes apart."""
-    with_bias = write_space(tmp_path, "with", ["patch_k4_c24", "vit_h3_posbias", "tokpool_mean", "fc10"])
-    without = write_space(tmp_path, "without", ["patch_k4_c24", "vit_h3", "tokpool_mean", "fc10"])
+    (tmp_path / "with").mkdir()
+    (tmp_path / "without").mkdir()
+    with_bias = write_space(tmp_path / "with", "vit", ["patch_k4_c24", "vit_h3_posbias", "tokpool_mean", "fc10"])
+    without = write_space(tmp_path / "without", "vit", ["patch_k4_c24", "vit_h3", "tokpool_mean", "fc10"])
     assert sslat.SearchSpace(with_bias).param_count() == sslat.SearchSpace(without).param_count() + 3 * 16
+    assert sslat.SearchSpace(with_bias).hash != sslat.SearchSpace(without).hash
     _, a = reference_output(reference_command, with_bias, [], tmp_path)
     _, b = reference_output(reference_command, without, [], tmp_path)
     assert normalised_error(a, b) > 1e-3

@@ -484,6 +484,7 @@ const CopiesCase COPIES_CASES[] = {
     // tokens: from NCHW a kernel, from NHWC (fp16) an alias; attention's batched products and softmax
     {"VisionTransformer", "\"patch_k4_c16\", \"cls\", \"pos\", \"vit_h2\", \"ln\", \"tokpool\", \"fc10\"", "[3, 8, 8]"},
     {"TokensMeanPooled", "\"tokens\", \"vit_h4_hd3_explicit_ngt\", \"tokpool_mean\"", "[16, 3, 3]"},
+    {"AttentionBias", "\"patch_k2_c16\", \"vit_h2_posbias\", \"tokpool_mean\"", "[3, 8, 8]"},  // each copy its own table
 };
 INSTANTIATE_TEST_SUITE_P(Cases, StandinMeasure, ::testing::ValuesIn(COPIES_CASES),
                          [](const ::testing::TestParamInfo<CopiesCase> &info) { return std::string(info.param.name); });
