@@ -6,8 +6,9 @@ ONNX Runtime, and thop, fvcore and pthflops on timm's own attention module."""
 import pytest
 
 import sslat
-from test_onnx import expected_params, ir, learnable, needs, reference_command  # noqa: F401 (fixture)
-from test_transformers import normalised_error, reference_output, write_space
+from test_onnx import expected_params, ir, learnable, reference_command  # noqa: F401 (fixture)
+from test_transformers import (exported_to_onnx_and_matched, initializer_values, interpreted_and_matched,
+                               normalised_error, reference_output, write_space)
 
 # 16×16 images in 4×4 patches: 16 tokens of a 4×4 grid; both attention forms with a bias, one without
 LAYERS = ["patch_k4_c24", {"choice": ["vit_h3_posbias", "vit_h2_explicit_posbias", "vit_h3"], "repeat": 2},
@@ -17,17 +18,9 @@ ARCHS = [[0, 1], [1, 0], [2, 0]]
 
 @pytest.mark.parametrize("arch", ARCHS)
 def test_the_pytorch_interpreter_computes_what_the_reference_computes(tmp_path, reference_command, arch):
-    torch = pytest.importorskip("torch")
-    import sslat.torch as st
+    """In eval mode from the table gathered once, in training mode gathered on each call."""
     path = write_space(tmp_path, "levit_like", LAYERS)
-    space = sslat.SearchSpace(path)
-    x, want = reference_output(reference_command, path, arch, tmp_path)
-    module = st.to_module(space, arch).eval()
-    with torch.no_grad():
-        got = module(torch.from_numpy(x).reshape(space.input_shape)).numpy()
-        gathered_each_call = module.train()(torch.from_numpy(x).reshape(space.input_shape)).numpy()
-    assert normalised_error(got, want) < 1e-4  # eval mode: the table gathered once
-    assert normalised_error(gathered_each_call, want) < 1e-4  # training mode (no dropout or BN here)
+    module = interpreted_and_matched(tmp_path, reference_command, path, arch)
     biases = sum(p.numel() for name, p in module.named_parameters() if name.endswith("attention_biases"))
     assert biases == sum(3 * 16 if c == 0 else 2 * 16 if c == 1 else 0 for c in arch)
 
@@ -35,22 +28,12 @@ def test_the_pytorch_interpreter_computes_what_the_reference_computes(tmp_path, 
 @pytest.mark.parametrize("arch", ARCHS[:2])
 def test_the_onnx_export_gathers_the_table_and_matches_the_reference(tmp_path, sslat_command, reference_command,
                                                                    arch):
-    onnx = needs("onnx")
-    ort = needs("onnxruntime")
-    import numpy
     path = write_space(tmp_path, "levit_like", LAYERS)
-    space = sslat.SearchSpace(path)
-    model_path = space.to_onnx(arch, tmp_path / "levit_like.onnx")
-    model = onnx.load(str(model_path))
-    onnx.checker.check_model(model, full_check=True)
+    model = exported_to_onnx_and_matched(tmp_path, reference_command, path, arch)
     tables = [t for t in model.graph.initializer if t.name.endswith(".attention_biases")]
     assert [list(t.dims) for t in tables] == [[3 if c == 0 else 2, 16] for c in arch]
-    assert learnable(model) + sum(int(numpy.prod(t.dims)) for t in tables) == \
+    assert learnable(model) + initializer_values(model, ".attention_biases") == \
         expected_params(ir(sslat_command, path, 2), arch)
-    x, want = reference_output(reference_command, path, arch, tmp_path)
-    session = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
-    got = session.run(None, {"input": x.reshape(space.input_shape)})[0]
-    assert normalised_error(got, want) < 1e-4
 
 
 def test_a_bias_changes_the_values_and_the_hash(tmp_path, reference_command):

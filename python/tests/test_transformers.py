@@ -41,17 +41,25 @@ def normalised_error(got, want):
 ARCHS = [[0, 1], [2, 3], [1, 2], [3, 0]]
 
 
-@pytest.mark.parametrize("arch", ARCHS)
-def test_the_pytorch_interpreter_computes_what_the_reference_computes(tmp_path, reference_command, arch):
+def interpreted_and_matched(tmp_path, reference_command, path, arch):
+    """sslat.torch.to_module of the architecture computes the reference's
+    values in eval and in training mode (the spaces here have no dropout or
+    BN); returns the module."""
     torch = pytest.importorskip("torch")
     import sslat.torch as st
-    path = write_space(tmp_path, "vit", VIT_LAYERS)
     space = sslat.SearchSpace(path)
     x, want = reference_output(reference_command, path, arch, tmp_path)
+    x = torch.from_numpy(x).reshape(space.input_shape)
     module = st.to_module(space, arch)
     with torch.no_grad():
-        got = module(torch.from_numpy(x).reshape(space.input_shape)).numpy()
-    assert normalised_error(got, want) < 1e-4
+        for mode in (False, True):
+            assert normalised_error(module.train(mode)(x).numpy(), want) < 1e-4, "training" if mode else "eval"
+    return module
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_the_pytorch_interpreter_computes_what_the_reference_computes(tmp_path, reference_command, arch):
+    interpreted_and_matched(tmp_path, reference_command, write_space(tmp_path, "vit", VIT_LAYERS), arch)
 
 
 def test_a_mean_pooled_head_matches_too(tmp_path, reference_command):
@@ -65,25 +73,36 @@ def test_a_mean_pooled_head_matches_too(tmp_path, reference_command):
     assert normalised_error(got, want) < 1e-4
 
 
-@pytest.mark.parametrize("layers,arch", [(VIT_LAYERS, [0, 1]), (VIT_LAYERS, [2, 3]), (VIT_MEAN_LAYERS, [])])
-def test_the_onnx_export_loads_and_matches_the_reference(tmp_path, sslat_command, reference_command, layers, arch):
+def exported_to_onnx_and_matched(tmp_path, reference_command, path, arch):
+    """The architecture exported to ONNX, passed by onnx's full checker and run
+    in ONNX Runtime to the reference's values; returns the loaded model."""
     onnx = needs("onnx")
     ort = needs("onnxruntime")
-    import numpy
-    path = write_space(tmp_path, "vit", layers)
     space = sslat.SearchSpace(path)
-    model_path = space.to_onnx(arch, tmp_path / "vit.onnx")
+    model_path = space.to_onnx(arch, tmp_path / (path.stem + ".onnx"))
     model = onnx.load(str(model_path))
     onnx.checker.check_model(model, full_check=True)
-    assert model.opset_import[0].version == 17
-    assert "LayerNormalization" in {node.op_type for node in model.graph.node}
-    tokens = sum(int(numpy.prod(t.dims)) for t in model.graph.initializer
-                 if t.name.endswith(".cls_token") or t.name.endswith(".pos_embed"))
-    assert learnable(model) + tokens == expected_params(ir(sslat_command, path, 2), arch)
     x, want = reference_output(reference_command, path, arch, tmp_path)
     session = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
     got = session.run(None, {"input": x.reshape(space.input_shape)})[0]
     assert normalised_error(got, want) < 1e-4
+    return model
+
+
+def initializer_values(model, *suffixes):
+    """How many values the model's initializers named …suffix hold."""
+    import numpy
+    return sum(int(numpy.prod(t.dims)) for t in model.graph.initializer if t.name.endswith(suffixes))
+
+
+@pytest.mark.parametrize("layers,arch", [(VIT_LAYERS, [0, 1]), (VIT_LAYERS, [2, 3]), (VIT_MEAN_LAYERS, [])])
+def test_the_onnx_export_loads_and_matches_the_reference(tmp_path, sslat_command, reference_command, layers, arch):
+    path = write_space(tmp_path, "vit", layers)
+    model = exported_to_onnx_and_matched(tmp_path, reference_command, path, arch)
+    assert model.opset_import[0].version == 17
+    assert "LayerNormalization" in {node.op_type for node in model.graph.node}
+    tokens = initializer_values(model, ".cls_token", ".pos_embed")
+    assert learnable(model) + tokens == expected_params(ir(sslat_command, path, 2), arch)
 
 
 # ---- MAC rules against the libraries --------------------------------------------------------
