@@ -756,24 +756,16 @@ static dnnl_exec_arg_t matmul_add_arg(float scale, dnnl_memory_t added)
 static sslat_status attention_bias(lowering *L, int32_t node, const dnnl_memory_desc_t *md, dnnl_memory_t *out)
 {
     const sslat_node *n = &L->g->nodes[node];
-    int32_t N = n->shape.n, H = sslat_node_attention(n)->heads, T = n->shape.h, side = sslat_square_grid_side(T);
-    float *table = malloc((size_t)H * T * sizeof *table);
-    if (!table) return sslat_fail(L->err, SSLAT_ERR_NOMEM, "out of memory for an attention bias of %d × %d", H, T);
-    sslat_fill_parameter(table, (size_t)H * T, L->p->seed, global_node(L, node), SSLAT_ROLE_BIAS, 0);
+    int32_t N = n->shape.n, H = sslat_node_attention(n)->heads, T = n->shape.h;
     sslat_status status = host_program_memory(L->p, md, out, L->err);
-    if (status == SSLAT_OK) {
-        float *gathered = NULL;
-        DNNL(dnnl_memory_get_data_handle)(*out, (void **)&gathered);
-        size_t per_image = (size_t)H * T * T;
-        for (int32_t h = 0; h < H; h++)
-            for (int32_t i = 0; i < T; i++)
-                for (int32_t j = 0; j < T; j++)
-                    gathered[((size_t)h * T + i) * T + j] = table[(size_t)h * T + sslat_attention_bias_index(side, i, j)];
-        for (int32_t image = 1; image < N; image++)
-            memcpy(gathered + image * per_image, gathered, per_image * sizeof *gathered);
-    }
-    free(table);
-    return status;
+    if (status != SSLAT_OK) return status;
+    float *gathered = NULL;
+    DNNL(dnnl_memory_get_data_handle)(*out, (void **)&gathered);
+    if (!sslat_fill_attention_bias(gathered, H, T, L->p->seed, global_node(L, node)))
+        return sslat_fail(L->err, SSLAT_ERR_NOMEM, "out of memory for an attention bias of %d × %d", H, T);
+    size_t per_image = (size_t)H * T * T;
+    for (int32_t image = 1; image < N; image++) memcpy(gathered + image * per_image, gathered, per_image * sizeof *gathered);
+    return SSLAT_OK;
 }
 
 /* Attention on packed q|k|v as timm computes it: the heads are strided views

@@ -211,18 +211,11 @@ static int32_t seeded(cuda_program *p, int32_t node, int role, int64_t fan_in, s
 static int32_t attention_bias(cuda_program *p, int32_t node_index)
 {
     const sslat_node *node = &p->graph->nodes[node_index];
-    size_t H = (size_t)sslat_node_attention(node)->heads, T = (size_t)node->shape.h;
-    int32_t side = sslat_square_grid_side(node->shape.h), index = -1;
-    float *table = malloc(H * T * sizeof *table + 1), *gathered = malloc(H * T * T * sizeof *gathered + 1);
-    if (table && gathered) {
-        sslat_fill_parameter(table, H * T, p->seed, node_index, SSLAT_ROLE_BIAS, 0);
-        for (size_t h = 0; h < H; h++)
-            for (size_t i = 0; i < T; i++)
-                for (size_t j = 0; j < T; j++)
-                    gathered[(h * T + i) * T + j] = table[h * T + (size_t)sslat_attention_bias_index(side, (int32_t)i, (int32_t)j)];
-        index = add_converted(p, gathered, H * T * T, p->elem);
-    }
-    free(table);
+    int32_t H = sslat_node_attention(node)->heads, T = node->shape.h, index = -1;
+    size_t count = (size_t)H * (size_t)T * (size_t)T;
+    float *gathered = malloc(count * sizeof *gathered + 1);
+    if (gathered && sslat_fill_attention_bias(gathered, H, T, p->seed, node_index))
+        index = add_converted(p, gathered, count, p->elem);
     free(gathered);
     return index;
 }

@@ -245,6 +245,14 @@ static void linear(builder *b, int32_t *at, int32_t out, const char *name)
     add_op(b, at, SSLAT_OP_LINEAR, &p, SSLAT_NO_INPUT, name);
 }
 
+/* How an attention layer writes its attention (fused or explicit) and whether
+ * it has a position bias: attn, vit and sdpa alike. */
+static void attention_form(const sslat_layer_spec *spec, sslat_attention_params *a)
+{
+    a->form = (spec->set & SSLAT_OPT_EXPLICIT) ? SSLAT_ATTENTION_EXPLICIT : SSLAT_ATTENTION_FUSED;
+    a->position_bias = (spec->set & SSLAT_OPT_POSBIAS) != 0;
+}
+
 /* Heads and head width of an attn or vit layer on `width` channels: the head
  * width defaults to width / heads, which must then divide evenly. */
 static sslat_status attention_shape(builder *b, const sslat_layer_spec *spec, int32_t width,
@@ -255,8 +263,7 @@ static sslat_status attention_shape(builder *b, const sslat_layer_spec *spec, in
                                       sslat_layer_type_name(spec->type));
     a->heads = spec->heads;
     a->head_dim = (spec->set & SSLAT_OPT_HD) ? spec->head_dim : width / spec->heads;
-    a->form = (spec->set & SSLAT_OPT_EXPLICIT) ? SSLAT_ATTENTION_EXPLICIT : SSLAT_ATTENTION_FUSED;
-    a->position_bias = (spec->set & SSLAT_OPT_POSBIAS) != 0;
+    attention_form(spec, a);
     if (!(spec->set & SSLAT_OPT_HD) && width % spec->heads != 0)
         return b->status = sslat_fail(b->err, SSLAT_ERR_SPACE, "%d heads do not divide the width %d (give hd, the "
                                       "channels per head, or heads that divide it)", spec->heads, width);
@@ -746,8 +753,7 @@ sslat_status sslat_spec_expand_from(const sslat_layer_spec *spec, const sslat_ex
         }
         p.attention.heads = spec->heads;
         p.attention.head_dim = (spec->set & SSLAT_OPT_HD) ? spec->head_dim : width / (3 * spec->heads);
-        p.attention.form = (spec->set & SSLAT_OPT_EXPLICIT) ? SSLAT_ATTENTION_EXPLICIT : SSLAT_ATTENTION_FUSED;
-        p.attention.position_bias = (spec->set & SSLAT_OPT_POSBIAS) != 0;
+        attention_form(spec, &p.attention);
         add_op(&b, &at, SSLAT_OP_ATTENTION, &p, SSLAT_NO_INPUT, "attn");
         break;
     }

@@ -1,7 +1,9 @@
 #include "measure/parameters.h"
 
 #include <math.h>
+#include <stdlib.h>
 
+#include "ir/op.h"
 #include "measure/fill.h"
 #include "sslat.h" /* sslat_parameter_values is public */
 
@@ -25,4 +27,19 @@ void sslat_fill_parameter(float *out, size_t count, uint64_t seed, int32_t node,
         }
     }
     sslat_fill_uniform(out, count, sslat_fill_stream(seed, node, role), lo, hi);
+}
+
+bool sslat_fill_attention_bias(float *out, int32_t heads, int32_t tokens, uint64_t seed, int32_t node)
+{
+    size_t H = (size_t)heads, T = (size_t)tokens;
+    int32_t side = sslat_square_grid_side(tokens);
+    float *table = malloc(H * T * sizeof *table + 1);
+    if (!table) return false;
+    sslat_fill_parameter(table, H * T, seed, node, SSLAT_ROLE_BIAS, 0);
+    for (size_t h = 0; h < H; h++)
+        for (int32_t i = 0; i < tokens; i++)
+            for (int32_t j = 0; j < tokens; j++)
+                out[(h * T + (size_t)i) * T + (size_t)j] = table[h * T + (size_t)sslat_attention_bias_index(side, i, j)];
+    free(table);
+    return true;
 }

@@ -3,6 +3,7 @@
 #ifndef SSLAT_PARAMETERS_H
 #define SSLAT_PARAMETERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,5 +26,11 @@
  * (nodes of the graphs before it) + i. */
 void sslat_fill_parameter(float *out, size_t count, uint64_t seed, int32_t node, int role,
                           int64_t fan_in);
+
+/* An attention's position bias as the timed backends add it, the way
+ * PyTorch's eval mode caches it: the node's seeded table (heads × tokens
+ * values, role bias) gathered to heads × tokens × tokens at each pair's grid
+ * offset (sslat_attention_bias_index). false when out of memory. */
+bool sslat_fill_attention_bias(float *out, int32_t heads, int32_t tokens, uint64_t seed, int32_t node);
 
 #endif
